@@ -1,0 +1,65 @@
+# ethlab — one Makefile for setup, tests, P4 builds, benchmarks and the demo.
+# Every target that needs Python depends on `setup`, which is idempotent and installs what is missing.
+
+SHELL      := /bin/bash
+PYTHON     ?= python3
+VENV       := .venv
+PY         := $(VENV)/bin/python
+STAMP      := $(VENV)/.ethlab-installed
+APT_PKGS   := mininet iputils-ping iproute2 tcpdump ethtool python3-venv ruby shellcheck
+P4_PROGS   := $(wildcard p4src/*.p4)
+BUILD      := build/p4
+TARGET     ?= p4sim
+PYTEST_ARGS ?=
+
+.PHONY: setup apt test lint p4 bench demo clean
+
+setup: apt $(STAMP)
+
+# apt packages: installed only when something is missing (so repeated runs are fast and offline-safe).
+apt:
+	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing apt packages:$$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	@# Mininet is not on PyPI: link Debian's pure-Python package into the venv.
+	@site=$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])'); \
+	if [ -d /usr/lib/python3/dist-packages/mininet ] && [ ! -e $$site/mininet ]; then \
+	  ln -s /usr/lib/python3/dist-packages/mininet $$site/mininet; fi
+	@touch $(STAMP)
+
+test: setup
+	$(PY) -m ruff check .
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+lint: setup
+	$(PY) -m ruff check .
+
+# Compile every program in p4src/ for p4sim, and for BMv2 too when the reference compiler is installed.
+p4: setup
+	@mkdir -p $(BUILD)
+	@for prog in $(P4_PROGS); do \
+	  name=$$(basename $$prog .p4); \
+	  echo "p4sim compile $$prog"; \
+	  $(VENV)/bin/p4sim compile $$prog -o $(BUILD)/$$name.p4sim.json --p4runtime-files $(BUILD)/$$name.p4info.txtpb || exit 1; \
+	  if command -v p4c-bm2-ss >/dev/null; then \
+	    echo "p4c-bm2-ss $$prog"; \
+	    p4c-bm2-ss --arch v1model -o $(BUILD)/$$name.bmv2.json --p4runtime-files $(BUILD)/$$name.bmv2.p4info.txtpb $$prog || exit 1; \
+	  fi; \
+	done
+
+bench: setup
+	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+demo: setup
+	$(VENV)/bin/ethlab run experiments/demo.yaml --target $(TARGET)
+
+clean:
+	rm -rf build .pytest_cache .ruff_cache
