@@ -1,0 +1,1 @@
+"""p4c's STF test format: parser (``parse``) and runner (``runner``)."""
