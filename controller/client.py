@@ -1,0 +1,365 @@
+"""A P4Runtime client with a name-based API, usable on its own by a researcher.
+
+One `SwitchConnection` per switch: a gRPC channel, a stream channel (arbitration, packet-in/out, digests) served
+by one background thread, and helpers that turn names and human values into P4Runtime messages.
+
+    sw = SwitchConnection("127.0.0.1:9559", device_id=0, p4info=load_p4info("basic_l3.p4info.txtpb"))
+    sw.connect()
+    sw.set_pipeline(device_config=Path("basic_l3.p4sim.json").read_bytes())
+    sw.insert(sw.table_entry("ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.1.0/24"},
+                             "ipv4_forward", {"dstAddr": "00:00:00:00:01:01", "port": 1}))
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import grpc
+from google.rpc import status_pb2
+from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2 as pb
+from p4.v1 import p4runtime_pb2_grpc
+
+from controller.codec import Value, decode, encode, parse_prefix
+from controller.errors import ControllerError, UpdateError, WriteError
+from controller.p4info_index import P4InfoIndex
+from controller.pre import PreMixin
+
+_STOP = object()
+
+
+def _election(election_id: int) -> pb.Uint128:
+    return pb.Uint128(high=election_id >> 64, low=election_id & ((1 << 64) - 1))
+
+
+def parse_write_error(err: grpc.RpcError) -> WriteError:
+    """Unpack the per-update `p4.v1.Error`s that the spec puts in the status details of a failed Write."""
+    failures: list[UpdateError] = []
+    for key, value in err.trailing_metadata() or ():
+        if key != "grpc-status-details-bin":
+            continue
+        status = status_pb2.Status.FromString(value)
+        for index, detail in enumerate(status.details):
+            p4_error = pb.Error()
+            if detail.Unpack(p4_error) and p4_error.canonical_code != 0:
+                code = grpc.StatusCode(_code_tuple(p4_error.canonical_code)).name
+                failures.append(UpdateError(index, code, p4_error.message))
+    return WriteError(err.code(), err.details() or "", failures)
+
+
+def _code_tuple(number: int) -> tuple[int, str]:
+    for code in grpc.StatusCode:
+        if code.value[0] == number:
+            return code.value
+    return grpc.StatusCode.UNKNOWN.value
+
+
+class SwitchConnection(PreMixin):
+    """One P4Runtime session with one switch."""
+
+    def __init__(self, address: str, device_id: int = 0, p4info: p4info_pb2.P4Info | None = None,
+                 election_id: int = 1, role: str = "", name: str | None = None, timeout: float = 10.0) -> None:
+        self.address = address
+        self.device_id = device_id
+        self.election_id = election_id
+        self.role = role
+        self.name = name or address
+        self.timeout = timeout
+        self.index = P4InfoIndex(p4info) if p4info is not None else None
+        self.is_primary = False
+        self.packet_ins: queue.Queue[pb.PacketIn] = queue.Queue()
+        self.digests: queue.Queue[pb.DigestList] = queue.Queue()
+        self.stream_errors: queue.Queue[pb.StreamError] = queue.Queue()
+        self._arbitration: queue.Queue[pb.MasterArbitrationUpdate] = queue.Queue()
+        self._requests: queue.Queue[Any] = queue.Queue()
+        self._channel: grpc.Channel | None = None
+        self._stub: p4runtime_pb2_grpc.P4RuntimeStub | None = None
+        self._reader: threading.Thread | None = None
+
+    # ---- session -------------------------------------------------------------------------------------------
+    def connect(self, wait_primary: bool = True) -> SwitchConnection:
+        """Open the channel and the stream, send arbitration, and wait for the switch's answer."""
+        self._channel = grpc.insecure_channel(self.address)
+        grpc.channel_ready_future(self._channel).result(timeout=self.timeout)
+        self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
+        responses = self._stub.StreamChannel(self._request_iter())
+        self._reader = threading.Thread(target=self._read_stream, args=(responses,), daemon=True,
+                                        name=f"p4rt-stream-{self.name}")
+        self._reader.start()
+        self._send_arbitration()
+        if wait_primary:
+            self.wait_arbitration()
+        return self
+
+    def _send_arbitration(self) -> None:
+        update = pb.MasterArbitrationUpdate(device_id=self.device_id, election_id=_election(self.election_id))
+        if self.role:
+            update.role.name = self.role
+        self._requests.put(pb.StreamMessageRequest(arbitration=update))
+
+    def wait_arbitration(self) -> bool:
+        try:
+            update = self._arbitration.get(timeout=self.timeout)
+        except queue.Empty:
+            raise ControllerError(f"{self.name}: no arbitration answer within {self.timeout}s") from None
+        self.is_primary = update.status.code == 0
+        return self.is_primary
+
+    def _request_iter(self) -> Iterator[pb.StreamMessageRequest]:
+        while True:
+            item = self._requests.get()
+            if item is _STOP:
+                return
+            yield item
+
+    def _read_stream(self, responses: Iterable[pb.StreamMessageResponse]) -> None:
+        try:
+            for message in responses:
+                kind = message.WhichOneof("update")
+                if kind == "arbitration":
+                    self.is_primary = message.arbitration.status.code == 0
+                    self._arbitration.put(message.arbitration)
+                elif kind == "packet":
+                    self.packet_ins.put(message.packet)
+                elif kind == "digest":
+                    self.digests.put(message.digest)
+                elif kind == "error":
+                    self.stream_errors.put(message.error)
+        except grpc.RpcError:
+            self.is_primary = False  # channel closed or switch gone; callers see it on their next RPC
+
+    def close(self) -> None:
+        self._requests.put(_STOP)
+        if self._channel is not None:
+            self._channel.close()
+        if self._reader is not None:
+            self._reader.join(timeout=2)
+        self._channel = self._stub = None
+
+    def __enter__(self) -> SwitchConnection:
+        return self.connect()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def stub(self) -> p4runtime_pb2_grpc.P4RuntimeStub:
+        if self._stub is None:
+            raise ControllerError(f"{self.name}: not connected")
+        return self._stub
+
+    def _index(self) -> P4InfoIndex:
+        if self.index is None:
+            raise ControllerError(f"{self.name}: no P4Info known; pass p4info= or call set_pipeline")
+        return self.index
+
+    # ---- pipeline --------------------------------------------------------------------------------------------
+    def capabilities(self) -> str:
+        return self.stub.Capabilities(pb.CapabilitiesRequest(), timeout=self.timeout).p4runtime_api_version
+
+    def set_pipeline(self, device_config: bytes, p4info: p4info_pb2.P4Info | None = None,
+                     action: int = pb.SetForwardingPipelineConfigRequest.VERIFY_AND_COMMIT) -> None:
+        if p4info is not None:
+            self.index = P4InfoIndex(p4info)
+        request = pb.SetForwardingPipelineConfigRequest(
+            device_id=self.device_id, election_id=_election(self.election_id), action=action, role=self.role)
+        request.config.p4info.CopyFrom(self._index().p4info)
+        request.config.p4_device_config = device_config
+        try:
+            self.stub.SetForwardingPipelineConfig(request, timeout=max(self.timeout, 60))
+        except grpc.RpcError as err:
+            raise ControllerError(f"{self.name}: SetForwardingPipelineConfig: {err.details()}", err.code()) from None
+
+    def get_pipeline(self, response_type: int = pb.GetForwardingPipelineConfigRequest.ALL
+                     ) -> pb.ForwardingPipelineConfig:
+        request = pb.GetForwardingPipelineConfigRequest(device_id=self.device_id, response_type=response_type)
+        return self.stub.GetForwardingPipelineConfig(request, timeout=self.timeout).config
+
+    # ---- building entities -------------------------------------------------------------------------------------
+    def action(self, name: str, params: dict[str, Value] | None = None) -> pb.Action:
+        info = self._index()
+        action = info.action(name)
+        given = dict(params or {})
+        message = pb.Action(action_id=action.preamble.id)
+        for param in info.params(action):
+            if param.name not in given:
+                raise ControllerError(f"action {action.preamble.name} needs parameter {param.name!r}")
+            message.params.add(param_id=param.id, value=encode(given.pop(param.name), param.bitwidth))
+        if given:
+            raise ControllerError(f"action {action.preamble.name} has no parameter(s) {', '.join(given)}")
+        return message
+
+    def table_entry(self, table: str, match: dict[str, Any] | None = None, action: str | None = None,
+                    params: dict[str, Value] | None = None, priority: int = 0, default: bool = False,
+                    member_id: int | None = None, group_id: int | None = None) -> pb.TableEntry:
+        """Build a TableEntry: match values as ints/strings; lpm as "a.b.c.d/len" or (value, len);
+        ternary as (value, mask); range as (low, high); omitted fields are don't-care."""
+        info = self._index()
+        tbl = info.table(table)
+        entry = pb.TableEntry(table_id=tbl.preamble.id, priority=priority, is_default_entry=default)
+        for name, value in (match or {}).items():
+            field = info.match_field(tbl, name)
+            fm = entry.match.add(field_id=field.id)
+            if field.match_type == "exact":
+                fm.exact.value = encode(value, field.bitwidth)
+            elif field.match_type == "lpm":
+                prefix, length = parse_prefix(value, field.bitwidth)
+                if length == 0:
+                    entry.match.pop()  # spec: a zero-length prefix is expressed by omitting the field
+                    continue
+                fm.lpm.value, fm.lpm.prefix_len = encode(prefix, field.bitwidth), length
+            elif field.match_type == "ternary":
+                val, mask = value
+                fm.ternary.value, fm.ternary.mask = encode(val, field.bitwidth), encode(mask, field.bitwidth)
+            elif field.match_type == "range":
+                low, high = value
+                fm.range.low, fm.range.high = encode(low, field.bitwidth), encode(high, field.bitwidth)
+            elif field.match_type == "optional":
+                fm.optional.value = encode(value, field.bitwidth)
+            else:
+                raise ControllerError(f"match kind {field.match_type} of {field.name} is not supported")
+        if action is not None:
+            entry.action.action.CopyFrom(self.action(action, params))
+        elif member_id is not None:
+            entry.action.action_profile_member_id = member_id
+        elif group_id is not None:
+            entry.action.action_profile_group_id = group_id
+        return entry
+
+    def member(self, profile: str, member_id: int, action: str,
+               params: dict[str, Value] | None = None) -> pb.ActionProfileMember:
+        prof = self._index().get("action_profiles", profile)
+        return pb.ActionProfileMember(action_profile_id=prof.preamble.id, member_id=member_id,  # type: ignore
+                                      action=self.action(action, params))
+
+    def group(self, profile: str, group_id: int, members: Iterable[int | tuple[int, int]],
+              max_size: int = 0) -> pb.ActionProfileGroup:
+        prof = self._index().get("action_profiles", profile)
+        message = pb.ActionProfileGroup(action_profile_id=prof.preamble.id, group_id=group_id,  # type: ignore
+                                        max_size=max_size)
+        for item in members:
+            member_id, weight = item if isinstance(item, tuple) else (item, 1)
+            message.members.add(member_id=member_id, weight=weight)
+        return message
+
+    # ---- write / read ------------------------------------------------------------------------------------------
+    def write(self, updates: Iterable[pb.Update], batch_size: int = 1000) -> int:
+        """Send updates in batches; raise WriteError (with per-update failures) on the first failed batch."""
+        batch: list[pb.Update] = []
+        sent = 0
+        for update in updates:
+            batch.append(update)
+            if len(batch) >= batch_size:
+                sent += self._write_batch(batch)
+                batch = []
+        if batch:
+            sent += self._write_batch(batch)
+        return sent
+
+    def _write_batch(self, batch: list[pb.Update]) -> int:
+        request = pb.WriteRequest(device_id=self.device_id, election_id=_election(self.election_id),
+                                  role=self.role, updates=batch)
+        try:
+            self.stub.Write(request, timeout=max(self.timeout, 60))
+        except grpc.RpcError as err:
+            raise parse_write_error(err) from None
+        return len(batch)
+
+    def _updates(self, kind: int, entities: Iterable[Any]) -> list[pb.Update]:
+        return [pb.Update(type=kind, entity=as_entity(e)) for e in entities]
+
+    def insert(self, *entities: Any) -> int:
+        return self.write(self._updates(pb.Update.INSERT, entities))
+
+    def modify(self, *entities: Any) -> int:
+        return self.write(self._updates(pb.Update.MODIFY, entities))
+
+    def delete(self, *entities: Any) -> int:
+        return self.write(self._updates(pb.Update.DELETE, entities))
+
+    def read(self, *entities: Any) -> Iterator[pb.Entity]:
+        request = pb.ReadRequest(device_id=self.device_id, role=self.role,
+                                 entities=[as_entity(e) for e in entities])
+        try:
+            for response in self.stub.Read(request, timeout=max(self.timeout, 60)):
+                yield from response.entities
+        except grpc.RpcError as err:
+            raise ControllerError(f"{self.name}: Read: {err.details()}", err.code()) from None
+
+    def read_table(self, table: str | None = None, with_counters: bool = False) -> list[pb.TableEntry]:
+        wildcard = pb.TableEntry(table_id=self._index().table(table).preamble.id if table else 0)
+        if with_counters:
+            wildcard.counter_data.SetInParent()
+        return [e.table_entry for e in self.read(wildcard)]
+
+    def read_counter(self, name: str, index: int | None = None) -> dict[int, tuple[int, int]]:
+        counter = self._index().get("counters", name)
+        query = pb.CounterEntry(counter_id=counter.preamble.id)  # type: ignore[attr-defined]
+        if index is not None:
+            query.index.index = index
+        return {e.counter_entry.index.index: (e.counter_entry.data.packet_count, e.counter_entry.data.byte_count)
+                for e in self.read(query)}
+
+    def read_register(self, name: str, index: int | None = None) -> dict[int, int]:
+        register = self._index().get("registers", name)
+        query = pb.RegisterEntry(register_id=register.preamble.id)  # type: ignore[attr-defined]
+        if index is not None:
+            query.index.index = index
+        return {e.register_entry.index.index: decode(e.register_entry.data.bitstring) for e in self.read(query)}
+
+    def write_register(self, name: str, index: int, value: int) -> None:
+        register = self._index().get("registers", name)
+        width = register.type_spec.bitstring.bit.bitwidth  # type: ignore[attr-defined]
+        entry = pb.RegisterEntry(register_id=register.preamble.id)  # type: ignore[attr-defined]
+        entry.index.index = index
+        entry.data.bitstring = encode(value, width)
+        self.modify(entry)
+
+    # ---- packet I/O ------------------------------------------------------------------------------------------
+    def packet_out(self, payload: bytes, **metadata: Value) -> None:
+        message = pb.PacketOut(payload=payload)
+        for field in self._index().packet_metadata("packet_out"):
+            if field.name in metadata:
+                message.metadata.add(metadata_id=field.id, value=encode(metadata.pop(field.name), field.bitwidth))
+        if metadata:
+            raise ControllerError(f"packet_out has no metadata field(s) {', '.join(metadata)}")
+        self._requests.put(pb.StreamMessageRequest(packet=message))
+
+    def packet_in(self, timeout: float = 1.0) -> tuple[bytes, dict[str, int]] | None:
+        """The next packet-in as (payload, metadata by name), or None after `timeout` seconds."""
+        try:
+            packet = self.packet_ins.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        names = {f.id: f.name for f in self._index().packet_metadata("packet_in")}
+        return packet.payload, {names.get(m.metadata_id, str(m.metadata_id)): decode(m.value)
+                                for m in packet.metadata}
+
+    def ack_digest(self, digest: pb.DigestList) -> None:
+        ack = pb.DigestListAck(digest_id=digest.digest_id, list_id=digest.list_id)
+        self._requests.put(pb.StreamMessageRequest(digest_ack=ack))
+
+
+_ENTITY_FIELDS = {
+    pb.TableEntry: "table_entry", pb.ActionProfileMember: "action_profile_member",
+    pb.ActionProfileGroup: "action_profile_group", pb.CounterEntry: "counter_entry",
+    pb.DirectCounterEntry: "direct_counter_entry", pb.MeterEntry: "meter_entry",
+    pb.DirectMeterEntry: "direct_meter_entry", pb.RegisterEntry: "register_entry",
+    pb.PacketReplicationEngineEntry: "packet_replication_engine_entry", pb.DigestEntry: "digest_entry",
+    pb.ValueSetEntry: "value_set_entry", pb.ExternEntry: "extern_entry",
+}
+
+
+def as_entity(obj: Any) -> pb.Entity:
+    """Wrap any P4Runtime entity message (or pass an Entity through)."""
+    if isinstance(obj, pb.Entity):
+        return obj
+    field = _ENTITY_FIELDS.get(type(obj))
+    if field is None:
+        raise TypeError(f"not a P4Runtime entity: {type(obj).__name__}")
+    entity = pb.Entity()
+    getattr(entity, field).CopyFrom(obj)
+    return entity
