@@ -1,0 +1,94 @@
+"""Registry of named topology builders with typed, defaulted parameters.
+
+The CLI, the experiment runner and the tests all go through `build(name, **params)`, so a parameter is
+checked (unknown name, wrong type, below its minimum) in one place and the result is always validated."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from topologies.model import Topology, TopologyError
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: type  # int or float
+    default: int | float
+    help: str
+    minimum: int | float = 1
+
+    def convert(self, value: Any) -> int | float:
+        try:
+            if self.type is int and isinstance(value, float) and not value.is_integer():
+                raise ValueError
+            v = self.type(value)
+        except (TypeError, ValueError):
+            raise TopologyError(f"parameter {self.name}: expected {self.type.__name__}, got {value!r}") from None
+        if v < self.minimum:
+            raise TopologyError(f"parameter {self.name}: {v} is below the minimum {self.minimum}")
+        return v
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    description: str
+    params: tuple[Param, ...]
+    builder: Callable[..., Topology]
+    model_note: str = ""  # where the shape is ethlab's own model rather than a published design
+
+    def param(self, name: str) -> Param:
+        key = name.replace("-", "_")
+        for p in self.params:
+            if p.name == key:
+                return p
+        known = ", ".join(p.name for p in self.params)
+        raise TopologyError(f"{self.name}: unknown parameter {name!r} (known: {known})")
+
+    def resolve(self, **given: Any) -> dict[str, int | float]:
+        values = {p.name: p.default for p in self.params}
+        for k, v in given.items():
+            p = self.param(k)
+            values[p.name] = p.convert(v)
+        return values
+
+    def build(self, **given: Any) -> Topology:
+        values = self.resolve(**given)
+        topo = self.builder(**values)
+        topo.params = dict(values)
+        topo.description = self.description
+        return topo.validate()
+
+
+REGISTRY: dict[str, Builtin] = {}
+
+
+def register(name: str, description: str, params: tuple[Param, ...], model_note: str = ""
+             ) -> Callable[[Callable[..., Topology]], Callable[..., Topology]]:
+    def deco(fn: Callable[..., Topology]) -> Callable[..., Topology]:
+        REGISTRY[name] = Builtin(name, description, params, fn, model_note)
+        return fn
+
+    return deco
+
+
+def get(name: str) -> Builtin:
+    import topologies.builtins  # noqa: F401  (registers the built-ins)
+
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise TopologyError(f"unknown topology {name!r} (known: {', '.join(sorted(REGISTRY))})") from None
+
+
+def build(name: str, **params: Any) -> Topology:
+    return get(name).build(**params)
+
+
+def names() -> list[str]:
+    import topologies.builtins  # noqa: F401
+
+    return list(REGISTRY)
