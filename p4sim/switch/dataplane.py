@@ -1,0 +1,354 @@
+"""The switch's data-plane loop: ports → ingress → traffic manager → egress → ports.
+
+One thread (the process's main thread) runs everything that touches packets, driven by
+epoll over the port sockets and an eventfd that other threads (P4Runtime server) use to
+hand it work (`call`). Keeping packets on one thread means no locks per packet.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from p4sim.switch.pcap import PcapWriter
+from p4sim.switch.ports import Port, PortGone, link_state
+from p4sim.switch.program import Live
+from p4sim.switch.stats import MALFORMED, NO_PORT, PIPELINE, PORT_DOWN, QUEUE_FULL, TX_ERROR, Accounting
+from p4sim.switch.tm import TrafficManager
+
+log = logging.getLogger("p4sim.switch")
+
+RX_BATCH = 64
+LINK_POLL_S = 0.2
+IDLE_WAIT_S = 0.5
+
+
+class DataPlane:
+    """Ports, queues and the loop; the program is swapped in by `commit` (on the loop thread)."""
+
+    def __init__(self, ports: list[Port], tm: TrafficManager, cpu_port: int | None, pcap_dir: str | None) -> None:
+        self.ports: dict[int, Port] = {p.num: p for p in ports}
+        self.tm = tm
+        self.cpu_port = cpu_port
+        self.acct = Accounting()
+        self.live: Live | None = None
+        self.packet_in_listeners: list[Callable[[bytes], None]] = []
+        self.port_listeners: list[Callable[[int, bool], None]] = []
+        self.gone: set[int] = set()
+        self.t0 = time.monotonic()
+        self._stop = False
+        self._wake_fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+        self._calls: deque = deque()
+        self._loop_thread: int | None = None
+        self._ep = select.epoll()
+        self._fd_port: dict[int, Port] = {}
+        self._pcap_in: dict[int, PcapWriter] = {}
+        self._pcap_out: dict[int, PcapWriter] = {}
+        self._err_logged = 0
+        if pcap_dir is not None:
+            Path(pcap_dir).mkdir(parents=True, exist_ok=True)
+            for p in ports:
+                self._pcap_in[p.num] = PcapWriter(Path(pcap_dir) / f"{p.iface}_in.pcap")
+                self._pcap_out[p.num] = PcapWriter(Path(pcap_dir) / f"{p.iface}_out.pcap")
+
+    # ------------------------------------------------------------------ set-up and control
+
+    def open_ports(self) -> None:
+        for port in self.ports.values():
+            try:
+                port.open()
+            except OSError as exc:
+                log.error("port %d (%s): cannot open: %s; dropping it until it appears", port.num, port.iface, exc)
+                port.up = False
+                self.gone.add(port.num)
+                continue
+            self._register(port)
+            log.info("port %d: %s (%s)", port.num, port.iface, "up" if port.up else "down")
+        self._ep.register(self._wake_fd, select.EPOLLIN)
+
+    def _register(self, port: Port) -> None:
+        fd = port.fileno()
+        self._fd_port[fd] = port
+        self._ep.register(fd, select.EPOLLIN)
+
+    def now_us(self) -> int:
+        return int((time.monotonic() - self.t0) * 1_000_000)
+
+    def call(self, fn: Callable[[], Any], timeout: float = 5.0) -> Any:
+        """Run `fn` on the data-plane thread (directly if the loop is not running) and return its result."""
+        if self._loop_thread is None or self._loop_thread == threading.get_ident():
+            return fn()
+        done = threading.Event()
+        box: list = [None, None]
+
+        def job() -> None:
+            try:
+                box[0] = fn()
+            except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+                box[1] = exc
+            finally:
+                done.set()
+
+        self._calls.append(job)
+        os.eventfd_write(self._wake_fd, 1)
+        if not done.wait(timeout):
+            raise TimeoutError("switch data plane did not answer")
+        if box[1] is not None:
+            raise box[1]
+        return box[0]
+
+    def post(self, fn: Callable[[], None]) -> None:
+        """Queue `fn` for the data-plane thread without waiting (packet-out)."""
+        self._calls.append(fn)
+        os.eventfd_write(self._wake_fd, 1)
+
+    def commit(self, live: Live) -> None:
+        self.live = live
+        for num, port in self.ports.items():
+            live.set_port_up(num, port.up)
+
+    def stop(self) -> None:
+        """Ask the loop to end; safe from signal handlers and other threads."""
+        self._stop = True
+        try:
+            os.eventfd_write(self._wake_fd, 1)
+        except OSError:
+            pass
+
+    def inject(self, port: int, frame: bytes) -> None:
+        """A frame entering ingress on `port` (packet-out on the CPU port), on the loop thread."""
+        now = time.monotonic()
+        self._ingress(port, frame, now, int((now - self.t0) * 1_000_000))
+        self._drain(now)
+
+    # ------------------------------------------------------------------ the loop
+
+    def run(self) -> None:
+        self._loop_thread = threading.get_ident()
+        ep = self._ep
+        wake_fd = self._wake_fd
+        fd_port = self._fd_port
+        next_link = time.monotonic() + LINK_POLL_S
+        deadline: float | None = None
+        try:
+            while not self._stop:
+                now = time.monotonic()
+                timeout = IDLE_WAIT_S if deadline is None else max(0.0, deadline - now)
+                timeout = min(timeout, max(0.0, next_link - now))
+                events = ep.poll(timeout)
+                now = time.monotonic()
+                now_us = int((now - self.t0) * 1_000_000)
+                for fd, _ev in events:
+                    if fd == wake_fd:
+                        try:
+                            os.eventfd_read(wake_fd)
+                        except BlockingIOError:
+                            pass
+                        self._run_calls()
+                        continue
+                    port = fd_port.get(fd)
+                    if port is None:
+                        continue
+                    try:
+                        frames = port.recv_batch(RX_BATCH)
+                    except (PortGone, OSError) as exc:
+                        self._port_gone(port, str(exc))
+                        continue
+                    num = port.num
+                    for frame in frames:
+                        self._ingress(num, frame, now, now_us)
+                deadline = self._drain(time.monotonic())
+                if now >= next_link:
+                    self._check_links()
+                    next_link = now + LINK_POLL_S
+        finally:
+            self._loop_thread = None
+            self._run_calls()
+
+    def _run_calls(self) -> None:
+        calls = self._calls
+        while calls:
+            fn = calls.popleft()
+            try:
+                fn()
+            except Exception:  # noqa: BLE001 - a bad control request must not stop the switch
+                log.exception("control request failed")
+
+    # ------------------------------------------------------------------ per packet
+
+    def _ingress(self, num: int, frame: bytes, now: float, now_us: int) -> None:
+        acct = self.acct
+        ps = acct.received(num, len(frame))
+        if self._pcap_in:
+            w = self._pcap_in.get(num)
+            if w is not None:
+                w.write(frame)
+        live = self.live
+        if live is None or live.ingress is None:
+            ps.dropped[PIPELINE] += 1
+            return
+        try:
+            jobs = live.ingress(num, frame, now_us)
+        except Exception as exc:  # noqa: BLE001 - a bad frame must never stop the switch
+            self._bad_packet("ingress", num, exc)
+            ps.dropped[MALFORMED] += 1
+            return
+        if not jobs:
+            ps.dropped[PIPELINE] += 1
+            return
+        fate = acct.start(ps, len(jobs))
+        ports = self.ports
+        cpu = self.cpu_port
+        enqueue = self.tm.enqueue
+        for job in jobs:
+            eport = job.egress_port
+            p = ports.get(eport)
+            if p is None and eport != cpu:
+                acct.copy_done(fate, reason=NO_PORT)
+            elif p is not None and not p.up:
+                acct.copy_done(fate, reason=PORT_DOWN)
+            elif not enqueue(eport, job.priority, (job, fate, live.egress), job.packet_length, now, now_us):
+                acct.copy_done(fate, reason=QUEUE_FULL)
+
+    def _drain(self, now: float) -> float | None:
+        """Serve the queues; the time the next paced packet may leave (None: nothing waits)."""
+        tm = self.tm
+        if not tm.active:
+            return None
+        now_us = int((now - self.t0) * 1_000_000)
+        out, wake = tm.service(now, now_us)
+        acct = self.acct
+        cpu = self.cpu_port
+        ports = self.ports
+        pcap_out = self._pcap_out
+        for _port, (job, fate, egress), qinfo in out:
+            try:
+                frames = egress(job, now_us, qinfo)
+            except Exception as exc:  # noqa: BLE001
+                self._bad_packet("egress", job.egress_port, exc)
+                acct.copy_done(fate, reason=MALFORMED)
+                continue
+            if not frames:
+                acct.copy_done(fate, reason=PIPELINE)
+                continue
+            nfwd = ncpu = 0
+            reason = None
+            for oport, data in frames:
+                if oport == cpu:
+                    ncpu += 1
+                    self._packet_in(data)
+                    continue
+                p = ports.get(oport)
+                if p is None:
+                    reason = NO_PORT
+                elif not p.up:
+                    reason = PORT_DOWN
+                elif p.send(data):
+                    nfwd += 1
+                    ps = acct.ports.get(oport) or acct.port(oport)
+                    ps.transmitted += 1
+                    ps.transmitted_bytes += len(data)
+                    if pcap_out:
+                        w = pcap_out.get(oport)
+                        if w is not None:
+                            w.write(data)
+                else:
+                    reason = TX_ERROR
+            acct.copy_done(fate, nfwd, ncpu, reason)
+        return wake
+
+    def _packet_in(self, data: bytes) -> None:
+        if self.cpu_port is not None:
+            ps = self.acct.ports.get(self.cpu_port) or self.acct.port(self.cpu_port)
+            ps.transmitted += 1
+            ps.transmitted_bytes += len(data)
+        for fn in self.packet_in_listeners:
+            try:
+                fn(data)
+            except Exception:  # noqa: BLE001
+                log.exception("packet-in listener failed")
+
+    def _bad_packet(self, where: str, port: int, exc: Exception) -> None:
+        self._err_logged += 1
+        if self._err_logged <= 20 or log.isEnabledFor(logging.DEBUG):
+            log.warning("%s on port %d: packet dropped: %s: %s", where, port, type(exc).__name__, exc)
+
+    # ------------------------------------------------------------------ links
+
+    def _check_links(self) -> None:
+        for num, port in self.ports.items():
+            state = link_state(port.iface)
+            if num in self.gone:
+                if state != "gone":
+                    self._port_back(port)
+                continue
+            if state == "gone":
+                self._port_gone(port, "interface disappeared")
+            elif (state == "up") != port.up:
+                self._set_up(port, state == "up")
+        for w in list(self._pcap_in.values()) + list(self._pcap_out.values()):
+            w.flush()
+
+    def _set_up(self, port: Port, up: bool) -> None:
+        port.up = up
+        log.warning("port %d (%s): link %s", port.num, port.iface, "up" if up else "down")
+        if not up:
+            self._flush_queue(port.num)
+        if self.live is not None:
+            self.live.set_port_up(port.num, up)
+        for fn in self.port_listeners:
+            try:
+                fn(port.num, up)
+            except Exception:  # noqa: BLE001
+                log.exception("port listener failed")
+
+    def _port_gone(self, port: Port, why: str) -> None:
+        if port.num in self.gone:
+            return
+        log.error("port %d (%s): %s; dropping the port", port.num, port.iface, why)
+        fd = port.fileno()
+        if fd >= 0:
+            self._fd_port.pop(fd, None)
+            try:
+                self._ep.unregister(fd)
+            except OSError:
+                pass
+        port.close()
+        self.gone.add(port.num)
+        self._set_up(port, False)
+
+    def _port_back(self, port: Port) -> None:
+        try:
+            port.open()
+        except OSError:
+            return
+        self.gone.discard(port.num)
+        self._register(port)
+        log.warning("port %d (%s): interface is back", port.num, port.iface)
+        self._set_up(port, port.up)
+
+    def _flush_queue(self, num: int) -> None:
+        for _job, fate, _egress in self.tm.flush_port(num):
+            self.acct.copy_done(fate, reason=PORT_DOWN)
+
+    # ------------------------------------------------------------------ shutdown
+
+    def close(self) -> None:
+        for num in list(self.tm.ports):
+            self._flush_queue(num)
+        for port in self.ports.values():
+            port.close()
+        for w in list(self._pcap_in.values()) + list(self._pcap_out.values()):
+            w.close()
+        try:
+            self._ep.close()
+            os.close(self._wake_fd)
+        except OSError:
+            pass
