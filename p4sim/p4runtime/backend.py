@@ -1,0 +1,393 @@
+"""The one seam between the P4Runtime server and the rest of p4sim (compiler + runtime).
+
+Everything the server needs from `p4sim.compiler`, `p4sim.harness` and
+`p4sim.runtime` goes through here, so a change of those interfaces touches one
+file. Where a runtime object is missing (a pipeline pushed without a program, or
+a resource the runtime does not model) the functions return None and the server
+keeps the value in its own store.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2
+
+from p4sim.p4runtime.codec import decode
+from p4sim.p4runtime.errors import P4RuntimeError, from_runtime
+
+U = p4runtime_pb2.Update
+
+
+@dataclass
+class Program:
+    """A verified pipeline: what the device commits and the server reads from."""
+
+    p4info: p4info_pb2.P4Info
+    config: bytes
+    state: Any = None        # p4sim.runtime.DeviceState, or None for a control-only pipeline
+    pipeline: Any = None     # the compiled program (harness-like: .send(port, data))
+
+
+def _optional(module: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+def _runtime_errors() -> tuple[type[BaseException], ...]:
+    errs = _optional("p4sim.runtime.errors")
+    return (errs.RuntimeOpError,) if errs is not None else ()
+
+
+def _p4_errors() -> tuple[type[BaseException], ...]:
+    errs = _optional("p4sim.errors")
+    return (errs.P4Error,) if errs is not None and hasattr(errs, "P4Error") else ()
+
+
+def call(fn, *args, **kwargs):
+    """Run a runtime operation, mapping RuntimeOpError to the server's error."""
+    try:
+        return fn(*args, **kwargs)
+    except _runtime_errors() as exc:
+        raise from_runtime(exc) from None
+
+
+# -- pipelines ---------------------------------------------------------------------------------
+def load_program(p4info: p4info_pb2.P4Info, device_config: bytes) -> Program:
+    """Verify a pipeline config: compile the program and check it agrees with the P4Info.
+
+    An empty device config gives a control-only pipeline (state from the P4Info, no packets).
+    """
+    if not device_config:
+        return Program(p4info=p4info, config=b"", state=_state_from_p4info(p4info))
+    compiler = _optional("p4sim.compiler")
+    loader = getattr(compiler, "load_device_config", None)
+    if loader is None:
+        raise P4RuntimeError("UNIMPLEMENTED", "this p4sim build cannot compile device configs")
+    try:
+        loaded = loader(bytes(device_config))
+    except _p4_errors() as exc:
+        raise P4RuntimeError("INVALID_ARGUMENT", f"p4_device_config: {exc}") from None
+    except _runtime_errors() as exc:
+        raise from_runtime(exc) from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise P4RuntimeError("INVALID_ARGUMENT", f"p4_device_config: {exc}") from None
+    compiled_p4info, state, pipeline = _unpack_loaded(loaded)
+    if compiled_p4info is not None:
+        check_p4info_agrees(p4info, compiled_p4info)
+    return Program(p4info=p4info, config=bytes(device_config), state=state, pipeline=pipeline)
+
+
+def _unpack_loaded(loaded: Any) -> tuple[Any, Any, Any]:
+    """(p4info, state, pipeline) from what `load_device_config` returns."""
+    if isinstance(loaded, tuple):
+        p4info, pipeline = loaded[0], loaded[1]
+        return p4info, getattr(pipeline, "state", None), pipeline
+    return getattr(loaded, "p4info", None), getattr(loaded, "state", None), loaded
+
+
+def _state_from_p4info(p4info: p4info_pb2.P4Info) -> Any:
+    runtime = _optional("p4sim.runtime")
+    cls = getattr(runtime, "DeviceState", None)
+    if cls is None:
+        return None
+    return call(cls.from_p4info, p4info)
+
+
+def _shape(p4info: p4info_pb2.P4Info) -> dict[tuple[str, int], tuple]:
+    """What a controller relies on: ids, names and widths of every object."""
+    shape: dict[tuple[str, int], tuple] = {}
+    for t in p4info.tables:
+        shape["table", t.preamble.id] = (
+            t.preamble.name,
+            tuple((m.id, m.name, m.bitwidth, m.match_type) for m in t.match_fields),
+            tuple(sorted(r.id for r in t.action_refs)),
+            t.implementation_id,
+        )
+    for a in p4info.actions:
+        shape["action", a.preamble.id] = (
+            a.preamble.name, tuple((p.id, p.name, p.bitwidth) for p in a.params))
+    for sec in ("counters", "meters", "registers", "action_profiles", "direct_counters",
+                "direct_meters", "digests", "value_sets"):
+        for o in getattr(p4info, sec):
+            extra = (getattr(o, "size", None),)
+            if sec == "registers":
+                extra += (o.type_spec.bitstring.bit.bitwidth,)
+            shape[sec, o.preamble.id] = (o.preamble.name, *extra)
+    for c in p4info.controller_packet_metadata:
+        shape["cpm", c.preamble.id] = (
+            c.preamble.name, tuple((m.id, m.name, m.bitwidth) for m in c.metadata))
+    return shape
+
+
+def check_p4info_agrees(given: p4info_pb2.P4Info, compiled: p4info_pb2.P4Info) -> None:
+    """INVALID_ARGUMENT unless the pushed P4Info describes the compiled program."""
+    mine, theirs = _shape(given), _shape(compiled)
+    if mine == theirs:
+        return
+    diff = sorted(set(mine.items()) ^ set(theirs.items()), key=str)
+    first = diff[0]
+    raise P4RuntimeError(
+        "INVALID_ARGUMENT",
+        f"the P4Info does not match p4_device_config ({len(diff)} differences, "
+        f"first at {first[0][0]} id {first[0][1]:#x}: {first[1][0]!r})",
+    )
+
+
+# -- packets -----------------------------------------------------------------------------------
+def run_packet(program: Program, port: int, frame: bytes) -> list[tuple[int, bytes]]:
+    pipeline = program.pipeline
+    if pipeline is None or not hasattr(pipeline, "send"):
+        return []
+    return list(pipeline.send(port, frame))
+
+
+def attach_digest_sink(program: Program, fn) -> None:
+    """Route the program's digest() calls to fn(digest_id, values)."""
+    for target in (program.pipeline, program.state):
+        hook = getattr(target, "set_digest_sink", None)
+        if hook is not None:
+            hook(fn)
+            return
+
+
+# -- runtime mirror ----------------------------------------------------------------------------
+class Binding:
+    """Applies accepted writes to the runtime objects of one program."""
+
+    def __init__(self, program: Program) -> None:
+        self.state = program.state
+        self.p4info = program.p4info
+        self._actions = {a.preamble.id: a for a in program.p4info.actions}
+
+    def _obj(self, kind: str, name: str) -> Any:
+        if self.state is None:
+            return None
+        return getattr(self.state, kind, {}).get(name)
+
+    # tables
+    def action_call(self, action: p4runtime_pb2.Action) -> Any:
+        runtime = _optional("p4sim.runtime")
+        info = self._actions[action.action_id]
+        given = {p.param_id: p.value for p in action.params}
+        args = tuple(decode(given[p.id], p.bitwidth, p.name) for p in info.params)
+        return runtime.ActionCall(info.preamble.name, args)
+
+    def runtime_entry(self, table: p4info_pb2.Table, entry: p4runtime_pb2.TableEntry) -> Any:
+        runtime = _optional("p4sim.runtime")
+        by_field = {m.field_id: m for m in entry.match}
+        match = []
+        for mf in table.match_fields:
+            fm = by_field.get(mf.id)
+            match.append(None if fm is None else _field_match(runtime, mf, fm))
+        kind = entry.action.WhichOneof("type")
+        kwargs: dict[str, Any] = {"priority": entry.priority}
+        if kind == "action":
+            kwargs["action"] = self.action_call(entry.action.action)
+        elif kind == "action_profile_member_id":
+            kwargs["member_id"] = entry.action.action_profile_member_id
+        elif kind == "action_profile_group_id":
+            kwargs["group_id"] = entry.action.action_profile_group_id
+        return runtime.TableEntry(match=tuple(match), **kwargs)
+
+    def table_write(self, table: p4info_pb2.Table, update_type: int,
+                    entry: p4runtime_pb2.TableEntry) -> None:
+        obj = self._obj("tables", table.preamble.name)
+        if obj is None:
+            return
+        rentry = self.runtime_entry(table, entry)
+        op = {U.INSERT: obj.insert, U.MODIFY: obj.modify, U.DELETE: obj.delete}[update_type]
+        call(op, rentry)
+
+    def table_default(self, table: p4info_pb2.Table, action: p4runtime_pb2.Action | None) -> None:
+        obj = self._obj("tables", table.preamble.name)
+        if obj is None:
+            return
+        if action is None:
+            reset = getattr(obj, "reset_default", None)
+            if reset is not None:
+                call(reset)
+                return
+            action = p4runtime_pb2.Action(action_id=table.initial_default_action.action_id or
+                                          table.const_default_action_id)
+            for i, arg in enumerate(table.initial_default_action.arguments):
+                action.params.add(param_id=arg.param_id or i + 1, value=arg.value)
+            if not action.action_id:
+                return
+        call(obj.set_default, self.action_call(action))
+
+    def direct_counter(self, table: p4info_pb2.Table, entry) -> tuple[int, int] | None:
+        """(byte_count, packet_count) of an entry's direct counter, from the data plane."""
+        obj = self._obj("tables", table.preamble.name)
+        if obj is None:
+            return None
+        found = self._find_entry(obj, table, entry)
+        if found is None:
+            return None
+        for attr in ("counter", "counter_data", "direct_counter"):
+            data = getattr(found, attr, None)
+            if data is not None:
+                return _pair(data)
+        if hasattr(found, "byte_count"):
+            return found.byte_count, found.packet_count
+        return None
+
+    def set_direct_counter(self, table, entry, byte_count: int, packet_count: int) -> bool:
+        obj = self._obj("tables", table.preamble.name)
+        found = self._find_entry(obj, table, entry) if obj is not None else None
+        if found is None:
+            return False
+        setter = getattr(obj, "set_counter", None)
+        if setter is not None:
+            call(setter, found, byte_count, packet_count)
+            return True
+        if hasattr(found, "byte_count"):
+            found.byte_count, found.packet_count = byte_count, packet_count
+            return True
+        return False
+
+    def _find_entry(self, obj, table, entry) -> Any:
+        rentry = self.runtime_entry(table, entry) if entry.HasField("action") else None
+        match = rentry.match if rentry is not None else None
+        if match is None:
+            runtime = _optional("p4sim.runtime")
+            by_field = {m.field_id: m for m in entry.match}
+            match = tuple(None if by_field.get(mf.id) is None
+                          else _field_match(runtime, mf, by_field[mf.id])
+                          for mf in table.match_fields)
+        getter = getattr(obj, "get", None)
+        if getter is not None:
+            try:
+                return getter(match, entry.priority)
+            except Exception:  # noqa: BLE001 - a missing entry is just "not found" here
+                return None
+        for e in obj.entries():
+            if e.match == match and e.priority == entry.priority:
+                return e
+        return None
+
+    # indexed externs
+    def counter_read(self, name: str, index: int) -> tuple[int, int] | None:
+        obj = self._obj("counters", name)
+        return None if obj is None else _pair(call(obj.read, index))
+
+    def counter_write(self, name: str, index: int, byte_count: int, packet_count: int) -> bool:
+        obj = self._obj("counters", name)
+        if obj is None:
+            return False
+        call(obj.write, index, byte_count, packet_count)
+        return True
+
+    def register_read(self, name: str, index: int) -> int | None:
+        obj = self._obj("registers", name)
+        return None if obj is None else call(obj.read, index)
+
+    def register_write(self, name: str, index: int, value: int) -> bool:
+        obj = self._obj("registers", name)
+        if obj is None:
+            return False
+        call(obj.write, index, value)
+        return True
+
+    def meter_set(self, name: str, index: int, cfg: p4runtime_pb2.MeterConfig | None) -> None:
+        obj = self._obj("meters", name)
+        if obj is None:
+            return
+        if cfg is None:
+            reset = getattr(obj, "reset_config", None)
+            if reset is not None:
+                call(reset, index)
+            return
+        call(obj.set_config, index, cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
+
+    def direct_meter_set(self, table, entry, cfg: p4runtime_pb2.MeterConfig | None) -> None:
+        obj = self._obj("tables", table.preamble.name)
+        found = self._find_entry(obj, table, entry) if obj is not None else None
+        setter = getattr(obj, "set_meter_config", None)
+        if found is not None and setter is not None:
+            args = None if cfg is None else (cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
+            call(setter, found, args)
+
+    # action profiles
+    def member_write(self, profile: str, update_type: int,
+                     member: p4runtime_pb2.ActionProfileMember) -> None:
+        obj = self._obj("action_profiles", profile)
+        if obj is None:
+            return
+        if update_type == U.DELETE:
+            call(obj.delete_member, member.member_id)
+        elif update_type == U.INSERT:
+            call(obj.insert_member, member.member_id, self.action_call(member.action))
+        else:
+            call(obj.modify_member, member.member_id, self.action_call(member.action))
+
+    def group_write(self, profile: str, update_type: int,
+                    group: p4runtime_pb2.ActionProfileGroup) -> None:
+        obj = self._obj("action_profiles", profile)
+        if obj is None:
+            return
+        members = [(m.member_id, m.weight) for m in group.members]
+        if update_type == U.DELETE:
+            call(obj.delete_group, group.group_id)
+        elif update_type == U.INSERT:
+            call(obj.insert_group, group.group_id, members, group.max_size)
+        else:
+            call(obj.modify_group, group.group_id, members, group.max_size)
+
+    # packet replication engine
+    def mcast_write(self, update_type: int, entry: p4runtime_pb2.MulticastGroupEntry) -> None:
+        pre = getattr(self.state, "pre", None)
+        if pre is None:
+            return
+        gid = entry.multicast_group_id
+        if update_type == U.DELETE:
+            call(pre.delete_multicast_group, gid)
+            return
+        replicas = [(_replica_port(r), r.instance) for r in entry.replicas]
+        op = pre.insert_multicast_group if update_type == U.INSERT else pre.modify_multicast_group
+        call(op, gid, replicas)
+
+    def clone_write(self, update_type: int, entry: p4runtime_pb2.CloneSessionEntry) -> None:
+        pre = getattr(self.state, "pre", None)
+        if pre is None:
+            return
+        sid = entry.session_id
+        if update_type == U.DELETE:
+            call(pre.delete_clone_session, sid)
+            return
+        replicas = [(_replica_port(r), r.instance) for r in entry.replicas]
+        op = pre.insert_clone_session if update_type == U.INSERT else pre.modify_clone_session
+        call(op, sid, replicas, entry.class_of_service, entry.packet_length_bytes)
+
+
+def _replica_port(replica: p4runtime_pb2.Replica) -> int:
+    if replica.WhichOneof("port_kind") == "port":
+        return int.from_bytes(replica.port, "big")
+    return replica.egress_port
+
+
+def _pair(data: Any) -> tuple[int, int]:
+    if isinstance(data, tuple):
+        if len(data) == 2:
+            return int(data[0]), int(data[1])
+    return int(data.byte_count), int(data.packet_count)
+
+
+def _field_match(runtime: Any, mf: p4info_pb2.MatchField, fm: p4runtime_pb2.FieldMatch) -> Any:
+    w = mf.bitwidth
+    kind = fm.WhichOneof("field_match_type")
+    if kind == "exact":
+        return runtime.Exact(decode(fm.exact.value, w, mf.name))
+    if kind == "lpm":
+        return runtime.Lpm(decode(fm.lpm.value, w, mf.name), fm.lpm.prefix_len)
+    if kind == "ternary":
+        return runtime.Ternary(decode(fm.ternary.value, w, mf.name),
+                               decode(fm.ternary.mask, w, mf.name))
+    if kind == "range":
+        return runtime.Range(decode(fm.range.low, w, mf.name), decode(fm.range.high, w, mf.name))
+    return runtime.Optional_(decode(fm.optional.value, w, mf.name))

@@ -1,0 +1,30 @@
+"""Everything the entity handlers need about the live pipeline, in one object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from p4sim.p4runtime.backend import Binding, Program
+from p4sim.p4runtime.p4info_index import P4InfoIndex
+from p4sim.p4runtime.store import Store
+
+
+@dataclass
+class Context:
+    program: Program
+    index: P4InfoIndex
+    binding: Binding
+    device: Any
+    cookie: int = 0
+    store: Store = field(default_factory=Store)
+
+    @classmethod
+    def build(cls, program: Program, device: Any, cookie: int = 0) -> Context:
+        index = P4InfoIndex.build(program.p4info)
+        ctx = cls(program=program, index=index, binding=Binding(program), device=device,
+                  cookie=cookie)
+        for t in program.p4info.tables:
+            if t.implementation_id:
+                ctx.store.table_profile[t.preamble.id] = t.implementation_id
+        return ctx
