@@ -25,6 +25,8 @@ PACKET_OUTGOING = 4
 TP_STATUS_VLAN_VALID = 1 << 4
 TP_STATUS_VLAN_TPID_VALID = 1 << 6
 SOCK_BUF = 8 << 20
+SO_SNDBUFFORCE = 32
+SO_RCVBUFFORCE = 33
 MAX_FRAME = 65536
 
 # struct tpacket_auxdata: status, len, snaplen, mac, net, vlan_tci, vlan_tpid
@@ -77,8 +79,11 @@ class Port:
             ifindex = socket.if_nametoindex(self.iface)
             mreq = struct.pack("iHH8s", ifindex, PACKET_MR_PROMISC, 0, b"")
             sock.setsockopt(SOL_PACKET, PACKET_ADD_MEMBERSHIP, mreq)
-            for opt in (socket.SO_RCVBUF, socket.SO_SNDBUF):
-                sock.setsockopt(socket.SOL_SOCKET, opt, SOCK_BUF)
+            for force, opt in ((SO_RCVBUFFORCE, socket.SO_RCVBUF), (SO_SNDBUFFORCE, socket.SO_SNDBUF)):
+                try:  # past net.core.rmem_max when we are root, as a burst absorber
+                    sock.setsockopt(socket.SOL_SOCKET, force, SOCK_BUF)
+                except OSError:
+                    sock.setsockopt(socket.SOL_SOCKET, opt, SOCK_BUF)
             try:
                 sock.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)
             except OSError:

@@ -8,10 +8,12 @@ needs: the pipeline halves around the traffic manager and the liveness register.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-LIVENESS_REGISTER = "port_up"
+# Registers the switch keeps in step with link state, by local name: value written when a port is up/down.
+# `port_down` is the convention of p4src/include/port_state.p4 (1 = down, so 0 = up after a fresh load).
+LIVENESS_REGISTERS = {"port_down": (0, 1), "port_up": (1, 0)}
 
 
 @dataclass
@@ -21,16 +23,14 @@ class Live:
     program: Any  # p4sim.p4runtime.backend.Program (p4info, config, state, pipeline)
     ingress: Any = None  # pipeline.ingress(port, data, now_us) -> list[EgressJob]
     egress: Any = None  # pipeline.egress(job, now_us, queue_info) -> list[(port, bytes)]
-    liveness: Any = None
+    liveness: list = field(default_factory=list)  # [(register, value_if_up, value_if_down)]
 
     def set_port_up(self, port: int, up: bool) -> None:
-        reg = self.liveness
-        if reg is None:
-            return
-        try:
-            reg.write(port, 1 if up else 0)
-        except Exception:  # noqa: BLE001 - port beyond the register's size: nothing to show
-            pass
+        for reg, if_up, if_down in self.liveness:
+            try:
+                reg.write(port, if_up if up else if_down)
+            except Exception:  # noqa: BLE001 - port beyond the register's size: nothing to show
+                pass
 
 
 def load_program(config: bytes, p4info: Any = None) -> Any:
@@ -57,7 +57,10 @@ def make_live(program: Any) -> Live:
         if cand is not None and hasattr(cand, "ingress") and hasattr(cand, "egress"):
             live.ingress, live.egress = cand.ingress, cand.egress
             break
-    live.liveness = find_register(program.state, LIVENESS_REGISTER)
+    for name, (if_up, if_down) in LIVENESS_REGISTERS.items():
+        reg = find_register(program.state, name)
+        if reg is not None:
+            live.liveness.append((reg, if_up, if_down))
     return live
 
 

@@ -109,6 +109,8 @@ class Accounting:
         totals = PortStats()
         for ps in self.ports.values():
             totals.received += ps.received
+            totals.received_bytes += ps.received_bytes
+            totals.transmitted_bytes += ps.transmitted_bytes
             totals.forwarded += ps.forwarded
             totals.to_cpu += ps.to_cpu
             for r, c in ps.dropped.items():
