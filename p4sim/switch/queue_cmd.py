@@ -21,8 +21,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--grpc-server-addr", default="127.0.0.1:9559")
     p.add_argument("--device-id", type=int, default=0)
     p.add_argument("port", type=int, help="egress port (0 with no options: show all ports)")
-    p.add_argument("--rate", type=float, default=None, help="packets/s (0 = unlimited)")
-    p.add_argument("--rate-bps", type=float, default=None, help="bits/s (0 = unlimited)")
+    p.add_argument("--rate", type=int, default=None, help="packets/s (0 = unlimited)")
+    p.add_argument("--rate-bps", type=int, default=None, help="bits/s (0 = unlimited)")
     p.add_argument("--depth", type=int, default=None, help="packets")
     p.add_argument("--timeout", type=float, default=5.0)
 
