@@ -1,0 +1,96 @@
+"""Remove what one ethlab run created, found only through its state file (topologies.state).
+
+Deliberately narrow: a process is signalled only if its pid *and* start time match what was recorded, and
+only the namespaces and interfaces named in the file are deleted. Mininet's own cleanup (`mn -c`) kills by
+pattern and must never be used on a shared machine."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from topologies.state import RunState, all_runs, proc_start_time
+
+
+@dataclass
+class CleanReport:
+    run_id: str
+    killed: list[str] = field(default_factory=list)
+    netns: list[str] = field(default_factory=list)
+    interfaces: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def _ours(pid: int, start: int) -> bool:
+    return start >= 0 and proc_start_time(pid) == start
+
+
+def _existing_netns() -> set[str]:
+    d = Path("/run/netns")
+    return {p.name for p in d.iterdir()} if d.is_dir() else set()
+
+
+def _link_exists(name: str) -> bool:
+    return Path(f"/sys/class/net/{name}").exists()
+
+
+def kill_recorded(pids: dict[str, list[int]], timeout: float = 3.0) -> list[str]:
+    """SIGTERM every live recorded process, wait (bounded), then SIGKILL what is left."""
+    live = {k: pid for k, (pid, start) in pids.items() if _ours(pid, start)}
+    for pid in live.values():
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(_ours(pid, pids[k][1]) for k, pid in live.items()):
+        time.sleep(0.05)
+    for k, pid in live.items():
+        if _ours(pid, pids[k][1]):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    return sorted(live)
+
+
+def clean_run(run: RunState) -> CleanReport:
+    rep = CleanReport(run.run_id)
+    rep.killed = kill_recorded(run.pids)
+    existing = _existing_netns()
+    for ns in run.netns:
+        if ns in existing:
+            r = subprocess.run(["ip", "netns", "delete", ns], capture_output=True, text=True)
+            (rep.netns.append(ns) if r.returncode == 0 else rep.errors.append(f"netns {ns}: {r.stderr.strip()}"))
+    batch = [f"link del {name}" for name in run.interfaces if _link_exists(name)]
+    if batch:
+        # -force: keep going past interfaces whose veth peer was deleted a moment ago
+        subprocess.run(["ip", "-force", "-batch", "-"], input="\n".join(batch) + "\n", capture_output=True,
+                       text=True)
+        rep.interfaces = [b.split()[-1] for b in batch]
+        left = [n for n in rep.interfaces if _link_exists(n)]
+        rep.errors.extend(f"interface {n} still present" for n in left)
+    for f in run.files:
+        Path(f).unlink(missing_ok=True)
+    if not rep.errors:
+        run.path.unlink(missing_ok=True)
+    return rep
+
+
+def owner_alive(run: RunState) -> bool:
+    return run.owner_pid != os.getpid() and Path(f"/proc/{run.owner_pid}").exists()
+
+
+def clean(run_ids: list[str] | None = None, include_live: bool = False) -> list[CleanReport]:
+    """Clean the given runs, or every recorded run whose owning process has exited (all with include_live)."""
+    runs = all_runs()
+    if run_ids:
+        wanted = set(run_ids)
+        runs = [r for r in runs if r.run_id in wanted]
+    elif not include_live:
+        runs = [r for r in runs if not owner_alive(r)]
+    return [clean_run(r) for r in runs]

@@ -1,0 +1,227 @@
+"""Bring a topology model up in Mininet: hosts in named namespaces with one interface per plane, veth links,
+addresses and static ARP, and one switch process per model switch.
+
+Kernel names (all start with `el<run-id>` so they can never be mistaken for someone else's):
+  host namespace        el<run>-<host>            (interfaces inside: eth<plane>)
+  switch port (root)    el<run>s<device-id>-<port>
+Every name and pid is written to the run state before or as it is created; `Fabric.stop()` and
+`ethlab clean` remove exactly those.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mininet.link import Link
+from mininet.net import Mininet
+
+from topologies.cleanup import CleanReport, clean_run
+from topologies.model import Topology, switch_mac
+from topologies.state import RunState, new_run_id
+from topologies.switches import EthlabHost, P4SimSwitch, P4Switch, allocate_ports
+
+
+@dataclass
+class FabricOptions:
+    """How to realise the model. `rate_scale` turns nominal link rates into switch queue rates
+    (e.g. 1e-4: a 400 Gbit/s link is served at 40 Mbit/s); None leaves queues unlimited."""
+
+    switch_cls: type = P4SimSwitch
+    json_path: str | None = None  # program loaded at start; None: wait for SetForwardingPipelineConfig
+    log_dir: str | None = None  # default /tmp/ethlab-<run-id>
+    static_arp: bool = True
+    rate_scale: float | None = None
+    mean_packet_bytes: int = 1500  # for turning bit rates into the packets/s both targets take
+    queue_depth: int | None = None
+    grpc_base_port: int = 50100
+    cpu_port: int | None = 255
+    ready_timeout: float = 60.0
+    switch_params: dict[str, Any] = field(default_factory=dict)
+
+
+def switch_ifname(run: RunState, device_id: int, port: int) -> str:
+    name = f"{run.prefix}s{device_id}-{port}"
+    assert len(name) <= 15, name
+    return name
+
+
+def host_netns(run: RunState, host: str) -> str:
+    return f"{run.prefix}-{host}"
+
+
+class Fabric:
+    """One emulated fabric: build() creates hosts and links, start() the switches, stop() removes it all.
+
+    Use as a context manager so a failure half-way still removes everything that was created."""
+
+    def __init__(self, topo: Topology, options: FabricOptions | None = None, run_id: str | None = None) -> None:
+        self.topo = topo
+        self.opts = options or FabricOptions()
+        self.run = RunState(run_id or new_run_id(), topology=topo.name)
+        self.run.log_dir = self.opts.log_dir or f"{tempfile.gettempdir()}/ethlab-{self.run.run_id}"
+        self.net: Mininet | None = None
+        self.timings: dict[str, float] = {}
+        self.started = False
+
+    # ---- accessors ----------------------------------------------------------------------------------
+    def host(self, name: str) -> EthlabHost:
+        assert self.net is not None
+        return self.net.get(name)
+
+    def switch(self, name: str) -> P4Switch:
+        assert self.net is not None
+        return self.net.get(name)
+
+    def netns(self, host: str) -> str:
+        return host_netns(self.run, host)
+
+    def grpc_addrs(self) -> dict[str, str]:
+        """Switch name -> 127.0.0.1:PORT (for the controller)."""
+        return {n.name: self.switch(n.name).grpc_addr for n in self.topo.switches}
+
+    def _phase(self, name: str, t0: float) -> None:
+        self.timings[name] = round(time.monotonic() - t0, 3)
+
+    # ---- lifecycle ----------------------------------------------------------------------------------
+    def build(self) -> Fabric:
+        self.run.save()
+        Path(self.run.log_dir).mkdir(parents=True, exist_ok=True)
+        self.net = Mininet(topo=None, build=False, controller=None, host=EthlabHost, switch=self.opts.switch_cls,
+                           link=Link, autoSetMacs=False, waitConnected=False)
+        t0 = time.monotonic()
+        for n in self.topo.hosts:
+            self.net.addHost(n.name, cls=EthlabHost, netns=self.netns(n.name), run=self.run)
+        self._phase("namespaces", t0)
+        t0 = time.monotonic()
+        ports = allocate_ports(len(self.topo.switches), self.opts.grpc_base_port)
+        for n, port in zip(self.topo.switches, ports, strict=True):
+            assert n.device_id is not None
+            self.net.addSwitch(n.name, cls=self.opts.switch_cls, device_id=n.device_id, grpc_port=port,
+                               json_path=self.opts.json_path, log_dir=self.run.log_dir, cpu_port=self.opts.cpu_port,
+                               queue_rates_pps=self._queue_rates(n.name), queue_depth=self.opts.queue_depth,
+                               run=self.run, **self.opts.switch_params)
+        self._phase("switch_nodes", t0)
+        t0 = time.monotonic()
+        self._add_links()
+        self._phase("links", t0)
+        t0 = time.monotonic()
+        self._configure_hosts()
+        self._phase("host_config", t0)
+        return self
+
+    def _queue_rates(self, switch: str) -> dict[int, float]:
+        if not self.opts.rate_scale:
+            return {}
+        bits = 8 * self.opts.mean_packet_bytes
+        return {p: ln.rate_gbps * 1e9 * self.opts.rate_scale / bits for p, ln in self.topo.ports(switch).items()}
+
+    def _add_links(self) -> None:
+        assert self.net is not None
+        root_names: list[str] = []
+        plan = []
+        for ln in self.topo.links:
+            a, b = ln.a, ln.b
+            if not self.topo.nodes[a.owner].is_switch:  # put the switch end first: created in the root ns
+                a, b = b, a
+            na, nb = self.topo.nodes[a.owner], self.topo.nodes[b.owner]
+            assert na.device_id is not None
+            name_a = switch_ifname(self.run, na.device_id, a.number)
+            mac_a = switch_mac(na.device_id, a.number)
+            if nb.is_switch:
+                assert nb.device_id is not None
+                name_b, mac_b = switch_ifname(self.run, nb.device_id, b.number), switch_mac(nb.device_id, b.number)
+                root_names.append(name_b)
+            else:
+                itf = self.topo.endpoints[nb.name].interfaces[ln.plane]
+                name_b, mac_b = itf.ifname, itf.mac
+            root_names.append(name_a)
+            plan.append((a, b, name_a, name_b, mac_a, mac_b))
+        self.run.add_interfaces(root_names)  # recorded before they exist: a crash half-way stays cleanable
+        for a, b, name_a, name_b, mac_a, mac_b in plan:
+            self.net.addLink(a.owner, b.owner, port1=a.number, port2=b.number, intfName1=name_a, intfName2=name_b,
+                             addr1=mac_a, addr2=mac_b, up=None)
+        for name in root_names:  # switch ports carry no IP traffic of their own
+            Path(f"/proc/sys/net/ipv6/conf/{name}/disable_ipv6").write_text("1")
+        _ip_batch([f"link set {n} up" for n in root_names])
+
+    def _configure_hosts(self) -> None:
+        """Per host, one `ip -batch` in its namespace: lo up, per plane MAC/IP/up, static ARP to the plane."""
+        by_plane: dict[int, list[tuple[str, str]]] = {}
+        for ep in self.topo.endpoints.values():
+            for plane, itf in ep.interfaces.items():
+                by_plane.setdefault(plane, []).append((itf.ipv4, itf.mac))
+        cfg_dir = Path(self.run.log_dir)
+        for ep in self.topo.endpoints.values():
+            lines = ["link set lo up"]
+            for plane, itf in sorted(ep.interfaces.items()):
+                lines += [f"link set {itf.ifname} up", f"addr add {itf.cidr} dev {itf.ifname}"]
+                if self.opts.static_arp:
+                    lines += [f"neigh replace {ip} lladdr {mac} dev {itf.ifname} nud permanent"
+                              for ip, mac in by_plane[plane] if ip != itf.ipv4]
+            batch = cfg_dir / f"host-{ep.host}.ip"
+            batch.write_text("\n".join(lines) + "\n")
+            ifs = " ".join(itf.ifname for itf in ep.interfaces.values())
+            # IPv6 off (no RS/MLD noise in the fabric); TX checksum offload off, or frames that a user-space
+            # switch forwards would carry unfinished checksums to the receiver.
+            script = (f"sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1; "
+                      f"ip -batch {batch} && for i in {ifs}; do ethtool -K $i tx off >/dev/null 2>&1; done")
+            r = subprocess.run(["ip", "netns", "exec", self.netns(ep.host), "sh", "-c", script],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError(f"configuring host {ep.host}: {r.stderr.strip()}")
+
+    def start(self) -> Fabric:
+        """Start every switch process, then wait for all of them (they come up in parallel)."""
+        assert self.net is not None
+        t0 = time.monotonic()
+        switches = [self.switch(n.name) for n in self.topo.switches]
+        for sw in switches:
+            sw.start([])
+        deadline = time.monotonic() + self.opts.ready_timeout
+        for sw in switches:
+            if hasattr(sw, "wait_ready"):
+                sw.wait_ready(max(1.0, deadline - time.monotonic()))
+        self.started = True
+        self._phase("switches", t0)
+        return self
+
+    def stop(self) -> CleanReport:
+        """Stop switches and host shells, then remove every recorded namespace/interface/process."""
+        if self.net is not None:
+            for sw in self.net.switches:
+                proc = getattr(sw, "proc", None)
+                if proc is not None and proc.poll() is None:
+                    proc.terminate()
+            for sw in self.net.switches:
+                if hasattr(sw, "stop_process"):
+                    sw.stop_process()
+                else:
+                    sw.stop(deleteIntfs=False)
+            for node in self.net.hosts + self.net.switches:
+                node.terminate()
+        self.net = None
+        return clean_run(self.run)
+
+    def __enter__(self) -> Fabric:
+        try:
+            return self.build()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _ip_batch(lines: list[str], netns: str | None = None) -> None:
+    if not lines:
+        return
+    cmd = ["ip"] + (["-n", netns] if netns else []) + ["-batch", "-"]
+    r = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"ip -batch failed: {r.stderr.strip()}")

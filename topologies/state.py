@@ -1,0 +1,107 @@
+"""Run state: every kernel object and process ethlab creates is written here *as it is created*, so that
+`ethlab clean` can remove exactly those and nothing else (never by a broad pattern like Mininet's cleanup).
+
+One JSON file per run: /run/ethlab/<run-id>.json (override the directory with ETHLAB_STATE_DIR)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import string
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+PREFIX = "el"  # first letters of every netns / interface ethlab creates
+_ALPHABET = string.ascii_lowercase + string.digits
+RUN_ID_LEN = 3  # interface names are at most 15 bytes: el + run id + s<dev>-<port>
+
+
+def state_dir() -> Path:
+    return Path(os.environ.get("ETHLAB_STATE_DIR", "/run/ethlab"))
+
+
+def new_run_id() -> str:
+    """A short random id (starting with a letter) not used by a state file that still exists."""
+    taken = {p.stem for p in state_dir().glob("*.json")} if state_dir().is_dir() else set()
+    for _ in range(1000):
+        rid = secrets.choice(string.ascii_lowercase) + "".join(
+            secrets.choice(_ALPHABET) for _ in range(RUN_ID_LEN - 1))
+        if rid not in taken:
+            return rid
+    raise RuntimeError("no free ethlab run id")
+
+
+@dataclass
+class RunState:
+    """What one run created. Lists only grow while the run builds; cleanup empties them."""
+
+    run_id: str
+    topology: str = ""
+    created: float = field(default_factory=time.time)
+    owner_pid: int = field(default_factory=os.getpid)
+    netns: list[str] = field(default_factory=list)  # named namespaces (ip netns)
+    interfaces: list[str] = field(default_factory=list)  # root-namespace interfaces (veth ends)
+    # name -> [pid, start time in clock ticks (/proc/PID/stat field 22)]: the start time guards against
+    # killing an unrelated process that reused the pid after ours exited
+    pids: dict[str, list[int]] = field(default_factory=dict)
+    grpc_ports: dict[str, int] = field(default_factory=dict)  # switch name -> gRPC port
+    files: list[str] = field(default_factory=list)  # temporary files to delete
+    log_dir: str = ""
+
+    @property
+    def path(self) -> Path:
+        return state_dir() / f"{self.run_id}.json"
+
+    @property
+    def prefix(self) -> str:
+        return f"{PREFIX}{self.run_id}"
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(asdict(self), indent=1))
+        tmp.replace(self.path)
+
+    def add_netns(self, name: str) -> None:
+        self.netns.append(name)
+        self.save()
+
+    def add_pid(self, key: str, pid: int) -> None:
+        self.pids[key] = [pid, proc_start_time(pid)]
+        self.save()
+
+    def add_interfaces(self, names: list[str]) -> None:
+        self.interfaces.extend(names)
+        self.save()
+
+    @classmethod
+    def load(cls, run_id_or_path: str | Path) -> RunState:
+        p = Path(run_id_or_path)
+        if not p.suffix:
+            p = state_dir() / f"{run_id_or_path}.json"
+        data = json.loads(p.read_text())
+        return cls(**data)
+
+
+def proc_start_time(pid: int) -> int:
+    """Start time of a process in clock ticks since boot, or -1 if it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return -1
+    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
+def all_runs() -> list[RunState]:
+    d = state_dir()
+    if not d.is_dir():
+        return []
+    runs = []
+    for p in sorted(d.glob("*.json")):
+        try:
+            runs.append(RunState.load(p))
+        except (OSError, ValueError, TypeError):
+            continue
+    return runs

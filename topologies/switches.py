@@ -1,0 +1,247 @@
+"""Mininet node classes for ethlab: hosts in *named* namespaces, and P4 switch processes.
+
+`P4SimSwitch` (ethlab's embedded target, `p4sim switch`) and `Bmv2Switch` (`simple_switch_grpc`) share one
+constructor and lifecycle (`P4Switch`): start() launches the process with one `-i PORT@IFACE` per port,
+wait_ready() waits for its gRPC port, stop() terminates it within a bounded time. They run in the root
+namespace (like Mininet's user switches); every pid goes into the run state as soon as it exists."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from mininet.node import Host, Switch
+
+from topologies.state import RunState, all_runs
+
+
+class SwitchStartError(RuntimeError):
+    """A switch process exited or did not open its gRPC port in time; the message quotes its log."""
+
+
+class EthlabHost(Host):
+    """A Mininet host whose namespace is also reachable by name (`ip netns exec <netns> ...`), so other tools
+    (traffic engine, tcpdump, users) can enter it without knowing the shell's pid."""
+
+    def __init__(self, name: str, *, netns: str, run: RunState | None = None, **params: Any) -> None:
+        params.pop("inNamespace", None)
+        Host.__init__(self, name, inNamespace=True, **params)
+        self.netns = netns
+        if run is not None:
+            run.add_pid(f"host:{name}", self.pid)
+        subprocess.run(["ip", "netns", "attach", netns, str(self.pid)], check=True, capture_output=True)
+        if run is not None:
+            run.add_netns(netns)
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def allocate_ports(n: int, start: int = 50100, avoid: set[int] | None = None) -> list[int]:
+    """n free loopback TCP ports from `start` up, skipping ports recorded by other ethlab runs."""
+    taken = set(avoid or ())
+    for r in all_runs():
+        taken.update(r.grpc_ports.values())
+    out: list[int] = []
+    port = start
+    while len(out) < n:
+        if port > 65000:
+            raise RuntimeError("no free TCP ports for switch gRPC servers")
+        if port not in taken and _port_free(port):
+            out.append(port)
+        port += 1
+    return out
+
+
+class P4Switch(Switch):
+    """A P4Runtime switch process attached to this node's interfaces (port number = Mininet port)."""
+
+    target = "p4"
+
+    def __init__(self, name: str, *, device_id: int, grpc_port: int, json_path: str | None = None,
+                 log_dir: str = "/tmp", cpu_port: int | None = 255, pcap_dir: str | None = None,
+                 log_level: str = "warn", queue_rates_pps: dict[int, float] | None = None,
+                 queue_depth: int | None = None, run: RunState | None = None, extra_args: tuple[str, ...] = (),
+                 **params: Any) -> None:
+        params.pop("inNamespace", None)  # Mininet.addSwitch passes it; these switches live in the root namespace
+        Switch.__init__(self, name, dpid=f"{device_id:x}", inNamespace=False, **params)
+        self.device_id = device_id
+        self.grpc_port = grpc_port
+        self.json_path = json_path
+        self.log_dir = Path(log_dir)
+        self.cpu_port = cpu_port
+        self.pcap_dir = pcap_dir
+        self.log_level = log_level
+        self.queue_rates_pps = dict(queue_rates_pps or {})
+        self.queue_depth = queue_depth
+        self.run = run
+        self.extra_args = tuple(extra_args)
+        self.proc: subprocess.Popen[bytes] | None = None
+        if run is not None:
+            run.add_pid(f"shell:{name}", self.pid)
+            run.grpc_ports[name] = grpc_port
+            run.save()
+
+    # ---- what differs between targets ---------------------------------------------------------------
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def after_start(self) -> None:
+        """Target-specific configuration once the process listens (e.g. BMv2 queue rates)."""
+
+    # ---- shared lifecycle ---------------------------------------------------------------------------
+    @property
+    def grpc_addr(self) -> str:
+        return f"127.0.0.1:{self.grpc_port}"
+
+    @property
+    def log_path(self) -> Path:
+        return self.log_dir / f"{self.name}.log"
+
+    @property
+    def out_path(self) -> Path:
+        return self.log_dir / f"{self.name}.out"
+
+    def port_map(self) -> dict[int, str]:
+        """Switch port number -> interface name, without Mininet's loopback control interface."""
+        return {p: i.name for p, i in sorted(self.intfs.items()) if i.name != "lo"}
+
+    def interface_args(self) -> list[str]:
+        args: list[str] = []
+        for port, ifname in self.port_map().items():
+            args += ["-i", f"{port}@{ifname}"]
+        return args
+
+    def start(self, controllers: list[Any] | None = None) -> None:
+        """Launch the switch process (does not wait: call wait_ready, so many switches start in parallel)."""
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        cmd = self.command()
+        self.cmdline = cmd
+        with open(self.out_path, "wb") as out:
+            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         start_new_session=True)
+        if self.run is not None:
+            self.run.add_pid(f"switch:{self.name}", self.proc.pid)
+
+    def wait_ready(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc is None or self.proc.poll() is not None:
+                raise SwitchStartError(f"{self.name}: {self.target} switch exited "
+                                       f"(status {None if self.proc is None else self.proc.returncode}); "
+                                       f"{self.out_path}:\n{self._tail()}")
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                s.settimeout(0.2)
+                if s.connect_ex(("127.0.0.1", self.grpc_port)) == 0:
+                    self.after_start()
+                    return
+            time.sleep(0.1)
+        raise SwitchStartError(f"{self.name}: gRPC port {self.grpc_port} not open after {timeout:g} s; "
+                               f"{self.out_path}:\n{self._tail()}")
+
+    def _tail(self, lines: int = 15) -> str:
+        try:
+            return "\n".join(self.out_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no output)"
+
+    def connected(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop_process(self, timeout: float = 5.0) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(2.0)
+
+    def stop(self, deleteIntfs: bool = True) -> None:  # noqa: N803 (Mininet's signature)
+        self.stop_process()
+        Switch.stop(self, deleteIntfs)
+
+
+def _p4sim_prefix() -> list[str]:
+    """`p4sim switch` when the p4sim CLI is installed next to this Python, else `python -m p4sim.switch`."""
+    exe = Path(sys.executable).parent / "p4sim"
+    if exe.exists() and importlib.util.find_spec("p4sim.cli") is not None:
+        return [str(exe), "switch"]
+    return [sys.executable, "-m", "p4sim.switch"]
+
+
+class P4SimSwitch(P4Switch):
+    """ethlab's embedded target. Queue rates go on the command line (`--queue-rate-port P:PPS`)."""
+
+    target = "p4sim"
+
+    def command(self) -> list[str]:
+        cmd = _p4sim_prefix()
+        cmd += [self.json_path] if self.json_path else ["--no-p4"]
+        cmd += self.interface_args()
+        cmd += ["--device-id", str(self.device_id), "--grpc-server-addr", self.grpc_addr]
+        if self.cpu_port is not None:
+            cmd += ["--cpu-port", str(self.cpu_port)]
+        cmd += ["--log-file", str(self.log_path), "-L", self.log_level]
+        cmd += ["--stats-file", str(self.log_dir / f"{self.name}.stats.json")]
+        if self.pcap_dir:
+            cmd += ["--pcap", self.pcap_dir]
+        if self.queue_depth:
+            cmd += ["--queue-depth", str(self.queue_depth)]
+        for port, pps in sorted(self.queue_rates_pps.items()):
+            cmd += ["--queue-rate-port", f"{port}:{pps:g}"]
+        return cmd + list(self.extra_args)
+
+
+class Bmv2Switch(P4Switch):
+    """BMv2's simple_switch_grpc. Target options go after `--`; queue rates are set over Thrift once it runs."""
+
+    target = "bmv2"
+
+    def __init__(self, name: str, *, thrift_port: int | None = None, **params: Any) -> None:
+        P4Switch.__init__(self, name, **params)
+        self.thrift_port = thrift_port if thrift_port is not None else self.grpc_port + 1000
+
+    @staticmethod
+    def available() -> bool:
+        return shutil.which("simple_switch_grpc") is not None
+
+    def command(self) -> list[str]:
+        cmd = ["simple_switch_grpc"]
+        cmd += [self.json_path] if self.json_path else ["--no-p4"]
+        cmd += self.interface_args()
+        cmd += ["--device-id", str(self.device_id), "--thrift-port", str(self.thrift_port),
+                "--log-console", "-L", self.log_level]
+        if self.pcap_dir:
+            cmd += ["--pcap", self.pcap_dir]
+        cmd += list(self.extra_args)
+        cmd += ["--", "--grpc-server-addr", self.grpc_addr]
+        if self.cpu_port is not None:
+            cmd += ["--cpu-port", str(self.cpu_port)]
+        return cmd
+
+    def after_start(self) -> None:
+        lines = []
+        if self.queue_depth:
+            lines.append(f"set_queue_depth {self.queue_depth}")
+        lines += [f"set_queue_rate {int(pps)} {port}" for port, pps in sorted(self.queue_rates_pps.items())]
+        if lines and shutil.which("simple_switch_CLI"):
+            subprocess.run(["simple_switch_CLI", "--thrift-port", str(self.thrift_port)],
+                           input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=30)
+
+
+SWITCH_CLASSES: dict[str, type[P4Switch]] = {"p4sim": P4SimSwitch, "bmv2": Bmv2Switch}
