@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 PREFIX = "ethsw"
+NSIO = Path(__file__).with_name("nsio.py")
 
 
 def sh(*argv: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -82,6 +86,10 @@ class Lab:
     def python_in_ns(self, i: int, script: str | Path, *args: str) -> list[str]:
         return self.in_ns(i, sys.executable, str(script), *args)
 
+    def nsio(self, i: int, *args: str) -> list[str]:
+        """Command running the nsio frame helper in host i's namespace."""
+        return self.python_in_ns(i, NSIO, *args)
+
     def switch_cmd(self, *extra: str) -> list[str]:
         """`python -m p4sim.switch` with one `-i` per host (port i = host i)."""
         ifs = [a for i in range(1, self.nhosts + 1) for a in ("-i", f"{i}@{self.sw_if(i)}")]
@@ -94,3 +102,64 @@ def switch_env() -> dict[str, str]:
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
+
+
+class SwitchProcess:
+    """A `p4sim switch` child process with its stderr in a file (so it can never block on a pipe)."""
+
+    def __init__(self, cmd: list[str]) -> None:
+        self.log = tempfile.NamedTemporaryFile(prefix="ethsw-log-", suffix=".txt", delete=False)  # noqa: SIM115
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self.log, env=switch_env())
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def output(self) -> str:
+        return Path(self.log.name).read_text(errors="replace")
+
+    def wait_ready(self, timeout: float = 30.0) -> None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if "p4sim switch ready" in self.output():
+                return
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"switch exited with {self.proc.returncode}:\n{self.output()}")
+            time.sleep(0.05)
+        raise TimeoutError(f"switch not ready after {timeout} s:\n{self.output()}")
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def rss_kb(self) -> tuple[int, int]:
+        """(VmRSS, VmHWM) in kB from /proc."""
+        vals = {}
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            key, _, rest = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                vals[key] = int(rest.split()[0])
+        return vals.get("VmRSS", 0), vals.get("VmHWM", 0)
+
+    def signal(self, sig: int) -> None:
+        if self.alive():
+            self.proc.send_signal(sig)
+
+    def stop(self, timeout: float = 5.0) -> float:
+        """SIGTERM and wait; returns the seconds it took (kills after `timeout`)."""
+        t0 = time.monotonic()
+        if self.alive():
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return time.monotonic() - t0
+
+    def close(self) -> None:
+        self.stop()
+        self.log.close()
+        try:
+            os.unlink(self.log.name)
+        except OSError:
+            pass

@@ -1,6 +1,6 @@
 """Frame I/O inside a network namespace, run as `ip netns exec NS python nsio.py ...`.
 
-The tests build frames with scapy in the test process and hand them over as files of
+The tests and bench/switch.py build frames with scapy in the test process and hand them over as files of
 length-prefixed frames; this helper only sends and captures, with raw AF_PACKET
 sockets, so it starts fast and adds no scapy time to the measurements.
 
@@ -48,15 +48,18 @@ def raw_socket(iface: str) -> socket.socket:
 def cmd_send(args: argparse.Namespace) -> None:
     frames = read_frames(args.file)
     s = raw_socket(args.iface)
-    gap = 1.0 / args.rate if args.rate else 0.0
+    # Paced sending goes in bursts once per millisecond with sleeps in between, so the
+    # sender leaves the CPU to the switch (2 cores: sender, switch, receiver).
+    per_tick = args.rate / 1000.0 if args.rate else 0.0
     t0 = time.perf_counter()
     n = 0
     for _ in range(args.repeat):
         for fr in frames:
-            if gap:
-                target = t0 + n * gap
-                while time.perf_counter() < target:
-                    pass
+            if per_tick:
+                due = t0 + n / args.rate
+                delay = due - time.perf_counter()
+                if delay > 0.001:
+                    time.sleep(delay)
             while True:
                 try:
                     s.send(fr)
@@ -96,10 +99,14 @@ def cmd_recv(args: argparse.Namespace) -> None:
                 break
             if addr[2] == PACKET_OUTGOING:
                 continue
-            frames.append(data)
+            if args.discard:
+                frames.append(b"")
+            else:
+                frames.append(data)
             last = time.monotonic()
             stamps.append(last)
-    write_frames(args.out, frames)
+    if not args.discard:
+        write_frames(args.out, frames)
     span = (stamps[-1] - stamps[0]) if len(stamps) > 1 else 0.0
     print(f"received {len(frames)} {span:.6f}", flush=True)
 
@@ -118,6 +125,7 @@ def main() -> None:
     pr.add_argument("--max-seconds", type=float, default=10.0)
     pr.add_argument("--count", type=int, default=0)
     pr.add_argument("--idle", type=float, default=0.0)
+    pr.add_argument("--discard", action="store_true", help="only count (benchmarks)")
     args = p.parse_args()
     {"send": cmd_send, "recv": cmd_recv}[args.cmd](args)
 
