@@ -1,0 +1,118 @@
+"""Frame templates: built once per flow with Scapy, then stamped with sequence numbers as raw bytes.
+
+Scapy builds a few thousand packets per second, a raw AF_PACKET send manages far more, so Scapy only
+builds the template and the hot path writes the PSN and ethlab's probe record into a reused buffer.
+
+Every data frame carries, at the start of its payload, ethlab's probe record (`PROBE`): magic, version,
+flags, flow id, sequence number, packet count of the flow and the send time. Receivers read it at a fixed
+offset that depends only on the frame format, so loss, reorder and duplicates are counted the same way for
+every format.
+
+Formats: "roce" = Ethernet / IPv4 (ECT(0) when ECN-capable) / UDP 4791 / BTH (dest QP = flow id, PSN =
+sequence) / payload / ICRC (left zero, nobody checks it in the emulator).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from scapy.contrib.roce import BTH
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+
+ROCE_PORT = 4791
+PROBE = struct.Struct("!HBBIIIQ")  # magic, version, flags, flow, seq, npkts, tx_ns
+PROBE_MAGIC = 0xE7AB
+PROBE_VERSION = 1
+ICRC_LEN = 4
+ETH_IPV4 = b"\x08\x00"
+UDP_PROTO = 17
+ROCE_PORT_BYTES = ROCE_PORT.to_bytes(2, "big")
+ROCE_HEADERS = 14 + 20 + 8 + 12  # Ethernet + IPv4 + UDP + BTH
+BTH_UD_SEND_ONLY = 0x64
+
+
+@dataclass(frozen=True)
+class Addr:
+    """Layer-2/3 identity of one endpoint plane as seen on the wire."""
+
+    mac: str
+    ip: str
+    endpoint: int = 0
+    plane: int = 0
+
+
+def entropy(flow: int) -> int:
+    """UDP source port from the flow id (RoCEv2 uses it for ECMP entropy): spreads flows over paths."""
+    return 0xC000 | ((flow * 2654435761) >> 7 & 0x3FFF)
+
+
+@dataclass
+class Template:
+    """A frame with a hole for the PSN and the probe record; `buf` is reused for every send."""
+
+    buf: bytearray
+    psn_off: int  # 3 bytes, big endian; -1 when the format has no PSN field
+    probe_off: int
+
+    def stamp(self, flow: int, seq: int, npkts: int, tx_ns: int) -> bytearray:
+        if self.psn_off >= 0:
+            self.buf[self.psn_off:self.psn_off + 3] = (seq & 0xFFFFFF).to_bytes(3, "big")
+        PROBE.pack_into(self.buf, self.probe_off, PROBE_MAGIC, PROBE_VERSION, 0, flow, seq, npkts, tx_ns)
+        return self.buf
+
+
+def roce_overhead() -> int:
+    """Bytes per frame that are not payload, for the RoCEv2 format (probe record counts as payload)."""
+    return ROCE_HEADERS + ICRC_LEN
+
+
+def roce_template(src: Addr, dst: Addr, flow: int, payload_len: int, ecn: bool = True,
+                  dst_mac: str | None = None) -> Template:
+    """RoCEv2-like frame for `flow` with `payload_len` payload bytes (at least the probe record)."""
+    payload_len = max(payload_len, PROBE.size)
+    pkt = (Ether(src=src.mac, dst=dst_mac or dst.mac)
+           / IP(src=src.ip, dst=dst.ip, tos=0x02 if ecn else 0x00, ttl=64, id=0, flags="DF")
+           / UDP(sport=entropy(flow), dport=ROCE_PORT, chksum=0)
+           / BTH(opcode=BTH_UD_SEND_ONLY, dqpn=flow & 0xFFFFFF, psn=0, icrc=0)
+           / Raw(bytes(payload_len)))
+    return Template(bytearray(bytes(pkt)), ROCE_HEADERS - 3, ROCE_HEADERS)
+
+
+def roce_for_flow(base: Template, flow: int) -> Template:
+    """Copy a RoCEv2 template built for another flow of the same endpoints and retarget it: UDP source
+    port (entropy) and BTH destination QP depend on the flow; the UDP checksum is zero, the IPv4 one does
+    not cover them. Saves a Scapy build per flow."""
+    buf = bytearray(base.buf)
+    buf[34:36] = entropy(flow).to_bytes(2, "big")
+    buf[47:50] = (flow & 0xFFFFFF).to_bytes(3, "big")
+    return Template(buf, base.psn_off, base.probe_off)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What a receiver needs from a data frame."""
+
+    flow: int
+    seq: int
+    npkts: int
+    tx_ns: int
+    ce: bool
+    qdepth: int  # path congestion field (ETH+); -1 when the format has none
+    length: int
+
+
+def parse_roce(data: bytes) -> Parsed | None:
+    """Parse an ethlab RoCEv2 data frame; None for anything else (ARP, IPv6 chatter, other UDP)."""
+    if len(data) < ROCE_HEADERS + PROBE.size or data[12:14] != ETH_IPV4 or data[23] != UDP_PROTO:
+        return None
+    udp = 14 + (data[14] & 0x0F) * 4
+    if data[udp + 2:udp + 4] != ROCE_PORT_BYTES:
+        return None
+    off = udp + 8 + 12
+    magic, ver, _flags, flow, seq, npkts, tx_ns = PROBE.unpack_from(data, off)
+    if magic != PROBE_MAGIC or ver != PROBE_VERSION:
+        return None
+    return Parsed(flow, seq, npkts, tx_ns, (data[15] & 0x03) == 0x03, -1, len(data))

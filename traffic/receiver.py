@@ -1,0 +1,93 @@
+"""Per-flow receive accounting: delivered, lost, reordered (with distance), duplicates, ECN-CE marks.
+
+Sequence numbers are per flow and start at 0; a flow knows its packet count from the probe record, so a
+bitmap tells duplicates from first arrivals and what never arrived is loss. A packet is reordered when a
+higher sequence number arrived before it; its reorder distance is how far behind the highest one it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from traffic.frames import Parsed
+
+
+@dataclass
+class FlowRx:
+    flow: int
+    npkts: int
+    seen: bytearray = field(repr=False, default_factory=bytearray)
+    delivered: int = 0
+    bytes: int = 0
+    duplicates: int = 0
+    reordered: int = 0
+    reorder_max: int = 0
+    reorder_sum: int = 0
+    ce: int = 0
+    max_seq: int = -1
+    qdepth_max: int = -1
+    first_ns: int = 0
+    last_ns: int = 0
+    complete_ns: int = 0  # arrival time of the last missing packet; 0 while incomplete
+
+    def __post_init__(self) -> None:
+        if not self.seen:
+            self.seen = bytearray(self.npkts)
+
+    @property
+    def complete(self) -> bool:
+        return self.delivered == self.npkts
+
+    @property
+    def lost(self) -> int:
+        return self.npkts - self.delivered
+
+    def on_packet(self, p: Parsed, now_ns: int) -> bool:
+        """Account one arrival; True when it was new (not a duplicate)."""
+        seq = p.seq
+        if seq >= self.npkts or self.seen[seq]:
+            self.duplicates += 1
+            return False
+        self.seen[seq] = 1
+        self.delivered += 1
+        self.bytes += p.length
+        if self.delivered == 1:
+            self.first_ns = now_ns
+        self.last_ns = now_ns
+        if p.ce:
+            self.ce += 1
+        if p.qdepth > self.qdepth_max:
+            self.qdepth_max = p.qdepth
+        if seq < self.max_seq:
+            dist = self.max_seq - seq
+            self.reordered += 1
+            self.reorder_sum += dist
+            if dist > self.reorder_max:
+                self.reorder_max = dist
+        else:
+            self.max_seq = seq
+        if self.delivered == self.npkts:
+            self.complete_ns = now_ns
+        return True
+
+
+@dataclass
+class Receiver:
+    """All flows seen by one engine; frames for flows it does not know are counted and ignored."""
+
+    flows: dict[int, FlowRx] = field(default_factory=dict)
+    foreign: int = 0
+
+    def expect(self, flow: int, npkts: int) -> FlowRx:
+        rx = self.flows.get(flow)
+        if rx is None:
+            rx = self.flows[flow] = FlowRx(flow, npkts)
+        return rx
+
+    def on_frame(self, p: Parsed, now_ns: int) -> FlowRx | None:
+        rx = self.flows.get(p.flow)
+        if rx is None or rx.npkts != p.npkts:
+            self.foreign += 1
+            return None
+        rx.on_packet(p, now_ns)
+        return rx
