@@ -42,6 +42,18 @@ class Session:
         except queue.Full:
             pass
 
+    def close(self) -> None:
+        """Wake the stream's writer to end it (never blocks, even if the queue is full)."""
+        while True:
+            try:
+                self.out.put_nowait(None)
+                return
+            except queue.Full:
+                try:
+                    self.out.get_nowait()
+                except queue.Empty:
+                    pass
+
     @property
     def key(self) -> tuple[int, str] | None:
         return None if self.device_id is None else (self.device_id, self.role or "")

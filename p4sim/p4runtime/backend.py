@@ -147,15 +147,6 @@ def run_packet(program: Program, port: int, frame: bytes) -> list[tuple[int, byt
     return list(pipeline.send(port, frame))
 
 
-def attach_digest_sink(program: Program, fn) -> None:
-    """Route the program's digest() calls to fn(digest_id, values)."""
-    for target in (program.pipeline, program.state):
-        hook = getattr(target, "set_digest_sink", None)
-        if hook is not None:
-            hook(fn)
-            return
-
-
 # -- runtime mirror ----------------------------------------------------------------------------
 class Binding:
     """Applies accepted writes to the runtime objects of one program."""
@@ -221,66 +212,44 @@ class Binding:
                 return
         call(obj.set_default, self.action_call(action))
 
-    def direct_counter(self, table: p4info_pb2.Table, entry) -> tuple[int, int] | None:
-        """(byte_count, packet_count) of an entry's direct counter, from the data plane."""
+    def _runtime_entry_ref(self, table: p4info_pb2.Table, entry) -> Any:
+        """The runtime's own TableEntry object for a stored entry (direct resources live on it)."""
         obj = self._obj("tables", table.preamble.name)
         if obj is None:
             return None
-        found = self._find_entry(obj, table, entry)
-        if found is None:
-            return None
-        for attr in ("counter", "counter_data", "direct_counter"):
-            data = getattr(found, attr, None)
-            if data is not None:
-                return _pair(data)
-        if hasattr(found, "byte_count"):
-            return found.byte_count, found.packet_count
-        return None
+        runtime = _optional("p4sim.runtime")
+        by_field = {m.field_id: m for m in entry.match}
+        match = tuple(None if by_field.get(mf.id) is None
+                      else _field_match(runtime, mf, by_field[mf.id])
+                      for mf in table.match_fields)
+        return obj.get(match, entry.priority)
+
+    def direct_counter(self, table: p4info_pb2.Table, entry) -> tuple[int, int] | None:
+        """(byte_count, packet_count) of an entry's direct counter, from the data plane."""
+        found = self._runtime_entry_ref(table, entry)
+        return None if found is None else (found.byte_count, found.packet_count)
 
     def set_direct_counter(self, table, entry, byte_count: int, packet_count: int) -> bool:
-        obj = self._obj("tables", table.preamble.name)
-        found = self._find_entry(obj, table, entry) if obj is not None else None
+        found = self._runtime_entry_ref(table, entry)
         if found is None:
             return False
-        setter = getattr(obj, "set_counter", None)
-        if setter is not None:
-            call(setter, found, byte_count, packet_count)
-            return True
-        if hasattr(found, "byte_count"):
-            found.byte_count, found.packet_count = byte_count, packet_count
-            return True
-        return False
-
-    def _find_entry(self, obj, table, entry) -> Any:
-        rentry = self.runtime_entry(table, entry) if entry.HasField("action") else None
-        match = rentry.match if rentry is not None else None
-        if match is None:
-            runtime = _optional("p4sim.runtime")
-            by_field = {m.field_id: m for m in entry.match}
-            match = tuple(None if by_field.get(mf.id) is None
-                          else _field_match(runtime, mf, by_field[mf.id])
-                          for mf in table.match_fields)
-        getter = getattr(obj, "get", None)
-        if getter is not None:
-            try:
-                return getter(match, entry.priority)
-            except Exception:  # noqa: BLE001 - a missing entry is just "not found" here
-                return None
-        for e in obj.entries():
-            if e.match == match and e.priority == entry.priority:
-                return e
-        return None
+        found.packet_count, found.byte_count = packet_count, byte_count
+        return True
 
     # indexed externs
     def counter_read(self, name: str, index: int) -> tuple[int, int] | None:
+        """(byte_count, packet_count); the runtime counts (packets, bytes)."""
         obj = self._obj("counters", name)
-        return None if obj is None else _pair(call(obj.read, index))
+        if obj is None:
+            return None
+        packets, nbytes = call(obj.read, index)
+        return nbytes, packets
 
     def counter_write(self, name: str, index: int, byte_count: int, packet_count: int) -> bool:
         obj = self._obj("counters", name)
         if obj is None:
             return False
-        call(obj.write, index, byte_count, packet_count)
+        call(obj.write, index, packet_count, byte_count)
         return True
 
     def register_read(self, name: str, index: int) -> int | None:
@@ -299,19 +268,28 @@ class Binding:
         if obj is None:
             return
         if cfg is None:
-            reset = getattr(obj, "reset_config", None)
-            if reset is not None:
-                call(reset, index)
-            return
-        call(obj.set_config, index, cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
+            call(obj.clear_config, index)
+        else:
+            call(obj.set_config, index, cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
 
     def direct_meter_set(self, table, entry, cfg: p4runtime_pb2.MeterConfig | None) -> None:
-        obj = self._obj("tables", table.preamble.name)
-        found = self._find_entry(obj, table, entry) if obj is not None else None
-        setter = getattr(obj, "set_meter_config", None)
-        if found is not None and setter is not None:
-            args = None if cfg is None else (cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
-            call(setter, found, args)
+        found = self._runtime_entry_ref(table, entry)
+        meter = None
+        for dm in (getattr(self.state, "direct_meters", None) or {}).values():
+            if dm.table == table.preamble.name:
+                meter = dm
+        if found is None or meter is None:
+            return
+        if cfg is None:
+            if found.meter is not None:
+                found.meter.configure(None)
+        else:
+            call(meter.set_config, found, cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
+
+    def digest_config(self, name: str, cfg) -> None:
+        obj = self._obj("digests", name)
+        if obj is not None:
+            obj.config = cfg
 
     # action profiles
     def member_write(self, profile: str, update_type: int,
@@ -346,11 +324,10 @@ class Binding:
             return
         gid = entry.multicast_group_id
         if update_type == U.DELETE:
-            call(pre.delete_multicast_group, gid)
+            call(pre.delete_group, gid)
             return
         replicas = [(_replica_port(r), r.instance) for r in entry.replicas]
-        op = pre.insert_multicast_group if update_type == U.INSERT else pre.modify_multicast_group
-        call(op, gid, replicas)
+        call(pre.insert_group if update_type == U.INSERT else pre.modify_group, gid, replicas)
 
     def clone_write(self, update_type: int, entry: p4runtime_pb2.CloneSessionEntry) -> None:
         pre = getattr(self.state, "pre", None)
@@ -358,24 +335,27 @@ class Binding:
             return
         sid = entry.session_id
         if update_type == U.DELETE:
-            call(pre.delete_clone_session, sid)
+            call(pre.delete_session, sid)
             return
-        replicas = [(_replica_port(r), r.instance) for r in entry.replicas]
-        op = pre.insert_clone_session if update_type == U.INSERT else pre.modify_clone_session
-        call(op, sid, replicas, entry.class_of_service, entry.packet_length_bytes)
+        runtime = _optional("p4sim.runtime")
+        session = runtime.CloneSession(
+            sid, tuple((_replica_port(r), r.instance) for r in entry.replicas),
+            entry.class_of_service, entry.packet_length_bytes)
+        call(pre.insert_session if update_type == U.INSERT else pre.modify_session, session)
+
+    # digests emitted by the data plane
+    def drain_digests(self) -> list[tuple[int, tuple[int, ...]]]:
+        out = []
+        for d in (getattr(self.state, "digests", None) or {}).values():
+            if d.pending:
+                out.extend((d.id, values) for values in d.drain())
+        return out
 
 
 def _replica_port(replica: p4runtime_pb2.Replica) -> int:
     if replica.WhichOneof("port_kind") == "port":
         return int.from_bytes(replica.port, "big")
     return replica.egress_port
-
-
-def _pair(data: Any) -> tuple[int, int]:
-    if isinstance(data, tuple):
-        if len(data) == 2:
-            return int(data[0]), int(data[1])
-    return int(data.byte_count), int(data.packet_count)
 
 
 def _field_match(runtime: Any, mf: p4info_pb2.MatchField, fm: p4runtime_pb2.FieldMatch) -> Any:

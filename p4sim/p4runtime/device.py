@@ -58,7 +58,6 @@ class Device:
         """Make `program` live with its fresh state; later packets see it."""
         with self._lock:
             self.program = program
-            backend.attach_digest_sink(program, self._emit_digest)
 
     # -- packet I/O -----------------------------------------------------------------------------
     def packet_out(self, frame: bytes) -> None:

@@ -9,7 +9,7 @@ from p4.v1 import p4data_pb2, p4runtime_pb2
 
 from p4sim.p4runtime.codec import decode, encode
 from p4sim.p4runtime.context import Context
-from p4sim.p4runtime.entities import counter_data_of, default_entry
+from p4sim.p4runtime.entities import counter_data_of
 from p4sim.p4runtime.errors import P4RuntimeError, invalid, not_found
 from p4sim.p4runtime.translate import (
     canonical_matches,
@@ -295,13 +295,16 @@ def write_digest(ctx: Context, update_type: int, msg: p4runtime_pb2.DigestEntry)
     if update_type != U.INSERT and msg.digest_id not in configs:
         raise not_found(f"digest {name!r} is not configured")
     if update_type == U.DELETE:
+        ctx.binding.digest_config(name, None)
         del configs[msg.digest_id]
         return
     cfg = msg.config
     if cfg.max_timeout_ns < 0 or cfg.max_list_size < 0 or cfg.ack_timeout_ns < 0:
         raise invalid("digest config values must not be negative")
-    configs[msg.digest_id] = p4runtime_pb2.DigestEntry.Config()
-    configs[msg.digest_id].CopyFrom(cfg)
+    stored = p4runtime_pb2.DigestEntry.Config()
+    stored.CopyFrom(cfg)
+    ctx.binding.digest_config(name, stored)
+    configs[msg.digest_id] = stored
 
 
 def read_digests(ctx: Context, req: p4runtime_pb2.DigestEntry) -> Iterator[Entity]:
@@ -361,5 +364,3 @@ def read_externs(ctx: Context | None, device, req: p4runtime_pb2.ExternEntry) ->
         ent.extern_entry.entry.Pack(st)
         yield ent
 
-
-__all__ = ["default_entry"]

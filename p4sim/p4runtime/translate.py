@@ -160,8 +160,8 @@ def canonical_table_entry(
         raise P4RuntimeError("PERMISSION_DENIED", f"table {tname!r} has const entries")
     out.match.extend(canonical_matches(index, table, entry.match))
     needs_priority = index.table_needs_priority(table)
-    if needs_priority and entry.priority <= 0:
-        raise invalid(f"table {tname!r} needs a priority > 0 (it has ternary/range/optional fields)")
+    if needs_priority and not 0 < entry.priority < 1 << 31:
+        raise invalid(f"table {tname!r} needs a priority in 1..2^31-1 (ternary/range/optional fields)")
     if not needs_priority and entry.priority != 0:
         raise invalid(f"table {tname!r} has no ternary/range/optional fields: priority must be 0")
     out.priority = entry.priority

@@ -1,0 +1,294 @@
+"""The p4.v1.P4Runtime servicer: RPC semantics over a device (see docs/p4runtime.md)."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+
+from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
+
+from p4sim.p4runtime import dispatch
+from p4sim.p4runtime.arbitration import Arbitrator, Session, election_int
+from p4sim.p4runtime.context import Context
+from p4sim.p4runtime.digests import DigestEngine
+from p4sim.p4runtime.errors import (
+    P4RuntimeError,
+    UpdateResult,
+    abort_with,
+    abort_with_status,
+    batch_status,
+    canonical_code,
+)
+from p4sim.p4runtime.packetio import packet_in_message, packet_out_frame
+
+log = logging.getLogger(__name__)
+
+API_VERSION = "1.4.1"
+READ_CHUNK = 500
+CFG = p4runtime_pb2.SetForwardingPipelineConfigRequest
+GET = p4runtime_pb2.GetForwardingPipelineConfigRequest
+
+
+class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
+    """One device behind the P4Runtime service; all control-plane changes under one lock."""
+
+    def __init__(self, device) -> None:
+        self.device = device
+        self.arbitrator = Arbitrator({device.device_id})
+        self.ctx: Context | None = None
+        self._saved = None  # program from VERIFY_AND_SAVE, waiting for COMMIT
+        self._lock = threading.RLock()
+        self._closing = threading.Event()
+        self.digests = DigestEngine(self._send_digest)
+        device.add_packet_in_listener(self._on_packet_in)
+        add_digest = getattr(device, "add_digest_listener", None)
+        if add_digest is not None:
+            add_digest(self.digests.add)
+        current = getattr(device, "program", None)
+        if current is not None:  # the switch may start with a program (p4sim switch OUT.json)
+            self._install(current, cookie=0)
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _check_device(self, device_id: int) -> None:
+        if device_id != self.device.device_id:
+            raise P4RuntimeError("NOT_FOUND", f"unknown device id {device_id}")
+
+    def _need_pipeline(self) -> Context:
+        if self.ctx is None:
+            raise P4RuntimeError("FAILED_PRECONDITION", "no forwarding pipeline config is set")
+        return self.ctx
+
+    def _install(self, program, cookie: int) -> None:
+        self.ctx = Context.build(program, self.device, cookie)
+        self.digests.reset()
+        self.digests.configure(self.ctx.store.digests)
+
+    # -- RPCs -----------------------------------------------------------------------------------
+    def Capabilities(self, request, context):  # noqa: N802 - gRPC method name
+        return p4runtime_pb2.CapabilitiesResponse(p4runtime_api_version=API_VERSION)
+
+    def SetForwardingPipelineConfig(self, request, context):  # noqa: N802
+        try:
+            self._set_pipeline(request)
+        except P4RuntimeError as err:
+            abort_with(context, err)
+        return p4runtime_pb2.SetForwardingPipelineConfigResponse()
+
+    def _set_pipeline(self, request) -> None:
+        self._check_device(request.device_id)
+        self.arbitrator.check_primary(request.device_id, request.role,
+                                      election_int(request.election_id))
+        action = request.action
+        if action == CFG.UNSPECIFIED:
+            raise P4RuntimeError("INVALID_ARGUMENT", "action is UNSPECIFIED")
+        with self._lock:
+            if action == CFG.COMMIT:
+                if self._saved is None:
+                    raise P4RuntimeError("FAILED_PRECONDITION",
+                                         "COMMIT without a config saved by VERIFY_AND_SAVE")
+                program, cookie = self._saved
+                self._commit(program, cookie)
+                return
+            if not request.HasField("config"):
+                raise P4RuntimeError("INVALID_ARGUMENT", "the request has no config")
+            cfg = request.config
+            program = self.device.load_config(cfg.p4info, bytes(cfg.p4_device_config))
+            cookie = cfg.cookie.cookie
+            if action == CFG.VERIFY:
+                return
+            if action == CFG.VERIFY_AND_SAVE:
+                self._saved = (program, cookie)
+            elif action == CFG.VERIFY_AND_COMMIT:
+                self._commit(program, cookie)
+            elif action == CFG.RECONCILE_AND_COMMIT:
+                self._reconcile(program, cookie)
+            else:
+                raise P4RuntimeError("UNIMPLEMENTED", f"action {action} is not supported")
+
+    def _commit(self, program, cookie: int) -> None:
+        self.device.commit(program)
+        self._install(program, cookie)
+        self._saved = None
+
+    def _reconcile(self, program, cookie: int) -> None:
+        """Commit the new program keeping the forwarding state; refuse if it does not fit."""
+        old = self.ctx
+        if old is None:
+            self._commit(program, cookie)
+            return
+        updates = dispatch.snapshot(old, self.device)
+        fresh = Context.build(program, self.device, cookie)
+        for update in updates:
+            try:
+                dispatch.write_update(fresh, self.device, update)
+            except P4RuntimeError as err:
+                raise P4RuntimeError(
+                    "INVALID_ARGUMENT", f"cannot reconcile the old state with the new config: {err}"
+                ) from None
+        self.device.commit(program)
+        self.ctx = fresh
+        self.digests.configure(fresh.store.digests)
+        self._saved = None
+
+    def GetForwardingPipelineConfig(self, request, context):  # noqa: N802
+        try:
+            self._check_device(request.device_id)
+            with self._lock:
+                ctx = self._need_pipeline()
+                resp = p4runtime_pb2.GetForwardingPipelineConfigResponse()
+                cfg = resp.config
+                rt = request.response_type
+                if rt in (GET.ALL, GET.P4INFO_AND_COOKIE):
+                    cfg.p4info.CopyFrom(ctx.program.p4info)
+                if rt in (GET.ALL, GET.DEVICE_CONFIG_AND_COOKIE):
+                    cfg.p4_device_config = ctx.program.config
+                cfg.cookie.cookie = ctx.cookie
+                return resp
+        except P4RuntimeError as err:
+            abort_with(context, err)
+
+    def Write(self, request, context):  # noqa: N802
+        try:
+            results = self._write(request)
+        except P4RuntimeError as err:
+            abort_with(context, err)
+        if any(r.error is not None for r in results):
+            abort_with_status(context, batch_status(results))
+        return p4runtime_pb2.WriteResponse()
+
+    def _write(self, request) -> list[UpdateResult]:
+        self._check_device(request.device_id)
+        if request.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR:
+            raise P4RuntimeError("UNIMPLEMENTED", "only CONTINUE_ON_ERROR atomicity is supported")
+        self.arbitrator.check_primary(request.device_id, request.role,
+                                      election_int(request.election_id))
+        results = []
+        with self._lock:
+            ctx = self._need_pipeline()
+            for update in request.updates:
+                try:
+                    dispatch.write_update(ctx, self.device, update)
+                    results.append(UpdateResult())
+                except P4RuntimeError as err:
+                    results.append(UpdateResult(err))
+                except Exception as exc:  # noqa: BLE001 - a bug must not kill the RPC or the switch
+                    log.exception("internal error in a write")
+                    results.append(UpdateResult(P4RuntimeError("INTERNAL", repr(exc))))
+        return results
+
+    def Read(self, request, context):  # noqa: N802
+        try:
+            self._check_device(request.device_id)
+            with self._lock:
+                ctx = self._need_pipeline()
+                found = [e for ent in request.entities for e in dispatch.read_entity(ctx, self.device, ent)]
+        except P4RuntimeError as err:
+            abort_with(context, err)
+        for start in range(0, max(len(found), 1), READ_CHUNK):
+            yield p4runtime_pb2.ReadResponse(entities=found[start:start + READ_CHUNK])
+
+    # -- StreamChannel --------------------------------------------------------------------------
+    def StreamChannel(self, request_iterator, context):  # noqa: N802
+        session = Session()
+        failure: list[P4RuntimeError] = []
+
+        def reader() -> None:
+            try:
+                for msg in request_iterator:
+                    try:
+                        self._on_stream_message(session, msg)
+                    except P4RuntimeError as err:
+                        if msg.WhichOneof("update") == "arbitration":
+                            failure.append(err)
+                            return
+                        session.send(_stream_error(err, msg))
+            except Exception:  # noqa: BLE001 - a vanished client ends its own stream only
+                pass
+            finally:
+                session.close()
+
+        context.add_callback(session.close)
+        thread = threading.Thread(target=reader, name=f"p4rt-stream-{session.ident}", daemon=True)
+        thread.start()
+        try:
+            while not self._closing.is_set():
+                try:
+                    msg = session.out.get(timeout=0.5)
+                except queue.Empty:
+                    if not context.is_active():
+                        break
+                    continue
+                if msg is None:
+                    break
+                yield msg
+        finally:
+            self.arbitrator.remove(session)
+        if failure:
+            abort_with(context, failure[0])
+
+    def _on_stream_message(self, session: Session, msg) -> None:
+        kind = msg.WhichOneof("update")
+        if kind == "arbitration":
+            self.arbitrator.arbitrate(session, msg.arbitration)
+            return
+        if session.key is None:
+            raise P4RuntimeError("FAILED_PRECONDITION", "send a MasterArbitrationUpdate first")
+        if kind == "packet":
+            self._check_stream_primary(session)
+            with self._lock:
+                ctx = self._need_pipeline()
+                frame = packet_out_frame(ctx.index, msg.packet)
+            self.device.packet_out(frame)
+        elif kind == "digest_ack":
+            self.digests.ack(msg.digest_ack.digest_id, msg.digest_ack.list_id)
+        else:
+            raise P4RuntimeError("UNIMPLEMENTED", f"stream message {kind} is not supported")
+
+    def _check_stream_primary(self, session: Session) -> None:
+        if session.election_id is None:
+            raise P4RuntimeError("PERMISSION_DENIED", "only the primary client may send packets")
+        self.arbitrator.check_primary(session.device_id, session.role or "", session.election_id)
+
+    def _on_packet_in(self, frame: bytes) -> None:
+        ctx = self.ctx
+        if ctx is None:
+            return
+        msg = packet_in_message(ctx.index, frame)
+        if msg is None:
+            log.warning("frame to the CPU port shorter than the packet_in header: dropped")
+            return
+        out = p4runtime_pb2.StreamMessageResponse(packet=msg)
+        for s in self.arbitrator.primaries(self.device.device_id):
+            s.send(out)
+
+    def _send_digest(self, digest_list: p4runtime_pb2.DigestList) -> None:
+        out = p4runtime_pb2.StreamMessageResponse(digest=digest_list)
+        for s in self.arbitrator.primaries(self.device.device_id):
+            s.send(out)
+
+    def poll(self) -> None:
+        """Collect digests the data plane emitted and send lists that are due."""
+        ctx = self.ctx
+        if ctx is not None:
+            for digest_id, values in ctx.binding.drain_digests():
+                self.digests.add(digest_id, values)
+        self.digests.tick()
+
+    def close(self) -> None:
+        """Wake every stream so the server can stop promptly."""
+        self._closing.set()
+        for s in self.arbitrator.sessions():
+            s.close()
+
+
+def _stream_error(err: P4RuntimeError, msg) -> p4runtime_pb2.StreamMessageResponse:
+    out = p4runtime_pb2.StreamMessageResponse()
+    out.error.canonical_code = canonical_code(err.code)
+    out.error.message = err.message
+    kind = msg.WhichOneof("update")
+    if kind == "packet":
+        out.error.packet_out.packet_out.CopyFrom(msg.packet)
+    elif kind == "digest_ack":
+        out.error.digest_list_ack.digest_list_ack.CopyFrom(msg.digest_ack)
+    return out

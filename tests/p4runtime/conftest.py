@@ -1,0 +1,55 @@
+"""Fixtures: a real P4RuntimeServer on a free loopback port, clients that always close."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from client import Client  # noqa: E402
+from p4info_fixture import build_p4info  # noqa: E402
+
+from p4sim.p4runtime import Device, P4RuntimeServer  # noqa: E402
+
+
+@pytest.fixture
+def p4info():
+    return build_p4info()
+
+
+@pytest.fixture
+def device():
+    return Device(device_id=1, cpu_port=255, ports=(1, 2, 3, 4))
+
+
+@pytest.fixture
+def server(device):
+    srv = P4RuntimeServer(device, address="127.0.0.1:0").start()
+    yield srv
+    srv.stop(grace=0.5)
+
+
+@pytest.fixture
+def make_client(server):
+    clients: list[Client] = []
+
+    def make(**kw) -> Client:
+        c = Client(server.address, **kw)
+        clients.append(c)
+        return c
+
+    yield make
+    for c in clients:
+        c.close()
+
+
+@pytest.fixture
+def primary(make_client, p4info):
+    """A primary client with the test P4Info pushed (control-only pipeline)."""
+    c = make_client(election_id=10)
+    c.connect()
+    c.set_pipeline(p4info)
+    return c
