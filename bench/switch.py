@@ -1,0 +1,158 @@
+"""Forwarding rate of `p4sim switch` between two veths, next to a plain-Python AF_PACKET forwarder.
+
+    sudo .venv/bin/python bench/switch.py [--seconds 2] [--offered 250000] [--program p4src/basic_l3.p4]
+
+Both forwarders run on the same veths (namespaces `ethsw-*`, removed afterwards). A sender in host 1's
+namespace offers a fixed load (packets/s, 64 B and 1500 B frames) for a few seconds; a counter in host 2's
+namespace measures what arrives. Printed per size: delivered packets/s of each, the ratio, and a no-loss run of
+p4sim at the target rate (30k 64-byte packets/s), plus the switch's RSS (VmRSS/VmHWM from /proc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import select
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from p4sim.switch.lab import Lab, SwitchProcess, switch_env  # noqa: E402
+from p4sim.switch.nsio import write_frames  # noqa: E402
+
+TARGET_PPS = 30_000
+GRPC_ADDR = "127.0.0.1:59931"
+
+
+def plain_forwarder(if1: str, if2: str) -> None:
+    """The baseline: copy every frame from if1 to if2, nothing else (child process)."""
+    socks = []
+    for iface in (if1, if2):
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+        s.bind((iface, 3))
+        s.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)  # SO_RCVBUFFORCE
+        s.setsockopt(263, 23, 1)  # PACKET_IGNORE_OUTGOING
+        s.setblocking(False)
+        socks.append(s)
+    rx, tx = socks
+    ep = select.epoll()
+    ep.register(rx.fileno(), select.EPOLLIN)
+    print("p4sim switch ready (plain forwarder)", file=sys.stderr, flush=True)
+    send, recv = tx.send, rx.recv
+    while True:
+        ep.poll(0.5)
+        try:
+            for _ in range(64):
+                send(recv(65536))
+        except BlockingIOError:
+            pass
+
+
+def frame(size: int) -> bytes:
+    from scapy.all import IP, UDP, Ether, Raw
+
+    base = Ether(dst="00:00:00:00:00:aa", src="00:00:00:00:01:01") / IP(src="10.0.1.1", dst="10.0.2.2", ttl=64)
+    pkt = base / UDP(sport=1234, dport=5678)
+    return bytes(pkt / Raw(b"\x00" * max(0, size - len(pkt))))
+
+
+def push_basic_l3(program: Path) -> None:
+    """Load the program over P4Runtime and route 10.0.2.0/24 to port 2."""
+    from controller.client import SwitchConnection
+    from p4sim.switch.program import load_program
+
+    config = program.read_bytes()
+    p4info = load_program(config).p4info
+    with SwitchConnection(GRPC_ADDR, device_id=1, p4info=p4info) as sw:
+        sw.connect()
+        sw.set_pipeline(device_config=config)
+        sw.insert(sw.table_entry("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.2.0/24"},
+                                 "MyIngress.ipv4_forward", {"dstAddr": "00:00:00:00:02:02", "port": 2}))
+
+
+def offer(lab: Lab, fr: bytes, pps: float, seconds: float, tmp: Path) -> tuple[int, int, float]:
+    """(sent, received, receive span in s) for `pps` offered during `seconds`."""
+    fpath = tmp / "frames.bin"
+    write_frames(str(fpath), [fr])
+    n = int(pps * seconds)
+    rx = subprocess.Popen(lab.nsio(2, "recv", lab.host_if(2), str(tmp / "out.bin"), "--discard",
+                                   "--max-seconds", str(seconds + 15), "--count", str(n), "--idle", "1.0"),
+                          stdout=subprocess.PIPE, text=True, env=switch_env())
+    assert rx.stdout is not None
+    rx.stdout.readline()
+    tx = subprocess.run(lab.nsio(1, "send", lab.host_if(1), str(fpath), "--repeat", str(n), "--rate", str(pps)),
+                        capture_output=True, text=True, env=switch_env(), timeout=seconds * 3 + 30)
+    out, _ = rx.communicate(timeout=seconds + 30)
+    sent = int(tx.stdout.split()[1])
+    _, got, span = out.split()
+    return sent, int(got), float(span)
+
+
+def measure(lab: Lab, cmd: list[str], program: Path | None, sizes: list[int], args, tmp: Path) -> dict:
+    proc = SwitchProcess(cmd)
+    res: dict = {}
+    try:
+        proc.wait_ready()
+        if program is not None:
+            push_basic_l3(program)
+        for size in sizes:
+            fr = frame(size)
+            offer(lab, fr, 2000, 0.2, tmp)  # warm-up (first packets compile caches, fill ARP-less paths)
+            sent, got, span = offer(lab, fr, args.offered, args.seconds, tmp)
+            res[size] = (sent, got, got / span if span else 0.0)
+        if program is not None:
+            res["noloss"] = offer(lab, frame(64), TARGET_PPS, args.seconds, tmp)
+        res["rss"] = proc.rss_kb()
+    finally:
+        proc.close()
+    return res
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--offered", type=float, default=250_000, help="offered load, packets/s")
+    ap.add_argument("--program", type=Path, default=ROOT / "p4src" / "basic_l3.p4")
+    ap.add_argument("--plain-forwarder", nargs=2, metavar=("IF1", "IF2"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.plain_forwarder:
+        plain_forwarder(*args.plain_forwarder)
+        return 0
+    if os.geteuid() != 0:
+        print("bench/switch.py needs root (namespaces, raw sockets)", file=sys.stderr)
+        return 2
+    sizes = [64, 1500]
+    tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"ethsw-bench-{os.getpid()}"
+    tmp.mkdir(parents=True, exist_ok=True)
+    with Lab() as lab:
+        plain_cmd = [sys.executable, __file__, "--plain-forwarder", lab.sw_if(1), lab.sw_if(2)]
+        plain = measure(lab, plain_cmd, None, sizes, args, tmp)
+        sw_cmd = lab.switch_cmd("--device-id", "1", "--grpc-server-addr", GRPC_ADDR)
+        p4 = measure(lab, sw_cmd, args.program, sizes, args, tmp)
+    for f in tmp.iterdir():
+        f.unlink()
+    tmp.rmdir()
+
+    print(f"offered {args.offered:.0f} packets/s for {args.seconds:g} s; program {args.program.name}")
+    print(f"{'frame':>6} {'plain pps':>11} {'p4sim pps':>11} {'ratio':>6}   p4sim sent/received")
+    for size in sizes:
+        _, _, ppps = plain[size]
+        sent, got, spps = p4[size]
+        print(f"{size:>5}B {ppps:>11.0f} {spps:>11.0f} {spps / ppps if ppps else 0:>6.2f}   {sent}/{got}")
+    sent, got, span = p4["noloss"]
+    loss = sent - got
+    verdict = "PASS" if loss == 0 and got / max(span, 1e-9) >= TARGET_PPS * 0.95 else "FAIL"
+    print(f"no-loss run: 64B at {TARGET_PPS} pps offered: sent {sent}, received {got}, lost {loss} "
+          f"-> {verdict} (target {TARGET_PPS} pps without loss)")
+    rss, hwm = p4["rss"]
+    print(f"p4sim switch RSS {rss / 1024:.1f} MB (peak {hwm / 1024:.1f} MB) -> "
+          f"{'PASS' if hwm <= 100 * 1024 else 'FAIL'} (target <= 100 MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

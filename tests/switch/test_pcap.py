@@ -1,0 +1,23 @@
+"""The pcap writer's files are read by tcpdump (the format users open them with)."""
+
+from __future__ import annotations
+
+import subprocess
+
+from scapy.all import IP, UDP, Ether
+
+from p4sim.switch.pcap import PcapWriter, read_pcap
+
+
+def test_tcpdump_reads_our_pcap(tmp_path) -> None:
+    frames = [bytes(Ether(src="00:00:00:00:00:01") / IP(dst=f"10.0.0.{i}") / UDP(dport=1000 + i)) for i in range(5)]
+    path = tmp_path / "p_in.pcap"
+    w = PcapWriter(path)
+    for i, fr in enumerate(frames):
+        w.write(fr, ts=1_700_000_000 + i * 0.25)
+    w.close()
+    assert read_pcap(path) == frames
+    out = subprocess.run(["tcpdump", "-nn", "-r", str(path)], capture_output=True, text=True, check=True).stdout
+    lines = out.strip().splitlines()
+    assert len(lines) == 5
+    assert "10.0.0.3" in lines[3] and ".1003:" in lines[3]
