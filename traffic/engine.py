@@ -106,7 +106,7 @@ class FlowRecord:
 
     @property
     def fct_s(self) -> float | None:
-        if not self.complete or not self.start_ns:
+        if not self.complete or not self.settle_ns:
             return None
         return (self.settle_ns - self.start_ns) / 1e9
 
