@@ -1,10 +1,11 @@
 """Action profiles and action selectors (members, weighted groups), with BMv2's member choice.
 
-BMv2 picks a group member as ``members[h % n]`` where ``h`` is the selector's hash (its declared algorithm
-over the selector key fields, packed as in :mod:`p4sim.runtime.hashes`; BMv2 ignores the declared output
-width, and so do we) and ``members`` is the group's member list in ascending member order.  Weights are
-expanded the way BMv2's P4Runtime server realises them: a member of weight ``w`` appears ``w`` times in a
-row.  An empty group makes the table lookup a miss, as in BMv2.
+BMv2 (with its P4Runtime server) picks a group member as ``members[h % n]``: ``h`` is the selector's hash
+(its declared algorithm over the selector key fields, packed as in :mod:`p4sim.runtime.hashes`; the
+declared output width is not used by BMv2, nor here) and ``members`` are the group's members in ascending
+member *handle* order.  Handles are assigned like BMv2's handle manager: the lowest free handle at member
+creation, so usually creation order.  Weights (our reading): a member of weight ``w`` appears ``w`` times in
+a row.  An empty group makes the table lookup a miss.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ class Group:
     group_id: int
     members: dict[int, int]  # member id -> weight, in the order given
     max_size: int = 0
-    expanded: tuple[int, ...] = ()  # member ids, weight-expanded, ascending member id
+    expanded: tuple[int, ...] = ()  # member ids, weight-expanded, ascending member handle
 
 
 @dataclass
@@ -47,6 +48,7 @@ class ActionProfile:
     table_ids: tuple[int, ...] = ()
     members: dict[int, ActionCall] = field(default_factory=dict)
     groups: dict[int, Group] = field(default_factory=dict)
+    _handles: dict[int, int] = field(default_factory=dict)  # member id -> BMv2-style handle
     _member_refs: dict[int, int] = field(default_factory=dict)
     _group_refs: dict[int, int] = field(default_factory=dict)
     _hasher: Callable[[Fields], int] | None = None
@@ -75,6 +77,8 @@ class ActionProfile:
         if self.size and len(self.members) >= self.size:
             raise RuntimeOpError("RESOURCE_EXHAUSTED", f"{self.name}: {self.size} members already")
         self.members[member_id] = call
+        used = set(self._handles.values())
+        self._handles[member_id] = next(h for h in range(len(used) + 1) if h not in used)
 
     def modify_member(self, member_id: int, call: ActionCall) -> None:
         self._check_call(call)
@@ -87,6 +91,7 @@ class ActionProfile:
             raise RuntimeOpError("FAILED_PRECONDITION",
                                  f"{self.name}: member {member_id} is still used by a group or an entry")
         del self.members[member_id]
+        del self._handles[member_id]
 
     def require_member(self, member_id: int) -> None:
         if member_id not in self.members:
@@ -115,7 +120,8 @@ class ActionProfile:
         if limit and used > limit:
             raise RuntimeOpError("RESOURCE_EXHAUSTED",
                                  f"{self.name}: group {group_id} size {used} exceeds {limit}")
-        expanded = tuple(mid for mid in sorted(seen) for _ in range(seen[mid]))
+        order = sorted(seen, key=self._handles.__getitem__)
+        expanded = tuple(mid for mid in order for _ in range(seen[mid]))
         return Group(group_id, seen, max_size, expanded)
 
     def _check_total(self, replacing: int | None, new: Group) -> None:
@@ -174,6 +180,7 @@ class ActionProfile:
     def reset(self) -> None:
         self.members.clear()
         self.groups.clear()
+        self._handles.clear()
         self._member_refs.clear()
         self._group_refs.clear()
 

@@ -1,0 +1,139 @@
+"""Action profiles and selectors: members, weighted groups, error codes, BMv2's member choice."""
+from __future__ import annotations
+
+from collections import Counter as Tally
+
+import pytest
+
+from p4sim.runtime import ActionCall, Exact, HashSpec, RuntimeOpError, TableEntry
+from p4sim.runtime.hashes import hash_fields
+
+FWD = "MyIngress.ipv4_forward"
+
+
+def fwd(port: int) -> ActionCall:
+    return ActionCall(FWD, (0x0A, port))
+
+
+def code_of(fn, *a, **kw) -> str:
+    with pytest.raises(RuntimeOpError) as ei:
+        fn(*a, **kw)
+    return ei.value.code
+
+
+@pytest.fixture
+def ecmp(state):
+    t = state.tables["MyIngress.ecmp"]
+    t.set_selector_keys([(1, 32), (2, 32), (3, 16)], key_len=4)
+    return t, t.profile
+
+
+def test_member_codes(ecmp):
+    _, p = ecmp
+    p.insert_member(1, fwd(1))
+    assert code_of(p.insert_member, 1, fwd(2)) == "ALREADY_EXISTS"
+    assert code_of(p.insert_member, 2, ActionCall("MyIngress.set_port", (1,))) == "INVALID_ARGUMENT"
+    assert code_of(p.insert_member, 2, ActionCall(FWD, (1,))) == "INVALID_ARGUMENT"
+    assert code_of(p.modify_member, 9, fwd(1)) == "NOT_FOUND"
+    assert code_of(p.delete_member, 9) == "NOT_FOUND"
+    p.modify_member(1, fwd(5))
+    assert p.members[1] == fwd(5)
+    for i in range(2, 65):
+        p.insert_member(i, fwd(i))
+    assert code_of(p.insert_member, 100, fwd(1)) == "RESOURCE_EXHAUSTED"  # size 64
+    assert len(p.members) == 64
+
+
+def test_group_codes_and_references(ecmp):
+    t, p = ecmp
+    for i in range(1, 5):
+        p.insert_member(i, fwd(i))
+    assert code_of(p.insert_group, 1, [(9, 1)]) == "NOT_FOUND"
+    assert code_of(p.insert_group, 1, [(1, 0)]) == "INVALID_ARGUMENT"
+    assert code_of(p.insert_group, 1, [(1, 1), (1, 2)]) == "INVALID_ARGUMENT"
+    assert code_of(p.insert_group, 1, [(1, 5), (2, 4)]) == "RESOURCE_EXHAUSTED"  # max_group_size 8
+    assert code_of(p.insert_group, 1, [(1, 1)], max_size=9) == "INVALID_ARGUMENT"
+    assert p.groups == {}
+    p.insert_group(1, [(1, 1), (2, 1)])
+    assert code_of(p.insert_group, 1, [(3, 1)]) == "ALREADY_EXISTS"
+    # a member used by a group cannot go
+    assert code_of(p.delete_member, 1) == "FAILED_PRECONDITION"
+    t.insert(TableEntry((Exact(5),), group_id=1))
+    t.insert(TableEntry((Exact(6),), member_id=3))
+    assert code_of(p.delete_group, 1) == "FAILED_PRECONDITION"
+    assert code_of(p.delete_member, 3) == "FAILED_PRECONDITION"
+    assert code_of(t.insert, TableEntry((Exact(7),), group_id=99)) == "NOT_FOUND"
+    assert code_of(t.insert, TableEntry((Exact(7),), member_id=99)) == "NOT_FOUND"
+    assert code_of(t.insert, TableEntry((Exact(7),), action=fwd(1))) == "INVALID_ARGUMENT"
+    assert code_of(t.insert, TableEntry((Exact(7),), member_id=1, group_id=1)) == "INVALID_ARGUMENT"
+    # modify the group to other members: member 1 becomes free
+    p.modify_group(1, [(2, 1), (4, 2)])
+    p.delete_member(1)
+    t.delete(TableEntry((Exact(5),)))
+    t.delete(TableEntry((Exact(6),)))
+    p.delete_group(1)
+    p.delete_member(3)
+    assert code_of(p.modify_group, 1, [(2, 1)]) == "NOT_FOUND"
+    assert code_of(p.delete_group, 1) == "NOT_FOUND"
+
+
+def test_member_entry_and_modify_member(ecmp):
+    t, p = ecmp
+    p.insert_member(1, fwd(1))
+    t.insert(TableEntry((Exact(5),), member_id=1))
+    assert t.lookup((5, 0, 0, 0)).action == fwd(1)
+    p.modify_member(1, fwd(2))
+    assert t.lookup((5, 0, 0, 0)).action == fwd(2)
+
+
+def test_choice_is_bmv2_hash_mod_members(ecmp):
+    t, p = ecmp
+    for i in (30, 10, 20):  # creation order decides BMv2's member order (handles 0, 1, 2)
+        p.insert_member(i, fwd(i))
+    p.insert_group(1, [(10, 1), (20, 1), (30, 1)])
+    t.insert(TableEntry((Exact(1),), group_id=1))
+    order = [30, 10, 20]
+    for src in range(200):
+        fields = [(src, 32), (0x0A000001, 32), (80, 16)]
+        want = order[hash_fields("crc16", fields) % 3]
+        assert t.lookup((1, src, 0x0A000001, 80)).action == fwd(want)
+
+
+def test_spread_and_weights(ecmp):
+    t, p = ecmp
+    for i in (1, 2, 3):
+        p.insert_member(i, fwd(i))
+    p.insert_group(1, [(1, 1), (2, 1), (3, 1)])
+    p.insert_group(2, [(1, 3), (2, 1)])
+    t.insert(TableEntry((Exact(1),), group_id=1))
+    t.insert(TableEntry((Exact(2),), group_id=2))
+    n = 3000
+    even = Tally(t.lookup((1, s, 0x0A000001, s & 0xFFFF)).action.args[1] for s in range(n))
+    assert set(even) == {1, 2, 3}
+    assert all(abs(c - n / 3) < 0.1 * n for c in even.values())
+    weighted = Tally(t.lookup((2, s, 0x0A000001, s & 0xFFFF)).action.args[1] for s in range(n))
+    assert abs(weighted[1] / n - 0.75) < 0.05 and abs(weighted[2] / n - 0.25) < 0.05
+
+
+def test_empty_group_is_a_miss_and_hash_choice(ecmp):
+    t, p = ecmp
+    p.insert_group(1, [])
+    t.insert(TableEntry((Exact(1),), group_id=1))
+    r = t.lookup((1, 1, 2, 3))
+    assert not r.hit and r.action == t.default_action
+    p.set_hash(HashSpec("crc32", 32))
+    p.insert_member(1, fwd(1))
+    p.insert_member(2, fwd(2))
+    p.modify_group(1, [(1, 1), (2, 1)])
+    fields = [(5, 32), (6, 32), (7, 16)]
+    assert t.lookup((1, 5, 6, 7)).action == fwd([1, 2][hash_fields("crc32", fields) % 2])
+
+
+def test_selector_total_size(state):
+    p = state.action_profiles["MyIngress.ecmp_selector"]
+    p.size = 4
+    p.insert_member(1, fwd(1))
+    p.insert_member(2, fwd(2))
+    p.insert_group(1, [(1, 2), (2, 1)])
+    assert code_of(p.insert_group, 2, [(1, 2)]) == "RESOURCE_EXHAUSTED"
+    p.insert_group(2, [(1, 1)])
