@@ -5,6 +5,7 @@ picture of the same parameters is always the same."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -83,15 +84,14 @@ def draw(topo: Topology, path: str | Path, *, width_in: float = 9.0, height_in: 
     for spine in ax.spines.values():
         spine.set_visible(False)
     params = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in topo.params.items())
-    ax.set_title(title or f"{topo.name} ({params})", fontsize=10)
+    ax.set_title(title or "\n".join(textwrap.wrap(f"{topo.name}: {params}", 100)), fontsize=9)
     handles = [Line2D([0], [0], color=colors[p], lw=2, label=f"plane {p}") for p in planes[:10]]
     if len(planes) > 10:
         handles.append(Line2D([0], [0], color="white", label=f"+{len(planes) - 10} planes"))
-    ax.legend(handles=handles, loc="upper right", fontsize=7, ncols=min(len(handles), 4), frameon=False,
-              bbox_to_anchor=(1.0, 1.0))
+    fig.legend(handles=handles, loc="lower right", fontsize=7, ncols=min(len(handles), 6), frameon=False)
     fig.text(0.01, 0.01, f"{len(topo.switches)} switches, {len(topo.hosts)} hosts, {n_links} links",
              fontsize=7, color="#555555")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png")
     plt.close(fig)

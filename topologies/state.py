@@ -86,12 +86,13 @@ class RunState:
 
 
 def proc_start_time(pid: int) -> int:
-    """Start time of a process in clock ticks since boot, or -1 if it is gone."""
+    """Start time of a running process in clock ticks since boot, or -1 if it is gone (or a zombie)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return -1
-    return int(stat.rsplit(")", 1)[1].split()[19])
+    fields = stat.rsplit(")", 1)[1].split()
+    return -1 if fields[0] in ("Z", "X") else int(fields[19])
 
 
 def all_runs() -> list[RunState]:

@@ -1,0 +1,114 @@
+"""Real bring-up as root: named namespaces, per-plane veths, addresses, static ARP, switches; then teardown
+by our own cleanup, checking that nothing carrying the run's prefix is left (ip netns, ip link, pids)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+
+import pytest
+
+from ethlab.cli import main
+from tests.topologies.bridge import BridgeSwitch
+from topologies import build
+from topologies.mininet_builder import Fabric, FabricOptions
+from topologies.state import RunState, proc_start_time
+
+pytestmark = pytest.mark.netns
+
+
+@pytest.fixture(autouse=True)
+def _own_state_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("ETHLAB_STATE_DIR", str(tmp_path / "state"))
+
+
+def leftovers(run: RunState) -> list[str]:
+    ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    found = [ln.split()[0] for ln in ns.splitlines() if ln.startswith(run.prefix)]
+    found += [ln.split(":")[1].strip() for ln in links.splitlines() if run.prefix in ln]
+    found += [f"pid {k}" for k, (pid, start) in run.pids.items() if proc_start_time(pid) == start]
+    return found
+
+
+def ping(fabric: Fabric, host: str, ip: str) -> bool:
+    r = subprocess.run(["ip", "netns", "exec", fabric.netns(host), "ping", "-c", "1", "-W", "2", ip],
+                       capture_output=True, text=True, timeout=10)
+    return r.returncode == 0
+
+
+def test_line_bridged_ping_then_nothing_left():
+    f = Fabric(build("line", n=3), FabricOptions(switch_cls=BridgeSwitch))
+    with f:
+        f.start()
+        assert ping(f, "h1", "10.0.0.2")
+        neigh = subprocess.run(["ip", "-n", f.netns("h1"), "neigh", "show", "10.0.0.2"], capture_output=True,
+                               text=True).stdout
+        assert "02:e1:00:00:00:02" in neigh and "PERMANENT" in neigh
+        assert len(f.run.interfaces) == 2 + 2 * 2 + 3  # host links, switch-switch links (both ends), bridges
+        assert leftovers(f.run)
+    assert leftovers(f.run) == []
+    assert not f.run.path.exists()
+
+
+def test_each_plane_is_its_own_network():
+    t = build("erack", gpus=3, planes=2)
+    with Fabric(t, FabricOptions(switch_cls=BridgeSwitch)) as f:
+        f.start()
+        out = subprocess.run(["ip", "-n", f.netns("gpu0"), "-o", "link"], capture_output=True, text=True).stdout
+        names = sorted(ln.split(":")[1].strip().split("@")[0] for ln in out.splitlines())
+        assert names == ["eth0", "eth1", "lo"]
+        addr = subprocess.run(["ip", "-n", f.netns("gpu2"), "-o", "addr", "show", "eth1"], capture_output=True,
+                              text=True).stdout
+        assert "10.1.0.3/16" in addr
+        mac = open(f"/proc/{f.host('gpu2').pid}/root/sys/class/net/eth1/address").read().strip()
+        assert mac == t.endpoints["gpu2"].interfaces[1].mac
+        assert ping(f, "gpu0", "10.1.0.3") and ping(f, "gpu1", "10.0.0.3")
+        # the switch port of gpu2 on plane 1 is port 3 of device 2, named after both
+        assert os.path.exists(f"/sys/class/net/{f.run.prefix}s2-3")
+    assert leftovers(f.run) == []
+
+
+def test_ethlab_clean_removes_a_run_whose_owner_forgot_it(capsys):
+    f = Fabric(build("leafspine", spines=1), FabricOptions(switch_cls=BridgeSwitch)).build()
+    f.start()
+    run = RunState.load(f.run.run_id)  # what `ethlab clean` sees: only the state file
+    assert len(run.netns) == 4 and len(run.pids) == 4 + 3
+    assert main(["clean", "--run", run.run_id]) == 0
+    assert "4 namespaces" in capsys.readouterr().out
+    assert leftovers(run) == []
+    f.net = None  # the run is gone; nothing for the builder to stop
+
+
+def test_p4sim_switch_process_lifecycle():
+    with Fabric(build("line", n=1), FabricOptions(rate_scale=1e-3)) as f:
+        f.start()
+        sw = f.switch("s1")
+        with socket.create_connection(("127.0.0.1", sw.grpc_port), timeout=2):
+            pass
+        cmdline = open(f"/proc/{sw.proc.pid}/cmdline").read().split("\0")
+        i = cmdline.index("--no-p4")
+        assert cmdline[i + 1:i + 5] == ["-i", f"1@{f.run.prefix}s1-1", "-i", f"2@{f.run.prefix}s1-2"]
+        assert cmdline[cmdline.index("--device-id") + 1] == "1"
+        assert cmdline[cmdline.index("--grpc-server-addr") + 1] == sw.grpc_addr
+        assert cmdline[cmdline.index("--cpu-port") + 1] == "255"
+        assert "1:833.333" in cmdline  # 10 Gbit/s x 1e-3 / (8 x 1500 B)
+        assert f.run.pids["switch:s1"][0] == sw.proc.pid
+        pid = sw.proc.pid
+    assert not os.path.exists(f"/proc/{pid}") or proc_start_time(pid) != f.run.pids["switch:s1"][1]
+    assert leftovers(f.run) == []
+
+
+def test_bmv2_switch_flags():
+    from topologies.switches import Bmv2Switch
+
+    with Fabric(build("line", n=1), FabricOptions(switch_cls=Bmv2Switch, json_path="/x/prog.json")) as f:
+        sw = f.switch("s1")
+        cmd = sw.command()
+        assert cmd[:6] == ["simple_switch_grpc", "/x/prog.json", "-i", f"1@{f.run.prefix}s1-1", "-i",
+                           f"2@{f.run.prefix}s1-2"]
+        tail = cmd[cmd.index("--"):]
+        assert tail == ["--", "--grpc-server-addr", sw.grpc_addr, "--cpu-port", "255"]
+        assert cmd[cmd.index("--thrift-port") + 1] == str(sw.grpc_port + 1000)
+    assert leftovers(f.run) == []
