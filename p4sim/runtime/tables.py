@@ -273,6 +273,10 @@ class Table:
         self.default_action = call
         self._miss = LookupResult(False, call, None)
 
+    def reset_default(self) -> None:
+        """P4Runtime MODIFY of the default entry without an action: back to the program's default."""
+        self.set_default(None)
+
     def set_initial_default(self, call: ActionCall | None, const: bool = False) -> None:
         """The program's default action (compiler side; bypasses the const check)."""
         self._initial_default = call
