@@ -16,16 +16,7 @@ import select
 import time
 from dataclasses import dataclass, field
 
-from traffic.frames import (
-    PROBE,
-    Addr,
-    Parsed,
-    Template,
-    parse_roce,
-    roce_for_flow,
-    roce_overhead,
-    roce_template,
-)
+from traffic.frames import FORMATS, PROBE, Addr, Parsed, Template
 from traffic.netns import open_packet_socket, socket_drops
 from traffic.reaction import make_reaction
 from traffic.receiver import FlowRx, Receiver
@@ -156,9 +147,10 @@ class Engine:
     def __init__(self, ports: dict[tuple[int, int], Port], config: EngineConfig | None = None) -> None:
         self.ports = dict(ports)
         self.config = config or EngineConfig()
-        if self.config.frame_format != "roce":
-            raise ValueError(f"frame format {self.config.frame_format!r} is not available yet")
-        self.payload = self.config.mtu - (roce_overhead() - 14)
+        if self.config.frame_format not in FORMATS:
+            raise ValueError(f"unknown frame format {self.config.frame_format!r}; known: {', '.join(FORMATS)}")
+        self.fmt = FORMATS[self.config.frame_format]
+        self.payload = self.fmt.payload_per_packet(self.config.mtu)
         if self.payload < PROBE.size:
             raise ValueError(f"MTU {self.config.mtu} leaves no room for the probe record")
         self._socks: dict[tuple[str | None, str], object] = {}
@@ -195,8 +187,8 @@ class Engine:
         key = (src, dst, payload, gateway)
         base = cache.get(key)
         if base is None:
-            base = cache[key] = roce_template(src, dst, flow, payload, self.config.ecn, gateway)
-        return roce_for_flow(base, flow)
+            base = cache[key] = self.fmt.build(src, dst, flow, payload, self.config.ecn, gateway)
+        return self.fmt.for_flow(base, flow)
 
     def _expand(self, plan: list[PlannedCollective], receiver: Receiver):
         flows: list[_Flow] = []
@@ -319,7 +311,7 @@ class Engine:
             if coll_wait[ci] == 0:
                 push_timer(t0 + int(pc.start_s * 1e9), "coll", ci)
 
-        parse = parse_roce
+        parse = self.fmt.parse
         burst = cfg.burst
         window_of = reaction.window
         rate_of = reaction.rate_bps

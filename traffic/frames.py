@@ -8,19 +8,24 @@ flags, flow id, sequence number, packet count of the flow and the send time. Rec
 offset that depends only on the frame format, so loss, reorder and duplicates are counted the same way for
 every format.
 
-Formats: "roce" = Ethernet / IPv4 (ECT(0) when ECN-capable) / UDP 4791 / BTH (dest QP = flow id, PSN =
-sequence) / payload / ICRC (left zero, nobody checks it in the emulator).
+Formats (headers from `traffic/layers.py`, which mirror `p4src/include/headers.p4`):
+- "roce" (scale-out): Ethernet / IPv4 (ECT(0) when ECN-capable) / UDP 4791 / BTH (dest QP = flow id,
+  PSN = sequence) / payload / ICRC (left zero, nobody checks it in the emulator). CE = IPv4 ECN bits 11.
+- "ethplus" (scale-up): Ethernet / ETH+ (src/dst endpoint id, plane, entropy from the flow, seq = sequence,
+  ect when ECN-capable) / payload. CE = the ETH+ ce bit; the path's max queue depth is read back for HPCC.
 """
 
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from scapy.contrib.roce import BTH
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
+
+from traffic.layers import ETHERTYPE_ETHPLUS, EthPlus, RoCEv2BTH
 
 ROCE_PORT = 4791
 PROBE = struct.Struct("!HBBIIIQ")  # magic, version, flags, flow, seq, npkts, tx_ns
@@ -76,8 +81,8 @@ def roce_template(src: Addr, dst: Addr, flow: int, payload_len: int, ecn: bool =
     pkt = (Ether(src=src.mac, dst=dst_mac or dst.mac)
            / IP(src=src.ip, dst=dst.ip, tos=0x02 if ecn else 0x00, ttl=64, id=0, flags="DF")
            / UDP(sport=entropy(flow), dport=ROCE_PORT, chksum=0)
-           / BTH(opcode=BTH_UD_SEND_ONLY, dqpn=flow & 0xFFFFFF, psn=0, icrc=0)
-           / Raw(bytes(payload_len)))
+           / RoCEv2BTH(opcode=BTH_UD_SEND_ONLY, dest_qp=flow & 0xFFFFFF, psn=0)
+           / Raw(bytes(payload_len + ICRC_LEN)))
     return Template(bytearray(bytes(pkt)), ROCE_HEADERS - 3, ROCE_HEADERS)
 
 
@@ -116,3 +121,59 @@ def parse_roce(data: bytes) -> Parsed | None:
     if magic != PROBE_MAGIC or ver != PROBE_VERSION:
         return None
     return Parsed(flow, seq, npkts, tx_ns, (data[15] & 0x03) == 0x03, -1, len(data))
+
+
+# --------------------------------------------------------------------------------------------- ETH+
+ETHPLUS_HEADERS = 14 + 12
+ETHPLUS_TYPE_BYTES = ETHERTYPE_ETHPLUS.to_bytes(2, "big")
+
+
+def ethplus_overhead() -> int:
+    return ETHPLUS_HEADERS
+
+
+def ethplus_template(src: Addr, dst: Addr, flow: int, payload_len: int, ecn: bool = True,
+                     dst_mac: str | None = None) -> Template:
+    """ETH+ data frame from endpoint `src.endpoint` to `dst.endpoint` on `src.plane`."""
+    payload_len = max(payload_len, PROBE.size)
+    pkt = (Ether(src=src.mac, dst=dst_mac or dst.mac, type=ETHERTYPE_ETHPLUS)
+           / EthPlus(plane=src.plane & 0x3, ect=1 if ecn else 0, ce=0, dst_id=dst.endpoint & 0x3FF,
+                     src_id=src.endpoint & 0x3FF, entropy=entropy(flow), seq=0)
+           / Raw(bytes(payload_len)))
+    return Template(bytearray(bytes(pkt)), 22, ETHPLUS_HEADERS)
+
+
+def ethplus_for_flow(base: Template, flow: int) -> Template:
+    buf = bytearray(base.buf)
+    buf[18:20] = entropy(flow).to_bytes(2, "big")
+    return Template(buf, base.psn_off, base.probe_off)
+
+
+def parse_ethplus(data: bytes) -> Parsed | None:
+    if len(data) < ETHPLUS_HEADERS + PROBE.size or data[12:14] != ETHPLUS_TYPE_BYTES:
+        return None
+    magic, ver, _flags, flow, seq, npkts, tx_ns = PROBE.unpack_from(data, ETHPLUS_HEADERS)
+    if magic != PROBE_MAGIC or ver != PROBE_VERSION or (data[14] >> 4) & 0x3 != 0:  # data frames only
+        return None
+    return Parsed(flow, seq, npkts, tx_ns, bool(data[14] & 0x01), int.from_bytes(data[20:22], "big"), len(data))
+
+
+@dataclass(frozen=True)
+class FrameFormat:
+    """How one wire format builds, retargets and parses ethlab's data frames."""
+
+    name: str
+    l3_overhead: int  # bytes counted against the MTU besides the payload
+    build: Callable[..., Template]
+    for_flow: Callable[[Template, int], Template]
+    parse: Callable[[bytes], Parsed | None]
+
+    def payload_per_packet(self, mtu: int) -> int:
+        return mtu - self.l3_overhead
+
+
+FORMATS = {
+    "roce": FrameFormat("roce", roce_overhead() - 14, roce_template, roce_for_flow, parse_roce),
+    "ethplus": FrameFormat("ethplus", ethplus_overhead() - 14, ethplus_template, ethplus_for_flow,
+                           parse_ethplus),
+}
