@@ -147,6 +147,19 @@ def run_packet(program: Program, port: int, frame: bytes) -> list[tuple[int, byt
     return list(pipeline.send(port, frame))
 
 
+def attach_digest_sink(program: Program, fn) -> None:
+    """Route the program's digest() calls to fn(digest_id, values) if it offers a hook.
+
+    Without a hook, digests stay in `state.digests[name].pending` and the server
+    collects them itself (`Binding.drain_digests`), so either way they arrive.
+    """
+    for target in (program.pipeline, program.state):
+        hook = getattr(target, "set_digest_sink", None)
+        if hook is not None:
+            hook(fn)
+            return
+
+
 # -- runtime mirror ----------------------------------------------------------------------------
 class Binding:
     """Applies accepted writes to the runtime objects of one program."""

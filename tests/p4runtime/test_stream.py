@@ -1,0 +1,157 @@
+"""StreamChannel: packet-out/packet-in through the device's CPU port, digests with acks, errors."""
+
+from __future__ import annotations
+
+import queue
+import time
+
+import pytest
+from client import U, update
+from conftest import current_server
+from google.rpc import code_pb2
+from p4.v1 import p4runtime_pb2
+from p4info_fixture import D_LEARN
+
+
+class EchoProgram:
+    """A tiny data plane standing in for a compiled program (until the harness lands):
+    frames from the CPU port leave on the port named by their packet_out header; frames
+    from other ports go to the CPU port behind a packet_in header with the ingress port."""
+
+    def send(self, port: int, frame: bytes) -> list[tuple[int, bytes]]:
+        if port == 255:
+            hdr = int.from_bytes(frame[:2], "big")
+            return [(hdr >> 7, frame[2:])]
+        return [(255, ((port << 7).to_bytes(2, "big")) + frame)]
+
+
+@pytest.fixture
+def wired(primary, device):
+    device.program.pipeline = EchoProgram()
+    out: list[tuple[int, bytes]] = []
+    device.on_output = lambda port, data: out.append((port, data))
+    return primary, device, out
+
+
+def packet_out(payload: bytes, port: int) -> p4runtime_pb2.StreamMessageRequest:
+    msg = p4runtime_pb2.StreamMessageRequest()
+    msg.packet.payload = payload
+    msg.packet.metadata.add(metadata_id=1, value=port.to_bytes(2, "big"))
+    msg.packet.metadata.add(metadata_id=2, value=b"\x00")
+    return msg
+
+
+def wait_for(pred, timeout=3.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def test_packet_out_leaves_on_the_port_named_by_metadata(wired):
+    client, _device, out = wired
+    client.send(packet_out(b"hello-world", 3))
+    assert wait_for(lambda: out)
+    assert out == [(3, b"hello-world")]
+
+
+def test_packet_in_reaches_only_the_primary(wired, make_client):
+    client, device, _out = wired
+    backup = make_client(election_id=1)
+    backup.connect()
+    device.inject(2, b"\xaa" * 20)
+    msg = client.get("packet")
+    assert msg.packet.payload == b"\xaa" * 20
+    md = {m.metadata_id: m.value for m in msg.packet.metadata}
+    assert md == {1: b"\x02", 2: b"\x00"}
+    with pytest.raises(queue.Empty):
+        backup.get("packet", timeout=0.3)
+
+
+def test_packet_out_errors_come_back_as_stream_errors(wired, make_client):
+    client, _device, out = wired
+    bad = packet_out(b"x", 3)
+    bad.packet.metadata[0].value = b"\x02\x00"  # 512 does not fit 9 bits
+    client.send(bad)
+    err = client.get("error")
+    assert err.error.canonical_code == code_pb2.OUT_OF_RANGE
+    assert err.error.packet_out.packet_out.payload == b"x"
+    unknown = packet_out(b"y", 3)
+    unknown.packet.metadata.add(metadata_id=9, value=b"\x01")
+    client.send(unknown)
+    assert client.get("error").error.canonical_code == code_pb2.INVALID_ARGUMENT
+    backup = make_client(election_id=1)
+    backup.connect()
+    backup.send(packet_out(b"z", 3))
+    assert backup.get("error").error.canonical_code == code_pb2.PERMISSION_DENIED
+    time.sleep(0.1)
+    assert out == []
+    # the stream is still usable after errors
+    client.send(packet_out(b"ok", 1))
+    assert wait_for(lambda: out == [(1, b"ok")])
+
+
+def test_client_disconnect_mid_stream_leaves_server_serving(wired, make_client):
+    client, device, out = wired
+    flaky = make_client(election_id=50)
+    flaky.connect()
+    assert client.get("arbitration").arbitration.status.code == code_pb2.ALREADY_EXISTS
+    flaky.send(packet_out(b"a", 1))
+    flaky.channel.close()  # vanish without a word
+    note = client.get("arbitration")
+    assert note.arbitration.status.code == code_pb2.NOT_FOUND
+    client.arbitrate(60)
+    assert client.get("arbitration").arbitration.status.code == code_pb2.OK
+    client.send(packet_out(b"b", 2))
+    assert wait_for(lambda: (2, b"b") in out)
+    device.inject(1, b"zz")
+    assert client.get("packet").packet.payload == b"zz"
+    assert len(current_server().service.arbitrator.sessions()) == 1
+
+
+def configure_digest(client, **cfg):
+    d = p4runtime_pb2.DigestEntry(digest_id=D_LEARN)
+    for k, v in cfg.items():
+        setattr(d.config, k, v)
+    client.write(update(U.INSERT, digest_entry=d))
+
+
+def learn(mac: int, port: int) -> None:
+    current_server().service.ctx.program.state.digests["learn_t"].emit((mac, port))
+
+
+def test_digest_lists_batch_by_size_and_ack_suppresses_duplicates(primary):
+    configure_digest(primary, max_timeout_ns=10**10, max_list_size=2, ack_timeout_ns=10**10)
+    learn(0xA, 1)
+    learn(0xA, 1)  # duplicate of data waiting in the list: not repeated
+    learn(0xB, 2)
+    msg = primary.get("digest").digest
+    assert msg.digest_id == D_LEARN and len(msg.data) == 2
+    values = [[m.bitstring for m in d.struct.members] for d in msg.data]
+    assert values == [[b"\x0a", b"\x01"], [b"\x0b", b"\x02"]]
+    learn(0xA, 1)  # sent, not acked yet: suppressed
+    learn(0xC, 3)
+    with pytest.raises(queue.Empty):
+        primary.get("digest", timeout=0.2)
+    ack = p4runtime_pb2.StreamMessageRequest()
+    ack.digest_ack.digest_id, ack.digest_ack.list_id = D_LEARN, msg.list_id
+    primary.send(ack)
+    time.sleep(0.1)
+    learn(0xA, 1)  # acked: allowed again, completes the list with 0xC
+    again = primary.get("digest").digest
+    assert len(again.data) == 2 and again.list_id != msg.list_id
+
+
+def test_digest_timeout_sends_partial_list(primary):
+    configure_digest(primary, max_timeout_ns=2_000_000, max_list_size=100)
+    learn(0x1, 1)
+    msg = primary.get("digest", timeout=2).digest
+    assert len(msg.data) == 1
+
+
+def test_unconfigured_digest_is_dropped(primary):
+    learn(0x1, 1)
+    with pytest.raises(queue.Empty):
+        primary.get("digest", timeout=0.3)
