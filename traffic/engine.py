@@ -14,124 +14,21 @@ import errno
 import heapq
 import select
 import time
-from dataclasses import dataclass, field
 
 from traffic.frames import FORMATS, PROBE, Addr, Parsed, Template
 from traffic.netns import open_packet_socket, socket_drops
 from traffic.reaction import make_reaction
 from traffic.receiver import FlowRx, Receiver
-from traffic.schedule import Schedule
+from traffic.records import (
+    CollectiveRecord,
+    EngineConfig,
+    FlowRecord,
+    PlannedCollective,
+    Port,
+    RunResult,
+)
 
-
-@dataclass(frozen=True)
-class Port:
-    """Where one plane of one endpoint lives. `gateway_mac`: destination MAC for frames sent from here
-    (the first-hop switch's MAC when it routes); None sends straight to the peer's MAC."""
-
-    netns: str | None
-    ifname: str
-    mac: str
-    ip: str
-    gateway_mac: str | None = None
-
-
-@dataclass(frozen=True)
-class PlannedCollective:
-    """One collective instance to replay: starts at `start_s` (from run start) once `after` have finished."""
-
-    name: str
-    iteration: int
-    schedule: Schedule
-    start_s: float = 0.0
-    after: tuple[tuple[str, int], ...] = ()
-
-    @property
-    def key(self) -> tuple[str, int]:
-        return (self.name, self.iteration)
-
-
-@dataclass
-class EngineConfig:
-    mtu: int = 1500  # IP MTU; payload per frame = mtu - 44 for RoCEv2
-    rate_bps: float = 200e6  # per-flow pacing rate (bits of frame per second)
-    reaction: str = "none"
-    reaction_params: dict = field(default_factory=dict)
-    ecn: bool = True
-    time_limit_s: float = 30.0
-    max_packets: int = 2_000_000
-    loss_grace_s: float = 0.05
-    burst: int = 8  # packets a flow may send back to back when it is behind its pacing schedule
-    frame_format: str = "roce"
-
-
-@dataclass
-class FlowRecord:
-    """What happened to one transfer."""
-
-    flow: int
-    collective: tuple[str, int]
-    transfer: int
-    src: int
-    dst: int
-    plane: int
-    bytes: int
-    npkts: int
-    sent: int = 0
-    tx_dropped: int = 0  # the local qdisc/driver refused the frame (counted as sent and lost)
-    start_ns: int = 0
-    send_done_ns: int = 0
-    settle_ns: int = 0
-    delivered: int = 0
-    delivered_bytes: int = 0
-    duplicates: int = 0
-    reordered: int = 0
-    reorder_max: int = 0
-    ce: int = 0
-    qdepth_max: int = -1
-    complete: bool = False
-    rate_cuts: int = 0
-
-    @property
-    def lost(self) -> int:
-        return self.npkts - self.delivered
-
-    @property
-    def fct_s(self) -> float | None:
-        if not self.complete or not self.settle_ns:
-            return None
-        return (self.settle_ns - self.start_ns) / 1e9
-
-
-@dataclass
-class CollectiveRecord:
-    name: str
-    iteration: int
-    kind: str
-    algorithm: str
-    size: int
-    ranks: tuple[int, ...]
-    start_ns: int = 0
-    end_ns: int = 0
-    flows: list[int] = field(default_factory=list)
-
-    @property
-    def time_s(self) -> float | None:
-        if not self.end_ns:
-            return None
-        return (self.end_ns - self.start_ns) / 1e9
-
-
-@dataclass
-class RunResult:
-    flows: list[FlowRecord]
-    collectives: list[CollectiveRecord]
-    duration_s: float
-    packets_sent: int
-    timed_out: bool
-    packet_limit_hit: bool
-    rx_socket_drops: int
-    foreign_frames: int
-    config: EngineConfig
+__all__ = ["CollectiveRecord", "Engine", "EngineConfig", "FlowRecord", "PlannedCollective", "Port", "RunResult"]
 
 
 class _Flow:
@@ -288,7 +185,8 @@ class Engine:
             for nxt in coll_next.get(ci, ()):
                 coll_wait[nxt] -= 1
                 if coll_wait[nxt] == 0:
-                    push_timer(max(now, t0 + int(plan[nxt].start_s * 1e9)), "coll", nxt)
+                    pn = plan[nxt]
+                    push_timer(max(now + int(pn.delay_s * 1e9), t0 + int(pn.start_s * 1e9)), "coll", nxt)
 
         def settle(fid: int, now: int) -> None:
             nonlocal settled, unsettled
@@ -309,7 +207,7 @@ class Engine:
 
         for ci, pc in enumerate(plan):
             if coll_wait[ci] == 0:
-                push_timer(t0 + int(pc.start_s * 1e9), "coll", ci)
+                push_timer(t0 + int((pc.start_s + pc.delay_s) * 1e9), "coll", ci)
 
         parse = self.fmt.parse
         burst = cfg.burst

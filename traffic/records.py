@@ -1,0 +1,121 @@
+"""What the replay engine consumes (ports, planned collectives, configuration) and what it produces (per-flow
+and per-collective records). Plain data, shared by the engine, the metrics and the experiment runner."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from traffic.schedule import Schedule
+
+
+@dataclass(frozen=True)
+class Port:
+    """Where one plane of one endpoint lives. `gateway_mac`: destination MAC for frames sent from here
+    (the first-hop switch's MAC when it routes); None sends straight to the peer's MAC."""
+
+    netns: str | None
+    ifname: str
+    mac: str
+    ip: str
+    gateway_mac: str | None = None
+
+
+@dataclass(frozen=True)
+class PlannedCollective:
+    """One collective instance to replay. It starts `delay_s` (a compute gap) after every collective in
+    `after` has finished, and never before `start_s` from the run's start."""
+
+    name: str
+    iteration: int
+    schedule: Schedule
+    start_s: float = 0.0
+    after: tuple[tuple[str, int], ...] = ()
+    delay_s: float = 0.0
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.name, self.iteration)
+
+
+@dataclass
+class EngineConfig:
+    mtu: int = 1500  # IP MTU; payload per frame = mtu - 44 for RoCEv2
+    rate_bps: float = 200e6  # per-flow pacing rate (bits of frame per second)
+    reaction: str = "none"
+    reaction_params: dict = field(default_factory=dict)
+    ecn: bool = True
+    time_limit_s: float = 30.0
+    max_packets: int = 2_000_000
+    loss_grace_s: float = 0.05
+    burst: int = 8  # packets a flow may send back to back when it is behind its pacing schedule
+    frame_format: str = "roce"
+
+
+@dataclass
+class FlowRecord:
+    """What happened to one transfer."""
+
+    flow: int
+    collective: tuple[str, int]
+    transfer: int
+    src: int
+    dst: int
+    plane: int
+    bytes: int
+    npkts: int
+    sent: int = 0
+    tx_dropped: int = 0  # the local qdisc/driver refused the frame (counted as sent and lost)
+    start_ns: int = 0
+    send_done_ns: int = 0
+    settle_ns: int = 0
+    delivered: int = 0
+    delivered_bytes: int = 0
+    duplicates: int = 0
+    reordered: int = 0
+    reorder_max: int = 0
+    ce: int = 0
+    qdepth_max: int = -1
+    complete: bool = False
+    rate_cuts: int = 0
+
+    @property
+    def lost(self) -> int:
+        return self.npkts - self.delivered
+
+    @property
+    def fct_s(self) -> float | None:
+        if not self.complete or not self.settle_ns:
+            return None
+        return (self.settle_ns - self.start_ns) / 1e9
+
+
+@dataclass
+class CollectiveRecord:
+    name: str
+    iteration: int
+    kind: str
+    algorithm: str
+    size: int
+    ranks: tuple[int, ...]
+    start_ns: int = 0
+    end_ns: int = 0
+    flows: list[int] = field(default_factory=list)
+
+    @property
+    def time_s(self) -> float | None:
+        if not self.end_ns:
+            return None
+        return (self.end_ns - self.start_ns) / 1e9
+
+
+@dataclass
+class RunResult:
+    flows: list[FlowRecord]
+    collectives: list[CollectiveRecord]
+    duration_s: float
+    packets_sent: int
+    timed_out: bool
+    packet_limit_hit: bool
+    rx_socket_drops: int
+    foreign_frames: int
+    config: EngineConfig
