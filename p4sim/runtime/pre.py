@@ -121,12 +121,14 @@ class PacketReplication:
     # ------------------------------------------------------------------------------ clone sessions
 
     def insert_session(self, session: CloneSession) -> None:
+        self._p4rt_session_id(session.session_id)
         s = self._checked_session(session)
         if s.session_id in self.sessions:
             raise RuntimeOpError("ALREADY_EXISTS", f"clone session {s.session_id} exists")
         self.sessions[s.session_id] = s
 
     def modify_session(self, session: CloneSession) -> None:
+        self._p4rt_session_id(session.session_id)
         s = self._checked_session(session)
         if s.session_id not in self.sessions:
             raise RuntimeOpError("NOT_FOUND", f"no clone session {s.session_id}")
@@ -137,8 +139,13 @@ class PacketReplication:
             raise RuntimeOpError("NOT_FOUND", f"no clone session {session_id}")
         del self.sessions[session_id]
 
+    @staticmethod
+    def _p4rt_session_id(session_id: int) -> None:
+        if session_id == 0:  # P4Runtime reserves 0 for wildcard reads; BMv2's CLI may use it
+            raise invalid("clone session id 0 cannot be written through P4Runtime")
+
     def set_session(self, session: CloneSession) -> None:
-        """Insert or replace (BMv2 ``mirroring_add`` semantics)."""
+        """Insert or replace (BMv2 ``mirroring_add`` semantics; session 0 allowed)."""
         s = self._checked_session(session)
         self.sessions[s.session_id] = s
 

@@ -70,7 +70,13 @@ class ActionProfile:
             raise invalid(f"action {call.action!r} is not an action of the tables of {self.name}")
         info.check(call)
 
+    @staticmethod
+    def _check_id(what: str, i: int) -> None:
+        if not isinstance(i, int) or i <= 0 or i >> 32:
+            raise invalid(f"{what} id {i!r} must be a non-zero uint32")
+
     def insert_member(self, member_id: int, call: ActionCall) -> None:
+        self._check_id("member", member_id)
         self._check_call(call)
         if member_id in self.members:
             raise RuntimeOpError("ALREADY_EXISTS", f"{self.name}: member {member_id} exists")
@@ -138,6 +144,7 @@ class ActionProfile:
 
     def insert_group(self, group_id: int, members: Iterable[tuple[int, int]] | dict[int, int] = (),
                      max_size: int = 0) -> None:
+        self._check_id("group", group_id)
         g = self._build_group(group_id, members, max_size)
         if group_id in self.groups:
             raise RuntimeOpError("ALREADY_EXISTS", f"{self.name}: group {group_id} exists")
@@ -150,7 +157,9 @@ class ActionProfile:
                      max_size: int | None = None) -> None:
         self.require_group(group_id)
         old = self.groups[group_id]
-        g = self._build_group(group_id, members, old.max_size if max_size is None else max_size)
+        if max_size is not None and max_size != old.max_size:
+            raise invalid(f"{self.name}: group {group_id} max_size cannot change ({old.max_size} -> {max_size})")
+        g = self._build_group(group_id, members, old.max_size)
         self._check_total(group_id, g)
         for mid in g.members:
             self.ref_member(mid, +1)

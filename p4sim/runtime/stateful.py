@@ -35,8 +35,11 @@ class Unit(IntEnum):
 
 
 def _check_index(name: str, i: int, size: int) -> None:
-    if not isinstance(i, int) or i < 0 or i >= size:
-        raise RuntimeOpError("OUT_OF_RANGE", f"{name}: index {i!r} outside [0, {size})")
+    """P4Runtime: a negative index is INVALID_ARGUMENT, one beyond the size OUT_OF_RANGE."""
+    if not isinstance(i, int) or i < 0:
+        raise invalid(f"{name}: bad index {i!r}")
+    if i >= size:
+        raise RuntimeOpError("OUT_OF_RANGE", f"{name}: index {i} outside [0, {size})")
 
 
 # -------------------------------------------------------------------------------------------- register

@@ -154,10 +154,13 @@ class Table:
         if info is None:
             raise invalid(f"action {call.action!r} is not an action of table {self.name}")
         scope = self.scopes.get(call.action, Scope.TABLE_AND_DEFAULT)
+        # The spec gives scope violations their own code: PERMISSION_DENIED.
         if for_default and scope is Scope.TABLE_ONLY:
-            raise invalid(f"action {call.action} is @tableonly in {self.name}, cannot be the default")
+            raise RuntimeOpError("PERMISSION_DENIED",
+                                 f"action {call.action} is @tableonly in {self.name}, cannot be the default")
         if not for_default and scope is Scope.DEFAULT_ONLY:
-            raise invalid(f"action {call.action} is @defaultonly in {self.name}, cannot be in an entry")
+            raise RuntimeOpError("PERMISSION_DENIED",
+                                 f"action {call.action} is @defaultonly in {self.name}, cannot be in an entry")
         info.check(call)
 
     def _canonical(self, entry: TableEntry) -> tuple[FieldMatch | None, ...]:
@@ -173,7 +176,9 @@ class Table:
             raise invalid(f"table {self.name} has no ternary/range/optional field: priority must be 0")
         return match
 
-    def _check_target(self, entry: TableEntry) -> None:
+    def _check_target(self, entry: TableEntry, keep_ok: bool = False) -> None:
+        if keep_ok and entry.action is None and entry.member_id is None and entry.group_id is None:
+            return  # MODIFY without an action: the action stays as it is
         if self.profile is None:
             if entry.member_id is not None or entry.group_id is not None:
                 raise invalid(f"table {self.name} has no action profile: use a direct action")
@@ -187,14 +192,18 @@ class Table:
             raise invalid(f"entry for {self.name} needs exactly one of member_id / group_id")
         if entry.member_id is not None:
             self.profile.require_member(entry.member_id)
+        elif not self.profile.with_selector:
+            raise invalid(f"{self.profile.name} is an action profile without selector: no groups")
         else:
             self.profile.require_group(entry.group_id)  # type: ignore[arg-type]
 
-    def _checked(self, entry: TableEntry, *, check_const: bool = True) -> TableEntry:
+    def _checked(self, entry: TableEntry, *, check_const: bool = True, modify: bool = False) -> TableEntry:
         if check_const and self.is_const:
             raise RuntimeOpError("PERMISSION_DENIED", f"table {self.name} is const (const entries)")
+        if not self.fields and not modify:
+            raise invalid(f"table {self.name} has no key: only its default entry can be written")
         match = self._canonical(entry)
-        self._check_target(entry)
+        self._check_target(entry, keep_ok=modify)
         return entry if match == entry.match else _replace_match(entry, match)
 
     # ----------------------------------------------------------------------------------- writes
@@ -218,14 +227,20 @@ class Table:
         return entry
 
     def modify(self, entry: TableEntry) -> TableEntry:
-        """Replace the action (and idle timeout / metadata) of the entry with ``entry``'s match."""
-        entry = self._checked(entry)
+        """Replace the action (and idle timeout / metadata) of the entry with ``entry``'s match.
+
+        Without an action (nor member/group) the action stays, as P4Runtime MODIFY allows.
+        """
+        entry = self._checked(entry, modify=True)
         old = self._entries.get(entry.key)
         if old is None:
             raise RuntimeOpError("NOT_FOUND", f"{self.name}: no such entry to modify")
-        self._ref(entry, +1)
-        self._ref(old, -1)
-        old.action, old.member_id, old.group_id = entry.action, entry.member_id, entry.group_id
+        if old.is_const:
+            raise RuntimeOpError("PERMISSION_DENIED", f"{self.name}: the entry is const")
+        if entry.action is not None or entry.member_id is not None or entry.group_id is not None:
+            self._ref(entry, +1)
+            self._ref(old, -1)
+            old.action, old.member_id, old.group_id = entry.action, entry.member_id, entry.group_id
         old.idle_timeout_ns, old.metadata = entry.idle_timeout_ns, entry.metadata
         self._set_result(old)
         return old
@@ -238,6 +253,8 @@ class Table:
         old = self._entries.get((match, entry.priority))
         if old is None:
             raise RuntimeOpError("NOT_FOUND", f"{self.name}: no such entry to delete")
+        if old.is_const:
+            raise RuntimeOpError("PERMISSION_DENIED", f"{self.name}: the entry is const")
         del self._entries[old.key]
         self._ref(old, -1)
         self._index_remove(old)
@@ -285,7 +302,11 @@ class Table:
         self._miss = LookupResult(False, call, None)
 
     def add_initial_entries(self, entries: Iterable[TableEntry], const: bool | None = None) -> None:
-        """Install the program's ``entries`` (const or not); they come back after :meth:`reset`."""
+        """Install the program's ``entries``; they come back after :meth:`reset`.
+
+        ``const`` defaults to the table's ``is_const``; const entries cannot be modified or deleted.
+        (p4c gives the N entries of a ``const entries`` list priorities N, N-1, ..., 1.)
+        """
         for e in entries:
             e.is_const = self.is_const if const is None else const
             self._initial_entries.append(e)

@@ -62,6 +62,9 @@ def test_clone_sessions(state):
     assert code_of(pre.modify_session, CloneSession(6)) == "NOT_FOUND"
     assert code_of(pre.delete_session, 6) == "NOT_FOUND"
     assert code_of(pre.insert_session, CloneSession(7, class_of_service=8)) == "INVALID_ARGUMENT"
+    assert code_of(pre.insert_session, CloneSession(0, ((1, 0),))) == "INVALID_ARGUMENT"  # 0 is reserved
+    pre.set_session(CloneSession(0, ((1, 0),)))  # ... but BMv2's CLI (STF mirroring_add) may use it
+    assert pre.clone_replicas(0) == ((1, 0),)
     pre.insert_group(2, [(1, 0), (2, 0)])
     pre.set_session(CloneSession(7, mgrp=2))  # BMv2 mirroring_add_mc
     assert pre.clone_replicas(7) == ((1, 0), (2, 0))

@@ -34,6 +34,7 @@ def test_member_codes(ecmp):
     assert code_of(p.insert_member, 1, fwd(2)) == "ALREADY_EXISTS"
     assert code_of(p.insert_member, 2, ActionCall("MyIngress.set_port", (1,))) == "INVALID_ARGUMENT"
     assert code_of(p.insert_member, 2, ActionCall(FWD, (1,))) == "INVALID_ARGUMENT"
+    assert code_of(p.insert_member, 0, fwd(1)) == "INVALID_ARGUMENT"  # ids are non-zero
     assert code_of(p.modify_member, 9, fwd(1)) == "NOT_FOUND"
     assert code_of(p.delete_member, 9) == "NOT_FOUND"
     p.modify_member(1, fwd(5))
@@ -53,6 +54,7 @@ def test_group_codes_and_references(ecmp):
     assert code_of(p.insert_group, 1, [(1, 1), (1, 2)]) == "INVALID_ARGUMENT"
     assert code_of(p.insert_group, 1, [(1, 5), (2, 4)]) == "RESOURCE_EXHAUSTED"  # max_group_size 8
     assert code_of(p.insert_group, 1, [(1, 1)], max_size=9) == "INVALID_ARGUMENT"
+    assert code_of(p.insert_group, 0, [(1, 1)]) == "INVALID_ARGUMENT"
     assert p.groups == {}
     p.insert_group(1, [(1, 1), (2, 1)])
     assert code_of(p.insert_group, 1, [(3, 1)]) == "ALREADY_EXISTS"
@@ -66,8 +68,10 @@ def test_group_codes_and_references(ecmp):
     assert code_of(t.insert, TableEntry((Exact(7),), member_id=99)) == "NOT_FOUND"
     assert code_of(t.insert, TableEntry((Exact(7),), action=fwd(1))) == "INVALID_ARGUMENT"
     assert code_of(t.insert, TableEntry((Exact(7),), member_id=1, group_id=1)) == "INVALID_ARGUMENT"
+    # max_size cannot change in a MODIFY
+    assert code_of(p.modify_group, 1, [(2, 1)], 4) == "INVALID_ARGUMENT"
     # modify the group to other members: member 1 becomes free
-    p.modify_group(1, [(2, 1), (4, 2)])
+    p.modify_group(1, [(2, 1), (4, 2)], 0)
     p.delete_member(1)
     t.delete(TableEntry((Exact(5),)))
     t.delete(TableEntry((Exact(6),)))
@@ -137,3 +141,15 @@ def test_selector_total_size(state):
     p.insert_group(1, [(1, 2), (2, 1)])
     assert code_of(p.insert_group, 2, [(1, 2)]) == "RESOURCE_EXHAUSTED"
     p.insert_group(2, [(1, 1)])
+
+
+def test_group_on_profile_without_selector(state):
+    from p4sim.runtime import ActionProfile
+    t = state.tables["MyIngress.ecmp"]
+    plain = ActionProfile("plain", 1, dict(t.actions))
+    t.profile = plain
+    plain.insert_member(1, fwd(1))
+    assert code_of(plain.insert_group, 1, [(1, 1)]) == "INVALID_ARGUMENT"
+    assert code_of(t.insert, TableEntry((Exact(1),), group_id=1)) == "INVALID_ARGUMENT"
+    t.insert(TableEntry((Exact(1),), member_id=1))
+    assert t.lookup((1,)).action == fwd(1)

@@ -20,7 +20,7 @@ def test_register(state):
     r.write(3, 0xBEEF)
     assert r.read(3) == 0xBEEF and r.dp_read(3) == 0xBEEF
     assert code_of(r.read, 8) == "OUT_OF_RANGE"
-    assert code_of(r.write, -1, 0) == "OUT_OF_RANGE"
+    assert code_of(r.write, -1, 0) == "INVALID_ARGUMENT"  # negative index (spec: RegisterEntry)
     assert code_of(r.write, 0, 1 << 16) == "INVALID_ARGUMENT"
     r.dp_write(1, 0x12345)  # data plane truncates to the width
     assert r.read(1) == 0x2345

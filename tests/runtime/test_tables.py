@@ -60,7 +60,6 @@ def test_invalid_matches(state, table, match, prio):
 
 @pytest.mark.parametrize("action", [
     ActionCall("MyIngress.set_port", (1,)),       # not an action of this table
-    ActionCall("NoAction"),                       # @defaultonly
     ActionCall(FWD, (1,)),                        # too few parameters
     ActionCall(FWD, (1, 2, 3)),                   # too many
     ActionCall(FWD, (1 << 48, 2)),                # parameter wider than 48 bits
@@ -129,8 +128,44 @@ def test_default_action_rules(state):
     t.set_default(None)  # back to the program's default
     assert t.lookup((1,)).action == ActionCall("NoAction")
     acl = state.tables["MyIngress.acl"]
-    # MyIngress.set_port is @tableonly in acl: not allowed as default
-    assert code_of(acl.set_default, ActionCall("MyIngress.set_port", (1,))) == "INVALID_ARGUMENT"
+    # scope violations are PERMISSION_DENIED (P4Runtime spec, "Action Specification"):
+    # MyIngress.set_port is @tableonly in acl, NoAction is @defaultonly in ipv4_lpm
+    assert code_of(acl.set_default, ActionCall("MyIngress.set_port", (1,))) == "PERMISSION_DENIED"
+    assert code_of(t.insert, TableEntry((Lpm(0x0A000000, 8),), 0, ActionCall("NoAction"))) == \
+        "PERMISSION_DENIED"
+    assert len(t) == 0
+    t.set_default(fwd(1))
+    t.reset_default()
+    assert t.default_action == ActionCall("NoAction")
+
+
+def test_modify_without_action_keeps_it(state):
+    t = state.tables["MyIngress.ipv4_lpm"]
+    t.insert(TableEntry((Lpm(0x0A000000, 8),), action=fwd(1)))
+    t.modify(TableEntry((Lpm(0x0A000000, 8),), metadata=b"cookie"))
+    e = t.entries()[0]
+    assert e.action == fwd(1) and e.metadata == b"cookie"
+    assert t.lookup((0x0A000001,)).action == fwd(1)
+
+
+def test_preinitialized_table_const_entries(state):
+    t = state.tables["MyIngress.mac"]  # not a const table: entries may be const one by one
+    t.add_initial_entries([TableEntry((Exact(1), Exact(1)), action=DROP)], const=True)
+    t.add_initial_entries([TableEntry((Exact(2), Exact(2)), action=DROP)], const=False)
+    assert code_of(t.modify, TableEntry((Exact(1), Exact(1)), action=fwd(1))) == "PERMISSION_DENIED"
+    assert code_of(t.delete, TableEntry((Exact(1), Exact(1)))) == "PERMISSION_DENIED"
+    t.modify(TableEntry((Exact(2), Exact(2)), action=fwd(1)))
+    t.delete(TableEntry((Exact(2), Exact(2))))
+    t.insert(TableEntry((Exact(3), Exact(3)), action=DROP))
+    assert len(t) == 2
+
+
+def test_keyless_table_rejects_entries():
+    from p4sim.runtime import ActionInfo, Table
+    t = Table("k", 1, [], {"a": ActionInfo("a", 1)}, default=ActionCall("a"))
+    assert code_of(t.insert, TableEntry((), action=ActionCall("a"))) == "INVALID_ARGUMENT"
+    r = t.lookup(())
+    assert not r.hit and r.action == ActionCall("a")
 
 
 def test_direct_counter_counts_hits_only(state):
