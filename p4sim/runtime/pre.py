@@ -25,12 +25,20 @@ class CloneSession:
     mgrp: int | None = None  # BMv2 ``mirroring_add_mc``: replicate through a multicast group
 
 
+PORT_BITS = 9       # v1model egress_port / egress_spec
+INSTANCE_BITS = 16  # v1model egress_rid
+
+
 def _check_replicas(replicas: Iterable[Replica]) -> tuple[Replica, ...]:
+    """P4Runtime: (port, instance) pairs unique, each within what v1model can carry, else INVALID_ARGUMENT."""
     out = tuple((int(p), int(r)) for p, r in replicas)
     if len(set(out)) != len(out):
         raise invalid("duplicate (egress_port, instance) replica")
-    if any(p < 0 or r < 0 for p, r in out):
-        raise invalid("negative egress port or instance")
+    for p, r in out:
+        if p < 0 or p >> PORT_BITS:
+            raise invalid(f"egress port {p} does not fit v1model's {PORT_BITS} bits")
+        if r < 0 or r >> INSTANCE_BITS:
+            raise invalid(f"instance {r} does not fit v1model's {INSTANCE_BITS}-bit egress_rid")
     return out
 
 

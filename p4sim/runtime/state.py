@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from p4sim.runtime.actions import ActionCall, ActionInfo, ParamInfo, Scope
-from p4sim.runtime.match import FieldMatch, MatchKind
+from p4sim.runtime.errors import RuntimeOpError, invalid
+from p4sim.runtime.match import FieldMatch, MatchKind, covers, validate
 from p4sim.runtime.pre import PacketReplication
 from p4sim.runtime.profiles import ActionProfile, HashSpec
 from p4sim.runtime.stateful import Counter, DirectCounter, DirectMeter, Meter, Register, Unit
@@ -43,6 +44,25 @@ class ValueSet:
     size: int
     fields: tuple[KeyField, ...]
     members: list[tuple[FieldMatch | None, ...]] = field(default_factory=list)
+
+    def set_members(self, members: list[tuple[FieldMatch | None, ...]]) -> None:
+        """P4Runtime MODIFY (the only write): replace all members, all-or-nothing."""
+        checked = []
+        for m in members:
+            if len(m) != len(self.fields):
+                raise invalid(f"{self.name}: {len(self.fields)} match field(s) per member, {len(m)} given")
+            checked.append(tuple(validate(f.kind, fm, f.bitwidth, f.name)
+                                 for f, fm in zip(self.fields, m, strict=True)))
+        if len(set(checked)) != len(checked):
+            raise RuntimeOpError("ALREADY_EXISTS", f"{self.name}: duplicate members")
+        if self.size and len(checked) > self.size:
+            raise RuntimeOpError("RESOURCE_EXHAUSTED", f"{self.name}: more than {self.size} members")
+        self.members = checked
+
+    def matches(self, values: tuple[int, ...]) -> bool:
+        """Data plane: does any member match these field values?"""
+        return any(all(covers(f.kind, fm, v, f.bitwidth) for f, fm, v in zip(self.fields, m, values, strict=True))
+                   for m in self.members)
 
 
 def _unit(spec: Any) -> Unit:
@@ -170,7 +190,6 @@ class DeviceState:
         """An ``ActionCall`` from parameter names, checked against the action's parameters."""
         info = self.actions.get(action)
         if info is None:
-            from p4sim.runtime.errors import invalid
             raise invalid(f"unknown action {action!r}")
         return info.call(**(args or {}))
 

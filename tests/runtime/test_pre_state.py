@@ -118,3 +118,24 @@ def test_initial_default_action_from_p4info():
     s = DeviceState.from_p4info(text_format.Parse(txt, p4info_pb2.P4Info()))
     mac = s.tables["MyIngress.mac"]
     assert mac.default_action == ActionCall("MyIngress.ipv4_forward", (1, 7)) and not mac.const_default
+
+
+def test_replica_limits_of_v1model(state):
+    assert code_of(state.pre.insert_group, 1, [(512, 0)]) == "INVALID_ARGUMENT"
+    assert code_of(state.pre.insert_group, 1, [(1, 1 << 16)]) == "INVALID_ARGUMENT"
+    assert code_of(state.pre.insert_group, 1 << 16, [(1, 0)]) == "INVALID_ARGUMENT"
+    assert state.pre.groups == {}
+
+
+def test_value_set_members():
+    from p4sim.runtime import Exact, KeyField, MatchKind, Ternary, ValueSet
+    vs = ValueSet("trill_types", 0x03000001, 2, (KeyField("f", 1, 16, MatchKind.TERNARY),))
+    vs.set_members([(Ternary(0x22F3, 0xFFFF),), (Ternary(0x8900, 0xFF00),)])
+    assert vs.matches((0x22F3,)) and vs.matches((0x89AB,)) and not vs.matches((0x0800,))
+    assert code_of(vs.set_members, [(Ternary(1, 0xFFFF),)] * 2) == "ALREADY_EXISTS"
+    assert code_of(vs.set_members, [(Ternary(1, 0xFFFF),), (Ternary(2, 0xFFFF),), (Ternary(3, 0xFFFF),)]) == \
+        "RESOURCE_EXHAUSTED"
+    assert code_of(vs.set_members, [(Exact(1),)]) == "INVALID_ARGUMENT"
+    assert vs.matches((0x22F3,))  # rejected writes changed nothing
+    vs.set_members([])
+    assert not vs.matches((0x22F3,))
