@@ -1,0 +1,15 @@
+"""Fixtures for the data-plane tests (helpers live in dp_helpers.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from dp_helpers import EthPlusSwitch, ethplus_source_ok, new_switch
+
+
+@pytest.fixture
+def make_switch() -> Callable[..., EthPlusSwitch]:
+    """A factory: each call loads a fresh ethplus.p4 switch (optionally with another seed)."""
+    ethplus_source_ok()
+    return new_switch

@@ -1,0 +1,43 @@
+"""Run every STF file of tests/dataplane with `p4sim stf`, the way users and CI do.
+
+Also checks that the generated STF files are up to date with gen_stf.py, so a
+change to the frames or to traffic/layers.py cannot leave stale hex behind.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+P4SIM = Path(sys.executable).parent / "p4sim"
+
+CASES = [
+    ("basic_l3.p4", "basic_l3.stf"),
+    ("ethplus.p4", "ethplus_parse.stf"),
+    ("ethplus.p4", "ethplus_forwarding.stf"),
+    ("ethplus.p4", "ethplus_failover.stf"),
+    ("ethplus.p4", "ethplus_adaptive.stf"),
+]
+
+
+@pytest.mark.parametrize(("program", "stf"), CASES, ids=[s for _, s in CASES])
+def test_stf(program: str, stf: str) -> None:
+    run = subprocess.run([str(P4SIM), "stf", str(ROOT / "p4src" / program), str(HERE / stf)],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_every_stf_file_is_run() -> None:
+    assert {s for _, s in CASES} == {p.name for p in HERE.glob("*.stf")}
+
+
+def test_generated_stf_files_are_current(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, str(HERE / "gen_stf.py"), str(tmp_path)], check=True, cwd=ROOT, timeout=60)
+    fresh = {p.name: p.read_text() for p in tmp_path.glob("*.stf")}
+    committed = {p.name: p.read_text() for p in HERE.glob("ethplus_*.stf")}
+    assert fresh == committed
