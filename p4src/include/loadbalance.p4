@@ -112,7 +112,6 @@ control LoadBalance(inout headers hdr,
         }
         implementation = ecmp_selector;
         size = NUM_GROUPS;
-        default_action = NoAction();
     }
 
     apply {
