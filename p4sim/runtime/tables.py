@@ -1,13 +1,8 @@
 """Match-action tables: P4Runtime-exact validation on writes, fast lookups for the data plane.
 
-Lookup structures, rebuilt incrementally on every write (nothing cached goes stale):
-
-- only exact fields: one dict keyed by the key tuple;
-- exact fields plus one LPM field: one dict per prefix length, probed longest first;
-- any ternary / range / optional field: entries sorted by (priority desc, insertion order); each entry
-  carries one value/mask pair over the concatenated non-range fields plus explicit range checks.
-
-Ties between overlapping entries of equal priority go to the entry inserted first.
+The lookup structure (see :mod:`p4sim.runtime.index`) follows the key's match kinds: a dict for exact keys,
+per-prefix-length dicts for LPM, mask groups (tuple space) for ternary/optional, a priority-ordered list when
+a range field is present.  Ties between overlapping entries of equal priority go to the entry inserted first.
 """
 from __future__ import annotations
 
@@ -18,16 +13,12 @@ from typing import TYPE_CHECKING
 
 from p4sim.runtime.actions import ActionCall, ActionInfo, Scope
 from p4sim.runtime.errors import RuntimeOpError, invalid
+from p4sim.runtime.index import make_index
 from p4sim.runtime.match import (
-    Exact,
     FieldMatch,
-    Lpm,
     MatchKind,
-    Optional_,
     Range,
-    Ternary,
     normalize,
-    prefix_mask,
     validate,
 )
 
@@ -125,7 +116,6 @@ class Table:
         P4Info omits selector fields, so the compiler tells the table; ``key_len`` is the full key length.
         """
         self._configure_layout(list(selector_fields), key_len)
-        self._rebuild()
 
     def _configure_layout(self, sel: list[tuple[int, int]], key_len: int) -> None:
         self.selector_fields = tuple(sel)
@@ -135,16 +125,6 @@ class Table:
             raise ValueError(f"table {self.name}: key layout has {len(self._match_pos)} match fields, "
                              f"P4Info has {len(self.fields)}")
         self._plain_key = not sel
-        kinds = [f.kind for f in self.fields]
-        if self.needs_priority:
-            self._mode = "priority"
-        elif kinds.count(MatchKind.LPM) == 1:
-            self._mode = "lpm"
-        elif kinds.count(MatchKind.LPM) > 1:
-            self._mode = "priority"  # several LPM fields: P4Runtime gives no rule; use priority order
-        else:
-            self._mode = "exact"
-        self._lpm_idx = kinds.index(MatchKind.LPM) if MatchKind.LPM in kinds else -1
         self._rebuild()
 
     # ------------------------------------------------------------------------------- validation
@@ -337,114 +317,22 @@ class Table:
     # -------------------------------------------------------------------------------- indexing
 
     def _rebuild(self) -> None:
-        self._exact: dict[tuple, TableEntry] = {}
-        self._lpm: dict[int, dict] = {}
-        self._lpm_order: list[tuple[int, dict]] = []
-        self._plist: list[tuple] = []
-        self._plist_entries: list[TableEntry] = []
+        self._index = make_index(self.fields)
+        self._find = self._index.find
         for e in sorted(getattr(self, "_entries", {}).values(), key=lambda x: x._seq):
-            self._index_add(e)
+            self._index.add(e)
 
     def _index_add(self, e: TableEntry) -> None:
-        if self._mode == "exact":
-            self._exact[tuple(m.value for m in e.match)] = e  # type: ignore[union-attr]
-        elif self._mode == "lpm":
-            plen, key = self._lpm_key(e.match)
-            d = self._lpm.get(plen)
-            if d is None:
-                d = self._lpm[plen] = {}
-                self._lpm_order = sorted(
-                    ((prefix_mask(p, self.fields[self._lpm_idx].bitwidth), dd) for p, dd in self._lpm.items()),
-                    key=lambda t: -t[0].bit_count())
-            d[key] = e
-        else:
-            item = self._compile(e)
-            lo, hi = 0, len(self._plist)
-            k = (-e.priority, e._seq)
-            while lo < hi:  # bisect on (priority desc, insertion order)
-                mid = (lo + hi) // 2
-                if self._plist[mid][0] < k:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            self._plist.insert(lo, (k, *item))
-            self._plist_entries.insert(lo, e)
+        self._index.add(e)
 
     def _index_remove(self, e: TableEntry) -> None:
-        if self._mode == "exact":
-            del self._exact[tuple(m.value for m in e.match)]  # type: ignore[union-attr]
-        elif self._mode == "lpm":
-            plen, key = self._lpm_key(e.match)
-            d = self._lpm[plen]
-            del d[key]
-            if not d:
-                del self._lpm[plen]
-                self._lpm_order = [t for t in self._lpm_order if t[1] is not d]
-        else:
-            i = self._plist_entries.index(e)
-            del self._plist[i]
-            del self._plist_entries[i]
-
-    def _lpm_key(self, match: tuple[FieldMatch | None, ...]) -> tuple[int, object]:
-        m = match[self._lpm_idx]
-        plen, v = (0, 0) if m is None else (m.prefix_len, m.value)  # type: ignore[union-attr]
-        if len(self.fields) == 1:
-            return plen, v
-        rest = tuple(x.value for i, x in enumerate(match) if i != self._lpm_idx)  # type: ignore[union-attr]
-        return plen, (v, rest)
-
-    def _compile(self, e: TableEntry) -> tuple[int, int, tuple]:
-        """(mask, value) over the concatenated non-range fields + range checks ``(field index, lo, hi)``."""
-        mask = value = 0
-        ranges = []
-        for i, (f, m) in enumerate(zip(self.fields, e.match, strict=True)):
-            if f.kind is MatchKind.RANGE:
-                mask <<= 0
-                if m is not None:
-                    ranges.append((i, m.low, m.high))  # type: ignore[union-attr]
-                continue
-            w = f.bitwidth
-            mask <<= w
-            value <<= w
-            if m is None:
-                continue
-            if isinstance(m, Exact | Optional_):
-                mask |= (1 << w) - 1
-                value |= m.value
-            elif isinstance(m, Ternary):
-                mask |= m.mask
-                value |= m.value
-            elif isinstance(m, Lpm):
-                mask |= prefix_mask(m.prefix_len, w)
-                value |= m.value
-        return mask, value, tuple(ranges)
+        self._index.remove(e)
 
     # ---------------------------------------------------------------------------------- lookup
 
     def lookup(self, key: tuple[int, ...], packet_len: int = 0) -> LookupResult:
         """Data-plane lookup; ``key`` has one int per key field in declaration order incl. selectors."""
-        mkey = key if self._plain_key else tuple(key[i] for i in self._match_pos)
-        mode = self._mode
-        if mode == "exact":
-            e = self._exact.get(mkey)
-        elif mode == "lpm":
-            e = None
-            if len(mkey) == 1:
-                v = mkey[0]
-                for mask, d in self._lpm_order:
-                    e = d.get(v & mask)
-                    if e is not None:
-                        break
-            else:
-                li = self._lpm_idx
-                v = mkey[li]
-                rest = mkey[:li] + mkey[li + 1:]
-                for mask, d in self._lpm_order:
-                    e = d.get((v & mask, rest))
-                    if e is not None:
-                        break
-        else:
-            e = self._match_priority(mkey)
+        e = self._find(key if self._plain_key else tuple(key[i] for i in self._match_pos))
         if e is None:
             return self._miss
         e.packet_count += 1
@@ -455,18 +343,6 @@ class Table:
         if r is not None:
             return r
         return self._resolve_indirect(e, key)
-
-    def _match_priority(self, mkey: tuple[int, ...]) -> TableEntry | None:
-        kint = 0
-        for f, v in zip(self.fields, mkey, strict=True):
-            if f.kind is not MatchKind.RANGE:
-                kint = (kint << f.bitwidth) | v
-        for i, (_, mask, value, ranges) in enumerate(self._plist):
-            if kint & mask == value:
-                if ranges and not all(lo <= mkey[j] <= hi for j, lo, hi in ranges):
-                    continue
-                return self._plist_entries[i]
-        return None
 
     def _resolve_indirect(self, e: TableEntry, key: tuple[int, ...]) -> LookupResult:
         prof = self.profile

@@ -326,3 +326,38 @@ def test_selector_key_positions(state):
     seen = {t.lookup((7, src, 0x0A000001)).action.args[1] for src in range(64)}
     assert seen == {1, 2}
     assert not t.lookup((8, 1, 2)).hit
+
+
+@st.composite
+def tss_entry(draw):
+    tern = draw(st.one_of(st.none(), st.tuples(SMALL16, MASK16).map(lambda t: Ternary(t[0] & t[1], t[1]))))
+    tern2 = draw(st.one_of(st.none(), st.tuples(st.integers(0, 15), st.sampled_from([0xF, 0x3, 0x8]))
+                           .map(lambda t: Ternary(t[0] & t[1], t[1]))))
+    opt = draw(st.one_of(st.none(), st.integers(0, 1).map(Optional_)))
+    return TableEntry((tern, tern2, opt), draw(st.integers(1, 4)), ActionCall("a", ()))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(tss_entry(), max_size=30),
+       st.lists(st.tuples(SMALL16, st.integers(0, 15), st.integers(0, 1)), min_size=1, max_size=30),
+       st.data())
+def test_ternary_optional_lookup_equals_reference(entries, keys, data):
+    """Tables without range fields use mask groups (tuple space search): same answers as brute force."""
+    from p4sim.runtime import ActionInfo, KeyField, MatchKind, Table
+    from p4sim.runtime.index import TupleSpaceIndex
+    t = Table("tss", 1, [KeyField("a", 1, 16, MatchKind.TERNARY), KeyField("b", 2, 4, MatchKind.TERNARY),
+                         KeyField("c", 3, 1, MatchKind.OPTIONAL)], {"a": ActionInfo("a", 1)})
+    assert isinstance(t._index, TupleSpaceIndex)
+    inserted = _insert_all(t, entries)
+    for key in keys:
+        assert t.lookup(key).entry is _reference(t, inserted, key)
+    for e in list(inserted):
+        if data.draw(st.booleans()):
+            t.delete(TableEntry(e.match, e.priority))
+            inserted.remove(e)
+    for key in keys:
+        assert t.lookup(key).entry is _reference(t, inserted, key)
+    # re-inserting after deletes keeps insertion order as the tie-break
+    more = _insert_all(t, data.draw(st.lists(tss_entry(), max_size=10)))
+    for key in keys:
+        assert t.lookup(key).entry is _reference(t, inserted + more, key)
