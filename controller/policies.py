@@ -1,0 +1,131 @@
+"""Path-selection and ECN policies: small classes the fabric application applies to every switch.
+
+A policy says which mode `p4src/ethplus.p4` runs in (its `lb_config` table), how ECN marks (per-port RED
+thresholds in `ecn_config`), and may run a helper while the fabric is up (the adaptive policy's probe sender).
+
+Writing your own: subclass `Policy`, set `name` and `mode`, override `lb_params`/`ecn_for_port`/`start`, and
+register it with `@register`:
+
+    @register
+    class GentleEcn(EcmpPolicy):
+        name = "ecmp-gentle-ecn"
+        ecn = EcnSettings(kmin=20, kmax=200, pmax=0.05)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from controller.fabric import FabricController
+
+LB_ECMP, LB_SPRAY, LB_FLOWLET, LB_ADAPTIVE = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class EcnSettings:
+    """DCQCN-style RED: no marks up to `kmin` packets queued, all marked from `kmax`, linear ramp to `pmax`."""
+
+    kmin: int = 5
+    kmax: int = 50
+    pmax: float = 0.2
+
+    def params(self) -> dict[str, int]:
+        if not 0 <= self.kmin <= self.kmax:
+            raise ValueError(f"ECN thresholds need 0 <= kmin <= kmax (got {self.kmin}, {self.kmax})")
+        return {"kmin": self.kmin, "kmax": self.kmax, "pmax": min(65535, round(self.pmax * 65536))}
+
+
+class Policy:
+    """Base policy: ECMP on the flow hash with ECN marking at the default thresholds."""
+
+    name: ClassVar[str] = "base"
+    mode: ClassVar[int] = LB_ECMP
+    flowlet_gap_us: int = 100
+    best_hop_timeout_us: int = 1000
+    probe_mgrp: int = 0
+    ecn: EcnSettings | None = EcnSettings()
+
+    def __init__(self, ecn: EcnSettings | None | bool = True, **options: int) -> None:
+        if isinstance(ecn, EcnSettings) or ecn is None:
+            self.ecn = ecn
+        elif ecn is False:
+            self.ecn = None
+        for key, value in options.items():
+            if not hasattr(self, key):
+                raise ValueError(f"policy {self.name} has no option {key!r}")
+            setattr(self, key, value)
+
+    def lb_params(self) -> dict[str, int]:
+        return {"mode": self.mode, "flowlet_gap_us": self.flowlet_gap_us,
+                "best_hop_timeout_us": self.best_hop_timeout_us, "probe_mgrp": self.probe_mgrp}
+
+    def ecn_for_port(self, switch: str, port: int) -> EcnSettings | None:
+        return self.ecn
+
+    def start(self, fabric: FabricController) -> None:
+        """Called once the tables are installed; start helpers here."""
+
+    def stop(self) -> None:
+        """Called before the fabric goes down."""
+
+    def describe(self) -> str:
+        ecn = f"ECN {self.ecn.kmin}/{self.ecn.kmax}/{self.ecn.pmax}" if self.ecn else "no ECN"
+        return f"{self.name} ({ecn})"
+
+
+POLICIES: dict[str, type[Policy]] = {}
+
+
+def register(cls: type[Policy]) -> type[Policy]:
+    POLICIES[cls.name] = cls
+    return cls
+
+
+@register
+class EcmpPolicy(Policy):
+    """Per-flow hashing through the action selector: a flow keeps one path; flows spread over paths."""
+
+    name = "ecmp"
+    mode = LB_ECMP
+
+
+@register
+class SprayPolicy(Policy):
+    """Per-packet round-robin over the live candidates: even load, packets of a flow may reorder."""
+
+    name = "spray"
+    mode = LB_SPRAY
+
+
+@register
+class FlowletPolicy(Policy):
+    """A burst keeps its path; after `flowlet_gap_us` of silence the flow moves to the least-loaded port."""
+
+    name = "flowlet"
+    mode = LB_FLOWLET
+
+
+@register
+class AdaptivePolicy(Policy):
+    """HULA-like: switches keep the best next hop per destination, learnt from probes that carry queue depths.
+
+    Probes are injected with packet-out by the controller (never generated inside a switch); until the first
+    probe for a destination arrives, or when the learnt hop has aged out, a switch falls back to its ECMP choice.
+    """
+
+    name = "adaptive"
+    mode = LB_ADAPTIVE
+    probe_interval_s: float = 0.05
+
+
+def make_policy(name: str, **options: object) -> Policy:
+    try:
+        cls = POLICIES[name]
+    except KeyError:
+        raise ValueError(f"unknown policy {name!r} (known: {', '.join(sorted(POLICIES))})") from None
+    ecn = options.pop("ecn", True)
+    if isinstance(ecn, dict):
+        ecn = EcnSettings(**ecn)
+    return cls(ecn=ecn, **options)  # type: ignore[arg-type]
