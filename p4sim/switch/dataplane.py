@@ -21,7 +21,7 @@ from p4sim.switch.pcap import PcapWriter
 from p4sim.switch.ports import Port, PortGone, link_state
 from p4sim.switch.program import Live
 from p4sim.switch.stats import MALFORMED, NO_PORT, PIPELINE, PORT_DOWN, QUEUE_FULL, TX_ERROR, Accounting
-from p4sim.switch.tm import TrafficManager
+from p4sim.switch.tm import QueueInfo, TrafficManager
 
 log = logging.getLogger("p4sim.switch")
 
@@ -203,9 +203,31 @@ class DataPlane:
         if not jobs:
             ps.dropped[PIPELINE] += 1
             return
-        fate = acct.start(ps, len(jobs))
         ports = self.ports
         cpu = self.cpu_port
+        if len(jobs) == 1:
+            # Fast path: one copy to an unpaced port with an empty queue leaves at once, as it would
+            # from the queue (enq_qdepth 0, no time queued), without the queue's bookkeeping.
+            job = jobs[0]
+            eport = job.egress_port
+            p = ports.get(eport)
+            if (p is not None and p.up or eport == cpu) and self.tm.bypass(eport):
+                qid = min(max(job.priority, 0), self.tm.nqueues - 1)
+                try:
+                    frames = live.egress(job, now_us, QueueInfo(now_us, 0, 0, 0, qid))
+                except Exception as exc:  # noqa: BLE001
+                    self._bad_packet("egress", eport, exc)
+                    ps.dropped[MALFORMED] += 1
+                    return
+                nfwd, ncpu, reason = self._emit(frames)
+                if nfwd:
+                    ps.forwarded += 1
+                elif ncpu:
+                    ps.to_cpu += 1
+                else:
+                    ps.dropped[reason or PIPELINE] += 1
+                return
+        fate = acct.start(ps, len(jobs))
         enqueue = self.tm.enqueue
         for job in jobs:
             eport = job.egress_port
@@ -225,9 +247,7 @@ class DataPlane:
         now_us = int((now - self.t0) * 1_000_000)
         out, wake = tm.service(now, now_us)
         acct = self.acct
-        cpu = self.cpu_port
-        ports = self.ports
-        pcap_out = self._pcap_out
+        emit = self._emit
         for _port, (job, fate, egress), qinfo in out:
             try:
                 frames = egress(job, now_us, qinfo)
@@ -235,34 +255,39 @@ class DataPlane:
                 self._bad_packet("egress", job.egress_port, exc)
                 acct.copy_done(fate, reason=MALFORMED)
                 continue
-            if not frames:
-                acct.copy_done(fate, reason=PIPELINE)
-                continue
-            nfwd = ncpu = 0
-            reason = None
-            for oport, data in frames:
-                if oport == cpu:
-                    ncpu += 1
-                    self._packet_in(data)
-                    continue
-                p = ports.get(oport)
-                if p is None:
-                    reason = NO_PORT
-                elif not p.up:
-                    reason = PORT_DOWN
-                elif p.send(data):
-                    nfwd += 1
-                    ps = acct.ports.get(oport) or acct.port(oport)
-                    ps.transmitted += 1
-                    ps.transmitted_bytes += len(data)
-                    if pcap_out:
-                        w = pcap_out.get(oport)
-                        if w is not None:
-                            w.write(data)
-                else:
-                    reason = TX_ERROR
+            nfwd, ncpu, reason = emit(frames)
             acct.copy_done(fate, nfwd, ncpu, reason)
         return wake
+
+    def _emit(self, frames: list) -> tuple[int, int, str | None]:
+        """Send egress output: (frames on data ports, frames to the CPU, drop reason of the rest)."""
+        if not frames:
+            return 0, 0, PIPELINE
+        nfwd = ncpu = 0
+        reason = None
+        cpu = self.cpu_port
+        for oport, data in frames:
+            if oport == cpu:
+                ncpu += 1
+                self._packet_in(data)
+                continue
+            p = self.ports.get(oport)
+            if p is None:
+                reason = NO_PORT
+            elif not p.up:
+                reason = PORT_DOWN
+            elif p.send(data):
+                nfwd += 1
+                ps = self.acct.ports.get(oport) or self.acct.port(oport)
+                ps.transmitted += 1
+                ps.transmitted_bytes += len(data)
+                if self._pcap_out:
+                    w = self._pcap_out.get(oport)
+                    if w is not None:
+                        w.write(data)
+            else:
+                reason = TX_ERROR
+        return nfwd, ncpu, reason
 
     def _packet_in(self, data: bytes) -> None:
         if self.cpu_port is not None:

@@ -52,7 +52,7 @@ class QueueInfo:
 class PortQueue:
     """The queues of one egress port and its pacing state."""
 
-    __slots__ = ("port", "queues", "config", "next_tx", "backlog", "drops")
+    __slots__ = ("port", "queues", "config", "next_tx", "backlog", "drops", "paced")
 
     def __init__(self, port: int, nqueues: int, config: QueueConfig) -> None:
         self.port = port
@@ -61,6 +61,7 @@ class PortQueue:
         self.next_tx = 0.0  # seconds (monotonic) when the next packet may leave
         self.backlog = 0
         self.drops = 0
+        self.paced = config.rate_pps > 0 or config.rate_bps > 0
 
     def interval(self, length: int) -> float:
         cfg = self.config
@@ -104,7 +105,14 @@ class TrafficManager:
             if rate_bps < 0:
                 raise ValueError("queue rate must not be negative")
             cfg.rate_bps = float(rate_bps)
+        pq = self.ports[port]
+        pq.paced = cfg.rate_pps > 0 or cfg.rate_bps > 0
         return cfg
+
+    def bypass(self, port: int) -> bool:
+        """True when a packet for `port` would leave at once (unpaced, nothing waiting): skip the queue."""
+        pq = self.ports.get(port) or self.port(port)
+        return pq.backlog == 0 and not pq.paced
 
     def enqueue(self, port: int, priority: int, item: object, length: int, now: float, now_us: int) -> bool:
         """Queue `item` for `port`; False (tail drop) when that queue is full."""
