@@ -194,7 +194,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         failure: list[P4RuntimeError] = []
 
         def reader() -> None:
-            # A client that half-closes still receives (packet-ins, digests) until it cancels.
+            # The stream ends when the client half-closes or vanishes (clients such as
+            # p4runtime-shell wait for the server to end it after they stop sending).
             try:
                 for msg in request_iterator:
                     try:
@@ -202,10 +203,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                     except P4RuntimeError as err:
                         if msg.WhichOneof("update") == "arbitration":
                             failure.append(err)
-                            session.close()
                             return
                         session.send(_stream_error(err, msg))
             except Exception:  # noqa: BLE001 - a vanished client ends its own stream only
+                pass
+            finally:
                 session.close()
 
         context.add_callback(session.close)
