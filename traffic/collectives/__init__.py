@@ -6,7 +6,9 @@ and the CLI call; the per-family modules hold the algorithms.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from traffic.collectives.alltoall import all_to_all
 from traffic.collectives.p2p import broadcast, incast, pipeline_sendrecv
@@ -22,8 +24,8 @@ PATTERNS: dict[str, dict[str, Callable[..., Schedule]]] = {
     "reduce_scatter": {"ring": ring_reduce_scatter},
     "all_gather": {"ring": ring_all_gather},
     "all_to_all": {"direct": all_to_all},
-    "broadcast": {"ring": lambda ranks, size, **kw: broadcast(ranks, size, algorithm="ring", **kw),
-                  "binomial": lambda ranks, size, **kw: broadcast(ranks, size, algorithm="binomial", **kw)},
+    "broadcast": {"ring": partial(broadcast, algorithm="ring"),
+                  "binomial": partial(broadcast, algorithm="binomial")},
     "sendrecv": {"gpipe": pipeline_sendrecv},
     "incast": {"direct": incast},
 }
@@ -49,13 +51,30 @@ def make_schedule(pattern: str, ranks: Sequence[int], size: int, algorithm: str 
     if pattern.strip().lower() == "moe":
         params.setdefault("phase", "both")
         params.setdefault("skew", 1.0)
-    algos = PATTERNS[key]
+    gen = generator(key, algorithm)
+    unknown = set(params) - accepted_params(key, algorithm)
+    if unknown:
+        raise ValueError(f"{key}: unknown parameter(s) {', '.join(sorted(unknown))}; "
+                         f"known: {', '.join(sorted(accepted_params(key, algorithm)))}")
+    return gen(ranks, size, **params)
+
+
+def generator(pattern: str, algorithm: str | None = None) -> Callable[..., Schedule]:
+    algos = PATTERNS[canonical(pattern)]
     algo = algorithm or next(iter(algos))
     if algo not in algos:
-        raise ValueError(f"{key} has no algorithm {algo!r}; known: {', '.join(algos)}")
-    return algos[algo](ranks, size, **params)
+        raise ValueError(f"{pattern} has no algorithm {algo!r}; known: {', '.join(algos)}")
+    return algos[algo]
 
 
-__all__ = ["PATTERNS", "canonical", "make_schedule", "all_to_all", "broadcast", "incast",
+def accepted_params(pattern: str, algorithm: str | None = None) -> set[str]:
+    """Keyword parameters the algorithm takes besides ranks and size (for filtering shared defaults)."""
+    sig = inspect.signature(generator(pattern, algorithm))
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {n for n, p in sig.parameters.items()
+            if n not in ("ranks", "size", "algorithm") and p.kind in kinds and p.default is not p.empty}
+
+
+__all__ = ["PATTERNS", "accepted_params", "canonical", "generator", "make_schedule", "all_to_all", "broadcast", "incast",
            "pipeline_sendrecv", "recursive_halving_doubling_all_reduce", "ring_all_gather",
            "ring_all_reduce", "ring_reduce_scatter", "double_binary_tree_all_reduce"]

@@ -1,0 +1,5 @@
+import sys
+
+from traffic.cli import main
+
+sys.exit(main())
