@@ -1,0 +1,103 @@
+"""Bring a whole emulated fabric up: namespaces and links (Mininet), switch processes, P4Runtime control plane.
+
+`running_fabric()` is the one context manager every command and test uses, so a failure at any phase still
+tears down everything created before it.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller.artifacts import DEFAULT_PROGRAM, build_artifacts
+from controller.fabric import FabricController
+from controller.policies import Policy, make_policy
+from topologies.mininet_builder import Fabric, FabricOptions
+from topologies.model import Topology
+from topologies.switches import Bmv2Switch, P4SimSwitch
+
+TARGETS = {"p4sim": P4SimSwitch, "bmv2": Bmv2Switch}
+
+
+@dataclass
+class Reachability:
+    """Pings sent per plane and which (src, dst, plane) failed."""
+
+    tried: dict[int, int] = field(default_factory=dict)
+    failed: list[tuple[str, str, int]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed and sum(self.tried.values()) > 0
+
+
+@dataclass
+class RunningFabric:
+    topo: Topology
+    fabric: Fabric
+    controller: FabricController
+    entries: int
+    timings: dict[str, float]
+
+
+@contextmanager
+def running_fabric(topo: Topology, target: str = "p4sim", policy: Policy | str = "ecmp",
+                   program: Path = DEFAULT_PROGRAM, rate_scale: float | None = None,
+                   queue_depth: int | None = None, log_dir: str | None = None,
+                   progress: Callable[[str], None] | None = None) -> Iterator[RunningFabric]:
+    """Build, start, push and install; yield the running fabric; always tear down."""
+    say = progress or (lambda _msg: None)
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r} (known: {', '.join(TARGETS)})")
+    policy = make_policy(policy) if isinstance(policy, str) else policy
+    t0 = time.monotonic()
+    say(f"compiling {program.name} for {target}")
+    artifacts = build_artifacts(program, target)
+    compile_s = time.monotonic() - t0
+    options = FabricOptions(switch_cls=TARGETS[target], rate_scale=rate_scale, queue_depth=queue_depth,
+                            log_dir=log_dir)
+    say(f"creating {len(topo.hosts)} hosts and {len(topo.links)} links")
+    with Fabric(topo, options) as fabric:
+        say(f"starting {len(topo.switches)} {target} switches")
+        fabric.start()
+        controller = FabricController(topo, fabric.grpc_addrs(), artifacts, policy)
+        try:
+            say("pushing pipelines and installing tables")
+            entries = controller.start()
+            timings = {"compile": round(compile_s, 3), **fabric.timings,
+                       **{k: round(v, 3) for k, v in controller.timings.items()}}
+            yield RunningFabric(topo, fabric, controller, entries, timings)
+        finally:
+            controller.close()
+
+
+def check_reachability(running: RunningFabric, per_host: int | None = None, seed: int = 1,
+                       timeout_s: int = 2) -> Reachability:
+    """Ping from every host to every other host (or `per_host` sampled ones) on every plane, all hosts at once."""
+    topo = running.topo
+    rng = random.Random(seed)
+    result = Reachability()
+    targets: dict[str, list[tuple[str, int, str]]] = {}
+    for src, ep in topo.endpoints.items():
+        for plane, _itf in ep.interfaces.items():
+            peers = [(dst, other.interfaces[plane].ipv4) for dst, other in topo.endpoints.items()
+                     if dst != src and plane in other.interfaces]
+            if per_host is not None and len(peers) > per_host:
+                peers = rng.sample(peers, per_host)
+            targets.setdefault(src, []).extend((dst, plane, ip) for dst, ip in peers)
+            result.tried[plane] = result.tried.get(plane, 0) + len(peers)
+    for src, items in targets.items():
+        ips = " ".join(ip for _dst, _plane, ip in items)
+        # Bounded: one echo request per target, each waiting at most timeout_s.
+        script = (f"for ip in {ips}; do ping -c1 -W{timeout_s} -q $ip >/dev/null 2>&1 && echo ok $ip "
+                  f"|| echo fail $ip; done; echo el-done")
+        running.fabric.host(src).sendCmd(script)
+    for src, items in targets.items():
+        out = running.fabric.host(src).waitOutput()
+        failed_ips = {line.split()[1] for line in out.splitlines() if line.startswith("fail ")}
+        result.failed += [(src, dst, plane) for dst, plane, ip in items if ip in failed_ips]
+    return result
