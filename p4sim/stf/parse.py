@@ -32,17 +32,20 @@ keywords case-insensitive::
 
 ``PRIORITY`` keeps STF's meaning, which is P4Runtime's: a larger number wins (p4c's BMv2 driver turns it
 into BMv2's smaller-wins form with ``10000 - PRIORITY``).  How a key value becomes a field match for a given
-match kind follows p4c's driver; see :meth:`KeyValue.to_match`.
+match kind follows p4c's driver; see :meth:`KeyValue.to_match`.  :func:`table_entry`, :func:`action_call`
+and :func:`resolve_name` turn ``add``/``setdefault`` lines into runtime objects for a given table.
 """
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from p4sim.errors import P4Error, SourceLoc
+from p4sim.runtime.actions import ActionCall
 from p4sim.runtime.match import Exact, FieldMatch, Lpm, MatchKind, Optional_, Range, Ternary
+from p4sim.runtime.tables import Table, TableEntry
 
 
 class StfError(P4Error):
@@ -92,9 +95,14 @@ class KeyValue:
                 return None
             return Ternary(value & mask, mask)
         if kind is MatchKind.RANGE:
-            if self.mask is not None:  # a masked value over a range field: the covered span
-                return Range(value & self.mask & full, (value | (~self.mask & full)) & full)
-            return Range(value, value)
+            if self.mask is None:
+                return Range(value, value)
+            mask = self.mask & full
+            low_bits = ~mask & full
+            if low_bits & (low_bits + 1):  # only "high bits fixed, low bits free" is a range
+                raise ValueError(f"{self.text!r} is not a contiguous range")
+            r = Range(value & mask, (value & mask) | low_bits)
+            return None if (r.low, r.high) == (0, full) else r
         raise ValueError(f"no STF key form for match kind {kind}")
 
 
@@ -612,6 +620,59 @@ _HANDLERS = {
                                                     _rates(c)),
     "meter_array_set_rates": lambda c, loc: MeterSetRates(loc, c.name("a meter name"), None, _rates(c)),
 }
+
+
+# ------------------------------------------------------------------------- STF names -> runtime objects
+
+
+def resolve_name(names: Iterable[str], name: str, what: str, loc: SourceLoc) -> str:
+    """The full name STF's ``name`` means: exact, else the unique one ending in ``.name`` (p4c's driver
+    does the same suffix search); ``hdr.h$1.f`` is read as ``hdr.h[1].f``."""
+    names = list(names)
+    for cand in (name, re.sub(r"\$([0-9]+)", r"[\1]", name)):
+        if cand in names:
+            return cand
+        hits = [n for n in names if n.endswith("." + cand)]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise StfError(f"{what} {name!r} is ambiguous: {', '.join(sorted(hits))}", loc)
+    raise StfError(f"no {what} {name!r}", loc)
+
+
+def action_call(table: Table, spec: ActionSpec, loc: SourceLoc) -> ActionCall:
+    """An ``ActionCall`` for ``table`` from an STF action spec (names resolved, arguments in order)."""
+    aname = resolve_name(table.actions, spec.name, f"action of table {table.name}", loc)
+    info = table.actions[aname]
+    given = spec.arg_dict()
+    unknown = set(given) - {p.name for p in info.params}
+    missing = [p.name for p in info.params if p.name not in given]
+    if unknown or missing:
+        raise StfError(f"action {aname}: missing parameter(s) {missing}, unknown {sorted(unknown)}", loc)
+    return ActionCall(aname, tuple(given[p.name] & ((1 << p.bitwidth) - 1) for p in info.params))
+
+
+def table_entry(table: Table, stmt: AddEntry) -> TableEntry:
+    """The ``TableEntry`` an ``add`` line means for ``table``, as p4c's BMv2 driver builds it: keys not
+    given are 0 for exact fields and don't care otherwise; the priority is used only by tables that need
+    one (and then it is required)."""
+    by_name = {f.name: i for i, f in enumerate(table.fields)}
+    match: list[FieldMatch | None] = [Exact(0) if f.kind is MatchKind.EXACT else None for f in table.fields]
+    for kname, kv in stmt.keys:
+        i = by_name[resolve_name(by_name, kname, f"key field of table {table.name}", stmt.loc)]
+        f = table.fields[i]
+        try:
+            match[i] = kv.to_match(f.kind, f.bitwidth)
+        except ValueError as e:
+            raise StfError(f"key {kname}: {e}", stmt.loc) from None
+    if table.needs_priority:
+        if stmt.priority is None:
+            raise StfError(f"table {table.name} has ternary/range/optional keys: the entry needs a priority",
+                           stmt.loc)
+        priority = stmt.priority
+    else:
+        priority = 0
+    return TableEntry(tuple(match), priority, action_call(table, stmt.action, stmt.loc))
 
 
 def iter_statements(stmts: list[Stmt], kind: type) -> Iterator[Stmt]:

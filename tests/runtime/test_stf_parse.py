@@ -147,3 +147,46 @@ def test_errors_are_located(text, line, col):
 def test_comments_blank_lines_and_case():
     stmts = parse_stf("  # only a comment\n\nWAIT   # trailing\nexpect 4 00 # c\n")
     assert isinstance(stmts[0], Wait) and isinstance(stmts[1], Expect) and stmts[1].pattern == "00"
+
+
+def test_add_lines_become_runtime_entries(state):
+    from p4sim.runtime import ActionCall
+    from p4sim.stf.parse import action_call, table_entry
+    stmts = parse_stf(
+        "add ipv4_lpm hdr.ipv4.dstAddr:0x0a000100/24 ipv4_forward(port:2, dstAddr:0x0a)\n"
+        "add acl 7 etherType:0x0800&&&0xff00 port:1 MyIngress.drop()\n"
+        "add acl etherType:0x0800&&&0xff00 MyIngress.drop()\n"
+        "add ipv4_lpm nosuch:1 drop()\n"
+        "add mac dstAddr:5 nosuch()\n"
+        "add mac dstAddr:5 ipv4_forward(port:1)\n"
+        "setdefault ipv4_lpm ipv4_forward(dstAddr:1, port:3)\n", "t.stf")
+    lpm = state.tables["MyIngress.ipv4_lpm"]
+    e = table_entry(lpm, stmts[0])
+    assert e.match == (Lpm(0x0A000100, 24),) and e.priority == 0
+    assert e.action == ActionCall("MyIngress.ipv4_forward", (0x0A, 2))
+    lpm.insert(e)
+    acl = state.tables["MyIngress.acl"]
+    e2 = table_entry(acl, stmts[1])
+    assert e2.priority == 7 and e2.match == (Ternary(0x0800, 0xFF00), Range(1, 1), None)
+    e4 = table_entry(acl, parse_stf("add acl 1 port:0x10&&&0x1f0 MyIngress.drop()\n")[0])
+    assert e4.match == (None, Range(0x10, 0x1F), None)
+    with pytest.raises(StfError, match="not a contiguous range"):
+        table_entry(acl, parse_stf("add acl 1 port:0x**1 MyIngress.drop()\n")[0])
+    with pytest.raises(StfError, match="needs a priority"):
+        table_entry(acl, stmts[2])
+    with pytest.raises(StfError, match="no key field"):
+        table_entry(lpm, stmts[3])
+    mac = state.tables["MyIngress.mac"]
+    with pytest.raises(StfError, match="no action"):
+        table_entry(mac, stmts[4])
+    with pytest.raises(StfError, match="missing parameter"):
+        table_entry(mac, stmts[5])
+    # a key not given is 0 for an exact field (p4c's driver), the vrf here
+    e3 = table_entry(mac, parse_stf("add mac dstAddr:5 drop()\n")[0])
+    assert e3.match == (Exact(5), Exact(0))
+    assert action_call(lpm, stmts[6].action, stmts[6].loc) == ActionCall("MyIngress.ipv4_forward", (1, 3))
+    # ambiguous suffixes are errors
+    from p4sim.stf.parse import resolve_name
+    with pytest.raises(StfError, match="ambiguous"):
+        resolve_name(["a.x.f", "b.x.f"], "f", "field", stmts[0].loc)
+    assert resolve_name(["hdr.h[1].f"], "hdr.h$1.f", "field", stmts[0].loc) == "hdr.h[1].f"
