@@ -20,6 +20,7 @@ from p4sim.switch.nsio import read_frames, write_frames
 ROOT = Path(__file__).resolve().parents[2]
 BASIC_L3 = ROOT / "p4src" / "basic_l3.p4"
 QUEUE_PROBE = Path(__file__).with_name("p4") / "queue_probe.p4"
+FLOOD_CPU = Path(__file__).with_name("p4") / "flood_cpu.p4"
 
 
 
@@ -34,6 +35,21 @@ def lab() -> Iterator[Lab]:
     assert os.geteuid() == 0, "the switch tests need root (namespaces, raw sockets)"
     with Lab() as lab:
         yield lab
+
+
+@pytest.fixture
+def lab3() -> Iterator[Lab]:
+    assert os.geteuid() == 0, "the switch tests need root (namespaces, raw sockets)"
+    with Lab(nhosts=3) as lab:
+        yield lab
+
+
+def send_frames(lab: Lab, tmp: Path, host: int, frames: list[bytes]) -> None:
+    """Send frames from a host's namespace, back to back."""
+    path = tmp / f"frames-{host}.bin"
+    write_frames(str(path), frames)
+    subprocess.run(lab.nsio(host, "send", lab.host_if(host), str(path)), check=True, capture_output=True,
+                   env=switch_env())
 
 
 class Switch:

@@ -54,7 +54,7 @@ def test_basic_l3_between_two_namespaces(lab, start_switch, capture, send, tmp_p
             assert bytes(pkt[UDP]) == bytes(orig[UDP])  # payload untouched
 
         counters = conn.read_counter("MyIngress.port_counter", 1)
-        byte_count, packet_count = counters[1]
+        packet_count, byte_count = counters[1]
         assert packet_count == len(frames)
         assert byte_count == sum(len(f) for f in frames)
     finally:

@@ -9,10 +9,10 @@ import time
 import pytest
 from scapy.all import Ether, Raw
 
-from p4sim.switch.lab import Lab, sh
+from p4sim.switch.lab import sh
 from p4sim.switch.nsio import write_frames
 
-from .conftest import QUEUE_PROBE, Capture, Switch, compiled
+from .conftest import QUEUE_PROBE, Capture, Switch, compiled, send_frames
 from .test_queueing import queue_cmd
 
 pytestmark = pytest.mark.netns
@@ -27,12 +27,6 @@ def wait_for(pred, timeout: float = 3.0) -> bool:
             return True
         time.sleep(0.05)
     return pred()
-
-
-def send_frames(lab: Lab, tmp_path, host: int, frames: list[bytes]) -> None:
-    path = tmp_path / f"frames-{host}.bin"
-    write_frames(str(path), frames)
-    subprocess.run(lab.nsio(host, "send", lab.host_if(host), str(path)), check=True, capture_output=True)
 
 
 def test_sigterm_under_load_exits_fast(lab, start_switch) -> None:
@@ -69,12 +63,6 @@ def test_sigint_without_program(lab, start_switch, send) -> None:
     sw.proc.proc.wait(2.0)
     p1 = sw.stats()["ports"]["1"]
     assert p1["received"] == 5 and p1["dropped_by_reason"]["pipeline"] == 5
-
-
-@pytest.fixture
-def lab3():
-    with Lab(nhosts=3) as lab:
-        yield lab
 
 
 def test_port_that_disappears_is_dropped_not_fatal(lab3, tmp_path) -> None:

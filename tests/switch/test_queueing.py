@@ -49,7 +49,7 @@ def test_rate_limited_port_queues_and_tail_drops(lab, start_switch, capture, sen
         assert DEPTH - 2 <= max_enq <= DEPTH - 1  # the queue filled up (enq_qdepth = packets already waiting)
         # a packet that waited behind a full queue spent about DEPTH/RATE seconds in it
         assert conn.read_register("MyEgress.last_timedelta", 2)[2] > 0.5 * DEPTH / RATE * 1e6
-        egress_count = conn.read_counter("MyEgress.egress_count", 2)[2][1]
+        egress_count = conn.read_counter("MyEgress.egress_count", 2)[2][0]
         assert egress_count == len(got)
     finally:
         conn.close()
