@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 Fields = Sequence[tuple[int, int]]  # (value, bitwidth) pairs
+_NATIVE_LITTLE = memoryview(b"\x01\x00").cast("H")[0] == 1
 
 
 def pack_fields(fields: Fields) -> bytes:
@@ -115,11 +116,30 @@ def crc(cfg: CrcConfig, data: bytes) -> int:
     return crc_generic(cfg, data)
 
 
+@lru_cache(maxsize=1)
+def _crc16_word_table() -> tuple[int, ...]:
+    """CRC-16/ARC over two bytes at once: with a 16-bit register, ``crc' = T16[crc ^ little_endian_word]``."""
+    t = _lsb_table(16, 0x8005)
+    out = []
+    for x in range(65536):
+        c = t[x & 0xFF]
+        out.append((c >> 8) ^ t[(c ^ (x >> 8)) & 0xFF])
+    return tuple(out)
+
+
 def crc16(data: bytes) -> int:
-    table = _lsb_table(16, 0x8005)
+    t8 = _lsb_table(16, 0x8005)
+    n = len(data)
     rem = 0
+    if n >= 4 and _NATIVE_LITTLE:
+        t16 = _crc16_word_table()
+        for w in memoryview(data[: n & ~1]).cast("H"):
+            rem = t16[rem ^ w]
+        if n & 1:
+            rem = (rem >> 8) ^ t8[(rem ^ data[-1]) & 0xFF]
+        return rem
     for b in data:
-        rem = (rem >> 8) ^ table[(rem ^ b) & 0xFF]
+        rem = (rem >> 8) ^ t8[(rem ^ b) & 0xFF]
     return rem
 
 
@@ -143,8 +163,6 @@ def csum16(data: bytes) -> int:
         s = ((s & 0xFF) << 8) | (s >> 8)
     return ~s & 0xFFFF
 
-
-_NATIVE_LITTLE = memoryview(b"\x01\x00").cast("H")[0] == 1
 
 
 def xor16(data: bytes) -> int:
