@@ -16,7 +16,7 @@ from typing import Any
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
-from p4sim.p4runtime.codec import decode
+from p4sim.p4runtime.codec import decode, encode
 from p4sim.p4runtime.errors import P4RuntimeError, from_runtime
 
 U = p4runtime_pb2.Update
@@ -199,6 +199,45 @@ class Binding:
             kwargs["group_id"] = entry.action.action_profile_group_id
         return runtime.TableEntry(match=tuple(match), **kwargs)
 
+    def action_proto(self, call: Any) -> p4runtime_pb2.Action | None:
+        """Protobuf form (canonical bytes) of a runtime ActionCall."""
+        info = next((a for a in self._actions.values() if a.preamble.name == call.action), None)
+        if info is None:
+            return None
+        out = p4runtime_pb2.Action(action_id=info.preamble.id)
+        for p, value in zip(info.params, call.args, strict=False):
+            out.params.add(param_id=p.id, value=encode(value))
+        return out
+
+    def program_entries(self, table: p4info_pb2.Table) -> list[p4runtime_pb2.TableEntry]:
+        """Entries the program itself installed (const entries / initial entries)."""
+        obj = self._obj("tables", table.preamble.name)
+        if obj is None:
+            return []
+        out = []
+        for e in obj.entries():
+            te = p4runtime_pb2.TableEntry(table_id=table.preamble.id, priority=e.priority,
+                                          is_const=bool(e.is_const))
+            for mf, fm in zip(table.match_fields, e.match, strict=False):
+                if fm is not None:
+                    te.match.append(_field_match_proto(mf, fm))
+            if e.action is not None:
+                action = self.action_proto(e.action)
+                if action is None:
+                    continue
+                te.action.action.CopyFrom(action)
+            elif e.member_id is not None:
+                te.action.action_profile_member_id = e.member_id
+            elif e.group_id is not None:
+                te.action.action_profile_group_id = e.group_id
+            out.append(te)
+        return out
+
+    def current_default(self, table: p4info_pb2.Table) -> p4runtime_pb2.Action | None:
+        obj = self._obj("tables", table.preamble.name)
+        call_ = getattr(obj, "default_action", None)
+        return None if call_ is None else self.action_proto(call_)
+
     def table_write(self, table: p4info_pb2.Table, update_type: int,
                     entry: p4runtime_pb2.TableEntry) -> None:
         obj = self._obj("tables", table.preamble.name)
@@ -369,6 +408,22 @@ def _replica_port(replica: p4runtime_pb2.Replica) -> int:
     if replica.WhichOneof("port_kind") == "port":
         return int.from_bytes(replica.port, "big")
     return replica.egress_port
+
+
+def _field_match_proto(mf: p4info_pb2.MatchField, fm: Any) -> p4runtime_pb2.FieldMatch:
+    out = p4runtime_pb2.FieldMatch(field_id=mf.id)
+    kind = type(fm).__name__
+    if kind == "Exact":
+        out.exact.value = encode(fm.value)
+    elif kind == "Lpm":
+        out.lpm.value, out.lpm.prefix_len = encode(fm.value), fm.prefix_len
+    elif kind == "Ternary":
+        out.ternary.value, out.ternary.mask = encode(fm.value), encode(fm.mask)
+    elif kind == "Range":
+        out.range.low, out.range.high = encode(fm.low), encode(fm.high)
+    else:
+        out.optional.value = encode(fm.value)
+    return out
 
 
 def _field_match(runtime: Any, mf: p4info_pb2.MatchField, fm: p4runtime_pb2.FieldMatch) -> Any:

@@ -8,6 +8,7 @@ from typing import Any
 from p4sim.p4runtime.backend import Binding, Program
 from p4sim.p4runtime.p4info_index import P4InfoIndex
 from p4sim.p4runtime.store import Store
+from p4sim.p4runtime.translate import entry_key
 
 
 @dataclass
@@ -27,4 +28,7 @@ class Context:
         for t in program.p4info.tables:
             if t.implementation_id:
                 ctx.store.table_profile[t.preamble.id] = t.implementation_id
+            entries = ctx.store.table(t.preamble.id)
+            for te in ctx.binding.program_entries(t):  # const/initial entries of the program
+                entries[entry_key(te)] = te
         return ctx

@@ -59,6 +59,11 @@ class Device:
         with self._lock:
             self.program = program
 
+    def control(self, fn):
+        """Run a control-plane change while no packet is in the pipeline."""
+        with self._lock:
+            return fn()
+
     # -- packet I/O -----------------------------------------------------------------------------
     def packet_out(self, frame: bytes) -> None:
         """Run `frame` (controller header in front) through the pipeline from the CPU port."""

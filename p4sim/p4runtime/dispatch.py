@@ -83,6 +83,8 @@ def snapshot(ctx: Context, device) -> list[p4runtime_pb2.Update]:
             probe.table_entry.counter_data.SetInParent()
             probe.table_entry.meter_config.SetInParent()
         for ent in read_entity(ctx, device, probe):
+            if kind == "table_entry" and ent.table_entry.is_const:
+                continue  # the new program brings its own const entries
             modify_only = kind in ("counter_entry", "meter_entry", "register_entry")
             updates.append(p4runtime_pb2.Update(type=U.MODIFY if modify_only else U.INSERT,
                                                 entity=ent))

@@ -100,7 +100,7 @@ def counter_data_of(ctx: Context, table, entry: p4runtime_pb2.TableEntry, key) -
 
 def default_entry(ctx: Context, table) -> p4runtime_pb2.TableEntry:
     out = p4runtime_pb2.TableEntry(table_id=table.preamble.id, is_default_action=True)
-    action = ctx.store.defaults.get(table.preamble.id)
+    action = ctx.store.defaults.get(table.preamble.id) or ctx.binding.current_default(table)
     if action is not None:
         out.action.action.CopyFrom(action)
         return out

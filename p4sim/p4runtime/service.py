@@ -41,6 +41,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self._lock = threading.RLock()
         self._closing = threading.Event()
         self.digests = DigestEngine(self._send_digest)
+        # Runs state changes where the data plane cannot see them half-done (switch: its own thread).
+        self._control = getattr(device, "control", None) or (lambda fn: fn())
         device.add_packet_in_listener(self._on_packet_in)
         add_digest = getattr(device, "add_digest_listener", None)
         if add_digest is not None:
@@ -121,7 +123,13 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         fresh = Context.build(program, self.device, cookie)
         for update in updates:
             try:
-                dispatch.write_update(fresh, self.device, update)
+                try:
+                    dispatch.write_update(fresh, self.device, update)
+                except P4RuntimeError as err:
+                    if err.code != "ALREADY_EXISTS":  # the new program installed it already
+                        raise
+                    update.type = p4runtime_pb2.Update.MODIFY
+                    dispatch.write_update(fresh, self.device, update)
             except P4RuntimeError as err:
                 raise P4RuntimeError(
                     "INVALID_ARGUMENT", f"cannot reconcile the old state with the new config: {err}"
@@ -168,7 +176,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             ctx = self._need_pipeline()
             for update in request.updates:
                 try:
-                    dispatch.write_update(ctx, self.device, update)
+                    self._control(lambda u=update: dispatch.write_update(ctx, self.device, u))
                     results.append(UpdateResult())
                 except P4RuntimeError as err:
                     results.append(UpdateResult(err))
@@ -182,7 +190,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             self._check_device(request.device_id)
             with self._lock:
                 ctx = self._need_pipeline()
-                found = [e for ent in request.entities for e in dispatch.read_entity(ctx, self.device, ent)]
+                found = self._control(lambda: [
+                    e for ent in request.entities for e in dispatch.read_entity(ctx, self.device, ent)])
         except P4RuntimeError as err:
             abort_with(context, err)
         for start in range(0, max(len(found), 1), READ_CHUNK):
