@@ -23,7 +23,14 @@ from mininet.net import Mininet
 from topologies.cleanup import CleanReport, clean_run
 from topologies.model import Topology, switch_mac
 from topologies.state import RunState, new_run_id
-from topologies.switches import EthlabHost, P4SimSwitch, P4Switch, allocate_ports
+from topologies.switches import (
+    EthlabHost,
+    P4SimSwitch,
+    P4Switch,
+    PrecreatedLink,
+    allocate_ports,
+    attach_netns,
+)
 
 
 @dataclass
@@ -94,8 +101,9 @@ class Fabric:
         self.net = Mininet(topo=None, build=False, controller=None, host=EthlabHost, switch=self.opts.switch_cls,
                            link=Link, autoSetMacs=False, waitConnected=False)
         t0 = time.monotonic()
-        for n in self.topo.hosts:
-            self.net.addHost(n.name, cls=EthlabHost, netns=self.netns(n.name), run=self.run)
+        hosts = [self.net.addHost(n.name, cls=EthlabHost, netns=self.netns(n.name), run=self.run)
+                 for n in self.topo.hosts]
+        attach_netns(hosts, self.run)
         self._phase("namespaces", t0)
         t0 = time.monotonic()
         ports = allocate_ports(len(self.topo.switches), self.opts.grpc_base_port)
@@ -142,9 +150,15 @@ class Fabric:
             root_names.append(name_a)
             plan.append((a, b, name_a, name_b, mac_a, mac_b))
         self.run.add_interfaces(root_names)  # recorded before they exist: a crash half-way stays cleanable
-        for a, b, name_a, name_b, mac_a, mac_b in plan:
+        batch = []
+        for _a, b, name_a, name_b, mac_a, mac_b in plan:
+            peer_ns = "" if self.topo.nodes[b.owner].is_switch else f" netns {self.host(b.owner).pid}"
+            batch.append(f"link add name {name_a} address {mac_a} type veth peer name {name_b} address {mac_b}"
+                         f"{peer_ns}")
+        _ip_batch(batch)
+        for a, b, name_a, name_b, mac_a, mac_b in plan:  # Mininet bookkeeping only: no command per link
             self.net.addLink(a.owner, b.owner, port1=a.number, port2=b.number, intfName1=name_a, intfName2=name_b,
-                             addr1=mac_a, addr2=mac_b, up=None)
+                             addr1=mac_a, addr2=mac_b, up=None, cls=PrecreatedLink)
         for name in root_names:  # switch ports carry no IP traffic of their own
             Path(f"/proc/sys/net/ipv6/conf/{name}/disable_ipv6").write_text("1")
         _ip_batch([f"link set {n} up" for n in root_names])
@@ -169,11 +183,13 @@ class Fabric:
             # IPv6 off (no RS/MLD noise in the fabric); TX checksum offload off, or frames that a user-space
             # switch forwards would carry unfinished checksums to the receiver.
             script = (f"sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1; "
-                      f"ip -batch {batch} && for i in {ifs}; do ethtool -K $i tx off >/dev/null 2>&1; done")
-            r = subprocess.run(["ip", "netns", "exec", self.netns(ep.host), "sh", "-c", script],
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                raise RuntimeError(f"configuring host {ep.host}: {r.stderr.strip()}")
+                      f"ip -batch {batch}; rc=$?; for i in {ifs}; do ethtool -K $i tx off >/dev/null 2>&1; done; "
+                      f"echo el-rc=$rc")
+            self.host(ep.host).sendCmd(script)  # all hosts work in parallel, each in its own shell
+        for ep in self.topo.endpoints.values():
+            out = self.host(ep.host).waitOutput()
+            if "el-rc=0" not in out:
+                raise RuntimeError(f"configuring host {ep.host}: {out.strip()}")
 
     def start(self) -> Fabric:
         """Start every switch process, then wait for all of them (they come up in parallel)."""
