@@ -214,7 +214,7 @@ class Engine:
         window_of = reaction.window
         rate_of = reaction.rate_bps
         on_delivery = reaction.on_delivery
-        recv_budget = 64
+        recv_budget = 1024  # drain each socket: receiving is dearer than sending and must keep up
 
         while unsettled:
             now = time.monotonic_ns()
@@ -259,7 +259,7 @@ class Engine:
                 elif kind == "grace" and not flows[ident].rec.settle_ns:
                     settle(ident, now)
             # send what is due
-            budget = 256
+            budget = cfg.send_batch
             while sendq and sendq[0][0] <= now and budget > 0:
                 _, fid = heapq.heappop(sendq)
                 f = flows[fid]

@@ -48,6 +48,7 @@ class EngineConfig:
     max_packets: int = 2_000_000
     loss_grace_s: float = 0.05
     burst: int = 8  # packets a flow may send back to back when it is behind its pacing schedule
+    send_batch: int = 32  # packets sent per loop turn before the sockets are read again
     frame_format: str = "roce"
 
 
