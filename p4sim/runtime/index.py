@@ -3,6 +3,10 @@
 ``find(mkey)`` takes the match-field values (selector fields removed) and returns the winning entry or
 ``None``.  Entries are ranked by (priority desc, insertion order asc) in priority tables and by prefix
 length in LPM tables.  Indexes are updated on every write, so nothing they hold can go stale.
+
+Writes may come from the P4Runtime server's thread while packets are looked up in another: every list a
+``find`` iterates is replaced, never changed in place (copy on write), and dict updates are single
+operations, so a lookup sees the table either before or after a write.
 """
 from __future__ import annotations
 
@@ -137,13 +141,12 @@ class PriorityListIndex:
 
     def add(self, e: TableEntry) -> None:
         mask, value, ranges = compile_entry(self.fields, e.match)
-        insort(self.items, (_rank(e), mask, value, ranges, e), key=lambda t: t[0])
+        items = list(self.items)
+        insort(items, (_rank(e), mask, value, ranges, e), key=lambda t: t[0])
+        self.items = items
 
     def remove(self, e: TableEntry) -> None:
-        for i, t in enumerate(self.items):
-            if t[4] is e:
-                del self.items[i]
-                return
+        self.items = [t for t in self.items if t[4] is not e]
 
     def find(self, mkey: tuple[int, ...]) -> TableEntry | None:
         kint = self.pack(mkey)
@@ -183,7 +186,9 @@ class TupleSpaceIndex:
         g = self.groups.get(mask)
         if g is None:
             g = self.groups[mask] = _MaskGroup(mask)
-        insort(g.by_value.setdefault(value, []), (_rank(e), e), key=lambda t: t[0])
+        lst = list(g.by_value.get(value, ()))
+        insort(lst, (_rank(e), e), key=lambda t: t[0])
+        g.by_value[value] = lst
         if e.priority > g.top or len(self.order) != len(self.groups):
             g.top = max(g.top, e.priority)
             self._reorder()
@@ -191,12 +196,10 @@ class TupleSpaceIndex:
     def remove(self, e: TableEntry) -> None:
         mask, value, _ = compile_entry(self.fields, e.match)
         g = self.groups[mask]
-        lst = g.by_value[value]
-        for i, (_, x) in enumerate(lst):
-            if x is e:
-                del lst[i]
-                break
-        if not lst:
+        lst = [t for t in g.by_value[value] if t[1] is not e]
+        if lst:
+            g.by_value[value] = lst
+        else:
             del g.by_value[value]
         if not g.by_value:
             del self.groups[mask]

@@ -361,3 +361,43 @@ def test_ternary_optional_lookup_equals_reference(entries, keys, data):
     more = _insert_all(t, data.draw(st.lists(tss_entry(), max_size=10)))
     for key in keys:
         assert t.lookup(key).entry is _reference(t, inserted + more, key)
+
+
+def test_lookups_during_writes_from_another_thread(state):
+    """The P4Runtime server writes from its own thread: lookups must never fail or see half a write."""
+    import sys
+    import threading
+    acl = state.tables["MyIngress.acl"]
+    lpm = state.tables["MyIngress.vrf_lpm"]
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def writer():
+        try:
+            i = 0
+            while not stop.is_set():
+                i += 1
+                e = TableEntry((Ternary(i & 0xFF00, 0xFF00), None, None), 1 + i % 3,
+                               ActionCall("MyIngress.set_port", (i & 0x1FF,)))
+                acl.insert(e)
+                r = TableEntry((Exact(1), Lpm((i & 0xFF) << 24, 8)), action=fwd(1))
+                lpm.insert(r)
+                acl.delete(TableEntry(e.match, e.priority))
+                lpm.delete(TableEntry(r.match))
+        except BaseException as exc:  # noqa: BLE001 - reported to the main thread
+            errors.append(exc)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        for k in range(20000):
+            r = acl.lookup((k & 0xFFFF, k & 0x1FF, k & 1))
+            assert r.entry is None or r.entry.match[0].value == k & 0xFF00
+            lpm.lookup((1, (k & 0xFF) << 24))
+    finally:
+        stop.set()
+        t.join()
+        sys.setswitchinterval(old)
+    assert not errors
