@@ -338,6 +338,18 @@ class Binding:
         else:
             call(meter.set_config, found, cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
 
+    def value_set_write(self, info, members: list[list[p4runtime_pb2.FieldMatch]]) -> None:
+        obj = self._obj("value_sets", info.preamble.name)
+        if obj is None:
+            return
+        runtime = _optional("p4sim.runtime")
+        rows = []
+        for match in members:
+            by_field = {m.field_id: m for m in match}
+            rows.append(tuple(None if by_field.get(mf.id) is None
+                              else _field_match(runtime, mf, by_field[mf.id]) for mf in info.match))
+        obj.members[:] = rows
+
     def digest_config(self, name: str, cfg) -> None:
         obj = self._obj("digests", name)
         if obj is not None:

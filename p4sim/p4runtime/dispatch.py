@@ -23,6 +23,7 @@ _WRITERS = {
     "register_entry": externs.write_register,
     "packet_replication_engine_entry": externs.write_pre,
     "digest_entry": externs.write_digest,
+    "value_set_entry": externs.write_value_set,
 }
 
 _READERS = {
@@ -36,6 +37,7 @@ _READERS = {
     "register_entry": externs.read_registers,
     "packet_replication_engine_entry": externs.read_pre,
     "digest_entry": externs.read_digests,
+    "value_set_entry": externs.read_value_sets,
 }
 
 
@@ -70,6 +72,7 @@ def read_entity(ctx: Context, device, entity: p4runtime_pb2.Entity) -> Iterator[
 RECONCILE_ORDER = (
     "action_profile_member", "action_profile_group", "table_entry", "counter_entry",
     "meter_entry", "register_entry", "packet_replication_engine_entry", "digest_entry",
+    "value_set_entry",
 )
 
 
@@ -85,7 +88,7 @@ def snapshot(ctx: Context, device) -> list[p4runtime_pb2.Update]:
         for ent in read_entity(ctx, device, probe):
             if kind == "table_entry" and ent.table_entry.is_const:
                 continue  # the new program brings its own const entries
-            modify_only = kind in ("counter_entry", "meter_entry", "register_entry")
+            modify_only = kind in ("counter_entry", "meter_entry", "register_entry", "value_set_entry")
             updates.append(p4runtime_pb2.Update(type=U.MODIFY if modify_only else U.INSERT,
                                                 entity=ent))
         if kind == "table_entry":

@@ -12,6 +12,7 @@ from p4sim.p4runtime.context import Context
 from p4sim.p4runtime.entities import counter_data_of
 from p4sim.p4runtime.errors import P4RuntimeError, invalid, not_found
 from p4sim.p4runtime.translate import (
+    canonical_field_list,
     canonical_matches,
     direct_counter_of,
     direct_meter_of,
@@ -316,6 +317,30 @@ def read_digests(ctx: Context, req: p4runtime_pb2.DigestEntry) -> Iterator[Entit
             ent.digest_entry.digest_id = did
             ent.digest_entry.config.CopyFrom(cfg)
             yield ent
+
+
+# -- parser value sets -------------------------------------------------------------------------
+def write_value_set(ctx: Context, update_type: int, msg: p4runtime_pb2.ValueSetEntry) -> None:
+    """MODIFY replaces the whole member list (P4Runtime: value sets have one entry each)."""
+    info = ctx.index.get("value_sets", msg.value_set_id, "value set")
+    name = info.preamble.name
+    _modify_only(update_type, f"value set {name!r}")
+    members = [canonical_field_list(name, list(info.match), m.match) for m in msg.members]
+    if info.size and len(members) > info.size:
+        raise P4RuntimeError("RESOURCE_EXHAUSTED", f"value set {name!r} holds {info.size} members")
+    ctx.binding.value_set_write(info, members)
+    stored = p4runtime_pb2.ValueSetEntry(value_set_id=msg.value_set_id)
+    for match in members:
+        stored.members.add().match.extend(match)
+    ctx.store.value_sets[msg.value_set_id] = stored
+
+
+def read_value_sets(ctx: Context, req: p4runtime_pb2.ValueSetEntry) -> Iterator[Entity]:
+    infos = [ctx.index.get("value_sets", req.value_set_id, "value set")] if req.value_set_id \
+        else list(ctx.index.p4info.value_sets)
+    for info in infos:
+        stored = ctx.store.value_sets.get(info.preamble.id)
+        yield Entity(value_set_entry=stored or p4runtime_pb2.ValueSetEntry(value_set_id=info.preamble.id))
 
 
 # -- queue extension ---------------------------------------------------------------------------

@@ -26,6 +26,7 @@ class Store:
     mcast: dict[int, p4runtime_pb2.MulticastGroupEntry] = field(default_factory=dict)
     clones: dict[int, p4runtime_pb2.CloneSessionEntry] = field(default_factory=dict)
     digests: dict[int, p4runtime_pb2.DigestEntry.Config] = field(default_factory=dict)
+    value_sets: dict[int, p4runtime_pb2.ValueSetEntry] = field(default_factory=dict)
     # (meter id, index) / (table id, entry key) -> MeterConfig, for reads
     meters: dict[tuple[int, int], p4runtime_pb2.MeterConfig] = field(default_factory=dict)
     direct_meters: dict[tuple[int, EntryKey], p4runtime_pb2.MeterConfig] = field(default_factory=dict)

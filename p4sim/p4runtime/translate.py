@@ -76,16 +76,21 @@ def _canonical_match(
 def canonical_matches(
     index: P4InfoIndex, table: p4info_pb2.Table, matches
 ) -> list[p4runtime_pb2.FieldMatch]:
-    fields = index.match_fields[table.preamble.id]
+    return canonical_field_list(table.preamble.name, list(table.match_fields), matches)
+
+
+def canonical_field_list(owner: str, declared, matches) -> list[p4runtime_pb2.FieldMatch]:
+    """Check matches against declared match fields (a table's or a value set's)."""
+    fields = {mf.id: mf for mf in declared}
     seen: dict[int, p4runtime_pb2.FieldMatch] = {}
     for fm in matches:
         mf = fields.get(fm.field_id)
         if mf is None:
-            raise invalid(f"table {table.preamble.name!r} has no match field id {fm.field_id}")
+            raise invalid(f"{owner!r} has no match field id {fm.field_id}")
         if fm.field_id in seen:
             raise invalid(f"match field {mf.name!r} given twice")
         seen[fm.field_id] = _canonical_match(mf, fm)
-    for mf in table.match_fields:
+    for mf in declared:
         if mf.match_type == MF.EXACT and mf.id not in seen:
             raise invalid(f"exact match field {mf.name!r} is missing")
     return [seen[i] for i in sorted(seen)]

@@ -24,6 +24,7 @@ M_PORT = 0x14000001
 DM_ACL = 0x15000001
 R_REG = 0x16000001
 D_LEARN = 0x17000001
+VS_PORTS = 0x03000001
 
 
 def _preamble(obj, oid: int, name: str) -> None:
@@ -122,6 +123,11 @@ def build_p4info() -> p4info_pb2.P4Info:
     for name, width in (("srcAddr", 48), ("port", 9)):
         member = st.members.add(name=name)
         member.type_spec.bitstring.bit.bitwidth = width
+
+    vs = p.value_sets.add()
+    _preamble(vs, VS_PORTS, "MyParser.tcp_ports")
+    vs.match.add(id=1, name="port", bitwidth=16, match_type=MF.TERNARY)
+    vs.size = 2
 
     cpm = p.controller_packet_metadata.add()
     _preamble(cpm, CPM_IN, "packet_in")

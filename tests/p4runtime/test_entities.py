@@ -19,6 +19,7 @@ from p4info_fixture import (
     R_REG,
     T_ACL,
     T_ECMP,
+    VS_PORTS,
 )
 from test_tables import acl_entry, fail_code
 
@@ -249,3 +250,25 @@ def test_queue_extension(primary, device):
     assert codes == [code_pb2.INVALID_ARGUMENT, code_pb2.INVALID_ARGUMENT, code_pb2.NOT_FOUND,
                      code_pb2.INVALID_ARGUMENT]
     assert device.queue_config(2).depth == 16
+
+
+def value_set(*ports: int) -> p4runtime_pb2.ValueSetEntry:
+    v = p4runtime_pb2.ValueSetEntry(value_set_id=VS_PORTS)
+    for port in ports:
+        m = v.members.add().match.add(field_id=1)
+        m.ternary.value = port.to_bytes(2, "big")
+        m.ternary.mask = b"\xff\xff"
+    return v
+
+
+def test_value_sets(primary):
+    primary.write(update(U.MODIFY, value_set_entry=value_set(80, 443)))
+    from p4sim.runtime import Ternary
+    assert state().value_sets["MyParser.tcp_ports"].members == [(Ternary(80, 0xFFFF),),
+                                                                (Ternary(443, 0xFFFF),)]
+    [got] = primary.read(Entity(value_set_entry=p4runtime_pb2.ValueSetEntry(value_set_id=VS_PORTS)))
+    assert [m.match[0].ternary.value for m in got.value_set_entry.members] == [b"\x50", b"\x01\xbb"]
+    assert fail_code(primary, update(U.MODIFY, value_set_entry=value_set(1, 2, 3)),
+                     update(U.INSERT, value_set_entry=value_set(1))) \
+        == [code_pb2.RESOURCE_EXHAUSTED, code_pb2.INVALID_ARGUMENT]
+    assert len(state().value_sets["MyParser.tcp_ports"].members) == 2
