@@ -51,6 +51,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--queue-rate-port", action="append", default=[], metavar="P:PPS", help="per-port rate")
     p.add_argument("--queue-depth-port", action="append", default=[], metavar="P:PKTS", help="per-port depth")
     p.add_argument("--priority-queues", type=int, default=1, help="strict-priority queues per port")
+    p.add_argument("--rx-ring-mb", type=float, default=16.0,
+                   help="memory for the receive rings of all ports together, MB (0: socket buffers, slower)")
     p.add_argument("--stats-file", default=None, help="write per-port accounting JSON here on exit and SIGUSR1")
 
 
@@ -90,7 +92,8 @@ def setup_logging(args: argparse.Namespace) -> None:
     root.propagate = False
 
 
-def build_ports(specs: list[str]) -> list[Port]:
+def build_ports(specs: list[str], ring_mb: float = 16.0) -> list[Port]:
+    """Ports from `-i` flags; the ring budget is shared (a big switch gets smaller rings per port)."""
     ports: list[Port] = []
     used: set[int] = set()
     for spec in specs:
@@ -99,6 +102,11 @@ def build_ports(specs: list[str]) -> list[Port]:
             raise SystemExit(f"p4sim switch: port {num} given twice")
         used.add(num)
         ports.append(Port(num, iface))
+    if ports:
+        per_port = int(ring_mb * (1 << 20) / len(ports))
+        per_port = 0 if per_port <= 0 else min(max(per_port, 1 << 20), 8 << 20)
+        for p in ports:
+            p.ring_bytes = per_port
     return ports
 
 
@@ -113,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         tm.configure(port, rate_pps=pps)
     for port, depth in _pairs(args.queue_depth_port, "--queue-depth-port"):
         tm.configure(port, depth=int(depth))
-    dp = DataPlane(build_ports(args.interface), tm, args.cpu_port, args.pcap)
+    dp = DataPlane(build_ports(args.interface, args.rx_ring_mb), tm, args.cpu_port, args.pcap)
     device = SwitchDevice(dp, device_id=args.device_id, seed=args.seed)
 
     if args.config and not args.no_p4:

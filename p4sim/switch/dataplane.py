@@ -26,6 +26,7 @@ from p4sim.switch.tm import QueueInfo, TrafficManager
 log = logging.getLogger("p4sim.switch")
 
 RX_BATCH = 64
+ERR_EVENTS = select.EPOLLERR | select.EPOLLHUP
 LINK_POLL_S = 0.2
 IDLE_WAIT_S = 0.5
 
@@ -145,7 +146,7 @@ class DataPlane:
                 events = ep.poll(timeout)
                 now = time.monotonic()
                 now_us = int((now - self.t0) * 1_000_000)
-                for fd, _ev in events:
+                for fd, ev in events:
                     if fd == wake_fd:
                         try:
                             os.eventfd_read(wake_fd)
@@ -156,6 +157,10 @@ class DataPlane:
                     port = fd_port.get(fd)
                     if port is None:
                         continue
+                    if ev & ERR_EVENTS:
+                        self._port_error(port)
+                        if port.num in self.gone:
+                            continue
                     try:
                         frames = port.recv_batch(RX_BATCH)
                     except (PortGone, OSError) as exc:
@@ -320,6 +325,15 @@ class DataPlane:
                 self._set_up(port, state == "up")
         for w in list(self._pcap_in.values()) + list(self._pcap_out.values()):
             w.flush()
+
+    def _port_error(self, port: Port) -> None:
+        """EPOLLERR on a port socket: the interface went down or away (the error is cleared here)."""
+        err = port.take_error()
+        state = link_state(port.iface)
+        if state == "gone":
+            self._port_gone(port, f"interface disappeared ({os.strerror(err) if err else 'socket error'})")
+        elif state == "down" and port.up:
+            self._set_up(port, False)
 
     def _set_up(self, port: Port, up: bool) -> None:
         port.up = up
