@@ -231,9 +231,13 @@ def hash_bytes(algo: str, data: bytes, crc_config: CrcConfig | None = None) -> i
     return crc(crc_config or default, data)
 
 
-def hash_fields(algo: str, fields: Fields, crc_config: CrcConfig | None = None) -> int:
-    """BMv2's calculation over a field list of ``(value, bitwidth)`` pairs."""
-    return hash_bytes(algo, pack_fields(fields), crc_config)
+def hash_fields(algo: str, fields: Fields, crc_config: CrcConfig | None = None, payload: bytes = b"") -> int:
+    """BMv2's calculation over a field list of ``(value, bitwidth)`` pairs.
+
+    ``payload`` (for ``*_checksum_with_payload``) is appended after the byte-padded field list, as BMv2 does.
+    """
+    data = pack_fields(fields)
+    return hash_bytes(algo, data + payload if payload else data, crc_config)
 
 
 def v1model_hash(algo: str, base: int, max: int, fields: Fields, out_width: int,  # noqa: A002

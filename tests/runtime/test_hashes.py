@@ -125,3 +125,12 @@ def test_make_hasher_equals_hash_fields():
     fields = [(0xDEADBEEF, 32), (3, 2)]
     for algo in ("crc16", "crc32", "crc16_custom", "crc32_custom", "csum16", "xor16", "identity"):
         assert H.make_hasher(algo)(fields) == H.hash_fields(algo, fields)
+
+
+def test_checksum_with_payload_appends_after_padded_fields():
+    # UDP-style: pseudo header fields then the payload bytes
+    fields = [(0x0A000001, 32), (0x0A000002, 32), (0, 8), (17, 8), (12, 16)]
+    payload = bytes.fromhex("0035003500080000deadbeef")
+    assert H.hash_fields("csum16", fields, payload=payload) == _csum_ref(H.pack_fields(fields) + payload)
+    # a 4-bit field list is padded to one byte before the payload
+    assert H.hash_fields("identity", [(0xA, 4)], payload=b"\x01") == 0xA001
