@@ -655,7 +655,7 @@ def action_call(table: Table, spec: ActionSpec, loc: SourceLoc) -> ActionCall:
 def table_entry(table: Table, stmt: AddEntry) -> TableEntry:
     """The ``TableEntry`` an ``add`` line means for ``table``, as p4c's BMv2 driver builds it: keys not
     given are 0 for exact fields and don't care otherwise; the priority is used only by tables that need
-    one (and then it is required)."""
+    one (and then it is required); STF priority ``p`` becomes runtime priority ``p + 1`` (STF allows 0)."""
     by_name = {f.name: i for i, f in enumerate(table.fields)}
     match: list[FieldMatch | None] = [Exact(0) if f.kind is MatchKind.EXACT else None for f in table.fields]
     for kname, kv in stmt.keys:
@@ -669,7 +669,8 @@ def table_entry(table: Table, stmt: AddEntry) -> TableEntry:
         if stmt.priority is None:
             raise StfError(f"table {table.name} has ternary/range/optional keys: the entry needs a priority",
                            stmt.loc)
-        priority = stmt.priority
+        # STF allows priority 0 (p4c's own tests use it), P4Runtime does not: shift by one, order kept.
+        priority = stmt.priority + 1
     else:
         priority = 0
     return TableEntry(tuple(match), priority, action_call(table, stmt.action, stmt.loc))

@@ -167,7 +167,7 @@ def test_add_lines_become_runtime_entries(state):
     lpm.insert(e)
     acl = state.tables["MyIngress.acl"]
     e2 = table_entry(acl, stmts[1])
-    assert e2.priority == 7 and e2.match == (Ternary(0x0800, 0xFF00), Range(1, 1), None)
+    assert e2.priority == 8 and e2.match == (Ternary(0x0800, 0xFF00), Range(1, 1), None)
     e4 = table_entry(acl, parse_stf("add acl 1 port:0x10&&&0x1f0 MyIngress.drop()\n")[0])
     assert e4.match == (None, Range(0x10, 0x1F), None)
     with pytest.raises(StfError, match="not a contiguous range"):
@@ -190,3 +190,18 @@ def test_add_lines_become_runtime_entries(state):
     with pytest.raises(StfError, match="ambiguous"):
         resolve_name(["a.x.f", "b.x.f"], "f", "field", stmts[0].loc)
     assert resolve_name(["hdr.h[1].f"], "hdr.h$1.f", "field", stmts[0].loc) == "hdr.h[1].f"
+
+
+def test_stf_priorities_larger_wins_and_zero_is_allowed():
+    """Shaped like p4c's ternary2 test: overlapping ternary entries, priority 0 and a larger winner."""
+    from p4sim.runtime import ActionCall, ActionInfo, KeyField, MatchKind, ParamInfo, Table
+    from p4sim.stf.parse import table_entry
+    act = {"ingress.act": ActionInfo("ingress.act", 1, (ParamInfo("val", 1, 8),))}
+    t = Table("ingress.ex1", 1, [KeyField("hdr.extra[0].h", 1, 16, MatchKind.TERNARY)], act)
+    for st_ in parse_stf("add ex1 0 extra$0.h:0x****  act(val:1)\n"
+                         "add ex1 100 extra$0.h:0x25** act(val:2)\n"
+                         "add ex1 110 extra$0.h:0x2525 act(val:3)\n"):
+        t.insert(table_entry(t, st_))
+    assert t.lookup((0x2525,)).action == ActionCall("ingress.act", (3,))
+    assert t.lookup((0x2500,)).action == ActionCall("ingress.act", (2,))
+    assert t.lookup((0x1234,)).action == ActionCall("ingress.act", (1,))
