@@ -200,6 +200,8 @@ class Table:
         entry._seq = self._seq
         if self.direct_meter is not None and entry.meter is None:
             entry.meter = self.direct_meter.new_cell()
+        if self.idle_timeout:
+            entry.last_hit_ns = time.monotonic_ns()  # "since last hit" counts from insertion until a hit
         self._ref(entry, +1)
         self._entries[key] = entry
         self._set_result(entry)
