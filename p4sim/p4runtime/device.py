@@ -58,6 +58,7 @@ class Device:
         """Make `program` live with its fresh state; later packets see it."""
         with self._lock:
             self.program = program
+            backend.attach_digest_sink(program, self._emit_digest)
 
     def control(self, fn):
         """Run a control-plane change while no packet is in the pipeline."""

@@ -46,7 +46,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         device.add_packet_in_listener(self._on_packet_in)
         add_digest = getattr(device, "add_digest_listener", None)
         if add_digest is not None:
-            add_digest(self.digests.add)
+            add_digest(self._on_digest)
         current = getattr(device, "program", None)
         if current is not None:  # the switch may start with a program (p4sim switch OUT.json)
             self._install(current, cookie=0)
@@ -272,6 +272,18 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         out = p4runtime_pb2.StreamMessageResponse(packet=msg)
         for s in self.arbitrator.primaries(self.device.device_id):
             s.send(out)
+
+    def _on_digest(self, digest, values) -> None:
+        """A digest from the data plane, named by P4Info id or by name (the pipeline's sink)."""
+        ctx = self.ctx
+        if isinstance(digest, str):
+            if ctx is None:
+                return
+            info = ctx.index.by_name["digests"].get(digest)
+            if info is None:
+                return
+            digest = info.preamble.id
+        self.digests.add(digest, values)
 
     def _send_digest(self, digest_list: p4runtime_pb2.DigestList) -> None:
         out = p4runtime_pb2.StreamMessageResponse(digest=digest_list)

@@ -7,7 +7,9 @@ import time
 import p4runtime_sh.shell as sh
 import pytest
 from google.protobuf import text_format
-from test_stream import EchoProgram
+from test_program import SOURCE, frame
+
+from p4sim.compiler import load_device_config
 
 
 @pytest.fixture
@@ -16,6 +18,20 @@ def shell(server, device, p4info, tmp_path):
     p4info_path.write_text(text_format.MessageToString(p4info))
     bin_path = tmp_path / "empty.bin"  # control-only pipeline: no program behind the P4Info
     bin_path.write_bytes(b"")
+    sh.setup(device_id=1, grpc_addr=server.address, election_id=(0, 1),
+             config=sh.FwdPipeConfig(str(p4info_path), str(bin_path)), verbose=False)
+    yield sh
+    sh.teardown()
+
+
+@pytest.fixture
+def shell_prog(server, tmp_path):
+    """p4runtime-shell pushing a real P4 program (source as p4_device_config) and its P4Info."""
+    p4info, _ = load_device_config(SOURCE)
+    p4info_path = tmp_path / "cpu_l2.p4info.txtpb"
+    p4info_path.write_text(text_format.MessageToString(p4info))
+    bin_path = tmp_path / "cpu_l2.p4"
+    bin_path.write_bytes(SOURCE)
     sh.setup(device_id=1, grpc_addr=server.address, election_id=(0, 1),
              config=sh.FwdPipeConfig(str(p4info_path), str(bin_path)), verbose=False)
     yield sh
@@ -65,17 +81,23 @@ def test_shell_multicast_group(shell, server):
     assert 7 not in runtime_state(server).pre.groups
 
 
-def test_shell_packet_out_and_packet_in(shell, device):
-    device.program.pipeline = EchoProgram()
+def test_shell_packet_out_and_packet_in(shell_prog, device, server):
     out: list[tuple[int, bytes]] = []
     device.on_output = lambda port, data: out.append((port, data))
-    sh.PacketOut(b"\x01\x02\x03payload", egress_port="3", _pad="0").send()
+    sh.PacketOut(frame(0x77, payload=b"from the shell"), egress_port="3", _pad="0").send()
     deadline = time.monotonic() + 3
     while not out and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert out == [(3, b"\x01\x02\x03payload")]
+    assert out == [(3, frame(0x77, payload=b"from the shell"))]
+    te = sh.TableEntry("MyIngress.l2")(action="MyIngress.to_cpu")
+    te.match["hdr.ethernet.dstAddr"] = "00:00:00:00:00:0b"
+    te.insert()
     sniffer = sh.PacketIn()
-    device.inject(4, b"from-port-4")
+    device.inject(4, frame(0x0B))
     [msg] = list(sniffer.sniff(timeout=1))
-    assert msg.packet.payload == b"from-port-4"
+    assert msg.packet.payload == frame(0x0B)
     assert {m.metadata_id: m.value for m in msg.packet.metadata}[1] == b"\x04"
+    # the shell's read of the entry, with the counter the packet bumped
+    [got] = list(sh.TableEntry("MyIngress.l2").read())
+    assert got.match["hdr.ethernet.dstAddr"].exact.value == b"\x0b"
+    assert runtime_state(server).tables["MyIngress.l2"].entries()[0].packet_count == 1
