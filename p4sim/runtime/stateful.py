@@ -173,8 +173,15 @@ class MeterCell:
         self.last = [0, 0]
 
     def configure_us(self, rates: tuple[tuple[float, int], ...]) -> None:
-        """BMv2 CLI form: ``((cir_per_us, cburst), (pir_per_us, pburst))``, committed first."""
+        """BMv2 CLI form: ``((cir_per_us, cburst), (pir_per_us, pburst))``, committed first.
+
+        As BMv2: exactly two rates (else INVALID_ARGUMENT, BMv2's BAD_RATES_LIST), committed <= peak.
+        """
+        if len(rates) != 2:
+            raise invalid(f"a two-rate meter takes 2 RATE:BURST pairs, {len(rates)} given")
         (crate, cburst), (prate, pburst) = rates
+        if crate > prate or min(crate, prate, cburst, pburst) < 0:
+            raise invalid(f"bad meter rates {rates}: need 0 <= committed <= peak")
         self.configure(MeterConfig(round(crate * 1e6), cburst, round(prate * 1e6), pburst))
         self.rates = [prate, crate]  # keep the exact per-µs rates given
 

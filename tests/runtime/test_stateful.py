@@ -106,3 +106,10 @@ def test_direct_counter_unit_from_p4info(state):
     t.insert(TableEntry((Lpm(0, 1),), action=ActionCall("MyIngress.drop")))
     t.lookup((5,), 99)
     assert state.direct_counters["MyIngress.lpm_hits"].read(t.entries()[0]) == (1, 99)
+
+
+def test_meter_bmv2_cli_rate_errors():
+    cell = MeterCell(by_packets=True)
+    assert code_of(cell.configure_us, ((0.001, 1),)) == "INVALID_ARGUMENT"
+    assert code_of(cell.configure_us, ((0.002, 1), (0.001, 1))) == "INVALID_ARGUMENT"
+    assert cell.config is None and cell.execute(1, 0) == GREEN
