@@ -8,7 +8,7 @@ error { BadKind }
 
 header h_t {
     bit<8> kind;
-    bit<8> out;
+    bit<8> res;
 }
 struct headers_t { h_t h; }
 struct meta_t { Colour c; }
@@ -41,13 +41,13 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
     apply {
         Kind k = (Kind)hdr.h.kind;
         if (sm.parser_error == error.BadKind) {
-            hdr.h.out = 8w0xEE;
+            hdr.h.res = 8w0xEE;
         } else if (meta.c == Colour.RED) {
-            hdr.h.out = (bit<8>)Kind.PONG;
+            hdr.h.res = (bit<8>)Kind.PONG;
         } else if (k == Kind.DATA) {
-            hdr.h.out = 8w0xDD;
+            hdr.h.res = 8w0xDD;
         } else {
-            hdr.h.out = 8w0x77;
+            hdr.h.res = 8w0x77;
         }
         sm.egress_spec = 9w2;
     }
