@@ -10,6 +10,7 @@ from google.rpc import status_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 U = p4runtime_pb2.Update
+END = "end of stream"  # what `get` returns once the server has closed the stream
 
 
 class Client:
@@ -39,6 +40,7 @@ class Client:
             try:
                 for msg in self.stream:
                     self.inbox.put(msg)
+                self.inbox.put(END)
             except grpc.RpcError as err:
                 self.inbox.put(err)
 
@@ -65,7 +67,7 @@ class Client:
         """Next stream message (of `kind`, skipping others); raises queue.Empty on timeout."""
         while True:
             msg = self.inbox.get(timeout=timeout)
-            if isinstance(msg, grpc.RpcError) or kind is None or msg.WhichOneof("update") == kind:
+            if msg is END or isinstance(msg, grpc.RpcError) or kind is None or msg.WhichOneof("update") == kind:
                 return msg
 
     def close(self) -> None:
