@@ -217,7 +217,7 @@ def _kind(f: Any) -> MatchKind:
     other = getattr(f, "other_match_type", "")
     if other == "selector":
         return MatchKind.SELECTOR
-    raise ValueError(f"match field {f.name}: unsupported match type {other or 'unspecified'!r}")
+    raise RuntimeOpError("UNIMPLEMENTED", f"match field {f.name}: unsupported match type {other or 'unspecified'!r}")
 
 
 def _meter_unit(spec: Any) -> Unit:

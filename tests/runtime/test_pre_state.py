@@ -139,3 +139,19 @@ def test_value_set_members():
     assert vs.matches((0x22F3,))  # rejected writes changed nothing
     vs.set_members([])
     assert not vs.matches((0x22F3,))
+
+
+def test_unsupported_match_type_is_reported_as_unimplemented():
+    from conftest import P4INFO_TXT
+    from google.protobuf import text_format
+    from p4.config.v1 import p4info_pb2
+    txt = P4INFO_TXT.replace('name: "meta.vrf" bitwidth: 8 match_type: EXACT }',
+                             'name: "meta.vrf" bitwidth: 8 other_match_type: "dleft" }', 1)
+    with pytest.raises(RuntimeOpError) as ei:
+        DeviceState.from_p4info(text_format.Parse(txt, p4info_pb2.P4Info()))
+    assert ei.value.code == "UNIMPLEMENTED"
+    sel = P4INFO_TXT.replace('name: "meta.vrf" bitwidth: 8 match_type: EXACT }',
+                             'name: "meta.vrf" bitwidth: 8 other_match_type: "selector" }', 1)
+    s = DeviceState.from_p4info(text_format.Parse(sel, p4info_pb2.P4Info()))
+    mac = s.tables["MyIngress.mac"]
+    assert len(mac.fields) == 1 and mac.selector_fields == ((1, 8),)
