@@ -85,3 +85,20 @@ def assign_ids(p4info: Mapping[int, Iterable[str]] | Iterable[tuple[int, str]],
             used.add(i)
             out[(p, n)] = i
     return out
+
+
+def aliases(names: Iterable[str]) -> dict[str, str]:
+    """P4Info ``alias`` per name as p4c computes it: the shortest dot-separated suffix that no other
+    symbol (of any resource type) shares; the full name when the name is itself a suffix of another."""
+    unique = set(names)
+    through: dict[tuple[str, ...], int] = {}
+    for n in unique:
+        parts = tuple(n.split("."))
+        for k in range(1, len(parts) + 1):
+            through[parts[-k:]] = through.get(parts[-k:], 0) + 1
+    out = {}
+    for n in unique:
+        parts = tuple(n.split("."))
+        k = next((k for k in range(1, len(parts) + 1) if through[parts[-k:]] < 2), len(parts))
+        out[n] = ".".join(parts[-k:])
+    return out

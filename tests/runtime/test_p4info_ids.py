@@ -82,3 +82,11 @@ def test_id_annotations_take_precedence():
         with_prefix(Prefix.TABLE, 0x01000005)
     with pytest.raises(ValueError):
         assign_ids([], annotated={(Prefix.TABLE, "x"): 7, (Prefix.TABLE, "y"): 7})
+
+
+def test_aliases_shortest_unique_suffix():
+    from p4sim.runtime.p4info_ids import aliases
+    a = aliases(["MyIngress.ipv4_lpm", "MyIngress.drop", "NoAction", "MyEgress.drop", "x.a.c", "y.b.c", "b.c"])
+    assert a["MyIngress.ipv4_lpm"] == "ipv4_lpm" and a["NoAction"] == "NoAction"
+    assert a["MyIngress.drop"] == "MyIngress.drop" and a["MyEgress.drop"] == "MyEgress.drop"
+    assert a["x.a.c"] == "a.c" and a["y.b.c"] == "y.b.c" and a["b.c"] == "b.c"
