@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from importlib import resources
+from pathlib import Path
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
@@ -177,7 +177,7 @@ def _classify(toks):
 
 @functools.lru_cache(maxsize=1)
 def _lark() -> Lark:
-    grammar = resources.files("p4sim.frontend").joinpath("p4.lark").read_text()
+    grammar = (Path(__file__).resolve().parent / "p4.lark").read_text()
     return Lark(grammar, parser="lalr", lexer="basic", postlex=_TypeNamePostLex(), propagate_positions=True,
                 maybe_placeholders=True, cache=False)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
 
 from p4sim.errors import P4Error, SourceLoc
 
@@ -20,12 +20,13 @@ _DIRECTIVE = re.compile(r"^\s*#\s*([A-Za-z_]+)\s*(.*)$")
 _TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|//.*|/\*|[A-Za-z_][A-Za-z0-9_]*|.', re.S)
 
 SYSTEM_INCLUDES = ("core.p4", "v1model.p4")
+_INCLUDE_DIR = Path(__file__).resolve().parent.parent / "include"
 
 
 def system_include_text(name: str) -> str | None:
     if name not in SYSTEM_INCLUDES:
         return None
-    return resources.files("p4sim").joinpath("include", name).read_text()
+    return (_INCLUDE_DIR / name).read_text()
 
 
 @dataclass

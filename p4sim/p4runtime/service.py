@@ -75,6 +75,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             self._set_pipeline(request)
         except P4RuntimeError as err:
             abort_with(context, err)
+        except Exception as exc:  # noqa: BLE001 - report, keep serving
+            abort_with(context, _unexpected(exc))
         return p4runtime_pb2.SetForwardingPipelineConfigResponse()
 
     def _set_pipeline(self, request) -> None:
@@ -181,8 +183,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 except P4RuntimeError as err:
                     results.append(UpdateResult(err))
                 except Exception as exc:  # noqa: BLE001 - a bug must not kill the RPC or the switch
-                    log.exception("internal error in a write")
-                    results.append(UpdateResult(P4RuntimeError("INTERNAL", repr(exc))))
+                    results.append(UpdateResult(_unexpected(exc)))
         return results
 
     def Read(self, request, context):  # noqa: N802
@@ -194,6 +195,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                     e for ent in request.entities for e in dispatch.read_entity(ctx, self.device, ent)])
         except P4RuntimeError as err:
             abort_with(context, err)
+        except Exception as exc:  # noqa: BLE001 - report, keep serving
+            abort_with(context, _unexpected(exc))
         for start in range(0, max(len(found), 1), READ_CHUNK):
             yield p4runtime_pb2.ReadResponse(entities=found[start:start + READ_CHUNK])
 
@@ -209,7 +212,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 for msg in request_iterator:
                     try:
                         self._on_stream_message(session, msg)
-                    except P4RuntimeError as err:
+                    except Exception as exc:  # noqa: BLE001 - a bad message never ends the stream
+                        err = exc if isinstance(exc, P4RuntimeError) else _unexpected(exc)
                         if msg.WhichOneof("update") == "arbitration":
                             failure.append(err)
                             return
@@ -303,6 +307,12 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self._closing.set()
         for s in self.arbitrator.sessions():
             s.close()
+
+
+def _unexpected(exc: Exception) -> P4RuntimeError:
+    """An exception that is not a P4Runtime error: a bug or a device failure, reported as INTERNAL."""
+    log.exception("unexpected error in the P4Runtime server")
+    return P4RuntimeError("INTERNAL", f"{type(exc).__name__}: {exc}")
 
 
 def _stream_error(err: P4RuntimeError, msg) -> p4runtime_pb2.StreamMessageResponse:

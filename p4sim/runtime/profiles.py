@@ -6,6 +6,9 @@ declared output width is not used by BMv2, nor here) and ``members`` are the gro
 member *handle* order.  Handles are assigned like BMv2's handle manager: the lowest free handle at member
 creation, so usually creation order.  Weights (our reading): a member of weight ``w`` appears ``w`` times in
 a row.  An empty group makes the table lookup a miss.
+
+Members may watch a port (P4Runtime ``watch_port``): while that port is down the member is left out of the
+selection, as BMv2's P4Runtime server deactivates it; a group with no live member is a miss too.
 """
 from __future__ import annotations
 
@@ -31,7 +34,9 @@ class Group:
     group_id: int
     members: dict[int, int]  # member id -> weight, in the order given
     max_size: int = 0
-    expanded: tuple[int, ...] = ()  # member ids, weight-expanded, ascending member handle
+    expanded: tuple[int, ...] = ()  # live member ids, weight-expanded, ascending member handle
+    watch: dict[int, int] = field(default_factory=dict)  # member id -> watched port
+    order: tuple[int, ...] = ()  # member ids in ascending handle order
 
 
 @dataclass
@@ -52,6 +57,7 @@ class ActionProfile:
     _member_refs: dict[int, int] = field(default_factory=dict)
     _group_refs: dict[int, int] = field(default_factory=dict)
     _hasher: Callable[[Fields], int] | None = None
+    down_ports: set[int] = field(default_factory=set)  # shared with DeviceState.down_ports
 
     @property
     def with_selector(self) -> bool:
@@ -106,7 +112,7 @@ class ActionProfile:
     # ----------------------------------------------------------------------------------- groups
 
     def _build_group(self, group_id: int, members: Iterable[tuple[int, int]] | dict[int, int],
-                     max_size: int) -> Group:
+                     max_size: int, watch: dict[int, int] | None = None) -> Group:
         if not self.with_selector:
             raise invalid(f"{self.name} is an action profile without selector: no groups")
         pairs = list(members.items()) if isinstance(members, dict) else list(members)
@@ -126,9 +132,26 @@ class ActionProfile:
         if limit and used > limit:
             raise RuntimeOpError("RESOURCE_EXHAUSTED",
                                  f"{self.name}: group {group_id} size {used} exceeds {limit}")
-        order = sorted(seen, key=self._handles.__getitem__)
-        expanded = tuple(mid for mid in order for _ in range(seen[mid]))
-        return Group(group_id, seen, max_size, expanded)
+        watch = dict(watch or {})
+        for mid, port in watch.items():
+            if mid not in seen:
+                raise invalid(f"{self.name}: watch port given for member {mid}, not in group {group_id}")
+            if not isinstance(port, int) or port < 0 or port >> 9:
+                raise invalid(f"{self.name}: watch port {port!r} is not a v1model port")
+        g = Group(group_id, seen, max_size, (), watch, tuple(sorted(seen, key=self._handles.__getitem__)))
+        self._set_live(g)
+        return g
+
+    def _set_live(self, g: Group) -> None:
+        down = self.down_ports
+        g.expanded = tuple(mid for mid in g.order if g.watch.get(mid) not in down
+                           for _ in range(g.members[mid]))
+
+    def port_status_changed(self, port: int) -> None:
+        """Recompute the live members of the groups watching ``port`` (``down_ports`` already updated)."""
+        for g in self.groups.values():
+            if port in g.watch.values():
+                self._set_live(g)
 
     def _check_total(self, replacing: int | None, new: Group) -> None:
         """Selector ``size``: total over all groups (weights or members, as P4Info says)."""
@@ -143,9 +166,9 @@ class ActionProfile:
             raise RuntimeOpError("RESOURCE_EXHAUSTED", f"{self.name}: selector size {self.size} exceeded")
 
     def insert_group(self, group_id: int, members: Iterable[tuple[int, int]] | dict[int, int] = (),
-                     max_size: int = 0) -> None:
+                     max_size: int = 0, watch_ports: dict[int, int] | None = None) -> None:
         self._check_id("group", group_id)
-        g = self._build_group(group_id, members, max_size)
+        g = self._build_group(group_id, members, max_size, watch_ports)
         if group_id in self.groups:
             raise RuntimeOpError("ALREADY_EXISTS", f"{self.name}: group {group_id} exists")
         self._check_total(None, g)
@@ -154,12 +177,12 @@ class ActionProfile:
             self.ref_member(mid, +1)
 
     def modify_group(self, group_id: int, members: Iterable[tuple[int, int]] | dict[int, int] = (),
-                     max_size: int | None = None) -> None:
+                     max_size: int | None = None, watch_ports: dict[int, int] | None = None) -> None:
         self.require_group(group_id)
         old = self.groups[group_id]
         if max_size is not None and max_size != old.max_size:
             raise invalid(f"{self.name}: group {group_id} max_size cannot change ({old.max_size} -> {max_size})")
-        g = self._build_group(group_id, members, old.max_size)
+        g = self._build_group(group_id, members, old.max_size, watch_ports)
         self._check_total(group_id, g)
         for mid in g.members:
             self.ref_member(mid, +1)

@@ -88,6 +88,7 @@ class DeviceState:
         self.digests: dict[str, Digest] = {}
         self.value_sets: dict[str, ValueSet] = {}
         self.pre = PacketReplication()
+        self.down_ports: set[int] = set()  # ports whose link is down (selector watch ports)
         self.by_id: dict[int, Any] = {}
         self.p4info: Any = None
 
@@ -119,6 +120,7 @@ class DeviceState:
                 table_ids=tuple(ap.table_ids))
             if ap.with_selector:
                 prof.set_hash(HashSpec())
+            prof.down_ports = s.down_ports
             s.action_profiles[prof.name] = prof
             s.by_id[prof.id] = prof
         for t in s.tables.values():
@@ -192,6 +194,15 @@ class DeviceState:
         if info is None:
             raise invalid(f"unknown action {action!r}")
         return info.call(**(args or {}))
+
+    def set_port_up(self, port: int, up: bool) -> None:
+        """Link state of ``port``: selector members watching a down port are left out of selection."""
+        if up:
+            self.down_ports.discard(port)
+        else:
+            self.down_ports.add(port)
+        for p in self.action_profiles.values():
+            p.port_status_changed(port)
 
     def reset(self) -> None:
         """Back to the state right after loading: initial table contents, zero counters and registers,

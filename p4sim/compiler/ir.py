@@ -1,0 +1,119 @@
+"""Control-plane description of a compiled program: what P4Info and the runtime state are built from."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class ParamInfo:
+    name: str
+    width: int
+    annos: list = field(default_factory=list)
+
+
+@dataclass
+class ActionInfo:
+    name: str                      # fully-qualified P4Info name
+    local: str                     # name in its control
+    params: list[ParamInfo]        # control-plane (directionless) params
+    annos: list = field(default_factory=list)
+    pyfunc: str = ""               # generated function name
+    n_dir_params: int = 0
+    decl: Any = None
+
+
+@dataclass
+class KeyInfo:
+    name: str
+    match_kind: str
+    width: int
+    annos: list = field(default_factory=list)
+
+
+@dataclass
+class ActionRefInfo:
+    action: ActionInfo
+    scope: str = "TABLE_AND_DEFAULT"   # or TABLE_ONLY / DEFAULT_ONLY
+    annos: list = field(default_factory=list)
+
+
+@dataclass
+class ConstEntry:
+    match: tuple                    # runtime FieldMatch objects / None
+    priority: int
+    action: str
+    args: tuple
+
+
+@dataclass
+class TableInfo:
+    name: str
+    local: str
+    keys: list[KeyInfo]
+    actions: list[ActionRefInfo]
+    default_action: str | None = None
+    default_args: tuple = ()
+    default_const: bool = False
+    size: int = 1024
+    entries: list[ConstEntry] = field(default_factory=list)
+    const_entries: bool = False
+    direct_counter: str | None = None
+    direct_meter: str | None = None
+    implementation: str | None = None
+    annos: list = field(default_factory=list)
+    hidden: bool = False
+    idle_timeout: bool = False
+    pyfunc: str = ""
+    pyobj: str = ""
+
+
+@dataclass
+class ExternInstance:
+    kind: str                      # counter, direct_counter, meter, direct_meter, register, action_profile, action_selector
+    name: str
+    size: int = 0
+    unit: str = ""                 # packets / bytes / packets_and_bytes
+    width: int = 0                 # register cell width
+    index_width: int = 32
+    annos: list = field(default_factory=list)
+    tables: list[str] = field(default_factory=list)
+    algo: str = ""                 # selector hash algorithm
+    output_width: int = 0
+    meter_result_width: int = 0
+    pyobj: str = ""
+    type_name: str = ""
+
+
+@dataclass
+class DigestInfo:
+    name: str
+    fields: list[tuple[str, int]]  # (field name, width)
+    type: Any = None
+
+
+@dataclass
+class ControllerHeaderInfo:
+    name: str                      # "packet_in" / "packet_out"
+    header: str                    # header type name
+    fields: list[tuple[str, int, list]]  # (name, width, annos)
+    annos: list = field(default_factory=list)
+
+
+@dataclass
+class ValueSetInfo:
+    name: str
+    size: int
+    fields: list[tuple[str, int]]
+
+
+@dataclass
+class ProgramInfo:
+    actions: dict[str, ActionInfo] = field(default_factory=dict)
+    tables: dict[str, TableInfo] = field(default_factory=dict)
+    externs: dict[str, ExternInstance] = field(default_factory=dict)
+    digests: dict[str, DigestInfo] = field(default_factory=dict)
+    controller_headers: dict[str, ControllerHeaderInfo] = field(default_factory=dict)
+    value_sets: dict[str, ValueSetInfo] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    arch: str = "v1model"
