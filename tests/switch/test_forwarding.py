@@ -6,10 +6,9 @@ import subprocess
 
 import pytest
 from scapy.all import ARP, IP, UDP, Ether, Raw
+from sw_helpers import BASIC_L3, compiled, table_entry
 
 from p4sim.switch.pcap import read_pcap
-
-from .conftest import BASIC_L3, compiled
 
 pytestmark = pytest.mark.netns
 
@@ -25,9 +24,9 @@ def test_basic_l3_between_two_namespaces(lab, start_switch, capture, send, tmp_p
     try:
         conn.set_pipeline(device_config=config)
         conn.insert(
-            conn.table_entry("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.2.0/24"},
+            table_entry(conn, "MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.2.0/24"},
                              "MyIngress.ipv4_forward", {"dstAddr": H2_MAC, "port": 2}),
-            conn.table_entry("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.1.0/24"},
+            table_entry(conn, "MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.1.0/24"},
                              "MyIngress.ipv4_forward", {"dstAddr": H1_MAC, "port": 1}),
         )
         routed = [

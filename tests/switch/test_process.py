@@ -8,12 +8,11 @@ import time
 
 import pytest
 from scapy.all import Ether, Raw
+from sw_helpers import QUEUE_PROBE, Capture, Switch, compiled, send_frames, table_entry
+from test_queueing import queue_cmd
 
 from p4sim.switch.lab import sh
 from p4sim.switch.nsio import write_frames
-
-from .conftest import QUEUE_PROBE, Capture, Switch, compiled, send_frames
-from .test_queueing import queue_cmd
 
 pytestmark = pytest.mark.netns
 
@@ -33,7 +32,7 @@ def test_sigterm_under_load_exits_fast(lab, start_switch) -> None:
     sw = start_switch(str(QUEUE_PROBE), "--queue-rate", "200", grpc=True)
     p4info, _ = compiled(QUEUE_PROBE)
     conn = sw.connect(p4info)
-    conn.insert(conn.table_entry("MyIngress.port_map", {"standard_metadata.ingress_port": 1},
+    conn.insert(table_entry(conn, "MyIngress.port_map", {"standard_metadata.ingress_port": 1},
                                  "MyIngress.set_port", {"port": 2}))
     conn.close()
     path = sw.stats_path.with_name("load.bin")
@@ -71,9 +70,9 @@ def test_port_that_disappears_is_dropped_not_fatal(lab3, tmp_path) -> None:
     p4info, _ = compiled(QUEUE_PROBE)
     conn = sw.connect(p4info)
     try:
-        conn.insert(conn.table_entry("MyIngress.port_map", {"standard_metadata.ingress_port": 1},
+        conn.insert(table_entry(conn, "MyIngress.port_map", {"standard_metadata.ingress_port": 1},
                                      "MyIngress.set_port", {"port": 2}),
-                    conn.table_entry("MyIngress.port_map", {"standard_metadata.ingress_port": 3},
+                    table_entry(conn, "MyIngress.port_map", {"standard_metadata.ingress_port": 3},
                                      "MyIngress.set_port", {"port": 1}))
         assert conn.read_register("port_down", 2)[2] == 0
         assert '"up": true' in queue_cmd(sw, "2")

@@ -7,10 +7,9 @@ import sys
 
 import pytest
 from scapy.all import Ether, Raw
+from sw_helpers import QUEUE_PROBE, compiled, table_entry
 
 from p4sim.switch.lab import switch_env
-
-from .conftest import QUEUE_PROBE, compiled
 
 pytestmark = pytest.mark.netns
 
@@ -32,7 +31,7 @@ def test_rate_limited_port_queues_and_tail_drops(lab, start_switch, capture, sen
     conn = sw.connect(p4info)
     try:
         # the program was given on the command line: the controller reads it back and adds entries
-        conn.insert(conn.table_entry("MyIngress.port_map", {"standard_metadata.ingress_port": 1},
+        conn.insert(table_entry(conn, "MyIngress.port_map", {"standard_metadata.ingress_port": 1},
                                      "MyIngress.set_port", {"port": 2}))
         shown = queue_cmd(sw, "2", "--rate", str(RATE), "--depth", str(DEPTH))
         assert f'"depth": {DEPTH}' in shown and f'"rate_pps": {RATE}' in shown and '"up": true' in shown

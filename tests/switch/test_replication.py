@@ -6,8 +6,7 @@ import time
 
 import pytest
 from scapy.all import Ether, Raw
-
-from .conftest import FLOOD_CPU, Capture, Switch, compiled, send_frames
+from sw_helpers import FLOOD_CPU, Capture, Switch, compiled, send_frames
 
 pytestmark = pytest.mark.netns
 

@@ -6,8 +6,7 @@ import random
 
 import pytest
 from scapy.all import IP, TCP, UDP, Ether, Raw, fuzz
-
-from .conftest import BASIC_L3, compiled
+from sw_helpers import BASIC_L3, compiled, table_entry
 
 pytestmark = pytest.mark.netns
 
@@ -51,7 +50,7 @@ def test_random_and_malformed_frames_are_all_accounted(lab, start_switch, captur
     p4info, _ = compiled(BASIC_L3)
     conn = sw.connect(p4info)
     try:
-        conn.insert(conn.table_entry("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.2.0/24"},
+        conn.insert(table_entry(conn, "MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.2.0/24"},
                                      "MyIngress.ipv4_forward", {"dstAddr": H2_MAC, "port": 2}))
         frames = malformed_frames(TOTAL)
         cap = capture(2, count=0, max_seconds=60, idle=2.0)
