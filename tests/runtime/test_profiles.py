@@ -153,3 +153,30 @@ def test_group_on_profile_without_selector(state):
     assert code_of(t.insert, TableEntry((Exact(1),), group_id=1)) == "INVALID_ARGUMENT"
     t.insert(TableEntry((Exact(1),), member_id=1))
     assert t.lookup((1,)).action == fwd(1)
+
+
+def test_watch_ports_take_members_out_of_selection(state, ecmp):
+    t, p = ecmp
+    for i in (1, 2, 3):
+        p.insert_member(i, fwd(i))
+    p.insert_group(1, [(1, 1), (2, 1), (3, 1)], watch_ports={1: 11, 2: 12})
+    t.insert(TableEntry((Exact(1),), group_id=1))
+
+    def chosen():
+        return {t.lookup((1, s, 7, s & 0xFFFF)).action.args[1] for s in range(300)}
+
+    assert chosen() == {1, 2, 3}
+    state.set_port_up(11, False)
+    assert chosen() == {2, 3}
+    # the choice among live members is BMv2's: hash % number of live members, in handle order
+    fields = [(5, 32), (7, 32), (5, 16)]
+    assert t.lookup((1, 5, 7, 5)).action == fwd([2, 3][hash_fields("crc16", fields) % 2])
+    state.set_port_up(12, False)
+    assert chosen() == {3}
+    p.modify_group(1, [(1, 1), (2, 1)], watch_ports={1: 11, 2: 12})
+    assert not t.lookup((1, 1, 2, 3)).hit  # no live member: a miss
+    state.set_port_up(11, True)
+    assert chosen() == {1}
+    assert code_of(p.modify_group, 1, [(1, 1)], None, {2: 12}) == "INVALID_ARGUMENT"
+    assert code_of(p.modify_group, 1, [(1, 1)], None, {1: 512}) == "INVALID_ARGUMENT"
+    assert p.groups[1].watch == {1: 11, 2: 12}
