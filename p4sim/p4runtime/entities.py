@@ -56,18 +56,18 @@ def write_table_entry(ctx: Context, update_type: int, msg: p4runtime_pb2.TableEn
         del entries[key]
         _forget_direct(ctx, entry.table_id, key)
         return
-    stored = p4runtime_pb2.TableEntry()
-    stored.CopyFrom(entry)
-    stored.ClearField("counter_data")
-    stored.ClearField("meter_config")
-    entries[key] = stored
+    counter = entry.counter_data if entry.HasField("counter_data") else None
+    meter = entry.meter_config if entry.HasField("meter_config") else None
     if update_type == U.INSERT:
         _forget_direct(ctx, entry.table_id, key)
-    if entry.HasField("counter_data"):
-        _set_direct_counter(ctx, table, entry, key, entry.counter_data)
-    if entry.HasField("meter_config"):
-        ctx.binding.direct_meter_set(table, entry, entry.meter_config)
-        ctx.store.direct_meters[entry.table_id, key] = entry.meter_config
+    if counter is not None:
+        _set_direct_counter(ctx, table, entry, key, counter)
+    if meter is not None:
+        ctx.binding.direct_meter_set(table, entry, meter)
+        ctx.store.direct_meters[entry.table_id, key] = meter
+    entry.ClearField("counter_data")  # the entry is our own canonical copy: store it as is
+    entry.ClearField("meter_config")
+    entries[key] = entry
 
 
 def _forget_direct(ctx: Context, table_id: int, key) -> None:
@@ -126,7 +126,7 @@ def read_table_entries(ctx: Context, req: p4runtime_pb2.TableEntry) -> Iterator[
             if not req.table_id:
                 raise invalid("a read with match fields must name the table")
             probe = p4runtime_pb2.TableEntry(table_id=req.table_id, priority=req.priority)
-            probe.match.extend(canonical_matches(ctx.index, table, req.match))
+            canonical_matches(ctx.index, table, req.match, probe.match)
             key = entry_key(probe)
             selected = [(key, entries[key])] if key in entries else []
         else:
@@ -162,8 +162,8 @@ def write_member(ctx: Context, update_type: int, msg: p4runtime_pb2.ActionProfil
     if update_type != U.DELETE:
         if not msg.HasField("action"):
             raise invalid("a member needs an action")
-        stored.action.CopyFrom(canonical_action(ctx.index, msg.action, _profile_actions(ctx, ap),
-                                                owner=f"action profile {name!r}"))
+        canonical_action(ctx.index, msg.action, _profile_actions(ctx, ap),
+                         owner=f"action profile {name!r}", out=stored.action)
     if update_type == U.INSERT:
         if msg.member_id in members:
             raise P4RuntimeError("ALREADY_EXISTS", f"member {msg.member_id} exists in {name!r}")

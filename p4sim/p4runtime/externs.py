@@ -86,7 +86,7 @@ def _table_entry_ref(ctx: Context, te: p4runtime_pb2.TableEntry, section: str):
     if finder(ctx.index, table) is None:
         raise invalid(f"table {table.preamble.name!r} has no direct {section}")
     probe = p4runtime_pb2.TableEntry(table_id=te.table_id, priority=te.priority)
-    probe.match.extend(canonical_matches(ctx.index, table, te.match))
+    canonical_matches(ctx.index, table, te.match, probe.match)
     key = entry_key(probe)
     stored = ctx.store.table(te.table_id).get(key)
     if stored is None:
@@ -325,13 +325,12 @@ def write_value_set(ctx: Context, update_type: int, msg: p4runtime_pb2.ValueSetE
     info = ctx.index.get("value_sets", msg.value_set_id, "value set")
     name = info.preamble.name
     _modify_only(update_type, f"value set {name!r}")
-    members = [canonical_field_list(name, list(info.match), m.match) for m in msg.members]
+    stored = p4runtime_pb2.ValueSetEntry(value_set_id=msg.value_set_id)
+    members = [canonical_field_list(name, list(info.match), m.match, stored.members.add().match)
+               for m in msg.members]
     if info.size and len(members) > info.size:
         raise P4RuntimeError("RESOURCE_EXHAUSTED", f"value set {name!r} holds {info.size} members")
     ctx.binding.value_set_write(info, members)
-    stored = p4runtime_pb2.ValueSetEntry(value_set_id=msg.value_set_id)
-    for match in members:
-        stored.members.add().match.extend(match)
     ctx.store.value_sets[msg.value_set_id] = stored
 
 

@@ -18,18 +18,18 @@ from p4sim.p4runtime.p4info_index import P4InfoIndex
 MF = p4info_pb2.MatchField
 ActionRef = p4info_pb2.ActionRef
 
-# Identity of an entry inside its table: canonical match bytes + priority.
-EntryKey = tuple[bytes, int]
+# Identity of an entry inside its table: canonical match values + priority.
+EntryKey = tuple[tuple, int]
 
 
 def _canonical_match(
-    mf: p4info_pb2.MatchField, fm: p4runtime_pb2.FieldMatch
-) -> p4runtime_pb2.FieldMatch | None:
-    """Check one field match against its P4Info field; None means don't-care."""
+    mf: p4info_pb2.MatchField, fm: p4runtime_pb2.FieldMatch, out: p4runtime_pb2.FieldMatch
+) -> None:
+    """Check one field match against its P4Info field and write its canonical form to `out`."""
     w = mf.bitwidth
     what = f"match field {mf.name!r}"
     kind = fm.WhichOneof("field_match_type")
-    out = p4runtime_pb2.FieldMatch(field_id=mf.id)
+    out.field_id = mf.id
     expected = {MF.EXACT: "exact", MF.LPM: "lpm", MF.TERNARY: "ternary", MF.RANGE: "range",
                 MF.OPTIONAL: "optional"}.get(mf.match_type)
     if kind == "other" or expected is None:
@@ -70,40 +70,60 @@ def _canonical_match(
             raise invalid(f"{what}: a full range must be omitted (don't-care)")
         out.range.low = encode(low)
         out.range.high = encode(high)
-    return out
 
 
 def canonical_matches(
-    index: P4InfoIndex, table: p4info_pb2.Table, matches
+    index: P4InfoIndex, table: p4info_pb2.Table, matches, target=None
 ) -> list[p4runtime_pb2.FieldMatch]:
-    return canonical_field_list(table.preamble.name, list(table.match_fields), matches)
+    return canonical_field_list(table.preamble.name, list(table.match_fields), matches, target)
 
 
-def canonical_field_list(owner: str, declared, matches) -> list[p4runtime_pb2.FieldMatch]:
-    """Check matches against declared match fields (a table's or a value set's)."""
+def canonical_field_list(owner: str, declared, matches, target=None):
+    """Check matches against declared match fields (a table's or a value set's).
+
+    The canonical matches (sorted by field id) are added to `target` (a repeated
+    FieldMatch field) or to a fresh container, which is returned.
+    """
     fields = {mf.id: mf for mf in declared}
-    seen: dict[int, p4runtime_pb2.FieldMatch] = {}
-    for fm in matches:
+    if target is None:
+        target = p4runtime_pb2.TableEntry().match
+    ordered = sorted(matches, key=lambda m: m.field_id)
+    seen: set[int] = set()
+    for fm in ordered:
         mf = fields.get(fm.field_id)
         if mf is None:
             raise invalid(f"{owner!r} has no match field id {fm.field_id}")
         if fm.field_id in seen:
             raise invalid(f"match field {mf.name!r} given twice")
-        seen[fm.field_id] = _canonical_match(mf, fm)
+        seen.add(fm.field_id)
+        _canonical_match(mf, fm, target.add())
     for mf in declared:
         if mf.match_type == MF.EXACT and mf.id not in seen:
             raise invalid(f"exact match field {mf.name!r} is missing")
-    return [seen[i] for i in sorted(seen)]
+    return target
 
 
 def entry_key(entry: p4runtime_pb2.TableEntry) -> EntryKey:
-    match = b"".join(m.SerializeToString(deterministic=True) for m in entry.match)
-    return match, entry.priority
+    """Match values and priority of a canonical entry: its identity in the table."""
+    parts = []
+    for m in entry.match:
+        kind = m.WhichOneof("field_match_type")
+        if kind == "exact":
+            parts.append((m.field_id, m.exact.value))
+        elif kind == "lpm":
+            parts.append((m.field_id, m.lpm.value, m.lpm.prefix_len))
+        elif kind == "ternary":
+            parts.append((m.field_id, m.ternary.value, m.ternary.mask))
+        elif kind == "range":
+            parts.append((m.field_id, m.range.low, m.range.high, 0))
+        else:
+            parts.append((m.field_id, m.optional.value, 0, 0, 0))
+    return tuple(parts), entry.priority
 
 
 def canonical_action(
     index: P4InfoIndex, action: p4runtime_pb2.Action, allowed: dict[int, int] | None,
-    *, as_default: bool = False, owner: str = "",
+    *, as_default: bool = False, owner: str = "", out: p4runtime_pb2.Action | None = None,
 ) -> p4runtime_pb2.Action:
     """Check an action call: known, allowed in this context, every param once and in range."""
     info = index.action(action.action_id)
@@ -128,7 +148,9 @@ def canonical_action(
     missing = [params[i].name for i in params if i not in got]
     if missing:
         raise invalid(f"action {name!r} is missing parameters {missing}")
-    out = p4runtime_pb2.Action(action_id=action.action_id)
+    if out is None:
+        out = p4runtime_pb2.Action()
+    out.action_id = action.action_id
     for pid in sorted(got):
         out.params.add(param_id=pid, value=got[pid])
     return out
@@ -156,14 +178,12 @@ def canonical_table_entry(
         if entry.HasField("action"):
             if entry.action.WhichOneof("type") != "action":
                 raise invalid("a default entry takes a direct action")
-            out.action.action.CopyFrom(
-                canonical_action(index, entry.action.action, table_actions(table),
-                                 as_default=True, owner=f"table {tname!r}")
-            )
+            canonical_action(index, entry.action.action, table_actions(table),
+                             as_default=True, owner=f"table {tname!r}", out=out.action.action)
         return out
     if table.is_const_table:
         raise P4RuntimeError("PERMISSION_DENIED", f"table {tname!r} has const entries")
-    out.match.extend(canonical_matches(index, table, entry.match))
+    canonical_matches(index, table, entry.match, out.match)
     needs_priority = index.table_needs_priority(table)
     if needs_priority and not 0 < entry.priority < 1 << 31:
         raise invalid(f"table {tname!r} needs a priority in 1..2^31-1 (ternary/range/optional fields)")
@@ -199,8 +219,8 @@ def _check_table_action(index, table, action, out) -> None:
         if profile is not None:
             raise invalid(f"table {tname!r} uses action profile {profile.preamble.name!r}: "
                           "give a member or group id")
-        out.action.CopyFrom(canonical_action(index, action.action, table_actions(table),
-                                             owner=f"table {tname!r}"))
+        canonical_action(index, action.action, table_actions(table),
+                         owner=f"table {tname!r}", out=out.action)
     elif kind in ("action_profile_member_id", "action_profile_group_id"):
         if profile is None:
             raise invalid(f"table {tname!r} has no action profile: give a direct action")
