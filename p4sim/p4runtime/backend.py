@@ -374,12 +374,20 @@ class Binding:
         if obj is None:
             return
         members = [(m.member_id, m.weight) for m in group.members]
+        watch = {}
+        for m in group.members:
+            kind = m.WhichOneof("watch_kind")
+            if kind == "watch_port" and m.watch_port:
+                watch[m.member_id] = int.from_bytes(m.watch_port, "big")
+            elif kind == "watch" and m.watch:
+                watch[m.member_id] = m.watch
+        extra = {"watch_ports": watch} if watch else {}
         if update_type == U.DELETE:
             call(obj.delete_group, group.group_id)
         elif update_type == U.INSERT:
-            call(obj.insert_group, group.group_id, members, group.max_size)
+            call(obj.insert_group, group.group_id, members, group.max_size, **extra)
         else:
-            call(obj.modify_group, group.group_id, members, group.max_size)
+            call(obj.modify_group, group.group_id, members, group.max_size, **extra)
 
     # packet replication engine
     def mcast_write(self, update_type: int, entry: p4runtime_pb2.MulticastGroupEntry) -> None:

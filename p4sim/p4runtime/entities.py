@@ -220,7 +220,7 @@ def write_group(ctx: Context, update_type: int, msg: p4runtime_pb2.ActionProfile
             raise invalid(f"member {m.member_id}: weight must be positive")
         seen.add(m.member_id)
         total += m.weight
-        stored.members.add(member_id=m.member_id, weight=m.weight, watch_port=m.watch_port)
+        stored.members.add().CopyFrom(m)
     limit = max_size or ap.max_group_size
     if limit and total > limit:
         raise P4RuntimeError("RESOURCE_EXHAUSTED",

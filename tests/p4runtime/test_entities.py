@@ -272,3 +272,17 @@ def test_value_sets(primary):
                      update(U.INSERT, value_set_entry=value_set(1))) \
         == [code_pb2.RESOURCE_EXHAUSTED, code_pb2.INVALID_ARGUMENT]
     assert len(state().value_sets["MyParser.tcp_ports"].members) == 2
+
+
+def test_group_watch_ports_follow_port_liveness(primary):
+    primary.write(update(U.INSERT, action_profile_member=member(1, port=1)),
+                  update(U.INSERT, action_profile_member=member(2, port=2)))
+    g = group(9, {1: 1, 2: 1})
+    g.members[1].watch_port = b"\x02"
+    primary.write(update(U.INSERT, action_profile_group=g))
+    [got] = primary.read(Entity(action_profile_group=p4runtime_pb2.ActionProfileGroup()))
+    assert got.action_profile_group.members[1].watch_port == b"\x02"
+    prof = state().action_profiles["MyIngress.ecmp_selector"]
+    assert prof.groups[9].watch == {2: 2}
+    state().set_port_up(2, False)
+    assert prof.groups[9].expanded == (1,)
