@@ -81,11 +81,15 @@ class Engine:
     # ---------------------------------------------------------------- setup
     def _template(self, cache: dict, src: Addr, dst: Addr, flow: int, payload: int,
                   gateway: str | None) -> Template:
+        """Scapy builds one template per payload size; other endpoint pairs and flows are byte patches."""
         key = (src, dst, payload, gateway)
-        base = cache.get(key)
-        if base is None:
-            base = cache[key] = self.fmt.build(src, dst, flow, payload, self.config.ecn, gateway)
-        return self.fmt.for_flow(base, flow)
+        pair = cache.get(key)
+        if pair is None:
+            base = cache.get(payload)
+            if base is None:
+                base = cache[payload] = self.fmt.build(src, dst, flow, payload, self.config.ecn, gateway)
+            pair = cache[key] = self.fmt.for_pair(base, src, dst, gateway)
+        return self.fmt.for_flow(pair, flow)
 
     def _expand(self, plan: list[PlannedCollective], receiver: Receiver):
         flows: list[_Flow] = []

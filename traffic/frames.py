@@ -86,6 +86,33 @@ def roce_template(src: Addr, dst: Addr, flow: int, payload_len: int, ecn: bool =
     return Template(bytearray(bytes(pkt)), ROCE_HEADERS - 3, ROCE_HEADERS)
 
 
+def _mac(text: str) -> bytes:
+    return bytes.fromhex(text.replace(":", ""))
+
+
+def _ip(text: str) -> bytes:
+    return bytes(int(x) for x in text.split("."))
+
+
+def _ip_checksum(header: bytes) -> int:
+    total = sum(int.from_bytes(header[i:i + 2], "big") for i in range(0, len(header), 2))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return ~total & 0xFFFF
+
+
+def roce_for_pair(base: Template, src: Addr, dst: Addr, dst_mac: str | None = None) -> Template:
+    """Readdress a RoCEv2 template (MACs, IPv4 addresses, header checksum) without rebuilding it."""
+    buf = bytearray(base.buf)
+    buf[0:6] = _mac(dst_mac or dst.mac)
+    buf[6:12] = _mac(src.mac)
+    buf[26:30] = _ip(src.ip)
+    buf[30:34] = _ip(dst.ip)
+    buf[24:26] = b"\x00\x00"
+    buf[24:26] = _ip_checksum(bytes(buf[14:34])).to_bytes(2, "big")
+    return Template(buf, base.psn_off, base.probe_off)
+
+
 def roce_for_flow(base: Template, flow: int) -> Template:
     """Copy a RoCEv2 template built for another flow of the same endpoints and retarget it: UDP source
     port (entropy) and BTH destination QP depend on the flow; the UDP checksum is zero, the IPv4 one does
@@ -143,6 +170,17 @@ def ethplus_template(src: Addr, dst: Addr, flow: int, payload_len: int, ecn: boo
     return Template(bytearray(bytes(pkt)), 22, ETHPLUS_HEADERS)
 
 
+def ethplus_for_pair(base: Template, src: Addr, dst: Addr, dst_mac: str | None = None) -> Template:
+    """Readdress an ETH+ template: MACs, plane bits, endpoint ids (hop limit and flags kept)."""
+    buf = bytearray(base.buf)
+    buf[0:6] = _mac(dst_mac or dst.mac)
+    buf[6:12] = _mac(src.mac)
+    buf[14] = (buf[14] & ~0x0C & 0xFF) | (src.plane & 0x3) << 2
+    hop = buf[15] >> 4
+    buf[15:18] = (hop << 20 | (dst.endpoint & 0x3FF) << 10 | (src.endpoint & 0x3FF)).to_bytes(3, "big")
+    return Template(buf, base.psn_off, base.probe_off)
+
+
 def ethplus_for_flow(base: Template, flow: int) -> Template:
     buf = bytearray(base.buf)
     buf[18:20] = entropy(flow).to_bytes(2, "big")
@@ -165,6 +203,7 @@ class FrameFormat:
     name: str
     l3_overhead: int  # bytes counted against the MTU besides the payload
     build: Callable[..., Template]
+    for_pair: Callable[..., Template]
     for_flow: Callable[[Template, int], Template]
     parse: Callable[[bytes], Parsed | None]
 
@@ -173,7 +212,7 @@ class FrameFormat:
 
 
 FORMATS = {
-    "roce": FrameFormat("roce", roce_overhead() - 14, roce_template, roce_for_flow, parse_roce),
-    "ethplus": FrameFormat("ethplus", ethplus_overhead() - 14, ethplus_template, ethplus_for_flow,
-                           parse_ethplus),
+    "roce": FrameFormat("roce", roce_overhead() - 14, roce_template, roce_for_pair, roce_for_flow, parse_roce),
+    "ethplus": FrameFormat("ethplus", ethplus_overhead() - 14, ethplus_template, ethplus_for_pair,
+                           ethplus_for_flow, parse_ethplus),
 }

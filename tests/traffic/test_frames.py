@@ -92,3 +92,17 @@ def test_receiver_counts_marks_loss_reorder_duplicates(pair_lab) -> None:
 
 def test_probe_record_size() -> None:
     assert PROBE.size == 24
+
+
+@pytest.mark.parametrize("name", ["roce", "ethplus"])
+def test_readdressed_templates_equal_scapy_built_ones(name: str) -> None:
+    fmt = FORMATS[name]
+    base = fmt.build(A, B, 1, 300)
+    for i, (src, dst, gw) in enumerate([
+        (Addr("02:e1:00:01:00:07", "10.1.0.7", 7, 1), Addr("02:e1:00:01:03:ff", "10.1.3.255", 1023, 1), None),
+        (Addr("02:e1:00:00:00:02", "10.0.0.2", 2, 0), Addr("02:e1:00:00:00:09", "10.0.0.9", 9, 0),
+         "02:e5:00:01:00:03"),
+    ]):
+        patched = fmt.for_flow(fmt.for_pair(base, src, dst, gw), 100 + i)
+        built = fmt.build(src, dst, 100 + i, 300, True, gw)
+        assert patched.buf == built.buf
