@@ -1,4 +1,4 @@
-// expect-error: 28:26: not_listed
+// expect-error: 28:26: not in the actions list
 // a default_action that is not in the table's action list
 #include <core.p4>
 #include <v1model.p4>

@@ -1,4 +1,4 @@
-// expect-error: 25:9: K
+// expect-error: 25:9: cannot assign to 'K'
 // assignment to a compile-time constant
 #include <core.p4>
 #include <v1model.p4>

@@ -1,4 +1,4 @@
-// expect-error: 18:13: 2
+// expect-error: 18:13: key
 // a select case with one value for a two-field key
 #include <core.p4>
 #include <v1model.p4>

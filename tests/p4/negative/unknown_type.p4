@@ -1,5 +1,5 @@
-// expect-error: 24:9: nosuch_t
-// a local variable of an undeclared type
+// expect-error: 12:5: nosuch_t
+// a struct field of an undeclared type
 #include <core.p4>
 #include <v1model.p4>
 
@@ -8,7 +8,9 @@ header h_t {
     bit<8> b;
 }
 struct headers_t { h_t h; }
-struct meta_t { }
+struct meta_t {
+    nosuch_t f;
+}
 
 parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
                 inout standard_metadata_t sm) {
@@ -20,9 +22,7 @@ parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
 
 control MyIngress(inout headers_t hdr, inout meta_t meta,
                   inout standard_metadata_t sm) {
-    apply {
-        nosuch_t x;
-    }
+    apply { }
 }
 
 control MyVerify(inout headers_t hdr, inout meta_t meta) { apply { } }

@@ -1,4 +1,4 @@
-// expect-error: 25:13: width
+// expect-error: 25:13: bit<8> to bit<16>
 // bit<8> assigned to bit<16> without a cast
 #include <core.p4>
 #include <v1model.p4>

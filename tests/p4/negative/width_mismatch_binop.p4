@@ -1,4 +1,4 @@
-// expect-error: 25:28: width
+// expect-error: 25:28: different types
 // an arithmetic operation on operands of different widths
 #include <core.p4>
 #include <v1model.p4>

@@ -1,4 +1,4 @@
-// expect-error: 24:9: in
+// expect-error: 24:9: cannot assign to 'v'
 // assignment to an action parameter declared 'in'
 #include <core.p4>
 #include <v1model.p4>
