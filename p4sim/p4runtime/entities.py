@@ -204,8 +204,6 @@ def write_group(ctx: Context, update_type: int, msg: p4runtime_pb2.ActionProfile
     max_size = msg.max_size
     if ap.max_group_size and max_size > ap.max_group_size:
         raise invalid(f"max_size {max_size} exceeds the profile's max_group_size {ap.max_group_size}")
-    if update_type == U.INSERT and ap.size and len(groups) >= ap.size:
-        raise P4RuntimeError("RESOURCE_EXHAUSTED", f"action profile {name!r} has no room for groups")
     if update_type == U.MODIFY and max_size != groups[msg.group_id].max_size:
         raise invalid("max_size of a group cannot change")
     members = ctx.store.members.get(msg.action_profile_id, {})
@@ -221,10 +219,13 @@ def write_group(ctx: Context, update_type: int, msg: p4runtime_pb2.ActionProfile
         seen.add(m.member_id)
         total += m.weight
         stored.members.add().CopyFrom(m)
+    # Group size counts weights unless the P4Info says members; the profile's total size
+    # (all groups together) is the runtime's check.
+    used = len(seen) if ap.WhichOneof("selector_size_semantics") == "sum_of_members" else total
     limit = max_size or ap.max_group_size
-    if limit and total > limit:
+    if limit and used > limit:
         raise P4RuntimeError("RESOURCE_EXHAUSTED",
-                             f"group weights sum to {total}, more than the group size {limit}")
+                             f"group size {used} is more than its maximum {limit}")
     stored.max_size = max_size
     ctx.binding.group_write(name, update_type, stored)
     groups[msg.group_id] = stored

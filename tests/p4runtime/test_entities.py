@@ -286,3 +286,12 @@ def test_group_watch_ports_follow_port_liveness(primary):
     assert prof.groups[9].watch == {2: 2}
     state().set_port_up(2, False)
     assert prof.groups[9].expanded == (1,)
+
+
+def test_selector_total_size_is_enforced_across_groups(primary):
+    primary.write(*(update(U.INSERT, action_profile_member=member(i)) for i in (1, 2)))
+    # the profile holds 32 weight units in all; each group may hold 8
+    primary.write(*(update(U.INSERT, action_profile_group=group(g, {1: 4, 2: 4})) for g in (1, 2, 3, 4)))
+    assert fail_code(primary, update(U.INSERT, action_profile_group=group(5, {1: 1}))) \
+        == [code_pb2.RESOURCE_EXHAUSTED]
+    assert len(primary.read(Entity(action_profile_group=p4runtime_pb2.ActionProfileGroup()))) == 4
