@@ -62,10 +62,13 @@ def clean_run(run: RunState) -> CleanReport:
     rep = CleanReport(run.run_id)
     rep.killed = kill_recorded(run.pids)
     existing = _existing_netns()
-    for ns in run.netns:
-        if ns in existing:
-            r = subprocess.run(["ip", "netns", "delete", ns], capture_output=True, text=True)
-            (rep.netns.append(ns) if r.returncode == 0 else rep.errors.append(f"netns {ns}: {r.stderr.strip()}"))
+    doomed = [ns for ns in run.netns if ns in existing]
+    if doomed:
+        subprocess.run(["ip", "-force", "-batch", "-"], input="".join(f"netns delete {ns}\n" for ns in doomed),
+                       capture_output=True, text=True)
+        left = _existing_netns()
+        rep.netns = [ns for ns in doomed if ns not in left]
+        rep.errors.extend(f"netns {ns} still present" for ns in doomed if ns in left)
     batch = [f"link del {name}" for name in run.interfaces if _link_exists(name)]
     if batch:
         # -force: keep going past interfaces whose veth peer was deleted a moment ago

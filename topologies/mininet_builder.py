@@ -10,6 +10,8 @@ Every name and pid is written to the run state before or as it is created; `Fabr
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -208,20 +210,28 @@ class Fabric:
 
     def stop(self) -> CleanReport:
         """Stop switches and host shells, then remove every recorded namespace/interface/process."""
+        t0 = time.monotonic()
         if self.net is not None:
-            for sw in self.net.switches:
+            for sw in self.net.switches:  # signal all first: they shut down in parallel
                 proc = getattr(sw, "proc", None)
                 if proc is not None and proc.poll() is None:
                     proc.terminate()
+            deadline = time.monotonic() + 5.0
             for sw in self.net.switches:
                 if hasattr(sw, "stop_process"):
-                    sw.stop_process()
+                    sw.stop_process(timeout=max(0.1, deadline - time.monotonic()))
                 else:
                     sw.stop(deleteIntfs=False)
-            for node in self.net.hosts + self.net.switches:
+            nodes = self.net.hosts + self.net.switches
+            for node in nodes:  # hang up every shell first; Mininet's terminate() then waits for each in turn
+                if node.shell is not None and node.shell.poll() is None:
+                    os.killpg(node.shell.pid, signal.SIGHUP)
+            for node in nodes:
                 node.terminate()
         self.net = None
-        return clean_run(self.run)
+        report = clean_run(self.run)
+        self._phase("stop", t0)
+        return report
 
     def __enter__(self) -> Fabric:
         try:

@@ -7,7 +7,6 @@ namespace (like Mininet's user switches); every pid goes into the run state as s
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import signal
 import socket
@@ -188,7 +187,7 @@ class P4Switch(Switch):
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
+            self.proc.kill()  # our own child, by its Popen handle
             self.proc.wait(2.0)
 
     def stop(self, deleteIntfs: bool = True) -> None:  # noqa: N803 (Mininet's signature)
@@ -197,10 +196,8 @@ class P4Switch(Switch):
 
 
 def _p4sim_prefix() -> list[str]:
-    """`p4sim switch` when the p4sim CLI is installed next to this Python, else `python -m p4sim.switch`."""
-    exe = Path(sys.executable).parent / "p4sim"
-    if exe.exists() and importlib.util.find_spec("p4sim.cli") is not None:
-        return [str(exe), "switch"]
+    """`python -m p4sim.switch` = `p4sim switch` (same flags), with the interpreter running ethlab, so the
+    switch never depends on PATH or on which subcommands the `p4sim` script registers."""
     return [sys.executable, "-m", "p4sim.switch"]
 
 
