@@ -39,4 +39,4 @@ class P4TypeError(P4Error):
 
 class P4Unsupported(P4Error):
     def __init__(self, what: str, loc: SourceLoc | None = None):
-        super().__init__(f"unsupported: {what}", loc)
+        super().__init__(what if what.startswith("unsupported") else f"unsupported: {what}", loc)

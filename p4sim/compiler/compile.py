@@ -15,6 +15,7 @@ from p4sim.compiler import types as T
 from p4sim.compiler.emit import Emitter, pyfield, pyident
 from p4sim.errors import P4Error, P4TypeError, P4Unsupported, SourceLoc
 from p4sim.frontend import ast as A
+from p4sim.frontend.parser import name_loc
 
 V1_ERRORS = ["NoError", "PacketTooShort", "NoMatch", "StackOutOfBounds", "HeaderTooShort", "ParserTimeout",
              "ParserInvalidArgument"]
@@ -643,7 +644,7 @@ class Compiler:
 
     def x_ErrorMember(self, n):
         if n.name not in self.info.errors:
-            raise self.err(f"unknown error 'error.{n.name}'", n)
+            raise self.err(f"unknown error 'error.{n.name}'", name_loc(n.name, n.loc))
         i = self.info.errors.index(n.name)
         return self.lit(i, T.ERROR)
 
@@ -652,11 +653,11 @@ class Compiler:
         bt = T.strip_new(t)
         if isinstance(bt, T.EnumT):
             if n.name not in bt.values:
-                raise self.err(f"enum {bt.name} has no member '{n.name}'", n)
+                raise self.err(f"enum {bt.name} has no member '{n.name}'", name_loc(n.name, n.loc))
             return self.lit(bt.values[n.name], t)
         if isinstance(bt, T.ErrorT):
             return self.x_ErrorMember(A.ErrorMember(n.name, loc=n.loc))
-        raise self.err(f"type {t} has no member '{n.name}'", n)
+        raise self.err(f"type {t} has no member '{n.name}'", name_loc(n.name, n.loc))
 
     def x_Name(self, n):
         s = self.lookup(n.name, n, n.glob)
@@ -693,7 +694,7 @@ class Compiler:
             if name in ("isValid", "setValid", "setInvalid", "minSizeInBits", "minSizeInBytes", "maxSizeInBits",
                         "maxSizeInBytes"):
                 return E(T.VOID, "", extra=("method", base, name, n))
-            raise self.err(f"{base.type} has no field '{name}'", n)
+            raise self.err(f"{base.type} has no field '{name}'", name_loc(name, n.loc))
         if isinstance(bt, T.StackT):
             if name == "size":
                 return self.lit(bt.size, T.Bits(32))
@@ -1906,7 +1907,7 @@ class Compiler:
                 e = self.expr(k.expr)
                 kt = T.strip_new(e.type)
                 if k.match_kind not in self.match_kinds:
-                    raise self.err(f"unknown match kind '{k.match_kind}'", k)
+                    raise self.err(f"unknown match kind '{k.match_kind}'", name_loc(k.match_kind, k.loc))
                 if k.match_kind not in ("exact", "lpm", "ternary", "range", "optional", "selector"):
                     raise self.err(f"unsupported: match kind '{k.match_kind}'", k, P4Unsupported)
                 if k.match_kind == "lpm":
@@ -2440,7 +2441,7 @@ class Compiler:
         if name == "reject":
             return "return off, -1"
         if name not in states:
-            raise self.err(f"unknown parser state '{name}'", node)
+            raise self.err(f"unknown parser state '{name}'", name_loc(name, _loc(node)))
         return f"st = {states[name]}; continue"
 
     def transition(self, s: A.ParserState, states, em: Emitter):

@@ -179,7 +179,7 @@ def _classify(toks):
 def _lark() -> Lark:
     grammar = (Path(__file__).resolve().parent / "p4.lark").read_text()
     return Lark(grammar, parser="lalr", lexer="basic", postlex=_TypeNamePostLex(), propagate_positions=True,
-                maybe_placeholders=True, cache=False)
+                maybe_placeholders=True, cache=True)
 
 
 # ------------------------------------------------------------------ annotation bodies
@@ -252,6 +252,21 @@ def parse_int_literal(text: str, loc) -> A.IntLit:
     return A.IntLit(value, width, signed, text, loc=loc)
 
 
+class _Id(str):
+    """An identifier that remembers where it was written."""
+
+    loc: SourceLoc | None
+
+    def __new__(cls, text, loc=None):
+        obj = super().__new__(cls, str(text))
+        obj.loc = loc
+        return obj
+
+
+def name_loc(name, default=None):
+    return getattr(name, "loc", None) or default
+
+
 def _toks(children, *types):
     return [c for c in children if isinstance(c, Token) and (not types or c.type in types)]
 
@@ -291,7 +306,7 @@ class _Builder(Transformer):
         return ch[0] if ch else []
 
     def name(self, meta, ch):
-        return str(ch[0])
+        return _Id(ch[0], self._tloc(ch[0]))
 
     nontype_name = name
 
@@ -810,6 +825,9 @@ def _syntax_error(e: UnexpectedInput, pre: Preprocessed) -> P4SyntaxError:
         tok = e.token
         if tok.type == "$END":
             return P4SyntaxError(f"syntax error: unexpected end of input{exp}", loc)
+        raw = set(getattr(e, "expected", None) or ())
+        if tok.type == "IDENTIFIER" and "TYPE_IDENTIFIER" in raw and "IDENTIFIER" not in raw:
+            return P4SyntaxError(f"unknown type '{tok.value}' (a type name is expected here)", loc)
         return P4SyntaxError(f"syntax error: unexpected {tok.value!r}{exp}", loc)
     if isinstance(e, UnexpectedCharacters):
         ch = pre.text[e.pos_in_stream] if e.pos_in_stream < len(pre.text) else "?"
