@@ -32,15 +32,8 @@ def _modify_only(update_type: int, what: str) -> None:
         raise invalid(f"{what} entries exist for every index: only MODIFY is allowed")
 
 
-def _index(idx: p4runtime_pb2.Index | None, size: int, what: str) -> int:
-    if idx is None:
-        raise invalid(f"{what}: an index is required")
-    if idx.index < 0 or idx.index >= size:
-        raise P4RuntimeError("OUT_OF_RANGE", f"{what}: index {idx.index} outside 0..{size - 1}")
-    return idx.index
-
-
 def _indices(req_has_index: bool, index: int, size: int, what: str) -> range:
+    """The cells an entry names: one index, or all of them when the index is unset (wildcard)."""
     if not req_has_index:
         return range(size)
     if index < 0 or index >= size:
@@ -53,10 +46,10 @@ def write_counter(ctx: Context, update_type: int, msg: p4runtime_pb2.CounterEntr
     info = ctx.index.get("counters", msg.counter_id, "counter")
     name = info.preamble.name
     _modify_only(update_type, f"counter {name!r}")
-    i = _index(msg.index if msg.HasField("index") else None, info.size, f"counter {name!r}")
     data = msg.data
-    if not ctx.binding.counter_write(name, i, data.byte_count, data.packet_count):
-        ctx.store.counters[msg.counter_id, i] = (data.byte_count, data.packet_count)
+    for i in _indices(msg.HasField("index"), msg.index.index, info.size, f"counter {name!r}"):
+        if not ctx.binding.counter_write(name, i, data.byte_count, data.packet_count):
+            ctx.store.counters[msg.counter_id, i] = (data.byte_count, data.packet_count)
 
 
 def _counter_value(ctx: Context, cid: int, name: str, i: int) -> tuple[int, int]:
@@ -135,15 +128,16 @@ def write_meter(ctx: Context, update_type: int, msg: p4runtime_pb2.MeterEntry) -
     info = ctx.index.get("meters", msg.meter_id, "meter")
     name = info.preamble.name
     _modify_only(update_type, f"meter {name!r}")
-    i = _index(msg.index if msg.HasField("index") else None, info.size, f"meter {name!r}")
+    cells = _indices(msg.HasField("index"), msg.index.index, info.size, f"meter {name!r}")
     cfg = msg.config if msg.HasField("config") else None
     if cfg is not None:
         _check_meter_config(cfg)
-    ctx.binding.meter_set(name, i, cfg)
-    if cfg is None:
-        ctx.store.meters.pop((msg.meter_id, i), None)
-    else:
-        ctx.store.meters[msg.meter_id, i] = cfg
+    for i in cells:
+        ctx.binding.meter_set(name, i, cfg)
+        if cfg is None:
+            ctx.store.meters.pop((msg.meter_id, i), None)
+        else:
+            ctx.store.meters[msg.meter_id, i] = cfg
 
 
 def read_meters(ctx: Context, req: p4runtime_pb2.MeterEntry) -> Iterator[Entity]:
@@ -205,12 +199,13 @@ def write_register(ctx: Context, update_type: int, msg: p4runtime_pb2.RegisterEn
     info = ctx.index.get("registers", msg.register_id, "register")
     name = info.preamble.name
     _modify_only(update_type, f"register {name!r}")
-    i = _index(msg.index if msg.HasField("index") else None, info.size, f"register {name!r}")
+    cells = _indices(msg.HasField("index"), msg.index.index, info.size, f"register {name!r}")
     if msg.data.WhichOneof("data") != "bitstring":
         raise invalid(f"register {name!r}: data must be a bitstring")
     value = decode(msg.data.bitstring, _register_width(info), f"register {name!r} value")
-    if not ctx.binding.register_write(name, i, value):
-        ctx.store.registers[msg.register_id, i] = value
+    for i in cells:
+        if not ctx.binding.register_write(name, i, value):
+            ctx.store.registers[msg.register_id, i] = value
 
 
 def read_registers(ctx: Context, req: p4runtime_pb2.RegisterEntry) -> Iterator[Entity]:

@@ -295,3 +295,15 @@ def test_selector_total_size_is_enforced_across_groups(primary):
     assert fail_code(primary, update(U.INSERT, action_profile_group=group(5, {1: 1}))) \
         == [code_pb2.RESOURCE_EXHAUSTED]
     assert len(primary.read(Entity(action_profile_group=p4runtime_pb2.ActionProfileGroup()))) == 4
+
+
+def test_unset_index_writes_every_cell(primary):
+    reset = p4runtime_pb2.CounterEntry(counter_id=C_PORT)
+    reset.data.packet_count = 7
+    primary.write(update(U.MODIFY, counter_entry=reset))
+    assert state().counters["MyIngress.port_counter"].read(5) == (7, 0)
+    fill = p4runtime_pb2.RegisterEntry(register_id=R_REG)
+    fill.data.bitstring = b"\x2a"
+    primary.write(update(U.MODIFY, register_entry=fill))
+    reg = state().registers["MyIngress.reg"]
+    assert [reg.read(i) for i in range(16)] == [42] * 16
