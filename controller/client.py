@@ -199,7 +199,7 @@ class SwitchConnection(PreMixin):
         ternary as (value, mask); range as (low, high); omitted fields are don't-care."""
         info = self._index()
         tbl = info.table(table)
-        entry = pb.TableEntry(table_id=tbl.preamble.id, priority=priority, is_default_entry=default)
+        entry = pb.TableEntry(table_id=tbl.preamble.id, priority=priority, is_default_action=default)
         for name, value in (match or {}).items():
             field = info.match_field(tbl, name)
             fm = entry.match.add(field_id=field.id)
