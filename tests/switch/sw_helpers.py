@@ -58,7 +58,7 @@ class Switch:
 class Capture:
     """Frames arriving at a host's interface, captured by nsio in its namespace."""
 
-    def __init__(self, lab: Lab, host: int, tmp: Path, count: int, max_seconds: float, idle: float) -> None:
+    def __init__(self, lab: Lab, host: int, tmp: Path, count: int, max_seconds: float, idle: float = 0.5) -> None:
         self.path = tmp / f"rx-h{host}-{count}.bin"
         cmd = lab.nsio(host, "recv", lab.host_if(host), str(self.path), "--max-seconds", str(max_seconds),
                        "--count", str(count), "--idle", str(idle))
