@@ -60,3 +60,12 @@ def test_controller_headers(p4info) -> None:
             for c in p4info.controller_packet_metadata}
     assert meta == {"packet_out": [("egress_port", 9), ("_pad", 7)],
                     "packet_in": [("ingress_port", 9), ("reason", 8), ("_pad", 7)]}
+
+
+def test_basic_l3_names_others_rely_on() -> None:
+    info = Harness.from_file(str(ROOT / "p4src" / "basic_l3.p4")).p4info
+    assert names(info, "tables") == {"MyIngress.ipv4_lpm"}
+    assert {"MyIngress.ipv4_forward", "MyIngress.drop", "NoAction"} == names(info, "actions")
+    assert names(info, "counters") == {"MyIngress.port_counter"}
+    fwd = next(a for a in info.actions if a.preamble.name == "MyIngress.ipv4_forward")
+    assert [(p.name, p.bitwidth) for p in fwd.params] == [("dstAddr", 48), ("port", 9)]
