@@ -112,3 +112,13 @@ def test_bmv2_switch_flags():
         assert tail == ["--", "--grpc-server-addr", sw.grpc_addr, "--cpu-port", "255"]
         assert cmd[cmd.index("--thrift-port") + 1] == str(sw.grpc_port + 1000)
     assert leftovers(f.run) == []
+
+
+def test_a_switch_that_cannot_start_is_reported_and_everything_is_removed(tmp_path):
+    from topologies.switches import SwitchStartError
+
+    f = Fabric(build("line", n=2), FabricOptions(json_path=str(tmp_path / "missing.json"), ready_timeout=30))
+    with pytest.raises(SwitchStartError, match=r"(?s)s1: p4sim switch exited \(status 1\).*missing.json"):
+        with f:
+            f.start()
+    assert leftovers(f.run) == []
