@@ -190,7 +190,8 @@ class Binding:
             fm = by_field.get(mf.id)
             match.append(None if fm is None else _field_match(runtime, mf, fm))
         kind = entry.action.WhichOneof("type")
-        kwargs: dict[str, Any] = {"priority": entry.priority}
+        kwargs: dict[str, Any] = {"priority": entry.priority, "idle_timeout_ns": entry.idle_timeout_ns,
+                                  "metadata": bytes(entry.metadata)}
         if kind == "action":
             kwargs["action"] = self.action_call(entry.action.action)
         elif kind == "action_profile_member_id":

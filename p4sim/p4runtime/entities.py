@@ -13,6 +13,7 @@ from p4.v1 import p4runtime_pb2
 
 from p4sim.p4runtime.context import Context
 from p4sim.p4runtime.errors import P4RuntimeError, invalid, not_found
+from p4sim.p4runtime.idle import elapsed_since_hit
 from p4sim.p4runtime.translate import (
     canonical_action,
     canonical_matches,
@@ -136,6 +137,8 @@ def read_table_entries(ctx: Context, req: p4runtime_pb2.TableEntry) -> Iterator[
             ent.table_entry.CopyFrom(stored)
             if with_counters and direct_counter_of(ctx.index, table) is not None:
                 ent.table_entry.counter_data.CopyFrom(counter_data_of(ctx, table, stored, key))
+            if req.HasField("time_since_last_hit") and table.idle_timeout_behavior:
+                ent.table_entry.time_since_last_hit.elapsed_ns = elapsed_since_hit(ctx, table, stored)
             if with_meters and direct_meter_of(ctx.index, table) is not None:
                 cfg = ctx.store.direct_meters.get((table.preamble.id, key))
                 if cfg is not None:

@@ -8,7 +8,7 @@ import threading
 
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
-from p4sim.p4runtime import dispatch
+from p4sim.p4runtime import dispatch, idle
 from p4sim.p4runtime.arbitration import Arbitrator, Session, election_int
 from p4sim.p4runtime.context import Context
 from p4sim.p4runtime.digests import DigestEngine
@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 API_VERSION = "1.4.1"
 READ_CHUNK = 500
+IDLE_SCAN_EVERY = 10  # polls (of ~2 ms): idle timeouts are checked about every 20 ms
 CFG = p4runtime_pb2.SetForwardingPipelineConfigRequest
 GET = p4runtime_pb2.GetForwardingPipelineConfigRequest
 
@@ -41,6 +42,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self._lock = threading.RLock()
         self._closing = threading.Event()
         self.digests = DigestEngine(self._send_digest)
+        self._polls = 0
+        self._idle_reported: dict[int, int] = {}
         # Runs state changes where the data plane cannot see them half-done (switch: its own thread).
         self._control = getattr(device, "control", None) or (lambda fn: fn())
         device.add_packet_in_listener(self._on_packet_in)
@@ -295,12 +298,20 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             s.send(out)
 
     def poll(self) -> None:
-        """Collect digests the data plane emitted and send lists that are due."""
+        """Collect digests the data plane emitted, send lists that are due, report idle entries."""
         ctx = self.ctx
         if ctx is not None:
             for digest_id, values in ctx.binding.drain_digests():
                 self.digests.add(digest_id, values)
         self.digests.tick()
+        self._polls += 1
+        if ctx is not None and self._polls % IDLE_SCAN_EVERY == 0:
+            with self._lock:
+                note = self._control(lambda: idle.expired(ctx, self._idle_reported))
+            if note is not None:
+                out = p4runtime_pb2.StreamMessageResponse(idle_timeout_notification=note)
+                for s in self.arbitrator.primaries(self.device.device_id):
+                    s.send(out)
 
     def close(self) -> None:
         """Wake every stream so the server can stop promptly."""

@@ -15,6 +15,7 @@ T_LPM = 0x02000001
 T_ACL = 0x02000002
 T_ECMP = 0x02000003
 T_CONST = 0x02000004
+T_HOSTS = 0x02000005
 CPM_IN = 0x04000001
 CPM_OUT = 0x04000002
 AP_SEL = 0x11000001
@@ -87,6 +88,13 @@ def build_p4info() -> p4info_pb2.P4Info:
     t.const_default_action_id = A_NOACTION
     t.initial_default_action.action_id = A_NOACTION
     t.is_const_table = True
+
+    t = p.tables.add()
+    _preamble(t, T_HOSTS, "MyIngress.hosts")
+    t.match_fields.add(id=1, name="hdr.ethernet.srcAddr", bitwidth=48, match_type=MF.EXACT)
+    t.action_refs.add(id=A_NOACTION)
+    t.idle_timeout_behavior = p4info_pb2.Table.NOTIFY_CONTROL
+    t.size = 8
 
     ap = p.action_profiles.add()
     _preamble(ap, AP_SEL, "MyIngress.ecmp_selector")

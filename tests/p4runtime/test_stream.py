@@ -10,7 +10,7 @@ from client import U, update
 from conftest import current_server
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
-from p4info_fixture import D_LEARN
+from p4info_fixture import A_NOACTION, D_LEARN, T_HOSTS
 
 
 class EchoProgram:
@@ -155,3 +155,30 @@ def test_unconfigured_digest_is_dropped(primary):
     learn(0x1, 1)
     with pytest.raises(queue.Empty):
         primary.get("digest", timeout=0.3)
+
+
+def host_entry(mac: int, timeout_ns: int) -> p4runtime_pb2.TableEntry:
+    e = p4runtime_pb2.TableEntry(table_id=T_HOSTS, idle_timeout_ns=timeout_ns)
+    e.match.add(field_id=1).exact.value = mac.to_bytes(6, "big")
+    e.action.action.action_id = A_NOACTION
+    return e
+
+
+def test_idle_timeout_notification_and_time_since_last_hit(primary):
+    primary.write(update(U.INSERT, table_entry=host_entry(0xA, 50_000_000)),
+                  update(U.INSERT, table_entry=host_entry(0xB, 10**12)))
+    note = primary.get("idle_timeout_notification", timeout=3).idle_timeout_notification
+    assert [e.match[0].exact.value for e in note.table_entry] == [b"\x0a"]
+    assert note.table_entry[0].idle_timeout_ns == 50_000_000
+    with pytest.raises(queue.Empty):  # reported once while it stays idle
+        primary.get("idle_timeout_notification", timeout=0.3)
+    table = current_server().service.ctx.program.state.tables["MyIngress.hosts"]
+    assert table.lookup((0xA,), 64).hit  # a hit refreshes it: it is reported again later
+    again = primary.get("idle_timeout_notification", timeout=3).idle_timeout_notification
+    assert again.table_entry[0].match[0].exact.value == b"\x0a"
+    req = p4runtime_pb2.TableEntry(table_id=T_HOSTS)
+    req.time_since_last_hit.SetInParent()
+    got = {e.table_entry.match[0].exact.value: e.table_entry
+           for e in primary.read(p4runtime_pb2.Entity(table_entry=req))}
+    assert got[b"\x0a"].time_since_last_hit.elapsed_ns >= 50_000_000
+    assert got[b"\x0b"].HasField("time_since_last_hit")
