@@ -41,7 +41,7 @@ _READERS = {
 }
 
 
-def write_update(ctx: Context, device, update: p4runtime_pb2.Update) -> None:
+def write_update(ctx: Context | None, device, update: p4runtime_pb2.Update) -> None:
     if update.type not in (U.INSERT, U.MODIFY, U.DELETE):
         raise invalid("update type must be INSERT, MODIFY or DELETE")
     kind = update.entity.WhichOneof("entity")
@@ -56,7 +56,7 @@ def write_update(ctx: Context, device, update: p4runtime_pb2.Update) -> None:
     writer(ctx, update.type, getattr(update.entity, kind))
 
 
-def read_entity(ctx: Context, device, entity: p4runtime_pb2.Entity) -> Iterator[p4runtime_pb2.Entity]:
+def read_entity(ctx: Context | None, device, entity: p4runtime_pb2.Entity) -> Iterator[p4runtime_pb2.Entity]:
     kind = entity.WhichOneof("entity")
     if kind is None:
         raise invalid("the read request names no entity")

@@ -178,7 +178,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                                       election_int(request.election_id))
         results = []
         with self._lock:
-            ctx = self._need_pipeline()
+            ctx = self.ctx if _device_level(request.updates) else self._need_pipeline()
             for update in request.updates:
                 try:
                     self._control(lambda u=update: dispatch.write_update(ctx, self.device, u))
@@ -193,7 +193,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         try:
             self._check_device(request.device_id)
             with self._lock:
-                ctx = self._need_pipeline()
+                device_level = _device_level(p4runtime_pb2.Update(entity=e) for e in request.entities)
+                ctx = self.ctx if device_level else self._need_pipeline()
                 found = self._control(lambda: [
                     e for ent in request.entities for e in dispatch.read_entity(ctx, self.device, ent)])
         except P4RuntimeError as err:
@@ -318,6 +319,12 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self._closing.set()
         for s in self.arbitrator.sessions():
             s.close()
+
+
+def _device_level(updates) -> bool:
+    """Only queue extern entries: they concern the device, so they need no pipeline."""
+    kinds = {u.entity.WhichOneof("entity") for u in updates}
+    return kinds == {"extern_entry"}
 
 
 def _unexpected(exc: Exception) -> P4RuntimeError:

@@ -307,3 +307,16 @@ def test_unset_index_writes_every_cell(primary):
     primary.write(update(U.MODIFY, register_entry=fill))
     reg = state().registers["MyIngress.reg"]
     assert [reg.read(i) for i in range(16)] == [42] * 16
+
+
+def test_queue_extension_needs_no_pipeline(make_client, device):
+    c = make_client(election_id=3)
+    c.connect()
+    c.write(update(U.MODIFY, extern_entry=queue_entry(1, rate_bps=10**9)))
+    assert device.queue_config(1).rate_bps == 10**9
+    assert len(c.read(Entity(extern_entry=p4runtime_pb2.ExternEntry(extern_type_id=0x81)))) == 4
+    with pytest.raises(grpc.RpcError) as exc:  # anything else still needs a pipeline
+        c.write(update(U.MODIFY, extern_entry=queue_entry(1, depth=3)),
+                update(U.MODIFY, counter_entry=p4runtime_pb2.CounterEntry(counter_id=C_PORT)))
+    assert exc.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert device.queue_config(1).depth != 3
