@@ -48,8 +48,11 @@ class RunningFabric:
 def running_fabric(topo: Topology, target: str = "p4sim", policy: Policy | str = "ecmp",
                    program: Path = DEFAULT_PROGRAM, rate_scale: float | None = None,
                    queue_depth: int | None = None, log_dir: str | None = None,
-                   progress: Callable[[str], None] | None = None) -> Iterator[RunningFabric]:
-    """Build, start, push and install; yield the running fabric; always tear down."""
+                   progress: Callable[[str], None] | None = None,
+                   switch_args: tuple[str, ...] = ()) -> Iterator[RunningFabric]:
+    """Build, start, push and install; yield the running fabric; always tear down.
+
+    `switch_args`: extra target options for every switch process (e.g. p4sim's `--seed N`)."""
     say = progress or (lambda _msg: None)
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r} (known: {', '.join(TARGETS)})")
@@ -58,8 +61,9 @@ def running_fabric(topo: Topology, target: str = "p4sim", policy: Policy | str =
     say(f"compiling {program.name} for {target}")
     artifacts = build_artifacts(program, target)
     compile_s = time.monotonic() - t0
+    params = {"extra_args": tuple(switch_args)} if switch_args else {}
     options = FabricOptions(switch_cls=TARGETS[target], rate_scale=rate_scale, queue_depth=queue_depth,
-                            log_dir=log_dir)
+                            log_dir=log_dir, switch_params=params)
     say(f"creating {len(topo.hosts)} hosts and {len(topo.links)} links")
     with Fabric(topo, options) as fabric:
         say(f"starting {len(topo.switches)} {target} switches")
