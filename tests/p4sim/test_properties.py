@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from p4sim.harness import Harness
 
 WIDTHS = [8, 12, 16, 32]
@@ -93,6 +94,8 @@ def fields(w: int) -> list[Field]:
         Field("sext", 2 * w, f"$r.sext = (bit<{2 * w}>)(int<{2 * w}>)({iw})$a;",
               lambda a, b, n: u(s(a, w), 2 * w)),
         Field("trunc", h, f"$r.trunc = (bit<{h}>)$b;", lambda a, b, n: u(b, h)),
+        Field("snarrow", h, f"$r.snarrow = (bit<{h}>)(int<{h}>)({iw})$b;", lambda a, b, n: u(s(b, w), h)),
+        Field("sgt", 8, f"$r.sgt = ({iw})$a > ({iw})$b ? 8w1 : 8w0;", lambda a, b, n: int(s(a, w) > s(b, w))),
         Field("flags", 8, "$r.flags = " + " ++ ".join(
             f"(bit<1>)({e})" for e in [
                 "$a < $b", "$a <= $b", "$a > $b", "$a >= $b", "$a == $b", "$a != $b",
