@@ -58,9 +58,23 @@ def kill_recorded(pids: dict[str, list[int]], timeout: float = 3.0) -> list[str]
     return sorted(live)
 
 
+def _delete_group(run: RunState) -> list[str]:
+    """Delete the run's root interfaces in one batch, but only if every member of the group is ours."""
+    if run.link_group is None:
+        return []
+    out = subprocess.run(["ip", "-o", "link", "show", "group", str(run.link_group)], capture_output=True,
+                         text=True).stdout
+    members = {ln.split(":")[1].strip().split("@")[0] for ln in out.splitlines() if ":" in ln}
+    if members and members <= set(run.interfaces):
+        subprocess.run(["ip", "link", "delete", "group", str(run.link_group)], capture_output=True)
+        return sorted(members)
+    return []
+
+
 def clean_run(run: RunState) -> CleanReport:
     rep = CleanReport(run.run_id)
     rep.killed = kill_recorded(run.pids)
+    in_group = _delete_group(run)
     existing = _existing_netns()
     doomed = [ns for ns in run.netns if ns in existing]
     if doomed:
@@ -77,6 +91,7 @@ def clean_run(run: RunState) -> CleanReport:
         rep.interfaces = [b.split()[-1] for b in batch]
         left = [n for n in rep.interfaces if _link_exists(n)]
         rep.errors.extend(f"interface {n} still present" for n in left)
+    rep.interfaces = in_group + rep.interfaces
     for f in run.files:
         Path(f).unlink(missing_ok=True)
     if not rep.errors:

@@ -163,7 +163,9 @@ class Fabric:
                              addr1=mac_a, addr2=mac_b, up=None, cls=PrecreatedLink)
         for name in root_names:  # switch ports carry no IP traffic of their own
             Path(f"/proc/sys/net/ipv6/conf/{name}/disable_ipv6").write_text("1")
-        _ip_batch([f"link set {n} up" for n in root_names])
+        self.run.link_group = self.run.default_link_group()
+        self.run.save()
+        _ip_batch([f"link set {n} group {self.run.link_group} up" for n in root_names])
 
     def _configure_hosts(self) -> None:
         """Per host, one `ip -batch` in its namespace: lo up, per plane MAC/IP/up, static ARP to the plane."""

@@ -48,6 +48,9 @@ class RunState:
     pids: dict[str, list[int]] = field(default_factory=dict)
     grpc_ports: dict[str, int] = field(default_factory=dict)  # switch name -> gRPC port
     files: list[str] = field(default_factory=list)  # temporary files to delete
+    # device group of the root-namespace interfaces: `ip link delete group G` removes thousands of veths in one
+    # batched kernel operation instead of one RCU grace period each (cleanup checks every member is ours first)
+    link_group: int | None = None
     log_dir: str = ""
 
     @property
@@ -57,6 +60,13 @@ class RunState:
     @property
     def prefix(self) -> str:
         return f"{PREFIX}{self.run_id}"
+
+    def default_link_group(self) -> int:
+        """0x454cXXXX ("EL" + 16 bits of the run id): unlikely to be anyone else's group."""
+        h = 0
+        for c in self.run_id:
+            h = (h * 37 + ord(c)) & 0xFFFF
+        return 0x454C0000 | h
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -122,3 +122,17 @@ def test_a_switch_that_cannot_start_is_reported_and_everything_is_removed(tmp_pa
         with f:
             f.start()
     assert leftovers(f.run) == []
+
+
+def test_cleanup_never_deletes_an_interface_it_did_not_record():
+    f = Fabric(build("line", n=2), FabricOptions(switch_cls=BridgeSwitch)).build()
+    stranger = f"{f.run.prefix}zz"  # in our link group, but not recorded: must survive the cleanup
+    subprocess.run(["ip", "link", "add", stranger, "group", str(f.run.link_group), "type", "dummy"], check=True)
+    try:
+        rep = f.stop()
+        assert os.path.exists(f"/sys/class/net/{stranger}")
+        assert stranger not in rep.interfaces and len(rep.netns) == 2
+        assert leftovers(f.run) == [stranger]
+    finally:
+        subprocess.run(["ip", "link", "del", stranger], capture_output=True)
+    assert leftovers(f.run) == []
