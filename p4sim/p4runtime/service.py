@@ -8,7 +8,7 @@ import threading
 
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
-from p4sim.p4runtime import dispatch, idle
+from p4sim.p4runtime import atomic, dispatch, idle
 from p4sim.p4runtime.arbitration import Arbitrator, Session, election_int
 from p4sim.p4runtime.context import Context
 from p4sim.p4runtime.digests import DigestEngine
@@ -172,13 +172,16 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
 
     def _write(self, request) -> list[UpdateResult]:
         self._check_device(request.device_id)
-        if request.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR:
-            raise P4RuntimeError("UNIMPLEMENTED", "only CONTINUE_ON_ERROR atomicity is supported")
         self.arbitrator.check_primary(request.device_id, request.role,
                                       election_int(request.election_id))
         results = []
         with self._lock:
             ctx = self.ctx if _device_level(request.updates) else self._need_pipeline()
+            if request.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR:
+                # The whole batch runs in one control() call: the data plane sees all or nothing.
+                errors = self._control(
+                    lambda: atomic.run_all_or_nothing(ctx, self.device, list(request.updates)))
+                return [UpdateResult(e) for e in errors]
             for update in request.updates:
                 try:
                     self._control(lambda u=update: dispatch.write_update(ctx, self.device, u))

@@ -320,3 +320,35 @@ def test_queue_extension_needs_no_pipeline(make_client, device):
                 update(U.MODIFY, counter_entry=p4runtime_pb2.CounterEntry(counter_id=C_PORT)))
     assert exc.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert device.queue_config(1).depth != 3
+
+
+def test_rollback_restores_every_entity_kind(primary, device):
+    from test_tables import atomic_write
+    primary.write(update(U.INSERT, action_profile_member=member(1, port=1)))
+    reg = p4runtime_pb2.RegisterEntry(register_id=R_REG)
+    reg.data.bitstring = b"\x07"
+    primary.write(update(U.MODIFY, register_entry=reg))  # every cell = 7
+    mg = p4runtime_pb2.PacketReplicationEngineEntry()
+    mg.multicast_group_entry.multicast_group_id = 3
+    mg.multicast_group_entry.replicas.add(egress_port=1)
+    cnt = p4runtime_pb2.CounterEntry(counter_id=C_PORT)
+    cnt.index.index = 2
+    cnt.data.packet_count = 99
+    reg1 = p4runtime_pb2.RegisterEntry(register_id=R_REG)
+    reg1.index.index = 1
+    reg1.data.bitstring = b"\x08"
+    with pytest.raises(grpc.RpcError):
+        atomic_write(primary, p4runtime_pb2.WriteRequest.ROLLBACK_ON_ERROR,
+                     update(U.MODIFY, action_profile_member=member(1, port=9)),
+                     update(U.INSERT, action_profile_member=member(2, port=2)),
+                     update(U.MODIFY, register_entry=reg1),
+                     update(U.INSERT, packet_replication_engine_entry=mg),
+                     update(U.MODIFY, counter_entry=cnt),
+                     update(U.MODIFY, extern_entry=queue_entry(2, depth=5)),
+                     update(U.DELETE, action_profile_member=member(42)))  # fails
+    prof = state().action_profiles["MyIngress.ecmp_selector"]
+    assert prof.members == {1: prof.members[1]} and prof.members[1].args == (1, 1)
+    assert [state().registers["MyIngress.reg"].read(i) for i in range(16)] == [7] * 16
+    assert 3 not in state().pre.groups
+    assert state().counters["MyIngress.port_counter"].read(2) == (0, 0)
+    assert device.queue_config(2).depth != 5

@@ -234,18 +234,61 @@ def test_table_full_is_resource_exhausted(primary):
     assert len(read_table(primary)) == 4
 
 
-def test_const_table_and_unsupported_atomicity(primary):
+def test_const_table_is_permission_denied(primary):
     e = p4runtime_pb2.TableEntry(table_id=T_CONST)
     e.match.add(field_id=1).exact.value = b"\x01"
     e.action.action.action_id = A_NOACTION
     assert fail_code(primary, update(U.INSERT, table_entry=e)) == [code_pb2.PERMISSION_DENIED]
-    req = p4runtime_pb2.WriteRequest(device_id=1, atomicity=p4runtime_pb2.WriteRequest.ROLLBACK_ON_ERROR)
-    req.election_id.low = primary.election_id
-    req.updates.append(update(U.INSERT, table_entry=lpm_entry()))
+
+
+def atomic_write(c, atomicity, *updates):
+    req = p4runtime_pb2.WriteRequest(device_id=1, atomicity=atomicity)
+    req.election_id.low = c.election_id
+    req.updates.extend(updates)
+    return c.stub.Write(req, timeout=5)
+
+
+@pytest.mark.parametrize("atomicity", [p4runtime_pb2.WriteRequest.ROLLBACK_ON_ERROR,
+                                       p4runtime_pb2.WriteRequest.DATAPLANE_ATOMIC])
+def test_all_or_nothing_batches_roll_back(primary, atomicity):
+    from conftest import current_server
+    state = current_server().service.ctx.program.state
+    primary.write(update(U.INSERT, table_entry=lpm_entry(prefix=0x0A000000, plen=8, port=1)),
+                  update(U.INSERT, table_entry=lpm_entry(prefix=0x0B000000, plen=8, port=1)))
+    dce = p4runtime_pb2.DirectCounterEntry()
+    dce.table_entry.CopyFrom(lpm_entry(prefix=0x0B000000, plen=8))
+    dce.table_entry.ClearField("action")
+    dce.data.packet_count = 5
+    primary.write(update(U.MODIFY, direct_counter_entry=dce))
+    default = p4runtime_pb2.TableEntry(table_id=T_LPM, is_default_action=True)
+    default.action.action.action_id = A_NOACTION
+    req = p4runtime_pb2.TableEntry(table_id=T_LPM)
+    req.counter_data.SetInParent()
+    before = sorted(e.SerializeToString() for e in [x.table_entry for x in primary.read(
+        Entity(table_entry=req))])
+    batch = [
+        update(U.INSERT, table_entry=lpm_entry(prefix=0x0C000000, plen=8)),
+        update(U.MODIFY, table_entry=lpm_entry(prefix=0x0A000000, plen=8, port=7)),
+        update(U.DELETE, table_entry=lpm_entry(prefix=0x0B000000, plen=8)),
+        update(U.MODIFY, table_entry=default),
+        update(U.INSERT, table_entry=lpm_entry(prefix=0x0A000000, plen=8)),  # duplicate: fails
+        update(U.INSERT, table_entry=lpm_entry(prefix=0x0D000000, plen=8)),  # never tried
+    ]
     with pytest.raises(grpc.RpcError) as exc:
-        primary.stub.Write(req, timeout=5)
-    assert exc.value.code() == grpc.StatusCode.UNIMPLEMENTED
-    assert read_table(primary) == []
+        atomic_write(primary, atomicity, *batch)
+    assert exc.value.code() == grpc.StatusCode.UNKNOWN
+    assert [c for c, _ in write_errors(exc.value)] == [code_pb2.ABORTED] * 4 + [
+        code_pb2.ALREADY_EXISTS, code_pb2.ABORTED]
+    after = sorted(e.SerializeToString() for e in [x.table_entry for x in primary.read(
+        Entity(table_entry=req))])
+    assert after == before  # entries, actions and the deleted entry's counter are back
+    [d] = read_table(primary, is_default_action=True)
+    assert d.action.action.action_id == A_DROP
+    assert len(state.tables["MyIngress.ipv4_lpm"]) == 2
+    # and a clean all-or-nothing batch applies in full
+    atomic_write(primary, atomicity, update(U.INSERT, table_entry=lpm_entry(prefix=0x0C000000, plen=8)),
+                 update(U.MODIFY, table_entry=default))
+    assert len(read_table(primary)) == 3
 
 
 def test_set_nhop_reaches_runtime_lookup(primary):
