@@ -149,3 +149,13 @@ def test_counters_count_packets_and_bytes() -> None:
         h.send(0, bytes([a, 0, 0, 0]))
     counts = {e.match[0].value: (e.packet_count, e.byte_count) for e in table.entries()}
     assert counts == {1: (2, 8), 2: (1, 4)}
+
+
+def test_digest_and_log_messages() -> None:
+    """digest() delivers the named struct's values; log_msg formats {} with the data in decimal."""
+    h = _harness("39_digest")
+    h.send(3, bytes.fromhex("0011223344550064"))
+    assert h.digests == [("learn_t", (0x001122334455, 3))]
+    h = _harness("48_log_assert")
+    h.send(2, bytes.fromhex("01020300"))
+    assert h.logs == ["packet from port 2", "plain message", "a=1 b=2"]
