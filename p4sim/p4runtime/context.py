@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from p4sim.p4runtime.backend import Binding, Program
+from p4sim.p4runtime.backend import Program
 from p4sim.p4runtime.p4info_index import P4InfoIndex
+from p4sim.p4runtime.runtime_binding import Binding
 from p4sim.p4runtime.store import Store
 from p4sim.p4runtime.translate import entry_key
 

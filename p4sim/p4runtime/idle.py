@@ -8,8 +8,8 @@ import time
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
-from p4sim.p4runtime.backend import _field_match_proto
 from p4sim.p4runtime.context import Context
+from p4sim.p4runtime.runtime_binding import _field_match_proto
 from p4sim.p4runtime.translate import entry_key
 
 
