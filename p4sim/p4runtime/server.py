@@ -11,17 +11,22 @@ from p4.v1 import p4runtime_pb2_grpc
 from p4sim.p4runtime.service import P4RuntimeService
 
 TICK_S = 0.002  # digest timeout resolution
+MAX_MESSAGE = 256 * 1024 * 1024
 
 
 class P4RuntimeServer:
     """`P4RuntimeServer(device, "127.0.0.1:9559").start()` ... `.stop()`."""
 
-    def __init__(self, device, address: str = "127.0.0.1:9559", max_workers: int = 16) -> None:
+    def __init__(self, device, address: str = "127.0.0.1:9559", max_workers: int = 32) -> None:
         self.device = device
         self.address = address
         self.service = P4RuntimeService(device)
-        self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers,
-                                                              thread_name_prefix="p4rt"))
+        self._server = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="p4rt"),
+            # Pipeline configs (P4 source + P4Info) and big batches exceed gRPC's 4 MB default.
+            options=[("grpc.max_receive_message_length", MAX_MESSAGE),
+                     ("grpc.max_send_message_length", MAX_MESSAGE)],
+        )
         p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(self.service, self._server)
         self.port = self._server.add_insecure_port(address)
         if self.port == 0:
