@@ -41,6 +41,7 @@ class PlannedCollective:
 class EngineConfig:
     mtu: int = 1500  # IP MTU; payload per frame = mtu - 44 for RoCEv2
     rate_bps: float = 200e6  # per-flow pacing rate (bits of frame per second)
+    port_rate_bps: float | None = None  # cap on all flows leaving one port together (NIC line rate)
     reaction: str = "none"
     reaction_params: dict = field(default_factory=dict)
     ecn: bool = True
