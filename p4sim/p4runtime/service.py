@@ -309,7 +309,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 self.digests.add(digest_id, values)
         self.digests.tick()
         self._polls += 1
-        if ctx is not None and self._polls % IDLE_SCAN_EVERY == 0:
+        if ctx is not None and ctx.has_idle_tables and self._polls % IDLE_SCAN_EVERY == 0:
             with self._lock:
                 note = self._control(lambda: idle.expired(ctx, self._idle_reported))
             if note is not None:
