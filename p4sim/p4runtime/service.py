@@ -160,12 +160,16 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 return resp
         except P4RuntimeError as err:
             abort_with(context, err)
+        except Exception as exc:  # noqa: BLE001 - report, keep serving
+            abort_with(context, _unexpected(exc))
 
     def Write(self, request, context):  # noqa: N802
         try:
             results = self._write(request)
         except P4RuntimeError as err:
             abort_with(context, err)
+        except Exception as exc:  # noqa: BLE001 - e.g. the switch's data plane did not answer
+            abort_with(context, _unexpected(exc))
         if any(r.error is not None for r in results):
             abort_with_status(context, batch_status(results))
         return p4runtime_pb2.WriteResponse()
