@@ -18,16 +18,14 @@ from topologies.state import RunState, proc_start_time
 pytestmark = pytest.mark.netns
 
 
-@pytest.fixture(autouse=True)
-def _own_state_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("ETHLAB_STATE_DIR", str(tmp_path / "state"))
+# State files go to the default /run/ethlab, so a test killed half-way leaves a run that `ethlab clean` finds.
 
 
 def leftovers(run: RunState) -> list[str]:
     ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
     found = [ln.split()[0] for ln in ns.splitlines() if ln.startswith(run.prefix)]
-    found += [ln.split(":")[1].strip() for ln in links.splitlines() if run.prefix in ln]
+    found += [ln.split(":")[1].strip().split("@")[0] for ln in links.splitlines() if run.prefix in ln]
     found += [f"pid {k}" for k, (pid, start) in run.pids.items() if proc_start_time(pid) == start]
     return found
 
@@ -125,14 +123,18 @@ def test_a_switch_that_cannot_start_is_reported_and_everything_is_removed(tmp_pa
 
 
 def test_cleanup_never_deletes_an_interface_it_did_not_record():
-    f = Fabric(build("line", n=2), FabricOptions(switch_cls=BridgeSwitch)).build()
-    stranger = f"{f.run.prefix}zz"  # in our link group, but not recorded: must survive the cleanup
-    subprocess.run(["ip", "link", "add", stranger, "group", str(f.run.link_group), "type", "dummy"], check=True)
+    f = Fabric(build("line", n=2), FabricOptions(switch_cls=BridgeSwitch))
+    # in our link group but not recorded: must survive the cleanup (and blocks the batched group delete)
+    stranger, peer = f"{f.run.prefix}zz", f"{f.run.prefix}zy"
     try:
+        f.build()
+        subprocess.run(["ip", "link", "add", stranger, "group", str(f.run.link_group), "type", "veth", "peer",
+                        "name", peer], check=True)
         rep = f.stop()
         assert os.path.exists(f"/sys/class/net/{stranger}")
         assert stranger not in rep.interfaces and len(rep.netns) == 2
-        assert leftovers(f.run) == [stranger]
+        assert sorted(leftovers(f.run)) == [peer, stranger]
     finally:
+        f.stop()
         subprocess.run(["ip", "link", "del", stranger], capture_output=True)
     assert leftovers(f.run) == []
