@@ -6,6 +6,7 @@ starts with the caller's prefix, and `down()` removes exactly what `up()` create
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from traffic.engine import Port
@@ -61,10 +62,23 @@ class VethLab:
                     sh("ip", "-n", self.bridge_ns, "link", "set", self.bridge_port(i), "master", "br0")
             else:
                 self._wire(self.host_ns(0), f"{self.prefix}h0", self.host_ns(1), f"{self.prefix}h1", 0, 1)
+            self._wait_up()
         except BaseException:
             self.down()
             raise
         return {(i, 0): Port(self.host_ns(i), "eth0", self.mac(i), self.ip(i)) for i in range(self.hosts)}
+
+    def _wait_up(self, timeout_s: float = 3.0) -> None:
+        """Wait (bounded) until every host's eth0 reports carrier: frames sent earlier would be dropped."""
+        deadline = time.monotonic() + timeout_s
+        pending = [self.host_ns(i) for i in range(self.hosts)]
+        while pending:
+            pending = [ns for ns in pending
+                       if "state UP" not in sh("ip", "-n", ns, "-o", "link", "show", "eth0").stdout]
+            if pending and time.monotonic() > deadline:
+                raise RuntimeError(f"veth lab: eth0 not up in {', '.join(pending)}")
+            if pending:
+                time.sleep(0.01)
 
     def _wire(self, ns_a: str, tmp_a: str, ns_b: str, name_b: str, i: int, j: int | None = None) -> None:
         """veth pair: end a becomes eth0 in ns_a (MAC of host i), end b goes to ns_b (eth0 too if j)."""
