@@ -27,6 +27,12 @@ class Names:
     def __init__(self, p4info):
         self.p4info = p4info
 
+    @staticmethod
+    def p4info_of(client):
+        get = p4runtime_pb2.GetForwardingPipelineConfigRequest(
+            device_id=1, response_type=p4runtime_pb2.GetForwardingPipelineConfigRequest.P4INFO_AND_COOKIE)
+        return client.stub.GetForwardingPipelineConfig(get, timeout=5).config.p4info
+
     def id(self, section: str, name: str) -> int:
         return next(o.preamble.id for o in getattr(self.p4info, section) if o.preamble.name == name)
 
@@ -158,3 +164,20 @@ def test_learning_digest(prog):
     assert msg.digest_id == d.digest_id
     [data] = msg.data
     assert [m.bitstring for m in data.struct.members] == [bytes.fromhex("0a0b0c0d0e0f"), b"\x02"]
+
+
+def test_reconcile_keeps_forwarding_state_in_the_new_program(prog):
+    c, n, device, out = prog
+    c.write(update(U.INSERT, table_entry=l2_entry(n, MAC_A, "set_port", port=2)))
+    device.inject(1, frame(MAC_A))
+    old_state = device.program.state
+    cfg = p4runtime_pb2.SetForwardingPipelineConfigRequest
+    c.set_pipeline(Names.p4info_of(c), SOURCE, action=cfg.RECONCILE_AND_COMMIT)
+    assert device.program.state is not old_state  # a new program instance is live
+    out.clear()
+    device.inject(1, frame(MAC_A))
+    assert out == [(2, frame(MAC_A))]
+    req = p4runtime_pb2.TableEntry(table_id=n.id("tables", "MyIngress.l2"))
+    req.counter_data.SetInParent()
+    [e] = [x.table_entry for x in c.read(Entity(table_entry=req))]
+    assert e.counter_data.packet_count == 2  # the counter came along too
