@@ -60,8 +60,11 @@ class Harness:
         out: list[tuple[int, bytes]] = []
         depths = self.queue_depths
         for job in pipe.ingress(port, data, now):
-            d = depths.get(job.egress_port, 0)
-            out.extend(pipe.egress(job, now, _QueueInfo(now, d, 0, d, 0)))
+            if depths:
+                d = depths.get(job.egress_port, 0)
+                out.extend(pipe.egress(job, now, _QueueInfo(now, d, 0, d, 0) if d else None))
+            else:
+                out.extend(pipe.egress(job, now, None))
         return out
 
     def advance(self, us: int) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 from p4sim.compiler import ir
 from p4sim.compiler import types as T
 from p4sim.compiler.emit import Emitter, pyfield, pyident
-from p4sim.errors import P4Error, P4TypeError, P4Unsupported, SourceLoc
+from p4sim.errors import P4TypeError, P4Unsupported, SourceLoc
 from p4sim.frontend import ast as A
 from p4sim.frontend.parser import name_loc
 
@@ -171,6 +171,7 @@ class Compiler:
         self.v1 = {}
         self.compiled_blocks: dict[str, str] = {}
         self.rand_used = False
+        self.hash_algos: set[str] = set()
 
     # ------------------------------------------------------------------ utilities
     def err(self, msg, node_or_loc, cls=P4TypeError):
@@ -969,7 +970,7 @@ class Compiler:
             return self.lit(wrap(v, ta), a.type)
         if op == ">>":
             if b.const is not None and b.const >= ta.width:
-                return E(a.type, "(-1 if %s < 0 else 0)" % a.code if ta.signed else "0")
+                return E(a.type, f"(-1 if {a.code} < 0 else 0)" if ta.signed else "0")
             return E(a.type, f"({a.code} >> {b.code})")
         if b.const is not None:
             if b.const >= ta.width:
@@ -1194,6 +1195,29 @@ class Compiler:
             raise self.err("an 'int' constant in a field list needs a width (e.g. 8w5)", node)
         raise self.err(f"values of type {e.type} cannot be hashed or sent", node)
 
+    def packed_bytes(self, e: E, node) -> str | None:
+        """Code for the BMv2 byte layout of a field list (MSB-first concatenation, zero pad to a byte)."""
+        fv = self.field_values(e, node)
+        total = sum(w for _, w in fv)
+        if total == 0:
+            return "b''"
+        parts = []
+        shift = total
+        for c, w in fv:
+            shift -= w
+            parts.append(f"({c} << {shift})" if shift else c)
+        pad = -total % 8
+        expr = " | ".join(parts)
+        if pad:
+            expr = f"(({expr}) << {pad})"
+        return f"({expr}).to_bytes({(total + pad) // 8}, 'big')"
+
+    def hash_fn(self, algo: str, node=None) -> str:
+        if algo not in ("crc32", "crc32_custom", "crc16", "crc16_custom", "identity", "csum16", "xor16"):
+            raise self.err(f"unsupported: hash algorithm {algo} here", node, P4Unsupported)
+        self.hash_algos.add(algo)
+        return f"_hb_{algo}"
+
     def fields_tuple(self, e: E, node) -> str:
         fv = self.field_values(e, node)
         return "(" + "".join(f"({c}, {w}), " for c, w in fv) + ")"
@@ -1262,7 +1286,11 @@ class Compiler:
                 code = f"_rand({base.code}, {base.code} + {mx.code} - 1) if {mx.code} else {base.code}"
                 self.rand_used = True
             else:
-                code = f"_v1hash({algo!r}, {base.code}, {mx.code}, {self.fields_tuple(data, n)}, {rt.width})"
+                hb = f"{self.hash_fn(algo, n)}({self.packed_bytes(data, n)})"
+                if mx.const is not None:
+                    code = f"((({hb} % {mx.const or 1}) + {base.code}) & {rt.mask:#x})"
+                else:
+                    code = f"((({hb} % ({mx.code} or 1)) + {base.code}) & {rt.mask:#x})"
             return E(T.VOID, "\n".join(res.lv.assign(code)))
         if name == "random":
             res = arg(0)
@@ -1295,9 +1323,10 @@ class Compiler:
             if not isinstance(ckt, T.Bits):
                 raise self.err(f"checksum field must be bit<N>, not {ck.type}", n.args[2])
             algo = self.enum_member_name(arg(3), "HashAlgorithm", n.args[3].value)
-            fields = self.fields_tuple(data, n)
-            payload = "PK.payload" if name.endswith("with_payload") else "None"
-            hv = f"_cksum({algo!r}, {fields}, {payload}, {ckt.width})"
+            packed = self.packed_bytes(data, n)
+            if name.endswith("with_payload"):
+                packed = f"{packed} + PK.payload"
+            hv = f"({self.hash_fn(algo, n)}({packed}) & {ckt.mask:#x})"
             if name.startswith("verify"):
                 return E(T.VOID, f"if {c.code} and {hv} != {ck.code}: {self.sm_code()}.checksum_error = 1")
             lines = [f"if {c.code}:"] + ["    " + x for x in ck.lv.assign(hv)]
@@ -1441,7 +1470,7 @@ class Compiler:
 
     def extern_method(self, n, base: E, et: T.ExternT, name: str) -> E:
         ename = et.name
-        inst = base.extra.info if isinstance(base.extra, Sym) else None
+
         args = n.args
         what = f"{ename}.{name}"
 
@@ -2561,7 +2590,7 @@ class Compiler:
             "compute": [("inout", H), ("inout", M)],
             "deparser": [("", "packet_out"), ("in", H)],
         }
-        for (decl, node), role in zip(blocks, roles, strict=True):
+        for (decl, _node), role in zip(blocks, roles, strict=True):
             exp = expect[role]
             if len(decl.params) != len(exp):
                 raise self.err(f"{role} block {decl.name} must have {len(exp)} parameters, has "

@@ -141,6 +141,9 @@ class CompiledProgram:
                 fields = fields + ((int.from_bytes(payload, "big"), len(payload) * 8),)
             return hash_fields(algo, fields) & ((1 << width) - 1)
 
+        for algo in ("crc32", "crc32_custom", "crc16", "crc16_custom", "identity", "csum16", "xor16"):
+            fn = hashes.ALGORITHMS.get(algo, (None,))[0]
+            ns[f"_hb_{algo}"] = fn if fn is not None else (lambda data, _a=algo: hashes.hash_bytes(_a, data))
         ns.update(_lookahead=_lookahead, _advance=_advance, _rand=_rand, _digest=_digest, _log=_log,
                   _assert_fail=_assert_fail, _v1hash=v1hash, _cksum=_cksum)
         kinds = {"table": state.tables, "counter": state.counters, "direct_counter": state.direct_counters,

@@ -39,17 +39,6 @@ class EgressJob:
         return f"EgressJob(port={self.egress_port}, prio={self.priority}, len={self.packet_length})"
 
 
-class _ZeroQueue:
-    __slots__ = ("enq_timestamp", "enq_qdepth", "deq_timedelta", "deq_qdepth", "qid")
-
-    def __init__(self, now):
-        self.enq_timestamp = now
-        self.enq_qdepth = 0
-        self.deq_timedelta = 0
-        self.deq_qdepth = 0
-        self.qid = 0
-
-
 class V1Pipeline:
     def __init__(self, program, state, seed: int = 0):
         self.program = program
@@ -209,11 +198,13 @@ class V1Pipeline:
         sm.egress_port = job.egress_port
         sm.egress_global_timestamp = now & 0xFFFFFFFFFFFF
         if qi is None:
-            qi = _ZeroQueue(now)
-        sm.enq_timestamp = qi.enq_timestamp & 0xFFFFFFFF
-        sm.enq_qdepth = qi.enq_qdepth & 0x7FFFF
-        sm.deq_timedelta = qi.deq_timedelta & 0xFFFFFFFF
-        sm.deq_qdepth = qi.deq_qdepth & 0x7FFFF
+            sm.enq_timestamp = now & 0xFFFFFFFF
+            sm.enq_qdepth = sm.deq_timedelta = sm.deq_qdepth = 0
+        else:
+            sm.enq_timestamp = qi.enq_timestamp & 0xFFFFFFFF
+            sm.enq_qdepth = qi.enq_qdepth & 0x7FFFF
+            sm.deq_timedelta = qi.deq_timedelta & 0xFFFFFFFF
+            sm.deq_qdepth = qi.deq_qdepth & 0x7FFFF
         pk.reset(sm, now, sm.packet_length)
         pk.payload = job.payload
         pk.truncate = job.truncate
