@@ -103,9 +103,11 @@ def owner_alive(run: RunState) -> bool:
     return run.owner_pid != os.getpid() and Path(f"/proc/{run.owner_pid}").exists()
 
 
-def clean(run_ids: list[str] | None = None, include_live: bool = False) -> list[CleanReport]:
-    """Clean the given runs, or every recorded run whose owning process has exited (all with include_live)."""
-    runs = all_runs()
+def clean(run_ids: list[str] | None = None, include_live: bool = False, label: str | None = None
+          ) -> list[CleanReport]:
+    """Clean the given runs, or every recorded run whose owning process has exited (all with include_live);
+    `label` restricts either to runs made with that FabricOptions.label."""
+    runs = [r for r in all_runs() if label is None or r.label == label]
     if run_ids:
         wanted = set(run_ids)
         runs = [r for r in runs if r.run_id in wanted]

@@ -51,6 +51,7 @@ class FabricOptions:
     cpu_port: int | None = 255
     ready_timeout: float = 60.0
     switch_params: dict[str, Any] = field(default_factory=dict)
+    label: str = ""  # recorded in the run state (e.g. "up"), for clean(label=...)
 
 
 def switch_ifname(run: RunState, device_id: int, port: int) -> str:
@@ -71,7 +72,7 @@ class Fabric:
     def __init__(self, topo: Topology, options: FabricOptions | None = None, run_id: str | None = None) -> None:
         self.topo = topo
         self.opts = options or FabricOptions()
-        self.run = RunState(run_id or new_run_id(), topology=topo.name)
+        self.run = RunState(run_id or new_run_id(), topology=topo.name, label=self.opts.label)
         self.run.log_dir = self.opts.log_dir or f"{tempfile.gettempdir()}/ethlab-{self.run.run_id}"
         self.net: Mininet | None = None
         self.timings: dict[str, float] = {}
@@ -122,6 +123,7 @@ class Fabric:
         t0 = time.monotonic()
         self._configure_hosts()
         self._phase("host_config", t0)
+        self.net.built = True  # so a later net.start() does not run Mininet's own build/IP assignment
         return self
 
     def _queue_rates(self, switch: str) -> dict[int, float]:

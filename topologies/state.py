@@ -39,6 +39,7 @@ class RunState:
 
     run_id: str
     topology: str = ""
+    label: str = ""  # who made the run ("up", "test", ...): lets `ethlab down` stop only its own kind of run
     created: float = field(default_factory=time.time)
     owner_pid: int = field(default_factory=os.getpid)
     netns: list[str] = field(default_factory=list)  # named namespaces (ip netns)

@@ -150,8 +150,11 @@ class P4Switch(Switch):
         cmd = self.command()
         self.cmdline = cmd
         with open(self.out_path, "wb") as out:
-            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         start_new_session=True)
+            try:
+                self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                             start_new_session=True)
+            except OSError as err:
+                raise SwitchStartError(f"{self.name}: cannot run {cmd[0]}: {err.strerror}") from None
         if self.run is not None:
             self.run.add_pid(f"switch:{self.name}", self.proc.pid)
 
