@@ -159,3 +159,15 @@ def test_digest_and_log_messages() -> None:
     h = _harness("48_log_assert")
     h.send(2, bytes.fromhex("01020300"))
     assert h.logs == ["packet from port 2", "plain message", "a=1 b=2"]
+
+
+def test_name_annotations_in_p4info() -> None:
+    """@name replaces the local part of a name, a leading '.' makes it global, keys take @name too."""
+    h = _harness("52_name_annotations")
+    tables = {t.preamble.name: t for t in h.p4info.tables}
+    actions = {a.preamble.id: a.preamble.name for a in h.p4info.actions}
+    assert set(tables) == {"MyIngress.fwd"}
+    fwd = tables["MyIngress.fwd"]
+    assert [(m.name, m.bitwidth) for m in fwd.match_fields] == [("selector_a", 8)]
+    assert sorted(actions[r.id] for r in fwd.action_refs) == ["MyIngress.local_set", "NoAction", "global_set"]
+    assert fwd.preamble.id >> 24 == 0x02 and all(i >> 24 == 0x01 for i in actions)
