@@ -103,8 +103,10 @@ def build_ports(specs: list[str], ring_mb: float = 16.0) -> list[Port]:
         used.add(num)
         ports.append(Port(num, iface))
     if ports:
+        # Rings are preallocated (and count in RSS); below 1 MB per port they hold too few frames to be worth
+        # it, so big switches read from socket buffers instead, whose memory the kernel only uses when busy.
         per_port = int(ring_mb * (1 << 20) / len(ports))
-        per_port = 0 if per_port <= 0 else min(max(per_port, 1 << 20), 8 << 20)
+        per_port = 0 if per_port < (1 << 20) else min(per_port, 8 << 20)
         for p in ports:
             p.ring_bytes = per_port
     return ports
