@@ -1,9 +1,7 @@
 """P4Runtime byte strings <-> Python ints (P4Runtime spec, "Bytestrings").
 
-The server accepts the canonical form (no leading zero bytes) and the form
-padded to ceil(bitwidth/8) bytes; it always answers in canonical form.
-Longer strings and values that need more than `bitwidth` bits are rejected
-with OUT_OF_RANGE / INVALID_ARGUMENT so that nothing is silently truncated.
+The server accepts any encoding whose value fits the bit width (leading zero
+bytes are allowed) and always answers in the canonical, shortest form.
 """
 
 from __future__ import annotations
@@ -12,20 +10,17 @@ from p4sim.p4runtime.errors import P4RuntimeError
 
 
 def decode(data: bytes, bitwidth: int, what: str) -> int:
-    """Value of a big-endian byte string that must fit in `bitwidth` bits."""
+    """Value of a big-endian byte string that must fit in `bitwidth` bits.
+
+    Any length is accepted as long as the value fits (the spec lets a program's
+    widths change under old clients); an empty string or a value that needs more
+    than `bitwidth` bits is OUT_OF_RANGE.
+    """
     if not data:
-        raise P4RuntimeError("INVALID_ARGUMENT", f"{what}: empty byte string")
+        raise P4RuntimeError("OUT_OF_RANGE", f"{what}: empty byte string")
     value = int.from_bytes(data, "big")
-    if bitwidth <= 0:
-        return value
-    if value >> bitwidth:
+    if bitwidth > 0 and value >> bitwidth:
         raise P4RuntimeError("OUT_OF_RANGE", f"{what}: value {value:#x} does not fit in {bitwidth} bits")
-    nbytes = (bitwidth + 7) // 8
-    if len(data) > nbytes:
-        raise P4RuntimeError(
-            "INVALID_ARGUMENT",
-            f"{what}: {len(data)} bytes is longer than the {nbytes} bytes of a {bitwidth}-bit value",
-        )
     return value
 
 

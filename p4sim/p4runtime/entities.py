@@ -50,9 +50,23 @@ def write_table_entry(ctx: Context, update_type: int, msg: p4runtime_pb2.TableEn
             raise P4RuntimeError("RESOURCE_EXHAUSTED", f"table {name!r} is full ({table.size})")
     elif key not in entries:
         raise not_found(f"no such entry in table {name!r}")
-    if update_type != U.DELETE:
-        _check_profile_refs(ctx, table, entry)
-    ctx.binding.table_write(table, update_type, entry)
+    old = entries.get(key)
+    in_place = update_type == U.MODIFY and not entry.HasField("action")
+    if old is not None and old.is_const and update_type != U.MODIFY or (
+            old is not None and old.is_const and not in_place):
+        raise P4RuntimeError("PERMISSION_DENIED", "a const entry: only direct resources can change")
+    if in_place:  # action (and the rest of the entry) unchanged: only direct resources
+        kept = p4runtime_pb2.TableEntry()
+        kept.CopyFrom(old)
+        if entry.HasField("counter_data"):
+            kept.counter_data.CopyFrom(entry.counter_data)
+        if entry.HasField("meter_config"):
+            kept.meter_config.CopyFrom(entry.meter_config)
+        entry = kept
+    else:
+        if update_type != U.DELETE:
+            _check_profile_refs(ctx, table, entry)
+        ctx.binding.table_write(table, update_type, entry)
     if update_type == U.DELETE:
         del entries[key]
         _forget_direct(ctx, entry.table_id, key)
@@ -66,6 +80,9 @@ def write_table_entry(ctx: Context, update_type: int, msg: p4runtime_pb2.TableEn
     if meter is not None:
         ctx.binding.direct_meter_set(table, entry, meter)
         ctx.store.direct_meters[entry.table_id, key] = meter
+    elif update_type == U.MODIFY and direct_meter_of(ctx.index, table) is not None:
+        ctx.binding.direct_meter_set(table, entry, None)  # unset on MODIFY: back to all-green
+        ctx.store.direct_meters.pop((entry.table_id, key), None)
     entry.ClearField("counter_data")  # the entry is our own canonical copy: store it as is
     entry.ClearField("meter_config")
     entries[key] = entry
@@ -115,17 +132,25 @@ def default_entry(ctx: Context, table) -> p4runtime_pb2.TableEntry:
 
 
 def read_table_entries(ctx: Context, req: p4runtime_pb2.TableEntry) -> Iterator[Entity]:
+    """Wildcard reads: unset/zero fields of the request select everything (spec, Wildcard Reads)."""
+    if not req.table_id and (req.match or req.priority or req.HasField("action")
+                             or req.controller_metadata or req.metadata):
+        raise invalid("a read of all tables (table_id 0) takes no other filter")
     tables = [ctx.index.table(req.table_id)] if req.table_id else list(ctx.index.p4info.tables)
     with_counters = req.HasField("counter_data")
     with_meters = req.HasField("meter_config")
+    with_idle = req.HasField("time_since_last_hit")
+    if with_idle and req.table_id and not tables[0].idle_timeout_behavior:
+        raise invalid(f"table {tables[0].preamble.name!r} does not support idle timeouts")
+    action_id = req.action.action.action_id if req.HasField("action") else 0
     for table in tables:
         if req.is_default_action:
+            if with_idle:
+                raise invalid("a default entry has no idle timeout")
             yield Entity(table_entry=default_entry(ctx, table))
             continue
         entries = ctx.store.table(table.preamble.id)
-        if req.match or req.priority:
-            if not req.table_id:
-                raise invalid("a read with match fields must name the table")
+        if req.match:
             probe = p4runtime_pb2.TableEntry(table_id=req.table_id, priority=req.priority)
             canonical_matches(ctx.index, table, req.match, probe.match)
             key = entry_key(probe)
@@ -133,11 +158,16 @@ def read_table_entries(ctx: Context, req: p4runtime_pb2.TableEntry) -> Iterator[
         else:
             selected = list(entries.items())
         for key, stored in selected:
+            if (req.priority and stored.priority != req.priority
+                    or action_id and stored.action.action.action_id != action_id
+                    or req.controller_metadata and stored.controller_metadata != req.controller_metadata
+                    or req.metadata and stored.metadata != req.metadata):
+                continue
             ent = Entity()
             ent.table_entry.CopyFrom(stored)
             if with_counters and direct_counter_of(ctx.index, table) is not None:
                 ent.table_entry.counter_data.CopyFrom(counter_data_of(ctx, table, stored, key))
-            if req.HasField("time_since_last_hit") and table.idle_timeout_behavior:
+            if with_idle and table.idle_timeout_behavior:
                 ent.table_entry.time_since_last_hit.elapsed_ns = elapsed_since_hit(ctx, table, stored)
             if with_meters and direct_meter_of(ctx.index, table) is not None:
                 cfg = ctx.store.direct_meters.get((table.preamble.id, key))

@@ -133,9 +133,11 @@ def canonical_action(
             raise invalid(f"action {name!r} is not an action of {owner}")
         scope = allowed[action.action_id]
         if as_default and scope == ActionRef.TABLE_ONLY:
-            raise invalid(f"action {name!r} is @tableonly and cannot be the default action")
+            raise P4RuntimeError("PERMISSION_DENIED",
+                                 f"action {name!r} is @tableonly and cannot be the default action")
         if not as_default and scope == ActionRef.DEFAULT_ONLY:
-            raise invalid(f"action {name!r} is @defaultonly and cannot be used in an entry")
+            raise P4RuntimeError("PERMISSION_DENIED",
+                                 f"action {name!r} is @defaultonly and cannot be used in an entry")
     params = index.action_params[action.action_id]
     got: dict[int, bytes] = {}
     for p in action.params:
@@ -163,15 +165,25 @@ def table_actions(table: p4info_pb2.Table) -> dict[int, int]:
 def canonical_table_entry(
     index: P4InfoIndex, entry: p4runtime_pb2.TableEntry, update_type: int
 ) -> p4runtime_pb2.TableEntry:
-    """The canonical form of a table entry of a Write, or an error saying why not."""
+    """The canonical form of a table entry of a Write, or an error saying why not.
+
+    A MODIFY without an action keeps the entry's action (only direct resources change);
+    the caller fills the stored action in.
+    """
     table = index.table(entry.table_id)
     tname = table.preamble.name
     out = p4runtime_pb2.TableEntry(table_id=entry.table_id)
+    if entry.is_const:
+        raise invalid("is_const must be false in a write")
+    if entry.HasField("time_since_last_hit"):
+        raise invalid("time_since_last_hit must be unset in a write")
     if entry.is_default_action:
         if update_type != p4runtime_pb2.Update.MODIFY:
             raise invalid(f"the default entry of {tname!r} can only be modified")
         if entry.match or entry.priority:
             raise invalid("a default entry has no match fields and no priority")
+        if entry.idle_timeout_ns:
+            raise invalid("a default entry has no idle timeout")
         if table.const_default_action_id:
             raise P4RuntimeError("PERMISSION_DENIED", f"the default action of {tname!r} is const")
         out.is_default_action = True
@@ -181,8 +193,12 @@ def canonical_table_entry(
             canonical_action(index, entry.action.action, table_actions(table),
                              as_default=True, owner=f"table {tname!r}", out=out.action.action)
         return out
-    if table.is_const_table:
-        raise P4RuntimeError("PERMISSION_DENIED", f"table {tname!r} has const entries")
+    if not table.match_fields and update_type == p4runtime_pb2.Update.INSERT:
+        raise invalid(f"table {tname!r} has no key: only its default entry can be written")
+    modify_in_place = update_type == p4runtime_pb2.Update.MODIFY and not entry.HasField("action")
+    if table.is_const_table and not modify_in_place:
+        raise P4RuntimeError("PERMISSION_DENIED",
+                             f"table {tname!r} has const entries: only direct resources can change")
     canonical_matches(index, table, entry.match, out.match)
     needs_priority = index.table_needs_priority(table)
     if needs_priority and not 0 < entry.priority < 1 << 31:
@@ -197,9 +213,10 @@ def canonical_table_entry(
     out.idle_timeout_ns = entry.idle_timeout_ns
     out.controller_metadata = entry.controller_metadata
     out.metadata = entry.metadata
-    if not entry.HasField("action"):
+    if entry.HasField("action"):
+        _check_table_action(index, table, entry.action, out.action)
+    elif update_type == p4runtime_pb2.Update.INSERT:
         raise invalid(f"an entry of {tname!r} needs an action")
-    _check_table_action(index, table, entry.action, out.action)
     if entry.HasField("counter_data"):
         if not _direct_resource(index, table, "direct_counters"):
             raise invalid(f"table {tname!r} has no direct counter")

@@ -11,6 +11,13 @@ from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 U = p4runtime_pb2.Update
 END = "end of stream"  # what `get` returns once the server has closed the stream
+# The servers the fixtures started (here, not in conftest: pytest imports conftest under its own name).
+RUNNING: list = []
+
+
+def current_server():
+    """The running server of the current test (to look at the device state behind it)."""
+    return RUNNING[-1]
 
 
 class Client:

@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from client import Client  # noqa: E402
+from client import RUNNING, Client  # noqa: E402
 from p4info_fixture import build_p4info  # noqa: E402
 
 from p4sim.p4runtime import Device, P4RuntimeServer  # noqa: E402
@@ -25,20 +25,12 @@ def device():
     return Device(device_id=1, cpu_port=255, ports=(1, 2, 3, 4))
 
 
-_CURRENT: list[P4RuntimeServer] = []
-
-
-def current_server() -> P4RuntimeServer:
-    """The running server of the current test (to look at the device state behind it)."""
-    return _CURRENT[-1]
-
-
 @pytest.fixture
 def server(device):
     srv = P4RuntimeServer(device, address="127.0.0.1:0").start()
-    _CURRENT.append(srv)
+    RUNNING.append(srv)
     yield srv
-    _CURRENT.remove(srv)
+    RUNNING.remove(srv)
     srv.stop(grace=0.5)
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from client import U, update
-from conftest import current_server
+from client import U, current_server, update
 from google.protobuf import struct_pb2
 from google.rpc import code_pb2
 from p4.v1 import p4data_pb2, p4runtime_pb2

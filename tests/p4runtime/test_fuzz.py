@@ -51,7 +51,7 @@ def read_acl(c):
     return sorted(e.table_entry.SerializeToString(deterministic=True) for e in entries)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(batch=st.lists(acl_updates(), min_size=1, max_size=6))
 def test_random_writes_keep_server_consistent(primary, batch):
     before = read_acl(primary)

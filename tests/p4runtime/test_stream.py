@@ -6,8 +6,7 @@ import queue
 import time
 
 import pytest
-from client import U, update
-from conftest import current_server
+from client import U, current_server, update
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
 from p4info_fixture import A_NOACTION, D_LEARN, T_HOSTS

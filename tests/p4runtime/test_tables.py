@@ -71,10 +71,12 @@ def test_padded_values_accepted_and_read_back_canonical(primary):
     e = lpm_entry()
     e.action.action.params[1].value = b"\x00\x01"  # 9-bit port padded to 2 bytes
     e.action.action.params[0].value = b"\x00" * 5 + b"\x0a"  # 48-bit value, full width
+    e.match[0].lpm.value = b"\x00\x00\x0a\x00\x01\x00"  # longer than 4 bytes, value fits
     primary.write(update(U.INSERT, table_entry=e))
     [got] = read_table(primary)
     assert got.action.action.params[0].value == b"\x0a"
     assert got.action.action.params[1].value == b"\x01"
+    assert got.match[0].lpm.value == b"\x0a\x00\x01\x00"
 
 
 def test_ternary_range_optional_exact_with_priority(primary):
@@ -136,8 +138,10 @@ def test_default_entry_errors(primary):
     assert fail_code(primary, update(U.MODIFY, table_entry=const)) == [code_pb2.PERMISSION_DENIED]
     bad_scope = lpm_entry()
     bad_scope.action.action.Clear()
-    bad_scope.action.action.action_id = A_DEFAULT_ONLY
-    assert fail_code(primary, update(U.INSERT, table_entry=bad_scope)) == [code_pb2.INVALID_ARGUMENT]
+    bad_scope.action.action.action_id = A_DEFAULT_ONLY  # valid action, wrong scope
+    assert fail_code(primary, update(U.INSERT, table_entry=bad_scope)) == [code_pb2.PERMISSION_DENIED]
+    idle_default = p4runtime_pb2.TableEntry(table_id=T_LPM, is_default_action=True, idle_timeout_ns=5)
+    assert fail_code(primary, update(U.MODIFY, table_entry=idle_default)) == [code_pb2.INVALID_ARGUMENT]
 
 
 def test_counter_data_only_when_requested(primary):
@@ -167,7 +171,7 @@ def test_counter_data_only_when_requested(primary):
 
 
 def primary_state(_client):
-    from conftest import current_server
+    from client import current_server
     return current_server().service.ctx.program.state
 
 
@@ -176,9 +180,12 @@ def primary_state(_client):
     (lambda e: setattr(e.match[0].lpm, "prefix_len", 0), code_pb2.INVALID_ARGUMENT),
     (lambda e: setattr(e.match[0].lpm, "value", b"\x0a\x00\x01\x01"), code_pb2.INVALID_ARGUMENT),
     (lambda e: setattr(e.match[0].lpm, "value", b"\x01\x0a\x00\x01\x00"), code_pb2.OUT_OF_RANGE),
-    (lambda e: setattr(e.match[0].lpm, "value", b"\x00\x0a\x00\x01\x00"), code_pb2.INVALID_ARGUMENT),
+
     (lambda e: setattr(e.action.action.params[1], "value", b"\x02\x00"), code_pb2.OUT_OF_RANGE),
-    (lambda e: setattr(e.action.action.params[1], "value", b""), code_pb2.INVALID_ARGUMENT),
+    (lambda e: setattr(e.action.action.params[1], "value", b""), code_pb2.OUT_OF_RANGE),
+    (lambda e: setattr(e, "is_const", True), code_pb2.INVALID_ARGUMENT),
+    (lambda e: e.time_since_last_hit.SetInParent(), code_pb2.INVALID_ARGUMENT),
+    (lambda e: setattr(e, "idle_timeout_ns", 10), code_pb2.INVALID_ARGUMENT),
     (lambda e: e.action.action.params.pop(), code_pb2.INVALID_ARGUMENT),
     (lambda e: setattr(e.action.action, "action_id", A_SET_PORT), code_pb2.INVALID_ARGUMENT),
     (lambda e: setattr(e.action.action, "action_id", 0x01FFFFFF), code_pb2.NOT_FOUND),
@@ -251,7 +258,7 @@ def atomic_write(c, atomicity, *updates):
 @pytest.mark.parametrize("atomicity", [p4runtime_pb2.WriteRequest.ROLLBACK_ON_ERROR,
                                        p4runtime_pb2.WriteRequest.DATAPLANE_ATOMIC])
 def test_all_or_nothing_batches_roll_back(primary, atomicity):
-    from conftest import current_server
+    from client import current_server
     state = current_server().service.ctx.program.state
     primary.write(update(U.INSERT, table_entry=lpm_entry(prefix=0x0A000000, plen=8, port=1)),
                   update(U.INSERT, table_entry=lpm_entry(prefix=0x0B000000, plen=8, port=1)))
