@@ -37,7 +37,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
     def __init__(self, device) -> None:
         self.device = device
         self.arbitrator = Arbitrator({device.device_id})
+        # ctx: what Read/Write address (after VERIFY_AND_SAVE, the saved config, whose state
+        # collects the writes until COMMIT makes it live); live: the committed pipeline, which
+        # packet I/O, digests and idle timeouts follow.
         self.ctx: Context | None = None
+        self.live: Context | None = None
         self._saved = None  # program from VERIFY_AND_SAVE, waiting for COMMIT
         self._lock = threading.RLock()
         self._closing = threading.Event()
@@ -65,9 +69,13 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         return self.ctx
 
     def _install(self, program, cookie: int) -> None:
-        self.ctx = Context.build(program, self.device, cookie)
+        self.ctx = self.live = Context.build(program, self.device, cookie)
+        self._went_live()
+
+    def _went_live(self) -> None:
         self.digests.reset()
-        self.digests.configure(self.ctx.store.digests)
+        self.digests.configure(self.live.store.digests)
+        self._idle_reported.clear()
 
     # -- RPCs -----------------------------------------------------------------------------------
     def Capabilities(self, request, context):  # noqa: N802 - gRPC method name
@@ -91,11 +99,14 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             raise P4RuntimeError("INVALID_ARGUMENT", "action is UNSPECIFIED")
         with self._lock:
             if action == CFG.COMMIT:
+                if request.HasField("config"):
+                    raise P4RuntimeError("INVALID_ARGUMENT", "COMMIT takes no config")
                 if self._saved is None:
-                    raise P4RuntimeError("FAILED_PRECONDITION",
-                                         "COMMIT without a config saved by VERIFY_AND_SAVE")
-                program, cookie = self._saved
-                self._commit(program, cookie)
+                    raise P4RuntimeError("NOT_FOUND", "COMMIT without a config saved by VERIFY_AND_SAVE")
+                self.device.commit(self._saved)  # its state already holds the writes made since
+                self.live = self.ctx
+                self._saved = None
+                self._went_live()
                 return
             if not request.HasField("config"):
                 raise P4RuntimeError("INVALID_ARGUMENT", "the request has no config")
@@ -105,7 +116,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             if action == CFG.VERIFY:
                 return
             if action == CFG.VERIFY_AND_SAVE:
-                self._saved = (program, cookie)
+                self._saved = program
+                self.ctx = Context.build(program, self.device, cookie)
             elif action == CFG.VERIFY_AND_COMMIT:
                 self._commit(program, cookie)
             elif action == CFG.RECONCILE_AND_COMMIT:
@@ -140,16 +152,18 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                     "INVALID_ARGUMENT", f"cannot reconcile the old state with the new config: {err}"
                 ) from None
         self.device.commit(program)
-        self.ctx = fresh
-        self.digests.configure(fresh.store.digests)
+        self.ctx = self.live = fresh
         self._saved = None
+        self._went_live()
 
     def GetForwardingPipelineConfig(self, request, context):  # noqa: N802
         try:
             self._check_device(request.device_id)
             with self._lock:
-                ctx = self._need_pipeline()
                 resp = p4runtime_pb2.GetForwardingPipelineConfigResponse()
+                ctx = self.ctx
+                if ctx is None:  # no config known: the config field stays unset (spec)
+                    return resp
                 cfg = resp.config
                 rt = request.response_type
                 if rt in (GET.ALL, GET.P4INFO_AND_COOKIE):
@@ -263,8 +277,9 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         if kind == "packet":
             self._check_stream_primary(session)
             with self._lock:
-                ctx = self._need_pipeline()
-                frame = packet_out_frame(ctx.index, msg.packet)
+                if self.live is None:
+                    raise P4RuntimeError("FAILED_PRECONDITION", "no forwarding pipeline is running")
+                frame = packet_out_frame(self.live.index, msg.packet)
             self.device.packet_out(frame)
         elif kind == "digest_ack":
             self.digests.ack(msg.digest_ack.digest_id, msg.digest_ack.list_id)
@@ -277,7 +292,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self.arbitrator.check_primary(session.device_id, session.role or "", session.election_id)
 
     def _on_packet_in(self, frame: bytes) -> None:
-        ctx = self.ctx
+        ctx = self.live
         if ctx is None:
             return
         msg = packet_in_message(ctx.index, frame)
@@ -290,7 +305,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
 
     def _on_digest(self, digest, values) -> None:
         """A digest from the data plane, named by P4Info id or by name (the pipeline's sink)."""
-        ctx = self.ctx
+        ctx = self.live
         if isinstance(digest, str):
             if ctx is None:
                 return
@@ -307,7 +322,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
 
     def poll(self) -> None:
         """Collect digests the data plane emitted, send lists that are due, report idle entries."""
-        ctx = self.ctx
+        ctx = self.live
         if ctx is not None:
             for digest_id, values in ctx.binding.drain_digests():
                 self.digests.add(digest_id, values)

@@ -40,8 +40,7 @@ def test_no_pipeline_is_failed_precondition(make_client):
     c = make_client(election_id=5)
     c.connect()
     get = p4runtime_pb2.GetForwardingPipelineConfigRequest(device_id=1)
-    assert code_of(lambda: c.stub.GetForwardingPipelineConfig(get, timeout=5)) \
-        == grpc.StatusCode.FAILED_PRECONDITION
+    assert not c.stub.GetForwardingPipelineConfig(get, timeout=5).HasField("config")  # unknown: unset
     assert code_of(lambda: c.write(update(U.INSERT, table_entry=lpm_entry()))) \
         == grpc.StatusCode.FAILED_PRECONDITION
     assert code_of(lambda: c.read(p4runtime_pb2.Entity(table_entry={}))) \
@@ -62,20 +61,23 @@ def test_set_and_get_all_response_types(make_client, p4info):
             assert resp.config.p4info == p4info
 
 
-def test_verify_does_not_commit_and_commit_needs_saved(make_client, p4info):
+def test_verify_save_and_commit(make_client, p4info, device):
     c = make_client(election_id=3)
     c.connect()
-    c.set_pipeline(p4info, action=CFG.VERIFY)
     get = p4runtime_pb2.GetForwardingPipelineConfigRequest(device_id=1)
-    assert code_of(lambda: c.stub.GetForwardingPipelineConfig(get, timeout=5)) \
-        == grpc.StatusCode.FAILED_PRECONDITION
-    assert code_of(lambda: c.set_pipeline(None, action=CFG.COMMIT)) \
-        == grpc.StatusCode.FAILED_PRECONDITION
+    c.set_pipeline(p4info, action=CFG.VERIFY)  # nothing changes
+    assert not c.stub.GetForwardingPipelineConfig(get, timeout=5).HasField("config")
+    assert code_of(lambda: c.set_pipeline(None, action=CFG.COMMIT)) == grpc.StatusCode.NOT_FOUND
     c.set_pipeline(p4info, action=CFG.VERIFY_AND_SAVE, cookie=5)
-    assert code_of(lambda: c.stub.GetForwardingPipelineConfig(get, timeout=5)) \
-        == grpc.StatusCode.FAILED_PRECONDITION
+    assert device.program is None  # saved, not running
+    # Read/Write now address the saved config; its state collects the writes until COMMIT
+    c.write(update(U.INSERT, table_entry=lpm_entry()))
+    assert code_of(lambda: c.set_pipeline(p4info, action=CFG.COMMIT)) \
+        == grpc.StatusCode.INVALID_ARGUMENT  # COMMIT takes no config
     c.set_pipeline(None, action=CFG.COMMIT)
     assert c.stub.GetForwardingPipelineConfig(get, timeout=5).config.cookie.cookie == 5
+    assert len(device.program.state.tables["MyIngress.ipv4_lpm"]) == 1
+    assert code_of(lambda: c.set_pipeline(None, action=CFG.COMMIT)) == grpc.StatusCode.NOT_FOUND
 
 
 def test_unspecified_action_and_wrong_device(make_client, p4info):

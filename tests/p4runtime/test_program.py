@@ -74,9 +74,7 @@ def test_p4info_must_agree_with_program(make_client, p4info):
         c.set_pipeline(real, b"control { this is not P4")
     assert exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     get = p4runtime_pb2.GetForwardingPipelineConfigRequest(device_id=1)
-    with pytest.raises(grpc.RpcError) as exc:
-        c.stub.GetForwardingPipelineConfig(get, timeout=5)
-    assert exc.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert not c.stub.GetForwardingPipelineConfig(get, timeout=5).HasField("config")  # nothing set
 
 
 def test_device_config_round_trips(prog):
