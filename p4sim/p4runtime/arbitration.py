@@ -131,6 +131,8 @@ class Arbitrator:
         """Raise PERMISSION_DENIED unless `eid` is the primary's election id for (device, role)."""
         with self._lock:
             group = self._groups.get((device_id, role))
+            if group is None and role:
+                raise P4RuntimeError("NOT_FOUND", f"no client has arbitrated for role {role!r}")
             primary = group.primary() if group else None
             if primary is None or primary.election_id != eid:
                 raise P4RuntimeError(

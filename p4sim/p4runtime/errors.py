@@ -60,9 +60,9 @@ class UpdateResult:
     error: P4RuntimeError | None = None
 
 
-def batch_status(results: list[UpdateResult]) -> status_pb2.Status:
-    """google.rpc.Status for a batch with failures: UNKNOWN + one p4.v1.Error per update."""
-    status = status_pb2.Status(code=code_pb2.UNKNOWN, message="Write failure.")
+def batch_status(results: list[UpdateResult], message: str = "Write failure.") -> status_pb2.Status:
+    """google.rpc.Status for a batch with failures: UNKNOWN + one p4.v1.Error per update/request."""
+    status = status_pb2.Status(code=code_pb2.UNKNOWN, message=message)
     for result in results:
         err = p4runtime_pb2.Error()
         if result.error is None:

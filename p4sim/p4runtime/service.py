@@ -211,19 +211,33 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         return results
 
     def Read(self, request, context):  # noqa: N802
+        """Each requested entity is read on its own: bad ones get a p4.Error, good ones their
+        entities; any error ends the stream with UNKNOWN and one p4.Error per request (spec)."""
         try:
             self._check_device(request.device_id)
             with self._lock:
                 device_level = _device_level(p4runtime_pb2.Update(entity=e) for e in request.entities)
                 ctx = self.ctx if device_level else self._need_pipeline()
-                found = self._control(lambda: [
-                    e for ent in request.entities for e in dispatch.read_entity(ctx, self.device, ent)])
+                found, results = self._control(lambda: self._read_all(ctx, request.entities))
         except P4RuntimeError as err:
             abort_with(context, err)
         except Exception as exc:  # noqa: BLE001 - report, keep serving
             abort_with(context, _unexpected(exc))
         for start in range(0, max(len(found), 1), READ_CHUNK):
             yield p4runtime_pb2.ReadResponse(entities=found[start:start + READ_CHUNK])
+        if any(r.error is not None for r in results):
+            abort_with_status(context, batch_status(results, "Read failure."))
+
+    def _read_all(self, ctx, entities) -> tuple[list, list[UpdateResult]]:
+        found: list = []
+        results: list[UpdateResult] = []
+        for ent in entities:
+            try:
+                found.extend(dispatch.read_entity(ctx, self.device, ent))
+                results.append(UpdateResult())
+            except P4RuntimeError as err:
+                results.append(UpdateResult(err))
+        return found, results
 
     # -- StreamChannel --------------------------------------------------------------------------
     def StreamChannel(self, request_iterator, context):  # noqa: N802

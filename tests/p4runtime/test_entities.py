@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from client import U, current_server, update
+from client import U, current_server, update, write_errors
 from google.protobuf import struct_pb2
 from google.rpc import code_pb2
 from p4.v1 import p4data_pb2, p4runtime_pb2
@@ -120,12 +120,18 @@ def test_counters_read_write_and_index_errors(primary):
     assert fail_code(primary, update(U.MODIFY, counter_entry=bad),
                      update(U.INSERT, counter_entry=e)) \
         == [code_pb2.OUT_OF_RANGE, code_pb2.INVALID_ARGUMENT]
+    # a Read batch: good requests still answer, bad ones get one p4.Error each (UNKNOWN overall)
+    req = p4runtime_pb2.ReadRequest(device_id=1, entities=[
+        Entity(counter_entry=e), Entity(counter_entry=bad),
+        Entity(counter_entry=p4runtime_pb2.CounterEntry(counter_id=0x12FFFFFF))])
+    got = []
     with pytest.raises(grpc.RpcError) as exc:
-        primary.read(Entity(counter_entry=bad))
-    assert exc.value.code() == grpc.StatusCode.OUT_OF_RANGE
-    with pytest.raises(grpc.RpcError) as exc:
-        primary.read(Entity(counter_entry=p4runtime_pb2.CounterEntry(counter_id=0x12FFFFFF)))
-    assert exc.value.code() == grpc.StatusCode.NOT_FOUND
+        for resp in primary.stub.Read(req, timeout=5):
+            got.extend(resp.entities)
+    assert exc.value.code() == grpc.StatusCode.UNKNOWN
+    assert [c for c, _ in write_errors(exc.value)] == [code_pb2.OK, code_pb2.OUT_OF_RANGE,
+                                                       code_pb2.NOT_FOUND]
+    assert [x.counter_entry.index.index for x in got] == [3]
 
 
 def test_registers_read_and_write(primary):
