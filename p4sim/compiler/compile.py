@@ -2031,12 +2031,12 @@ class Compiler:
         for r in info.actions:
             s, ref = refs[r.action.local] if r.action.local in refs else refs[r.action.name]
             a = r.action
-            if ref.args:
-                raise self.err("unsupported: arguments bound in a table's action list", ref, P4Unsupported)
-            if a.n_dir_params:
-                raise self.err(f"action '{a.local}' has directional parameters and cannot be used in a table "
-                               "without binding them", ref)
-            if s.const == "local" or not ctxa:
+            if ref.args or a.n_dir_params:
+                if len(ref.args or []) != a.n_dir_params:
+                    raise self.err(f"action '{a.local}' in table {d.name} must bind its {a.n_dir_params} "
+                                   "directional parameter(s)", ref)
+                disp[a.name] = self._bound_dispatcher(a, ref, s, ctxa)
+            elif s.const == "local" or not ctxa:
                 disp[a.name] = a.pyfunc
             else:
                 ad = self.unique("D_" + a.name)
@@ -2074,6 +2074,28 @@ class Compiler:
         _ = by_local
         return info
 
+    def _bound_dispatcher(self, a: ir.ActionInfo, ref, sym: Sym, ctxa: str) -> str:
+        """A function running action `a` with the directional arguments bound in the table's action list."""
+        d = a.decl
+        cps = [p for p in d.params if p.direction == ""]
+        self.push()
+        cp_args = []
+        names = []
+        for i, p in enumerate(cps):
+            py = f"c{i}"
+            names.append(py)
+            self.declare(f"__cp{i}", Sym("param", self.resolve_type(p.type), py, direction="in"), ref)
+            cp_args.append(A.Arg(A.Name(f"__cp{i}", loc=ref.loc), loc=ref.loc))
+        call = A.Call(A.Name(ref.name, loc=ref.loc), list(ref.args or []) + cp_args, loc=ref.loc)
+        prefix = ctxa if sym.const == "local" else ""
+        lines, _ = self.call_with_params(call, d.params, a.pyfunc, f"action {a.local} in a table", prefix)
+        self.pop()
+        fn = self.unique("D_" + a.name)
+        self.out(f"def {fn}({', '.join(([ctxa] if ctxa else []) + names)}):")
+        for line in lines:
+            self.out("    " + line)
+        return fn
+
     def _action_ref_expr(self, v):
         if isinstance(v, A.Call) and isinstance(v.func, A.Name):
             return v.func.name, v.args
@@ -2084,8 +2106,8 @@ class Compiler:
     def _const_action_args(self, ainfo: ir.ActionInfo, args, node) -> tuple:
         d = ainfo.decl
         cps = [p for p in d.params if p.direction == ""]
-        if ainfo.n_dir_params:
-            raise self.err(f"action '{ainfo.local}' has directional parameters", node)
+        if ainfo.n_dir_params and len(args) == len(d.params):
+            args = args[ainfo.n_dir_params:]
         if len(args) != len(cps):
             raise self.err(f"action '{ainfo.local}' expects {len(cps)} argument(s), got {len(args)}", node)
         bound = self.bind_args(cps, args, node, f"action {ainfo.local}")

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from p4sim.switch.linkmon import LinkMonitor
 from p4sim.switch.pcap import PcapWriter
 from p4sim.switch.ports import Port, PortGone, link_state
 from p4sim.switch.program import Live
@@ -27,8 +28,9 @@ log = logging.getLogger("p4sim.switch")
 
 RX_BATCH = 64
 ERR_EVENTS = select.EPOLLERR | select.EPOLLHUP
-LINK_POLL_S = 0.2
-IDLE_WAIT_S = 0.5
+TICK_S = 0.5  # pcap flushes; sysfs link check every LINK_TICKS ticks (netlink tells us sooner)
+LINK_TICKS_NETLINK = 10
+LINK_TICKS_POLL = 1
 
 
 class DataPlane:
@@ -53,6 +55,7 @@ class DataPlane:
         self._pcap_in: dict[int, PcapWriter] = {}
         self._pcap_out: dict[int, PcapWriter] = {}
         self._err_logged = 0
+        self._linkmon: LinkMonitor | None = None
         if pcap_dir is not None:
             Path(pcap_dir).mkdir(parents=True, exist_ok=True)
             for p in ports:
@@ -73,6 +76,12 @@ class DataPlane:
             self._register(port)
             log.info("port %d: %s (%s)", port.num, port.iface, "up" if port.up else "down")
         self._ep.register(self._wake_fd, select.EPOLLIN)
+        try:
+            self._linkmon = LinkMonitor()
+            self._ep.register(self._linkmon.fileno(), select.EPOLLIN)
+        except OSError as exc:
+            log.warning("no rtnetlink link events (%s): polling sysfs instead", exc)
+            self._linkmon = None
 
     def _register(self, port: Port) -> None:
         fd = port.fileno()
@@ -136,14 +145,16 @@ class DataPlane:
         ep = self._ep
         wake_fd = self._wake_fd
         fd_port = self._fd_port
-        next_link = time.monotonic() + LINK_POLL_S
+        link_fd = self._linkmon.fileno() if self._linkmon is not None else -1
+        link_ticks = LINK_TICKS_NETLINK if self._linkmon is not None else LINK_TICKS_POLL
+        next_tick = time.monotonic() + TICK_S
+        ticks = 0
         deadline: float | None = None
         try:
             while not self._stop:
                 now = time.monotonic()
-                timeout = IDLE_WAIT_S if deadline is None else max(0.0, deadline - now)
-                timeout = min(timeout, max(0.0, next_link - now))
-                events = ep.poll(timeout)
+                timeout = next_tick - now if deadline is None else min(deadline, next_tick) - now
+                events = ep.poll(max(0.0, timeout))
                 now = time.monotonic()
                 now_us = int((now - self.t0) * 1_000_000)
                 for fd, ev in events:
@@ -153,6 +164,9 @@ class DataPlane:
                         except BlockingIOError:
                             pass
                         self._run_calls()
+                        continue
+                    if fd == link_fd:
+                        self._link_events()
                         continue
                     port = fd_port.get(fd)
                     if port is None:
@@ -170,9 +184,12 @@ class DataPlane:
                     for frame in frames:
                         self._ingress(num, frame, now, now_us)
                 deadline = self._drain(time.monotonic())
-                if now >= next_link:
-                    self._check_links()
-                    next_link = now + LINK_POLL_S
+                if now >= next_tick:
+                    ticks += 1
+                    if ticks % link_ticks == 0:
+                        self._check_links()
+                    self._flush_pcaps()
+                    next_tick = now + TICK_S
         finally:
             self._loop_thread = None
             self._run_calls()
@@ -323,8 +340,28 @@ class DataPlane:
                 self._port_gone(port, "interface disappeared")
             elif (state == "up") != port.up:
                 self._set_up(port, state == "up")
-        for w in list(self._pcap_in.values()) + list(self._pcap_out.values()):
+
+    def _flush_pcaps(self) -> None:
+        for w in self._pcap_in.values():
             w.flush()
+        for w in self._pcap_out.values():
+            w.flush()
+
+    def _link_events(self) -> None:
+        """Apply rtnetlink link events to our ports (by ifindex; vanished ports by name)."""
+        events = self._linkmon.read() if self._linkmon is not None else []
+        by_index = {p.ifindex: p for n, p in self.ports.items() if n not in self.gone and p.ifindex}
+        for ev in events:
+            port = by_index.get(ev.ifindex)
+            if port is not None:
+                if ev.deleted:
+                    self._port_gone(port, "interface disappeared")
+                elif ev.up != port.up:
+                    self._set_up(port, ev.up)
+            elif not ev.deleted and self.gone:
+                for num in list(self.gone):
+                    if self.ports[num].iface == ev.name:
+                        self._port_back(self.ports[num])
 
     def _port_error(self, port: Port) -> None:
         """EPOLLERR on a port socket: the interface went down or away (the error is cleared here)."""
@@ -386,6 +423,8 @@ class DataPlane:
             port.close()
         for w in list(self._pcap_in.values()) + list(self._pcap_out.values()):
             w.close()
+        if self._linkmon is not None:
+            self._linkmon.close()
         try:
             self._ep.close()
             os.close(self._wake_fd)

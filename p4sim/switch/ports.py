@@ -83,6 +83,7 @@ class Port:
     sock: socket.socket | None = None
     up: bool = True
     vlan_aux: bool = True
+    ifindex: int = 0
     ring_bytes: int = RING_BYTES  # 0: no ring, recvmsg from the socket buffer instead
     bufsize: int = 2048
     _filter_out: bool = field(default=False, repr=False)
@@ -98,8 +99,8 @@ class Port:
             if self.ring_bytes > 0:
                 self._setup_ring(sock)
             sock.bind((self.iface, ETH_P_ALL))
-            ifindex = socket.if_nametoindex(self.iface)
-            mreq = struct.pack("iHH8s", ifindex, PACKET_MR_PROMISC, 0, b"")
+            self.ifindex = socket.if_nametoindex(self.iface)
+            mreq = struct.pack("iHH8s", self.ifindex, PACKET_MR_PROMISC, 0, b"")
             sock.setsockopt(SOL_PACKET, PACKET_ADD_MEMBERSHIP, mreq)
             for force, opt in ((SO_RCVBUFFORCE, socket.SO_RCVBUF), (SO_SNDBUFFORCE, socket.SO_SNDBUF)):
                 try:  # past net.core.rmem_max when we are root, as a burst absorber

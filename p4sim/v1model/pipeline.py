@@ -196,6 +196,7 @@ class V1Pipeline:
         pk = self.pk
         hdr, meta, sm = job.hdr, job.meta, job.sm
         sm.egress_port = job.egress_port
+        sm.egress_spec = 0          # BMv2 clears egress_spec when egress starts (a drop needs mark_to_drop in egress)
         sm.egress_global_timestamp = now & 0xFFFFFFFFFFFF
         if qi is None:
             sm.enq_timestamp = now & 0xFFFFFFFF
@@ -257,7 +258,6 @@ class V1Pipeline:
             s.egress_rid = rid
             s.ingress_port = sm.ingress_port
             s.packet_length = sm.packet_length
-            s.egress_spec = eport
             if sess is not None:
                 s.priority = sess.class_of_service
             self._egress_pass(EgressJob(eport, hdr._copy(), m, s, job.payload, trunc, job.depth + 1), now, None,
