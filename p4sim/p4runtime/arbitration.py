@@ -1,9 +1,10 @@
 """Client arbitration per (device_id, role) with election ids (P4Runtime spec, "Client Arbitration").
 
 The primary of a (device, role) is the connected client whose election id equals
-the highest election id the server has seen for it. When the primary changes,
-every client of that (device, role) hears about it; otherwise only the client
-that sent the update gets an answer. Clients without an election id are backups.
+the highest election id the server has seen for it. When a client becomes or stays
+primary, or the primary steps down or leaves, every client of that (device, role)
+hears about it; a backup that stays a backup gets the only answer. Clients
+without an election id are backups.
 """
 
 from __future__ import annotations
@@ -106,7 +107,10 @@ class Arbitrator:
                 group.sessions.append(session)
             if eid is not None and (group.highest is None or eid > group.highest):
                 group.highest = eid
-            if group.primary() is not old_primary:
+            primary = group.primary()
+            # Becoming or staying primary, a primary stepping down, or any other change of
+            # primary: everyone hears it; a backup that stays a backup: only the sender.
+            if primary is session or old_primary is session or primary is not old_primary:
                 self._notify(key, group, group.sessions)
             else:
                 self._notify(key, group, [session])

@@ -112,3 +112,25 @@ def _arb(device_id: int, eid: int) -> p4runtime_pb2.StreamMessageRequest:
     msg.arbitration.device_id = device_id
     msg.arbitration.election_id.low = eid
     return msg
+
+
+def test_who_hears_an_arbitration_update(make_client):
+    a = make_client(election_id=5)
+    a.connect()
+    b = make_client(election_id=2)
+    b.connect()
+    with pytest.raises(queue.Empty):  # a backup joining is answered alone
+        a.get("arbitration", timeout=0.3)
+    # a primary re-arbitrating (same id) is announced to everyone
+    a.arbitrate(5)
+    assert status(a.get("arbitration")) == code_pb2.OK
+    assert status(b.get("arbitration")) == code_pb2.ALREADY_EXISTS
+    # a backup re-arbitrating as a backup is answered alone
+    b.arbitrate(3)
+    assert status(b.get("arbitration")) == code_pb2.ALREADY_EXISTS
+    with pytest.raises(queue.Empty):
+        a.get("arbitration", timeout=0.3)
+    # the primary stepping down: everyone hears there is no primary now
+    a.arbitrate(1)
+    assert status(a.get("arbitration")) == code_pb2.NOT_FOUND
+    assert status(b.get("arbitration")) == code_pb2.NOT_FOUND
