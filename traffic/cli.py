@@ -4,6 +4,7 @@
   python -m traffic lab all_reduce --hosts 4 --size 1MiB --iterations 3 --out /tmp/run
   python -m traffic lab --trace traffic/examples/tp-dp-step.yaml --hosts 4
   python -m traffic lab --simai traffic/examples/simai-mini.txt --hosts 8 --size-scale 0.25
+  python -m traffic fabric all_to_all --topo leafspine --size 256KiB --policy spray --out /tmp/run
 
 The fabric version (`ethlab traffic run ... --topo`) calls the same `traffic.replay` functions with the
 fabric's ports instead of the lab's.
@@ -16,27 +17,18 @@ import secrets
 import sys
 from collections.abc import Sequence
 
-import yaml
 from rich.console import Console
 
 from traffic.checker import ScheduleError, check, textbook_total_bytes
 from traffic.collectives import make_schedule
-from traffic.records import EngineConfig
-from traffic.replay import pattern_plan, replay, results_table
-from traffic.simai import load_simai
-from traffic.trace import TraceError, load, parse_size
-
-
-def _params(items: list[str]) -> dict:
-    out = {}
-    for item in items:
-        key, _, value = item.partition("=")
-        out[key] = yaml.safe_load(value)
-    return out
+from traffic.fabric_run import add_fabric_arguments, run_fabric
+from traffic.replay import replay, results_table
+from traffic.runargs import add_workload_arguments, config_from_args, parse_params, plan_from_args
+from traffic.trace import TraceError, parse_size
 
 
 def cmd_schedule(a: argparse.Namespace) -> int:
-    s = make_schedule(a.pattern, list(range(a.n)), parse_size(a.size), a.algorithm, **_params(a.param))
+    s = make_schedule(a.pattern, list(range(a.n)), parse_size(a.size), a.algorithm, **parse_params(a.param))
     rep = check(s)
     print(f"{s.kind}/{s.algorithm} on {s.n} ranks, {s.size} bytes: {rep.transfers} transfers, "
           f"dependency depth {rep.depth}, {rep.total_bytes} bytes on the wire "
@@ -53,24 +45,13 @@ def cmd_schedule(a: argparse.Namespace) -> int:
 def cmd_lab(a: argparse.Namespace) -> int:
     from traffic.vethlab import VethLab
 
-    if a.trace:
-        plan = load(a.trace).plan(list(range(a.hosts)))
-    elif a.simai:
-        plan = load_simai(a.simai, world=a.hosts, size_scale=a.size_scale).plan()
-    elif a.pattern:
-        plan = pattern_plan(a.pattern, list(range(a.hosts)), parse_size(a.size), a.iterations, a.algorithm,
-                            **_params(a.param))
-    else:
-        print("give a PATTERN, --trace FILE or --simai FILE", file=sys.stderr)
-        return 2
-    cfg = EngineConfig(rate_bps=a.rate_mbps * 1e6, mtu=a.mtu, reaction=a.reaction, time_limit_s=a.time_limit,
-                       frame_format=a.format)
+    plan = plan_from_args(a, list(range(a.hosts)))
     lab = VethLab(f"{a.prefix}{secrets.token_hex(2)}-", a.hosts)
     try:
         ports = lab.up()
         if a.shape:
             lab.shape(0, a.shape)
-        _result, metrics = replay(plan, ports, cfg, a.out)
+        _result, metrics = replay(plan, ports, config_from_args(a), a.out)
     finally:
         lab.down()
     console = Console()
@@ -95,29 +76,23 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--show", type=int, default=0, metavar="N", help="print the first N transfers")
     s.set_defaults(func=cmd_schedule)
     lab = sub.add_parser("lab", help="replay on host namespaces joined by a Linux bridge (needs root)")
-    lab.add_argument("pattern", nargs="?")
-    lab.add_argument("--trace")
-    lab.add_argument("--simai")
-    lab.add_argument("--size-scale", type=float, default=1.0)
+    add_workload_arguments(lab)
     lab.add_argument("--hosts", type=int, default=4)
-    lab.add_argument("--size", default="256KiB")
-    lab.add_argument("--iterations", type=int, default=1)
-    lab.add_argument("--algorithm")
-    lab.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
-    lab.add_argument("--rate-mbps", type=float, default=200.0, help="per-flow pacing rate")
-    lab.add_argument("--mtu", type=int, default=1500)
-    lab.add_argument("--format", choices=["roce", "ethplus"], default="roce")
-    lab.add_argument("--reaction", choices=["none", "dcqcn", "hpcc"], default="none")
-    lab.add_argument("--time-limit", type=float, default=30.0)
     lab.add_argument("--shape", metavar="RATE", help="tbf-limit the bridge port towards host 0 (e.g. 20mbit)")
     lab.add_argument("--prefix", default="ethtr-")
-    lab.add_argument("--out")
     lab.set_defaults(func=cmd_lab)
+    fab = sub.add_parser("fabric", help="bring an emulated fabric up, replay, tear down (ethlab traffic run)")
+    add_fabric_arguments(fab)
+    fab.set_defaults(func=run_fabric)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args, extra = build_parser().parse_known_args(argv)
+    if extra and args.command != "fabric":
+        print(f"error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
+        return 2
+    args.extra = extra  # topology parameters (--gpus 16 ...) for `fabric`
     try:
         return args.func(args)
     except (ScheduleError, TraceError, ValueError) as e:
