@@ -41,9 +41,11 @@ def _link_exists(name: str) -> bool:
 def kill_recorded(pids: dict[str, list[int]], timeout: float = 3.0) -> list[str]:
     """SIGTERM every live recorded process, wait (bounded), then SIGKILL what is left."""
     live = {k: pid for k, (pid, start) in pids.items() if _ours(pid, start)}
-    for pid in live.values():
+    for key, pid in live.items():
+        # Mininet's shells are interactive bash, which ignores SIGTERM but exits on a hang-up
+        sig = signal.SIGHUP if key.startswith(("host:", "shell:")) else signal.SIGTERM
         try:
-            os.kill(pid, signal.SIGTERM)
+            os.kill(pid, sig)
         except ProcessLookupError:
             pass
     deadline = time.monotonic() + timeout

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from mininet.net import Mininet
 
 from topologies.cleanup import CleanReport, clean_run
 from topologies.model import Topology, switch_mac
-from topologies.state import RunState, new_run_id
+from topologies.state import RunState, new_run_id, proc_start_time
 from topologies.switches import (
     EthlabHost,
     P4SimSwitch,
@@ -104,8 +105,7 @@ class Fabric:
         self.net = Mininet(topo=None, build=False, controller=None, host=EthlabHost, switch=self.opts.switch_cls,
                            link=Link, autoSetMacs=False, waitConnected=False)
         t0 = time.monotonic()
-        hosts = [self.net.addHost(n.name, cls=EthlabHost, netns=self.netns(n.name), run=self.run)
-                 for n in self.topo.hosts]
+        hosts = self._start_hosts()
         attach_netns(hosts, self.run)
         self._phase("namespaces", t0)
         t0 = time.monotonic()
@@ -125,6 +125,26 @@ class Fabric:
         self._phase("host_config", t0)
         self.net.built = True  # so a later net.start() does not run Mininet's own build/IP assignment
         return self
+
+    def _start_hosts(self) -> list[EthlabHost]:
+        """Start the host shells from a few threads: each start mostly waits for its shell's first prompt,
+        so overlapping those waits is what makes 512 hosts quick. Pids are recorded as each shell exists."""
+        assert self.net is not None
+
+        def start(name: str) -> EthlabHost:
+            host = EthlabHost(name, netns=self.netns(name))
+            self.run.pids[f"host:{name}"] = [host.pid, proc_start_time(host.pid)]
+            return host
+
+        try:
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                hosts = list(pool.map(start, [n.name for n in self.topo.hosts]))
+        finally:
+            self.run.save()
+        for h in hosts:  # what Mininet.addHost would have recorded
+            self.net.hosts.append(h)
+            self.net.nameToNode[h.name] = h
+        return hosts
 
     def _queue_rates(self, switch: str) -> dict[int, float]:
         if not self.opts.rate_scale:
