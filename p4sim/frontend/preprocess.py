@@ -46,9 +46,10 @@ class Preprocessed:
 
 
 class _Cond:
-    __slots__ = ("active", "taken", "parent_active", "seen_else")
+    __slots__ = ("active", "taken", "parent_active", "seen_else", "line")
 
-    def __init__(self, parent_active: bool, active: bool):
+    def __init__(self, parent_active: bool, active: bool, line: int = 0):
+        self.line = line
         self.parent_active = parent_active
         self.active = parent_active and active
         self.taken = active
@@ -110,7 +111,7 @@ class Preprocessor:
             for k in range(1, nphys):
                 self._emit("", filename, ln + k)
         if conds:
-            raise P4Error("unterminated #if/#ifdef/#ifndef", SourceLoc(filename, len(lines), 1))
+            raise P4Error("unterminated #if/#ifdef/#ifndef (no #endif)", SourceLoc(filename, conds[-1].line, 1))
         self.depth -= 1
 
     def _directive(self, name: str, rest: str, conds: list[_Cond], filename: str, base_dir: str, ln: int,
@@ -123,10 +124,10 @@ class Preprocessor:
             if not m:
                 raise P4Error(f"#{name} needs a macro name", loc)
             defined = m.group(0) in self.macros
-            conds.append(_Cond(active, defined if name == "ifdef" else not defined))
+            conds.append(_Cond(active, defined if name == "ifdef" else not defined, ln))
             return
         if name == "if":
-            conds.append(_Cond(active, self._eval_if(rest, loc) if active else False))
+            conds.append(_Cond(active, self._eval_if(rest, loc) if active else False, ln))
             return
         if name == "elif":
             if not conds or conds[-1].seen_else:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from p4.v1 import p4runtime_pb2
 
+from p4sim.p4runtime import oneshot
 from p4sim.p4runtime.context import Context
 from p4sim.p4runtime.errors import P4RuntimeError, invalid, not_found
 from p4sim.p4runtime.idle import elapsed_since_hit
@@ -66,7 +67,7 @@ def write_table_entry(ctx: Context, update_type: int, msg: p4runtime_pb2.TableEn
     else:
         if update_type != U.DELETE:
             _check_profile_refs(ctx, table, entry)
-        ctx.binding.table_write(table, update_type, entry)
+        _write_through(ctx, table, update_type, entry, key)
     if update_type == U.DELETE:
         del entries[key]
         _forget_direct(ctx, entry.table_id, key)
@@ -88,6 +89,26 @@ def write_table_entry(ctx: Context, update_type: int, msg: p4runtime_pb2.TableEn
     entries[key] = entry
 
 
+def _write_through(ctx: Context, table, update_type: int, entry, key) -> None:
+    """Apply the entry to the runtime table, realizing one-shot action sets as hidden groups."""
+    old = ctx.store.oneshots.get((entry.table_id, key))
+    if entry.action.WhichOneof("type") != "action_profile_action_set":
+        ctx.binding.table_write(table, update_type, entry)
+        if old is not None:
+            del ctx.store.oneshots[entry.table_id, key]
+            oneshot.release(ctx, old)
+        return
+    pointing, made = oneshot.realize(ctx, table, entry)
+    try:
+        ctx.binding.table_write(table, update_type, pointing)
+    except Exception:
+        oneshot.release(ctx, made)
+        raise
+    ctx.store.oneshots[entry.table_id, key] = made
+    if old is not None:
+        oneshot.release(ctx, old)
+
+
 def _forget_direct(ctx: Context, table_id: int, key) -> None:
     ctx.store.direct_counters.pop((table_id, key), None)
     ctx.store.direct_meters.pop((table_id, key), None)
@@ -101,6 +122,8 @@ def _set_direct_counter(ctx, table, entry, key, data: p4runtime_pb2.CounterData)
 def _check_profile_refs(ctx: Context, table, entry: p4runtime_pb2.TableEntry) -> None:
     kind = entry.action.WhichOneof("type")
     ap_id = table.implementation_id
+    if ap_id:
+        oneshot.check_style(ctx, ap_id, kind == "action_profile_action_set")
     if kind == "action_profile_member_id":
         if entry.action.action_profile_member_id not in ctx.store.members.get(ap_id, {}):
             raise not_found(f"no member {entry.action.action_profile_member_id} in the profile")
@@ -198,6 +221,7 @@ def write_member(ctx: Context, update_type: int, msg: p4runtime_pb2.ActionProfil
         canonical_action(ctx.index, msg.action, _profile_actions(ctx, ap),
                          owner=f"action profile {name!r}", out=stored.action)
     if update_type == U.INSERT:
+        oneshot.check_style(ctx, msg.action_profile_id, oneshot=False)
         if msg.member_id in members:
             raise P4RuntimeError("ALREADY_EXISTS", f"member {msg.member_id} exists in {name!r}")
         if ap.size and len(members) >= ap.size:

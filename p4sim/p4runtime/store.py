@@ -56,5 +56,7 @@ class Store:
                         return True
         return False
 
+    # (table id, entry key) -> oneshot.Realized: the hidden group behind a one-shot entry
+    oneshots: dict = field(default_factory=dict)
     # table id -> its action profile id; filled by the pipeline when it is built
     table_profile: dict[int, int] = field(default_factory=dict)

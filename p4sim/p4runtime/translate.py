@@ -245,9 +245,37 @@ def _check_table_action(index, table, action, out) -> None:
             raise invalid(f"action profile {profile.preamble.name!r} has no selector: no groups")
         setattr(out, kind, getattr(action, kind))
     elif kind == "action_profile_action_set":
-        raise P4RuntimeError("UNIMPLEMENTED", "one-shot action profile programming")
+        if profile is None or not profile.with_selector:
+            raise invalid(f"table {tname!r} has no action selector: no one-shot action sets")
+        _check_action_set(index, table, profile, action.action_profile_action_set,
+                          out.action_profile_action_set)
     else:
         raise invalid(f"an entry of {tname!r} needs an action")
+
+
+def _check_action_set(index, table, profile, action_set, out) -> None:
+    """One-shot selector programming: actions of the table, positive weights, group size."""
+    tname = table.preamble.name
+    if not action_set.action_profile_actions:
+        raise invalid("a one-shot action set needs at least one action")
+    total = 0
+    for a in action_set.action_profile_actions:
+        if a.weight <= 0:
+            raise invalid("one-shot action weights must be positive")
+        dst = out.action_profile_actions.add(weight=a.weight)
+        canonical_action(index, a.action, table_actions(table), owner=f"table {tname!r}",
+                         out=dst.action)
+        kind = a.WhichOneof("watch_kind")
+        if kind == "watch_port":
+            dst.watch_port = a.watch_port
+        elif kind == "watch":
+            dst.watch = a.watch
+        total += a.weight
+    members = len(action_set.action_profile_actions)
+    by_members = profile.WhichOneof("selector_size_semantics") == "sum_of_members"
+    size = members if by_members else total
+    if profile.max_group_size and size > profile.max_group_size:
+        raise invalid(f"one-shot group size {size} exceeds max_group_size {profile.max_group_size}")
 
 
 def _direct_resource(index: P4InfoIndex, table, section: str):

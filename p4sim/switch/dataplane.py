@@ -166,7 +166,7 @@ class DataPlane:
                         self._run_calls()
                         continue
                     if fd == link_fd:
-                        self._link_events()
+                        self._guarded(self._link_events)
                         continue
                     port = fd_port.get(fd)
                     if port is None:
@@ -187,12 +187,19 @@ class DataPlane:
                 if now >= next_tick:
                     ticks += 1
                     if ticks % link_ticks == 0:
-                        self._check_links()
-                    self._flush_pcaps()
+                        self._guarded(self._check_links)
+                    self._guarded(self._flush_pcaps)
                     next_tick = now + TICK_S
         finally:
             self._loop_thread = None
             self._run_calls()
+
+    def _guarded(self, fn: Callable[[], None]) -> None:
+        """Housekeeping must never stop the packet loop: log its failures and carry on."""
+        try:
+            fn()
+        except Exception:  # noqa: BLE001
+            log.exception("switch housekeeping (%s) failed", getattr(fn, "__name__", fn))
 
     def _run_calls(self) -> None:
         calls = self._calls

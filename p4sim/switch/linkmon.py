@@ -69,7 +69,7 @@ def parse(data: bytes) -> list[LinkEvent]:
             break
         if mtype in (RTM_NEWLINK, RTM_DELLINK) and length >= _NLMSG.size + _IFINFO.size:
             body = off + _NLMSG.size
-            _type, index, flags, _change = _IFINFO.unpack_from(data, body)
+            _family, _type, index, flags, _change = _IFINFO.unpack_from(data, body)
             name = None
             a = body + _IFINFO.size
             end = off + length

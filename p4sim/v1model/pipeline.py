@@ -22,9 +22,10 @@ LOOP_CAP = 16   # resubmit/recirculate passes per packet before p4sim drops it
 class EgressJob:
     """A packet between ingress and egress (what the traffic manager queues)."""
 
-    __slots__ = ("egress_port", "priority", "packet_length", "hdr", "meta", "sm", "payload", "truncate", "depth")
+    __slots__ = ("egress_port", "priority", "packet_length", "hdr", "meta", "sm", "payload", "truncate", "depth",
+                 "recirc")
 
-    def __init__(self, egress_port, hdr, meta, sm, payload, truncate=None, depth=0):
+    def __init__(self, egress_port, hdr, meta, sm, payload, truncate=None, depth=0, recirc=None):
         self.egress_port = egress_port
         self.priority = sm.priority
         self.hdr = hdr
@@ -33,6 +34,7 @@ class EgressJob:
         self.payload = payload
         self.truncate = truncate
         self.depth = depth
+        self.recirc = recirc          # recirculate requested in ingress (BMv2 keeps it in metadata)
         self.packet_length = sm.packet_length
 
     def __repr__(self):
@@ -146,13 +148,13 @@ class V1Pipeline:
                     h, m, s = hdr._copy(), meta._copy(), sm._copy()
                 s.egress_rid = rid
                 s.instance_type = REPLICATION
-                jobs.append(EgressJob(eport, h, m, s, payload, trunc, depth))
+                jobs.append(EgressJob(eport, h, m, s, payload, trunc, depth, pk.recirc))
             return
         spec = sm.egress_spec
         if spec == DROP_PORT:
             self.stats["dropped"] += 1
             return
-        jobs.append(EgressJob(spec, hdr, meta, sm, payload, trunc, depth))
+        jobs.append(EgressJob(spec, hdr, meta, sm, payload, trunc, depth, pk.recirc))
 
     def _i2e_clone(self, port, data, now, clone, meta, sm, jobs, depth):
         _, session, fl = clone
@@ -209,6 +211,7 @@ class V1Pipeline:
         pk.reset(sm, now, sm.packet_length)
         pk.payload = job.payload
         pk.truncate = job.truncate
+        pk.recirc = job.recirc
         try:
             self._egress(hdr, meta, sm)
         except rt.P4Exit:

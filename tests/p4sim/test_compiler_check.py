@@ -34,7 +34,8 @@ CASES = [
     (dict(ingress="hdr.h.a = 8w1 / 0;"), "hdr.h.a = 8w1 / 0;", "division by zero"),
     (dict(ingress="hdr.h.setValid(1);"), "hdr.h.setValid(1);", "takes no arguments"),
     (dict(ingress="hdr.h.a = error.NoSuch;"), "error.NoSuch", "unknown error 'error.NoSuch'"),
-    (dict(parser="transition nowhere;"), "transition nowhere;", "unknown parser state 'nowhere'"),
+    (dict(parser="transition select(hdr.h.a) { 1: nowhere; default: accept; } } state other {"), "1: nowhere;",
+     "unknown parser state 'nowhere'"),
     (dict(ingress="random(meta.m, 1, 2, 3);"), "random(meta.m, 1, 2, 3);", "random: expected 3"),
     (dict(ingress_decls="counter(8, CounterType.packets) c;", ingress="c.count(1, 2);"), "c.count(1, 2);",
      "expected 1 argument"),
@@ -66,7 +67,7 @@ def test_bad_program_gives_located_error(pieces, text, msg) -> None:
 
 
 def test_good_program_compiles() -> None:
-    compile_source(program(ingress="hdr.h.a = hdr.h.b + 1; meta.w = (bit<16>)hdr.h.a ++ 8w0 >> 8;"), "ok.p4")
+    compile_source(program(ingress="hdr.h.a = hdr.h.b + 1; meta.w = ((bit<16>)hdr.h.a ++ 8w0)[23:8];"), "ok.p4")
 
 
 def test_int_literals_take_the_other_operands_width() -> None:

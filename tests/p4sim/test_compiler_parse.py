@@ -79,7 +79,7 @@ control C() {
 
 
 @pytest.mark.parametrize("body, line_off, col, needle", [
-    ("sm.egress_spec = 1\n        hdr.h.a = 2;", 1, 9, "expected"),
+    ("hdr.h.b = 1\n        hdr.h.a = 2;", 1, 9, "expected"),
     ("hdr.h.a = 8w1 +;", 0, 24, "unexpected ';'"),
     ("if (hdr.h.a == 1 { }", 0, 26, "unexpected '{'"),
 ])
