@@ -44,7 +44,7 @@ class Switch:
     def connect(self, p4info):
         from controller.client import SwitchConnection
 
-        conn = SwitchConnection(self.addr, device_id=1, p4info=p4info)
+        conn = SwitchConnection(self.addr, device_id=1, p4info=p4info, timeout=30.0)
         conn.connect()
         return conn
 

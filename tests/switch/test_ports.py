@@ -57,3 +57,21 @@ def test_link_state_and_vanishing_interface(lab) -> None:
         assert port.send(b"\x00" * 60) is False  # refused, not raised: the loop counts a tx_error
     finally:
         port.close()
+
+
+def test_link_monitor_reports_carrier_and_deletion(lab) -> None:
+    from p4sim.switch.linkmon import LinkMonitor
+
+    mon = LinkMonitor()
+    try:
+        sh("ip", "netns", "exec", lab.ns(1), "ip", "link", "set", lab.host_if(1), "down")
+        time.sleep(0.1)
+        ours = [e for e in mon.read() if e.name == lab.sw_if(1)]
+        assert ours and ours[-1].up is False and not ours[-1].deleted
+        sh("ip", "link", "del", lab.sw_if(1))
+        lab.created_links.remove(lab.sw_if(1))
+        time.sleep(0.1)
+        ours = [e for e in mon.read() if e.name == lab.sw_if(1)]
+        assert ours and ours[-1].deleted
+    finally:
+        mon.close()
