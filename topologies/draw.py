@@ -13,7 +13,6 @@ import matplotlib
 matplotlib.use("Agg")  # files only; never needs a display
 
 import matplotlib.pyplot as plt  # noqa: E402
-import networkx as nx  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 from topologies.model import Topology  # noqa: E402
@@ -104,7 +103,3 @@ def _tier_label(topo: Topology, tier: int) -> str:
     roles = sorted({n.role for n in topo.switches if n.tier == tier and n.role})
     return "/".join(roles) or f"tier {tier}"
 
-
-def as_nx(topo: Topology) -> nx.MultiGraph:
-    """Kept for callers that want to draw with their own style."""
-    return topo.graph()
