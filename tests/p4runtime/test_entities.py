@@ -357,3 +357,45 @@ def test_rollback_restores_every_entity_kind(primary, device):
     assert 3 not in state().pre.groups
     assert state().counters["MyIngress.port_counter"].read(2) == (0, 0)
     assert device.queue_config(2).depth != 5
+
+
+def oneshot_entry(nhop: int, *ports_weights: tuple[int, int]) -> p4runtime_pb2.TableEntry:
+    e = ecmp_entry(nhop)
+    for port, weight in ports_weights:
+        a = e.action.action_profile_action_set.action_profile_actions.add(weight=weight)
+        a.action.CopyFrom(member(0, port=port).action)
+    return e
+
+
+def test_one_shot_action_sets(primary):
+    primary.write(update(U.INSERT, table_entry=oneshot_entry(7, (1, 1), (2, 3))))
+    [got] = [e.table_entry for e in primary.read(Entity(table_entry=p4runtime_pb2.TableEntry(
+        table_id=T_ECMP)))]
+    acts = got.action.action_profile_action_set.action_profile_actions
+    assert [(a.weight, a.action.params[1].value) for a in acts] == [(1, b"\x01"), (3, b"\x02")]
+    prof = state().action_profiles["MyIngress.ecmp_selector"]
+    assert len(prof.members) == 2 and len(prof.groups) == 1
+    table = state().tables["MyIngress.ecmp"]
+    res = table.lookup((7,), 64)  # (no selector fields in this P4Info: one member is chosen)
+    assert res.hit and res.action.args[1] in (1, 2)
+    # hidden members/groups are not the controller's: they are not read back
+    assert primary.read(Entity(action_profile_member=p4runtime_pb2.ActionProfileMember())) == []
+    # modify to another set: the old hidden group goes away
+    primary.write(update(U.MODIFY, table_entry=oneshot_entry(7, (4, 2))))
+    assert len(prof.members) == 1 and len(prof.groups) == 1
+    assert table.lookup((7,), 64).action.args[1] == 4
+    # mixing styles on one selector is refused
+    assert fail_code(primary, update(U.INSERT, action_profile_member=member(1))) \
+        == [code_pb2.INVALID_ARGUMENT]
+    bad = oneshot_entry(8, (1, 0))
+    too_big = oneshot_entry(9, (1, 5), (2, 5))  # weights 10 > max_group_size 8
+    assert fail_code(primary, update(U.INSERT, table_entry=bad),
+                     update(U.INSERT, table_entry=too_big)) == [code_pb2.INVALID_ARGUMENT] * 2
+    primary.write(update(U.DELETE, table_entry=ecmp_entry(7)))
+    assert prof.members == {} and prof.groups == {}
+
+
+def test_one_shot_refused_when_members_are_used(primary):
+    primary.write(update(U.INSERT, action_profile_member=member(1)))
+    assert fail_code(primary, update(U.INSERT, table_entry=oneshot_entry(7, (1, 1)))) \
+        == [code_pb2.INVALID_ARGUMENT]
