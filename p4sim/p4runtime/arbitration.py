@@ -87,6 +87,9 @@ class Arbitrator:
         if self.device_ids is not None and update.device_id not in self.device_ids:
             raise P4RuntimeError("NOT_FOUND", f"unknown device id {update.device_id}")
         role = update.role.name if update.HasField("role") else ""
+        if update.HasField("role") and update.role.HasField("config"):
+            raise P4RuntimeError("INVALID_ARGUMENT",
+                                 "p4sim has no role-config scheme: leave role.config unset (full access)")
         eid = election_int(update.election_id) if update.HasField("election_id") else None
         key = (update.device_id, role)
         with self._lock:

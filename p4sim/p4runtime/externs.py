@@ -90,6 +90,8 @@ def _table_entry_ref(ctx: Context, te: p4runtime_pb2.TableEntry, section: str):
 def write_direct_counter(ctx: Context, update_type: int, msg: p4runtime_pb2.DirectCounterEntry) -> None:
     _modify_only(update_type, "direct counter")
     table, stored, key = _table_entry_ref(ctx, msg.table_entry, "counter")
+    if not msg.HasField("data"):
+        return  # unset data: the counter is not changed (spec)
     d = msg.data
     if not ctx.binding.set_direct_counter(table, stored, d.byte_count, d.packet_count):
         ctx.store.direct_counters[stored.table_id, key] = (d.byte_count, d.packet_count)

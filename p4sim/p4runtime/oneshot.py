@@ -57,6 +57,10 @@ def realize(ctx, table, entry: p4runtime_pb2.TableEntry) -> tuple[p4runtime_pb2.
         used_members.update(r.member_ids)
         used_groups.add(r.group_id)
     actions = entry.action.action_profile_action_set.action_profile_actions
+    from p4sim.p4runtime.entities import check_watch_port  # (entities imports this module)
+
+    for a in actions:
+        check_watch_port(ctx, a)
     member_ids = _free_ids(used_members, len(actions))
     group_id = _free_ids(used_groups, 1)[0]
     done = Realized(ap_id, group_id)

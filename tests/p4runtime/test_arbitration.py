@@ -134,3 +134,13 @@ def test_who_hears_an_arbitration_update(make_client):
     a.arbitrate(1)
     assert status(a.get("arbitration")) == code_pb2.NOT_FOUND
     assert status(b.get("arbitration")) == code_pb2.NOT_FOUND
+
+
+def test_role_config_is_refused(make_client):
+    c = make_client()
+    msg = _arb(1, 4)
+    msg.arbitration.role.name = "ops"
+    msg.arbitration.role.config.type_url = "type.googleapis.com/some.RoleConfig"
+    with pytest.raises(grpc.RpcError) as exc:
+        list(c.stub.StreamChannel(iter([msg])))
+    assert exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT

@@ -399,3 +399,10 @@ def test_one_shot_refused_when_members_are_used(primary):
     primary.write(update(U.INSERT, action_profile_member=member(1)))
     assert fail_code(primary, update(U.INSERT, table_entry=oneshot_entry(7, (1, 1)))) \
         == [code_pb2.INVALID_ARGUMENT]
+
+
+def test_watch_port_must_be_a_device_port(primary):
+    primary.write(update(U.INSERT, action_profile_member=member(1)))
+    g = group(4, {1: 1})
+    g.members[0].watch_port = b"\x63"  # port 99: not on this device (ports 1-4)
+    assert fail_code(primary, update(U.INSERT, action_profile_group=g)) == [code_pb2.INVALID_ARGUMENT]
