@@ -14,47 +14,24 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import grpc
-from google.rpc import status_pb2
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2 as pb
 from p4.v1 import p4runtime_pb2_grpc
 
 from controller.codec import Value, decode, encode, parse_prefix
-from controller.errors import ControllerError, UpdateError, WriteError
+from controller.errors import ControllerError
+from controller.messages import as_entity, election, parse_write_error, queue_extern, unpack_queue_extern
 from controller.p4info_index import P4InfoIndex
 from controller.pre import PreMixin
 
 _STOP = object()
-
-
-def _election(election_id: int) -> pb.Uint128:
-    return pb.Uint128(high=election_id >> 64, low=election_id & ((1 << 64) - 1))
-
-
-def parse_write_error(err: grpc.RpcError) -> WriteError:
-    """Unpack the per-update `p4.v1.Error`s that the spec puts in the status details of a failed Write."""
-    failures: list[UpdateError] = []
-    for key, value in err.trailing_metadata() or ():
-        if key != "grpc-status-details-bin":
-            continue
-        status = status_pb2.Status.FromString(value)
-        for index, detail in enumerate(status.details):
-            p4_error = pb.Error()
-            if detail.Unpack(p4_error) and p4_error.canonical_code != 0:
-                code = grpc.StatusCode(_code_tuple(p4_error.canonical_code)).name
-                failures.append(UpdateError(index, code, p4_error.message))
-    return WriteError(err.code(), err.details() or "", failures)
-
-
-def _code_tuple(number: int) -> tuple[int, str]:
-    for code in grpc.StatusCode:
-        if code.value[0] == number:
-            return code.value
-    return grpc.StatusCode.UNKNOWN.value
+# Big pipeline configs and batches: the server accepts up to 256 MB.
+_CHANNEL_OPTIONS = [("grpc.max_send_message_length", 256 << 20), ("grpc.max_receive_message_length", 256 << 20)]
+__all__ = ["SwitchConnection", "as_entity", "parse_write_error"]
 
 
 class SwitchConnection(PreMixin):
@@ -78,14 +55,29 @@ class SwitchConnection(PreMixin):
         self._channel: grpc.Channel | None = None
         self._stub: p4runtime_pb2_grpc.P4RuntimeStub | None = None
         self._reader: threading.Thread | None = None
+        self._stream_done = threading.Event()
+        self._closing = False
+        # Called (from the stream thread, must not block) with (self, reason) when the stream ends without
+        # close() or another client takes the primary role: how a controller notices a switch restart.
+        self.on_lost: Callable[[SwitchConnection, str], None] | None = None
 
     # ---- session -------------------------------------------------------------------------------------------
     def connect(self, wait_primary: bool = True) -> SwitchConnection:
         """Open the channel and the stream, send arbitration, and wait for the switch's answer."""
-        self._channel = grpc.insecure_channel(self.address)
-        grpc.channel_ready_future(self._channel).result(timeout=self.timeout)
+        self._closing = False
+        self._stream_done.clear()
+        self._requests = queue.Queue()
+        self._arbitration = queue.Queue()
+        self._channel = grpc.insecure_channel(self.address, options=_CHANNEL_OPTIONS)
+        try:
+            grpc.channel_ready_future(self._channel).result(timeout=self.timeout)
+        except grpc.FutureTimeoutError:
+            self._channel.close()
+            self._channel = None
+            raise ControllerError(f"{self.name}: no P4Runtime server at {self.address} "
+                                  f"within {self.timeout:g}s", grpc.StatusCode.UNAVAILABLE) from None
         self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
-        responses = self._stub.StreamChannel(self._request_iter())
+        responses = self._stub.StreamChannel(self._request_iter(self._requests))
         self._reader = threading.Thread(target=self._read_stream, args=(responses,), daemon=True,
                                         name=f"p4rt-stream-{self.name}")
         self._reader.start()
@@ -95,7 +87,7 @@ class SwitchConnection(PreMixin):
         return self
 
     def _send_arbitration(self) -> None:
-        update = pb.MasterArbitrationUpdate(device_id=self.device_id, election_id=_election(self.election_id))
+        update = pb.MasterArbitrationUpdate(device_id=self.device_id, election_id=election(self.election_id))
         if self.role:
             update.role.name = self.role
         self._requests.put(pb.StreamMessageRequest(arbitration=update))
@@ -108,34 +100,52 @@ class SwitchConnection(PreMixin):
         self.is_primary = update.status.code == 0
         return self.is_primary
 
-    def _request_iter(self) -> Iterator[pb.StreamMessageRequest]:
+    def _request_iter(self, requests: queue.Queue[Any]) -> Iterator[pb.StreamMessageRequest]:
         while True:
-            item = self._requests.get()
+            item = requests.get()
             if item is _STOP:
                 return
             yield item
 
     def _read_stream(self, responses: Iterable[pb.StreamMessageResponse]) -> None:
+        reason = "stream ended"
         try:
             for message in responses:
                 kind = message.WhichOneof("update")
                 if kind == "arbitration":
+                    was_primary = self.is_primary
                     self.is_primary = message.arbitration.status.code == 0
                     self._arbitration.put(message.arbitration)
+                    if was_primary and not self.is_primary:
+                        self._lost("primary role lost")
                 elif kind == "packet":
                     self.packet_ins.put(message.packet)
                 elif kind == "digest":
                     self.digests.put(message.digest)
                 elif kind == "error":
                     self.stream_errors.put(message.error)
-        except grpc.RpcError:
-            self.is_primary = False  # channel closed or switch gone; callers see it on their next RPC
+        except grpc.RpcError as err:
+            reason = f"stream broken ({err.code().name})"  # channel closed or switch gone
+        finally:
+            self.is_primary = False
+            self._stream_done.set()
+        self._lost(reason)
+
+    def _lost(self, reason: str) -> None:
+        callback = self.on_lost
+        if callback is not None and not self._closing:
+            callback(self, reason)
+
+    def stream_alive(self) -> bool:
+        """True while the stream to the switch is open (it ends when the switch process goes away)."""
+        return self._reader is not None and not self._stream_done.is_set()
 
     def close(self) -> None:
+        self._closing = True
         self._requests.put(_STOP)
         if self._channel is not None:
             self._channel.close()
-        if self._reader is not None:
+        if self._reader is not None and self._reader is not threading.current_thread():
             self._reader.join(timeout=2)
         self._channel = self._stub = None
 
@@ -161,13 +171,16 @@ class SwitchConnection(PreMixin):
         return self.stub.Capabilities(pb.CapabilitiesRequest(), timeout=self.timeout).p4runtime_api_version
 
     def set_pipeline(self, device_config: bytes, p4info: p4info_pb2.P4Info | None = None,
-                     action: int = pb.SetForwardingPipelineConfigRequest.VERIFY_AND_COMMIT) -> None:
+                     action: int = pb.SetForwardingPipelineConfigRequest.VERIFY_AND_COMMIT,
+                     cookie: int = 0) -> None:
+        """Push a pipeline; `cookie` (64 bits) lets a later controller tell whether it is already there."""
         if p4info is not None:
             self.index = P4InfoIndex(p4info)
         request = pb.SetForwardingPipelineConfigRequest(
-            device_id=self.device_id, election_id=_election(self.election_id), action=action, role=self.role)
+            device_id=self.device_id, election_id=election(self.election_id), action=action, role=self.role)
         request.config.p4info.CopyFrom(self._index().p4info)
         request.config.p4_device_config = device_config
+        request.config.cookie.cookie = cookie
         try:
             self.stub.SetForwardingPipelineConfig(request, timeout=max(self.timeout, 60))
         except grpc.RpcError as err:
@@ -177,6 +190,15 @@ class SwitchConnection(PreMixin):
                      ) -> pb.ForwardingPipelineConfig:
         request = pb.GetForwardingPipelineConfigRequest(device_id=self.device_id, response_type=response_type)
         return self.stub.GetForwardingPipelineConfig(request, timeout=self.timeout).config
+
+    def pipeline_cookie(self) -> int | None:
+        """The cookie of the switch's pipeline, or None when it has none (e.g. it just restarted)."""
+        try:
+            return self.get_pipeline(pb.GetForwardingPipelineConfigRequest.COOKIE_ONLY).cookie.cookie
+        except grpc.RpcError as err:
+            if err.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                return None
+            raise ControllerError(f"{self.name}: GetForwardingPipelineConfig: {err.details()}", err.code()) from None
 
     # ---- building entities -------------------------------------------------------------------------------------
     def action(self, name: str, params: dict[str, Value] | None = None) -> pb.Action:
@@ -246,7 +268,7 @@ class SwitchConnection(PreMixin):
         return message
 
     # ---- write / read ------------------------------------------------------------------------------------------
-    def write(self, updates: Iterable[pb.Update], batch_size: int = 1000) -> int:
+    def write(self, updates: Iterable[pb.Update], batch_size: int = 500) -> int:
         """Send updates in batches; raise WriteError (with per-update failures) on the first failed batch."""
         batch: list[pb.Update] = []
         sent = 0
@@ -260,10 +282,11 @@ class SwitchConnection(PreMixin):
         return sent
 
     def _write_batch(self, batch: list[pb.Update]) -> int:
-        request = pb.WriteRequest(device_id=self.device_id, election_id=_election(self.election_id),
+        request = pb.WriteRequest(device_id=self.device_id, election_id=election(self.election_id),
                                   role=self.role, updates=batch)
         try:
-            self.stub.Write(request, timeout=max(self.timeout, 60))
+            # A loaded 2-core host can take a while per update: the deadline grows with the batch.
+            self.stub.Write(request, timeout=max(self.timeout, 60, 0.25 * len(batch)))
         except grpc.RpcError as err:
             raise parse_write_error(err) from None
         return len(batch)
@@ -284,7 +307,7 @@ class SwitchConnection(PreMixin):
         request = pb.ReadRequest(device_id=self.device_id, role=self.role,
                                  entities=[as_entity(e) for e in entities])
         try:
-            for response in self.stub.Read(request, timeout=max(self.timeout, 60)):
+            for response in self.stub.Read(request, timeout=max(self.timeout, 120)):
                 yield from response.entities
         except grpc.RpcError as err:
             raise ControllerError(f"{self.name}: Read: {err.details()}", err.code()) from None
@@ -318,12 +341,30 @@ class SwitchConnection(PreMixin):
         entry.data.bitstring = encode(value, width)
         self.modify(entry)
 
+    # ---- device (p4sim queue extern) ----------------------------------------------------------------------------
+    def port_status(self) -> dict[int, bool]:
+        """Port -> link up, as the switch sees it (p4sim's queue extern; docs/architecture.md)."""
+        return {e.extern_entry.extern_id: bool(unpack_queue_extern(e.extern_entry).get("up", True))
+                for e in self.read(queue_extern(0))}
+
+    def queue_settings(self, port: int = 0) -> dict[int, dict[str, Any]]:
+        return {e.extern_entry.extern_id: unpack_queue_extern(e.extern_entry) for e in self.read(queue_extern(port))}
+
+    def set_queue(self, port: int, **settings: float) -> None:
+        """Change a port's queue (`depth`, `rate_pps`, `rate_bps`; 0 = unlimited)."""
+        self.modify(queue_extern(port, **settings))
+
     # ---- packet I/O ------------------------------------------------------------------------------------------
     def packet_out(self, payload: bytes, **metadata: Value) -> None:
+        """Send a frame through the switch's CPU port; padding fields (`_pad`) default to 0, others are needed."""
         message = pb.PacketOut(payload=payload)
         for field in self._index().packet_metadata("packet_out"):
             if field.name in metadata:
                 message.metadata.add(metadata_id=field.id, value=encode(metadata.pop(field.name), field.bitwidth))
+            elif field.name.startswith("_"):
+                message.metadata.add(metadata_id=field.id, value=b"\x00")
+            else:
+                raise ControllerError(f"packet_out needs metadata field {field.name!r}")
         if metadata:
             raise ControllerError(f"packet_out has no metadata field(s) {', '.join(metadata)}")
         self._requests.put(pb.StreamMessageRequest(packet=message))
@@ -341,25 +382,3 @@ class SwitchConnection(PreMixin):
     def ack_digest(self, digest: pb.DigestList) -> None:
         ack = pb.DigestListAck(digest_id=digest.digest_id, list_id=digest.list_id)
         self._requests.put(pb.StreamMessageRequest(digest_ack=ack))
-
-
-_ENTITY_FIELDS = {
-    pb.TableEntry: "table_entry", pb.ActionProfileMember: "action_profile_member",
-    pb.ActionProfileGroup: "action_profile_group", pb.CounterEntry: "counter_entry",
-    pb.DirectCounterEntry: "direct_counter_entry", pb.MeterEntry: "meter_entry",
-    pb.DirectMeterEntry: "direct_meter_entry", pb.RegisterEntry: "register_entry",
-    pb.PacketReplicationEngineEntry: "packet_replication_engine_entry", pb.DigestEntry: "digest_entry",
-    pb.ValueSetEntry: "value_set_entry", pb.ExternEntry: "extern_entry",
-}
-
-
-def as_entity(obj: Any) -> pb.Entity:
-    """Wrap any P4Runtime entity message (or pass an Entity through)."""
-    if isinstance(obj, pb.Entity):
-        return obj
-    field = _ENTITY_FIELDS.get(type(obj))
-    if field is None:
-        raise TypeError(f"not a P4Runtime entity: {type(obj).__name__}")
-    entity = pb.Entity()
-    getattr(entity, field).CopyFrom(obj)
-    return entity

@@ -2,14 +2,8 @@
 
 A policy says which mode `p4src/ethplus.p4` runs in (its `lb_config` table), how ECN marks (per-port RED
 thresholds in `ecn_config`), and may run a helper while the fabric is up (the adaptive policy's probe sender).
-
-Writing your own: subclass `Policy`, set `name` and `mode`, override `lb_params`/`ecn_for_port`/`start`, and
-register it with `@register`:
-
-    @register
-    class GentleEcn(EcmpPolicy):
-        name = "ecmp-gentle-ecn"
-        ecn = EcnSettings(kmin=20, kmax=200, pmax=0.05)
+Writing your own is shown step by step in docs/controller.md; in short: subclass `Policy` (or a built-in),
+set `name` and `mode`, override `lb_params`/`ecn_for_port`/`start`/`stop`, and decorate with `@register`.
 """
 
 from __future__ import annotations
@@ -19,6 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from controller.fabric import FabricController
+    from controller.probes import ProbeSender
 
 LB_ECMP, LB_SPRAY, LB_FLOWLET, LB_ADAPTIVE = 0, 1, 2, 3
 
@@ -45,6 +40,7 @@ class Policy:
     flowlet_gap_us: int = 100
     best_hop_timeout_us: int = 1000
     probe_mgrp: int = 0
+    uses_probes: ClassVar[bool] = False  # the fabric then installs probe multicast groups on transit switches
     ecn: EcnSettings | None = EcnSettings()
 
     def __init__(self, ecn: EcnSettings | None | bool = True, **options: int) -> None:
@@ -63,6 +59,13 @@ class Policy:
 
     def ecn_for_port(self, switch: str, port: int) -> EcnSettings | None:
         return self.ecn
+
+    fabric: FabricController | None = None
+
+    def bind(self, fabric: FabricController) -> None:
+        """Called when the controller is made, before any table is computed: `self.fabric` (topology,
+        connections) is then available to `lb_params`/`ecn_for_port`."""
+        self.fabric = fabric
 
     def start(self, fabric: FabricController) -> None:
         """Called once the tables are installed; start helpers here."""
@@ -111,13 +114,31 @@ class FlowletPolicy(Policy):
 class AdaptivePolicy(Policy):
     """HULA-like: switches keep the best next hop per destination, learnt from probes that carry queue depths.
 
-    Probes are injected with packet-out by the controller (never generated inside a switch); until the first
-    probe for a destination arrives, or when the learnt hop has aged out, a switch falls back to its ECMP choice.
+    Probes are injected with packet-out by the controller (controller/probes.py; never generated inside a
+    switch). In the data plane a learnt hop is used while it is younger than `best_hop_timeout_us` and a
+    live candidate; otherwise the switch falls back to the least-loaded live candidate (by its egress queue
+    depth), not to the ECMP hash. Probes go out every `probe_interval_s`.
     """
 
     name = "adaptive"
     mode = LB_ADAPTIVE
+    uses_probes = True
     probe_interval_s: float = 0.05
+    best_hop_timeout_us: int = 200_000  # four probe rounds: one lost probe does not age a hop out
+
+    def __init__(self, ecn: EcnSettings | None | bool = True, **options: int) -> None:
+        super().__init__(ecn, **options)
+        self.sender: ProbeSender | None = None
+
+    def start(self, fabric: FabricController) -> None:
+        from controller.probes import ProbeSender
+
+        self.sender = ProbeSender(fabric, self.probe_interval_s).start()
+
+    def stop(self) -> None:
+        if self.sender is not None:
+            self.sender.stop()
+            self.sender = None
 
 
 def make_policy(name: str, **options: object) -> Policy:

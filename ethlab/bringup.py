@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from controller.artifacts import DEFAULT_PROGRAM, build_artifacts
 from controller.fabric import FabricController
@@ -49,10 +50,13 @@ def running_fabric(topo: Topology, target: str = "p4sim", policy: Policy | str =
                    program: Path = DEFAULT_PROGRAM, rate_scale: float | None = None,
                    queue_depth: int | None = None, log_dir: str | None = None,
                    progress: Callable[[str], None] | None = None,
-                   switch_args: tuple[str, ...] = ()) -> Iterator[RunningFabric]:
+                   switch_args: tuple[str, ...] = (),
+                   controller_options: dict[str, Any] | None = None) -> Iterator[RunningFabric]:
     """Build, start, push and install; yield the running fabric; always tear down.
 
-    `switch_args`: extra target options for every switch process (e.g. p4sim's `--seed N`)."""
+    `switch_args`: extra target options for every switch process (e.g. p4sim's `--seed N`).
+    `controller_options`: keyword arguments for FabricController (e.g. `port_poll_s=None` to turn the port
+    status monitor off, `watch_switches=False`, `workers=4`)."""
     say = progress or (lambda _msg: None)
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r} (known: {', '.join(TARGETS)})")
@@ -68,14 +72,19 @@ def running_fabric(topo: Topology, target: str = "p4sim", policy: Policy | str =
     with Fabric(topo, options) as fabric:
         say(f"starting {len(topo.switches)} {target} switches")
         fabric.start()
-        controller = FabricController(topo, fabric.grpc_addrs(), artifacts, policy)
+        controller = FabricController(topo, fabric.grpc_addrs(), artifacts, policy, **(controller_options or {}))
+        controller.progress = say
+        running: RunningFabric | None = None
         try:
-            say("pushing pipelines and installing tables")
             entries = controller.start()
             timings = {"compile": round(compile_s, 3), **fabric.timings,
                        **{k: round(v, 3) for k, v in controller.timings.items()}}
-            yield RunningFabric(topo, fabric, controller, entries, timings)
+            running = RunningFabric(topo, fabric, controller, entries, timings)
+            yield running
         finally:
+            # Tests and tools may swap in another controller (e.g. a reconciling one): close that one too.
+            if running is not None and running.controller is not controller:
+                running.controller.close()
             controller.close()
 
 

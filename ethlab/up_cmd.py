@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import resource
 import signal
 import threading
+import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.status import Status
 from rich.table import Table
 
 from controller.artifacts import DEFAULT_PROGRAM
 from controller.policies import POLICIES
 from ethlab.bringup import TARGETS, Reachability, RunningFabric, check_reachability, running_fabric
 from ethlab.topo_cmd import load_from_args
+from topologies.switches import SwitchStartError
 
 
 def summary_table(running: RunningFabric, reach: Reachability | None) -> Table:
@@ -38,18 +42,59 @@ def reach_table(reach: Reachability) -> Table:
 
 
 def run_up(args: argparse.Namespace) -> int:
+    """Bring the fabric up; every failure becomes one clear line on stderr (plus a switch's log tail)."""
     console = Console()
+    errors = Console(stderr=True)
+    try:
+        return _up(args, console)
+    except SwitchStartError as err:
+        head, _, tail = str(err).partition("\n")
+        errors.print(f"[red]ethlab up: error:[/red] {head}", highlight=False, markup=True)
+        if tail:
+            errors.print(tail, highlight=False, markup=False)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as err:  # noqa: BLE001 - the CLI reports, never a traceback
+        errors.print(f"[red]ethlab up: error:[/red] {one_line(err)}", highlight=False)
+        return 1
+
+
+def one_line(err: BaseException) -> str:
+    """The most telling single line of an error (a compiler's `file:line:col: error:` line if present);
+    causes are followed so `switch X: ...` wrappers keep the root message."""
+    text = str(err).strip() or type(err).__name__
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    located = [ln for ln in lines if ": error:" in ln]
+    first = lines[0] if lines else text
+    if located and located[0] != first:
+        return f"{first.rstrip(':')}: {located[0]}"
+    return first
+
+
+def _up(args: argparse.Namespace, console: Console) -> int:
     topo = load_from_args(args.topology, args.extra)
+    program = Path(args.program)
+    if not program.is_file():
+        raise FileNotFoundError(f"P4 program {program} not found")
+    start = time.monotonic()
+
+    def progress(status: Status, msg: str) -> None:
+        status.update(f"{msg} [dim]({time.monotonic() - start:.0f}s)[/dim]")
+
     with console.status("bringing the fabric up") as status, running_fabric(
-            topo, target=args.target, policy=args.policy, program=Path(args.program),
-            rate_scale=args.rate_scale, progress=lambda msg: status.update(msg)) as running:
-        status.update("checking reachability")
+            topo, target=args.target, policy=args.policy, program=program,
+            rate_scale=args.rate_scale, progress=lambda msg: progress(status, msg)) as running:
+        progress(status, f"checking reachability ({'all pairs' if args.sample is None else f'{args.sample} peers per host'})")
+        t0 = time.monotonic()
         reach = check_reachability(running, per_host=args.sample)
+        running.timings["reachability"] = round(time.monotonic() - t0, 3)
         status.stop()
         console.print(summary_table(running, reach))
         console.print(reach_table(reach))
         timings = ", ".join(f"{k} {v:.2f}s" for k, v in running.timings.items())
-        console.print(f"{running.entries} table entries; bring-up phases: {timings}")
+        console.print(f"{running.entries} table entries; bring-up phases: {timings}; "
+                      f"total {time.monotonic() - start:.1f}s; peak RSS of ethlab {peak_rss_mb():.0f} MB")
         for src, dst, plane in reach.failed[:10]:
             console.print(f"[red]unreachable: {src} → {dst} on plane {plane}")
         if args.check:
@@ -67,6 +112,10 @@ def run_up(args: argparse.Namespace) -> int:
             except KeyboardInterrupt:
                 pass
     return 0 if reach.ok else 1
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def run_down(args: argparse.Namespace) -> int:
