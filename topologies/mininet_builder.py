@@ -27,6 +27,7 @@ from topologies.cleanup import CleanReport, clean_run
 from topologies.model import Topology, switch_mac
 from topologies.state import RunState, new_run_id, proc_start_time
 from topologies.switches import (
+    Bmv2Switch,
     EthlabHost,
     P4SimSwitch,
     P4Switch,
@@ -109,10 +110,15 @@ class Fabric:
         attach_netns(hosts, self.run)
         self._phase("namespaces", t0)
         t0 = time.monotonic()
-        ports = allocate_ports(len(self.topo.switches), self.opts.grpc_base_port)
-        for n, port in zip(self.topo.switches, ports, strict=True):
+        nsw = len(self.topo.switches)
+        ports = allocate_ports(nsw, self.opts.grpc_base_port)
+        extra: list[dict[str, Any]] = [{} for _ in range(nsw)]
+        if issubclass(self.opts.switch_cls, Bmv2Switch):  # BMv2 also listens on a Thrift port (queue rates)
+            thrift = allocate_ports(nsw, self.opts.grpc_base_port + 1000, avoid=set(ports))
+            extra = [{"thrift_port": t} for t in thrift]
+        for n, port, more in zip(self.topo.switches, ports, extra, strict=True):
             assert n.device_id is not None
-            self.net.addSwitch(n.name, cls=self.opts.switch_cls, device_id=n.device_id, grpc_port=port,
+            self.net.addSwitch(n.name, cls=self.opts.switch_cls, device_id=n.device_id, grpc_port=port, **more,
                                json_path=self.opts.json_path, log_dir=self.run.log_dir, cpu_port=self.opts.cpu_port,
                                queue_rates_pps=self._queue_rates(n.name), queue_depth=self.opts.queue_depth,
                                run=self.run, **self.opts.switch_params)

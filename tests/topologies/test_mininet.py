@@ -108,7 +108,8 @@ def test_bmv2_switch_flags():
                            f"2@{f.run.prefix}s1-2"]
         tail = cmd[cmd.index("--"):]
         assert tail == ["--", "--grpc-server-addr", sw.grpc_addr, "--cpu-port", "255"]
-        assert cmd[cmd.index("--thrift-port") + 1] == str(sw.grpc_port + 1000)
+        assert cmd[cmd.index("--thrift-port") + 1] == str(sw.thrift_port)
+        assert sw.thrift_port >= 51100 and sw.thrift_port not in f.run.grpc_ports.values()
     assert leftovers(f.run) == []
 
 
