@@ -36,7 +36,9 @@ def _indices(req_has_index: bool, index: int, size: int, what: str) -> range:
     """The cells an entry names: one index, or all of them when the index is unset (wildcard)."""
     if not req_has_index:
         return range(size)
-    if index < 0 or index >= size:
+    if index < 0:
+        raise invalid(f"{what}: negative index {index}")
+    if index >= size:
         raise P4RuntimeError("OUT_OF_RANGE", f"{what}: index {index} outside 0..{size - 1}")
     return range(index, index + 1)
 
@@ -325,6 +327,9 @@ def write_value_set(ctx: Context, update_type: int, msg: p4runtime_pb2.ValueSetE
     stored = p4runtime_pb2.ValueSetEntry(value_set_id=msg.value_set_id)
     members = [canonical_field_list(name, list(info.match), m.match, stored.members.add().match)
                for m in msg.members]
+    keys = [tuple(m.SerializeToString(deterministic=True) for m in match) for match in members]
+    if len(set(keys)) != len(keys):
+        raise P4RuntimeError("ALREADY_EXISTS", f"value set {name!r}: a member is given twice")
     if info.size and len(members) > info.size:
         raise P4RuntimeError("RESOURCE_EXHAUSTED", f"value set {name!r} holds {info.size} members")
     ctx.binding.value_set_write(info, members)

@@ -145,6 +145,10 @@ def test_registers_read_and_write(primary):
     [got] = primary.read(Entity(register_entry=req))
     assert got.register_entry.data.bitstring == b"\x12\x34"
     assert len(primary.read(Entity(register_entry=p4runtime_pb2.RegisterEntry()))) == 16
+    negative = p4runtime_pb2.RegisterEntry(register_id=R_REG)
+    negative.index.index = -1
+    negative.data.bitstring = b"\x01"
+    assert fail_code(primary, update(U.MODIFY, register_entry=negative)) == [code_pb2.INVALID_ARGUMENT]
     too_big = p4runtime_pb2.RegisterEntry(register_id=R_REG)
     too_big.index.index = 5
     too_big.data.bitstring = b"\x01\x00\x00\x00\x00"
@@ -274,8 +278,9 @@ def test_value_sets(primary):
     [got] = primary.read(Entity(value_set_entry=p4runtime_pb2.ValueSetEntry(value_set_id=VS_PORTS)))
     assert [m.match[0].ternary.value for m in got.value_set_entry.members] == [b"\x50", b"\x01\xbb"]
     assert fail_code(primary, update(U.MODIFY, value_set_entry=value_set(1, 2, 3)),
-                     update(U.INSERT, value_set_entry=value_set(1))) \
-        == [code_pb2.RESOURCE_EXHAUSTED, code_pb2.INVALID_ARGUMENT]
+                     update(U.INSERT, value_set_entry=value_set(1)),
+                     update(U.MODIFY, value_set_entry=value_set(7, 7))) \
+        == [code_pb2.RESOURCE_EXHAUSTED, code_pb2.INVALID_ARGUMENT, code_pb2.ALREADY_EXISTS]
     assert len(state().value_sets["MyParser.tcp_ports"].members) == 2
 
 
