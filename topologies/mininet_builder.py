@@ -96,6 +96,32 @@ class Fabric:
         """Switch name -> 127.0.0.1:PORT (for the controller)."""
         return {n.name: self.switch(n.name).grpc_addr for n in self.topo.switches}
 
+    def link_ifnames(self, index: int) -> list[tuple[str | None, str]]:
+        """(netns or None for the root namespace, interface name) of both ends of topo.links[index]."""
+        out: list[tuple[str | None, str]] = []
+        link = self.topo.links[index]
+        for end in link.ends():
+            node = self.topo.nodes[end.owner]
+            if node.is_switch:
+                assert node.device_id is not None
+                out.append((None, switch_ifname(self.run, node.device_id, end.number)))
+            else:
+                out.append((self.netns(end.owner), self.topo.endpoints[end.owner].interfaces[link.plane].ifname))
+        return out
+
+    def set_link(self, a: str, b: str, up: bool, index: int | None = None) -> int:
+        """Physically fail or restore the link a-b (both ends administratively down/up), as a cable pull
+        would: the switches see carrier loss on their port. `index` picks one of parallel links.
+        Returns the link's index in topo.links."""
+        if index is None:
+            index = next((i for i, ln in enumerate(self.topo.links) if {ln.a.owner, ln.b.owner} == {a, b}), -1)
+            if index < 0:
+                raise KeyError(f"no link between {a} and {b}")
+        state = "up" if up else "down"
+        for netns, ifname in self.link_ifnames(index):
+            _ip_batch([f"link set {ifname} {state}"], netns)
+        return index
+
     def _phase(self, name: str, t0: float) -> None:
         self.timings[name] = round(time.monotonic() - t0, 3)
 

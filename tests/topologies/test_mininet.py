@@ -139,3 +139,24 @@ def test_cleanup_never_deletes_an_interface_it_did_not_record():
         f.stop()
         subprocess.run(["ip", "link", "del", stranger], capture_output=True)
     assert leftovers(f.run) == []
+
+
+def test_set_link_fails_and_restores_a_cable():
+    with Fabric(build("line", n=2), FabricOptions(switch_cls=BridgeSwitch)) as f:
+        f.start()
+        assert ping(f, "h1", "10.0.0.2")
+        idx = f.set_link("s1", "s2", up=False)
+        assert f.topo.links[idx].ends()[0].owner == "s1"
+        carrier = open(f"/sys/class/net/{f.run.prefix}s2-1/operstate").read().strip()
+        assert carrier == "down"
+        assert not ping(f, "h1", "10.0.0.2")
+        f.set_link("h2", "s2", up=False)
+        out = subprocess.run(["ip", "-n", f.netns("h2"), "-o", "link", "show", "eth0"], capture_output=True,
+                             text=True).stdout
+        assert "state DOWN" in out
+        f.set_link("s2", "s1", up=True)
+        f.set_link("h2", "s2", up=True)
+        assert ping(f, "h1", "10.0.0.2")
+        with pytest.raises(KeyError):
+            f.set_link("h1", "s2", up=False)
+    assert leftovers(f.run) == []
