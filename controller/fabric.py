@@ -83,6 +83,7 @@ class FabricController:
         self.timings: dict[str, float] = {}
         self.written: dict[str, int] = {}  # updates written per switch since start
         self.pushed: set[str] = set()  # switches whose pipeline this controller pushed
+        self.reconciled: dict[str, dict[str, int]] = {}  # per switch: insert/modify/delete/unchanged counts
         self.events: list[ControllerEvent] = []
         # (node, port) -> index of the link on that port, for port status and liveness.
         self.port_links = {(end.owner, end.number): i for i, ln in enumerate(topo.links) for end in (ln.a, ln.b)}
@@ -255,6 +256,8 @@ class FabricController:
         self._write(name, change.inserts)
         self._write(name, change.modifies)
         self._write(name, change.deletes)
+        self.reconciled[name] = {"insert": len(change.inserts), "modify": len(change.modifies),
+                                 "delete": len(change.deletes), "unchanged": change.unchanged}
         state.entries = len(entities)
         self.installed[name] = state
         self.event("reconciled", name, f"{len(change)} written, {change.unchanged} already right")

@@ -1,0 +1,52 @@
+"""Bring-up of the bigger built-in and of the adaptive policy on real switches: all pairs reachable on
+`erack --gpus 16 --planes 4` (every plane), and on a leaf-spine the probe sender makes every leaf learn a
+spine towards every remote endpoint (read back from the switches' registers)."""
+
+from __future__ import annotations
+
+import pytest
+from p4.v1 import p4runtime_pb2 as pb
+
+from controller.probes import PROBE_MGRP
+from ethlab.bringup import check_reachability, running_fabric
+from tests.fabric.fabric_helpers import wait_for
+from topologies import load
+
+pytestmark = pytest.mark.netns
+
+
+def test_erack_16_gpus_4_planes_all_pairs() -> None:
+    topo = load("erack", gpus=16, planes=4)
+    with running_fabric(topo, controller_options={"port_poll_s": None}) as fab:
+        assert fab.entries > 0
+        reach = check_reachability(fab)
+        assert reach.ok, reach.failed[:10]
+        assert reach.tried == {plane: 16 * 15 for plane in range(4)}
+
+
+def test_adaptive_probes_teach_every_leaf_a_spine() -> None:
+    with running_fabric(load("leafspine"), policy="adaptive", controller_options={"port_poll_s": None}) as fab:
+        ctl = fab.controller
+        remote = {"leaf1": (3, 4), "leaf2": (1, 2)}  # endpoint ids behind the other leaf
+
+        def learnt() -> bool:
+            for leaf, eids in remote.items():
+                valid = ctl.connections[leaf].read_register("best_valid")
+                if not all(valid[e] == 1 for e in eids):
+                    return False
+            return True
+
+        assert wait_for(learnt, timeout=20, step=0.2)
+        for leaf, eids in remote.items():
+            ports = ctl.connections[leaf].read_register("best_port")
+            assert all(ports[e] in (3, 4) for e in eids)  # an uplink, never a host port
+        assert ctl.policy.sender is not None and ctl.policy.sender.sent > 0
+        for spine in ("spine1", "spine2"):  # transit switches pass probes on to the other leaves
+            [pre] = list(ctl.connections[spine].read(ctl.connections[spine].multicast_group(PROBE_MGRP, [])))
+            assert sorted(r.egress_port for r in pre.packet_replication_engine_entry.multicast_group_entry.replicas) \
+                == [1, 2]
+        [lb] = [e.table_entry for e in ctl.connections["leaf1"].read(pb.TableEntry(
+            table_id=ctl.connections["leaf1"].index.table("lb_config").preamble.id, is_default_action=True))]
+        assert [int.from_bytes(p.value, "big") for p in lb.action.action.params][0] == 3  # adaptive mode
+        reach = check_reachability(fab)
+        assert reach.ok, reach.failed
