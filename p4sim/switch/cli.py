@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import sys
 import threading
@@ -113,7 +114,7 @@ def build_ports(specs: list[str], ring_mb: float = 16.0) -> list[Port]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the switch until SIGTERM/SIGINT; returns the exit status."""
+    """Run the switch until SIGTERM/SIGINT, then end the process (returns only a failure to start)."""
     from p4sim.switch.dataplane import DataPlane
     from p4sim.switch.device import SwitchDevice
 
@@ -169,20 +170,27 @@ def run(args: argparse.Namespace) -> int:
     try:
         dp.run()
     finally:
+        stopper = None
         if server is not None:
             stopper = threading.Thread(target=_stop_server, args=(server,), daemon=True)
             stopper.start()
-            stopper.join(1.0)
         dp.close()
         if args.stats_file:
             write_stats(args.stats_file, device)
         log.info("stopped: %s", json.dumps(dp.acct.snapshot()["total"]))
-    return 0
+        if stopper is not None:
+            stopper.join(0.5)
+    # gRPC's worker threads can hold interpreter exit for seconds; everything is closed and written, so
+    # leave now to keep shutdown bounded (Mininet and the tests wait for us).
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _stop_server(server: object) -> None:
     try:
-        server.stop(0.5)  # type: ignore[attr-defined]
+        server.stop(0.2)  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001
         log.exception("stopping the P4Runtime server")
 
