@@ -42,6 +42,9 @@ def add_workload_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mtu", type=int, default=1500)
     p.add_argument("--format", choices=["roce", "ethplus"], default="roce")
     p.add_argument("--reaction", choices=["none", "dcqcn", "hpcc"], default="none")
+    p.add_argument("--reaction-param", action="append", default=[], metavar="KEY=VALUE",
+                   help="e.g. timer_s=0.005, cnp_interval_s=0.001, g=0.0625 (dcqcn); target_qdepth=8 (hpcc)")
+    p.add_argument("--loss-grace", type=float, default=0.05, help="wait for stragglers before calling loss (s)")
     p.add_argument("--time-limit", type=float, default=60.0)
     p.add_argument("--max-packets", type=int, default=2_000_000)
     p.add_argument("--out", help="directory for metrics.json, metrics.csv, flows.csv")
@@ -60,6 +63,9 @@ def plan_from_args(a: argparse.Namespace, endpoints: Sequence[int]) -> list[Plan
 
 
 def config_from_args(a: argparse.Namespace) -> EngineConfig:
+    if a.reaction_param and a.reaction == "none":
+        raise ValueError("--reaction-param needs --reaction dcqcn or hpcc")
     return EngineConfig(rate_bps=a.rate_mbps * 1e6, mtu=a.mtu, reaction=a.reaction, time_limit_s=a.time_limit,
+                        reaction_params=parse_params(a.reaction_param), loss_grace_s=a.loss_grace,
                         frame_format=a.format, max_packets=a.max_packets,
                         port_rate_bps=a.port_rate_mbps * 1e6 if a.port_rate_mbps else None)
