@@ -53,8 +53,7 @@ def write_table_entry(ctx: Context, update_type: int, msg: p4runtime_pb2.TableEn
         raise not_found(f"no such entry in table {name!r}")
     old = entries.get(key)
     in_place = update_type == U.MODIFY and not entry.HasField("action")
-    if old is not None and old.is_const and update_type != U.MODIFY or (
-            old is not None and old.is_const and not in_place):
+    if old is not None and old.is_const and not in_place:
         raise P4RuntimeError("PERMISSION_DENIED", "a const entry: only direct resources can change")
     if in_place:  # action (and the rest of the entry) unchanged: only direct resources
         kept = p4runtime_pb2.TableEntry()

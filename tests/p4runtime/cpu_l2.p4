@@ -81,6 +81,14 @@ control MyIngress(inout headers hdr, inout metadata meta,
         standard_metadata.egress_spec = 1;
     }
 
+    direct_counter(CounterType.packets_and_bytes) arp_counter;
+    table arp_guard {
+        key = { hdr.ethernet.etherType: exact; }
+        actions = { NoAction; drop; }
+        const entries = { 0x0806 : drop(); }
+        counters = arp_counter;
+    }
+
     table l2 {
         key = { hdr.ethernet.dstAddr: exact; }
         actions = { set_port; flood; to_cpu; learn; drop; }
@@ -99,6 +107,7 @@ control MyIngress(inout headers hdr, inout metadata meta,
             seen.read(n, (bit<32>) standard_metadata.ingress_port);
             seen.write((bit<32>) standard_metadata.ingress_port, n + 1);
             l2.apply();
+            arp_guard.apply();
         }
     }
 }

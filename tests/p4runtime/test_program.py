@@ -179,3 +179,32 @@ def test_reconcile_keeps_forwarding_state_in_the_new_program(prog):
     req.counter_data.SetInParent()
     [e] = [x.table_entry for x in c.read(Entity(table_entry=req))]
     assert e.counter_data.packet_count == 2  # the counter came along too
+
+
+def test_const_entries_read_and_only_direct_resources_change(prog):
+    c, n, device, out = prog
+    tid = n.id("tables", "MyIngress.arp_guard")
+    req = p4runtime_pb2.TableEntry(table_id=tid)
+    req.counter_data.SetInParent()
+    [e] = [x.table_entry for x in c.read(Entity(table_entry=req))]
+    assert e.is_const and e.match[0].exact.value == b"\x08\x06"
+    assert e.action.action.action_id == n.id("actions", "MyIngress.drop")
+    arp = frame(0xFFFFFFFFFFFF)[:12] + b"\x08\x06" + b"arp..."
+    device.inject(1, arp)
+    [e] = [x.table_entry for x in c.read(Entity(table_entry=req))]
+    assert e.counter_data.packet_count == 1
+    key = p4runtime_pb2.TableEntry(table_id=tid)
+    key.match.add(field_id=1).exact.value = b"\x08\x06"
+    with_action = p4runtime_pb2.TableEntry()
+    with_action.CopyFrom(key)
+    with_action.action.action.action_id = n.id("actions", "NoAction")
+    from google.rpc import code_pb2
+    from test_tables import fail_code
+    assert fail_code(c, update(U.DELETE, table_entry=key),
+                     update(U.MODIFY, table_entry=with_action)) == [code_pb2.PERMISSION_DENIED] * 2
+    reset = p4runtime_pb2.TableEntry()
+    reset.CopyFrom(key)
+    reset.counter_data.packet_count = 0
+    c.write(update(U.MODIFY, table_entry=reset))  # direct resources of a const entry may change
+    [e] = [x.table_entry for x in c.read(Entity(table_entry=req))]
+    assert e.counter_data.packet_count == 0 and e.is_const
