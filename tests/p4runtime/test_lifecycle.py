@@ -54,3 +54,25 @@ def test_two_servers_side_by_side_are_independent(p4info):
         cb.close()
         a.stop(grace=0.2)
         b.stop(grace=0.2)
+
+
+def test_device_started_with_a_program_is_served_at_once():
+    from test_program import SOURCE
+
+    from p4sim.compiler import load_device_config
+
+    dev = Device(device_id=1)
+    p4info, _ = load_device_config(SOURCE)
+    dev.commit(dev.load_config(p4info, SOURCE))  # as `p4sim switch OUT.json` does before serving
+    srv = P4RuntimeServer(dev, "127.0.0.1:0").start()
+    c = Client(srv.address, election_id=1)
+    try:
+        c.connect()
+        get = p4runtime_pb2.GetForwardingPipelineConfigRequest(device_id=1)
+        cfg = c.stub.GetForwardingPipelineConfig(get, timeout=5).config
+        assert cfg.p4info.tables and cfg.p4_device_config == SOURCE
+        tables = c.read(p4runtime_pb2.Entity(table_entry=p4runtime_pb2.TableEntry()))
+        assert [e.table_entry.is_const for e in tables] == [True]  # the program's const entry
+    finally:
+        c.close()
+        srv.stop(grace=0.2)
