@@ -7,6 +7,7 @@ DeviceState per instantiation (see p4sim.compiler.program).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,6 +173,7 @@ class Compiler:
         self.compiled_blocks: dict[str, str] = {}
         self.rand_used = False
         self.hash_algos: set[str] = set()
+        self.obj_paths: set[str] = set()     # python paths of header/struct objects (stable per packet)
 
     # ------------------------------------------------------------------ utilities
     def err(self, msg, node_or_loc, cls=P4TypeError):
@@ -688,6 +690,8 @@ class Compiler:
             if name in bt.fields:
                 ft = bt.fields[name]
                 code = f"{base.code}.{pyfield(name)}"
+                if not T.strip_new(ft).is_scalar:
+                    self.obj_paths.add(code)
                 e = E(ft, code, None, LV(code, type_=ft) if base.lv is not None else None)
                 if base.extra == "ref":
                     e.extra = "ref"
@@ -1855,6 +1859,50 @@ class Compiler:
                 em("else:")
             self.sub_block(default_body[1], em)
 
+    # ------------------------------------------------------------------ function emission
+    _PATH = re.compile(r"\b(?:p|a)_\w+(?:\.\w+)+")
+
+    def emit_function(self, em: Emitter) -> None:
+        """Add a generated function to the module, binding header/struct objects used more than once to locals
+        (header and struct objects are never replaced during a packet, only assigned in place)."""
+        lines = em.lines
+        m = re.match(r"\s*def \w+\((.*)\):", lines[0]) if lines else None
+        if m is None or len(lines) < 2:
+            self.out.extend(em)
+            return
+        params = {x.strip() for x in m.group(1).split(",") if x.strip()}
+        body = "\n".join(lines[1:])
+        counts: dict[str, int] = {}
+        for path in self._PATH.findall(body):
+            parts = path.split(".")
+            for k in range(2, len(parts) + 1):
+                pre = ".".join(parts[:k])
+                if pre in self.obj_paths and parts[0] in params:
+                    counts[pre] = counts.get(pre, 0) + 1
+        hoist = [p for p, c in counts.items() if c >= 2]
+        if not hoist:
+            self.out.extend(em)
+            return
+        hoist.sort(key=lambda p: (p.count("."), p))
+        indent = re.match(r"\s*", lines[1]).group(0)
+        pre_lines = []
+        aliases = {}
+        for i, path in enumerate(hoist):
+            alias = f"_o{i}"
+            src = path
+            for prev in sorted(aliases, key=len, reverse=True):   # build on shorter aliases
+                if src.startswith(prev + "."):
+                    src = aliases[prev] + src[len(prev):]
+                    break
+            pre_lines.append(f"{indent}{alias} = {src}")
+            aliases[path] = alias
+        for path in sorted(aliases, key=len, reverse=True):
+            body = re.sub(re.escape(path) + r"(?![\w\[])", aliases[path], body)
+        # the alias definitions themselves must keep the original paths
+        self.out.lines.append(lines[0])
+        self.out.lines.extend(pre_lines)
+        self.out.lines.extend(body.split("\n"))
+
     # ------------------------------------------------------------------ names
     @staticmethod
     def fq(prefix: str, name: str, annos) -> str:
@@ -1915,7 +1963,7 @@ class Compiler:
         em.dedent()
         self.pop()
         self.ctx = saved
-        self.out.extend(em)
+        self.emit_function(em)
         return info
 
     # ------------------------------------------------------------------ tables
@@ -2067,7 +2115,7 @@ class Compiler:
         em(f"    {dname}[a.action]({ctxa + ', ' if ctxa else ''}*a.args)")
         em("return r")
         em.dedent()
-        self.out.extend(em)
+        self.emit_function(em)
         self.info.tables[fqn] = info
         sym = Sym("table", T.TableT(info), info.pyfunc, info=info)
         self.declare(d.name, sym, d)
@@ -2413,7 +2461,7 @@ class Compiler:
             em("pass")
         self.pop()
         em.dedent()
-        self.out.extend(em)
+        self.emit_function(em)
         self.ctx = saved_ctx
         return fname
 
@@ -2482,7 +2530,7 @@ class Compiler:
         em("except _ParserErr as e:")
         em("    return off, e.code")
         em.dedent()
-        self.out.extend(em)
+        self.emit_function(em)
         self.ctx = saved_ctx
         return fname
 
