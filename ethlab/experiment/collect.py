@@ -1,0 +1,189 @@
+"""Switch-side measurements next to the engine's: per-port transmitted load, ECN marks, queue maxima, drops.
+
+Counters only grow, so a run's numbers are the difference of a snapshot taken before and one after the
+traffic; the queue maximum register is reset (MODIFY without index writes every cell) before the traffic
+and read after it. Names as in docs/ethplus-header.md.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from p4.v1 import p4runtime_pb2 as pb
+
+from controller.codec import encode
+from controller.fabric import FabricController
+from topologies.model import Topology
+
+TX = "MyEgress.telemetry.tx_port_counter"
+ECN = "MyEgress.ecn.ecn_marked"
+QMAX = "MyEgress.telemetry.qdepth_max"
+DROP_REASON = "MyIngress.drop_reason_counter"
+DROP_PORT = "MyIngress.drop_port_counter"
+DROP_REASONS = {1: "no_route", 2: "hop_expired", 3: "no_live_port", 4: "bad_checksum", 5: "unhandled_ethertype",
+                6: "probe_consumed"}
+
+
+@dataclass
+class Snapshot:
+    """Counter values of every switch at one moment: {switch: {port: (packets, bytes)}} per counter."""
+
+    at: float
+    tx: dict[str, dict[int, tuple[int, int]]] = field(default_factory=dict)
+    ecn: dict[str, dict[int, tuple[int, int]]] = field(default_factory=dict)
+    drops: dict[str, dict[int, tuple[int, int]]] = field(default_factory=dict)
+
+
+def reset_register(controller: FabricController, switch: str, name: str) -> None:
+    """Write 0 into every cell of a register (P4Runtime MODIFY without an index)."""
+    conn = controller.connections[switch]
+    reg = conn._index().get("registers", name)
+    width = reg.type_spec.bitstring.bit.bitwidth  # type: ignore[attr-defined]
+    entry = pb.RegisterEntry(register_id=reg.preamble.id)  # type: ignore[attr-defined]
+    entry.data.bitstring = encode(0, width)
+    conn.modify(entry)
+
+
+def _switches(controller: FabricController) -> list[str]:
+    return sorted(name for name in controller.connections if name not in getattr(controller, "_stopped", ()))
+
+
+def snapshot(controller: FabricController, skip: set[str] | frozenset[str] = frozenset()) -> Snapshot:
+    snap = Snapshot(time.monotonic())
+    for sw in _switches(controller):
+        if sw in skip:
+            continue
+        conn = controller.connections[sw]
+        snap.tx[sw] = conn.read_counter(TX)
+        snap.ecn[sw] = conn.read_counter(ECN)
+        snap.drops[sw] = conn.read_counter(DROP_REASON)
+    return snap
+
+
+def reset_queue_maxima(controller: FabricController, skip: set[str] | frozenset[str] = frozenset()) -> None:
+    for sw in _switches(controller):
+        if sw not in skip:
+            reset_register(controller, sw, QMAX)
+
+
+def read_queue_maxima(controller: FabricController,
+                      skip: set[str] | frozenset[str] = frozenset()) -> dict[str, dict[int, int]]:
+    return {sw: controller.connections[sw].read_register(QMAX) for sw in _switches(controller) if sw not in skip}
+
+
+def _delta(after: dict[int, tuple[int, int]], before: dict[int, tuple[int, int]], port: int) -> tuple[int, int]:
+    a = after.get(port, (0, 0))
+    b = before.get(port, (0, 0))
+    return a[0] - b[0], a[1] - b[1]
+
+
+def link_stats(topo: Topology, before: Snapshot, after: Snapshot, qmax: dict[str, dict[int, int]],
+               duration_s: float, rate_scale: float | None) -> list[dict[str, Any]]:
+    """One record per switch egress port that has a link: load sent, utilisation, ECN marks, queue maximum.
+
+    Utilisation is against the rate the port is served at (nominal × rate_scale), or the nominal rate when
+    queues are unlimited."""
+    rows = []
+    for sw in sorted(after.tx):
+        for port, link in sorted(topo.ports(sw).items()):
+            peer = link.b if link.a.owner == sw and link.a.number == port else link.a
+            pkts, nbytes = _delta(after.tx[sw], before.tx.get(sw, {}), port)
+            marks, _ = _delta(after.ecn.get(sw, {}), before.ecn.get(sw, {}), port)
+            served = link.rate_gbps * 1e9 * (rate_scale or 1.0)
+            util = (nbytes * 8 / duration_s) / served if duration_s > 0 and served > 0 else 0.0
+            rows.append({"switch": sw, "port": port, "peer": f"{peer.owner}:{peer.number}",
+                         "plane": link.plane, "tx_packets": pkts, "tx_bytes": nbytes,
+                         "utilisation": round(util, 6), "ecn_marked": marks,
+                         "qdepth_max": qmax.get(sw, {}).get(port, 0)})
+    return rows
+
+
+def drop_stats(before: Snapshot, after: Snapshot) -> dict[str, dict[str, int]]:
+    """Data-plane drops by reason per switch (only non-zero ones)."""
+    out: dict[str, dict[str, int]] = {}
+    for sw, cells in after.drops.items():
+        for idx, name in DROP_REASONS.items():
+            n, _ = _delta(cells, before.drops.get(sw, {}), idx)
+            if n:
+                out.setdefault(sw, {})[name] = n
+    return out
+
+
+class Sampler:
+    """Every `interval_s`: the queue-depth maximum of every port since the last sample (read, then reset) and
+    the packets every switch sent towards hosts (delivered load). Gives queue depth and goodput over time at
+    the cost of three reads per switch per interval; `skip` names switches not to touch (frozen by a fault)."""
+
+    def __init__(self, controller: FabricController, topo: Topology, interval_s: float = 0.25,
+                 max_samples: int = 2000) -> None:
+        self.controller = controller
+        self.interval_s = interval_s
+        self.max_samples = max_samples
+        self.queue: list[dict[str, Any]] = []
+        self.goodput: list[dict[str, Any]] = []
+        self.qmax: dict[str, dict[int, int]] = {}
+        self.skip: set[str] = set()
+        self.host_ports = {sw.name: [p for p, ln in topo.ports(sw.name).items()
+                                     if not topo.nodes[(ln.b if ln.a.owner == sw.name else ln.a).owner].is_switch]
+                           for sw in topo.switches}
+        self._last: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._t0 = 0.0
+
+    def start(self) -> None:
+        self._t0 = time.monotonic()
+        for sw, ports in self.host_ports.items():
+            if ports and sw in self.controller.connections:
+                tx = self.controller.connections[sw].read_counter(TX)
+                self._last[sw] = sum(tx.get(p, (0, 0))[0] for p in ports)
+        self._thread = threading.Thread(target=self._loop, name="ethlab-sampler", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        n = 0
+        while not self._stop.wait(self.interval_s) and n < self.max_samples:
+            n += 1
+            self.sample()
+
+    def sample(self) -> None:
+        t = round(time.monotonic() - self._t0, 3)
+        delivered = 0
+        for sw in _switches(self.controller):
+            if sw in self.skip:
+                continue
+            conn = self.controller.connections[sw]
+            try:
+                cells = conn.read_register(QMAX)
+                reset_register(self.controller, sw, QMAX)
+                tx = conn.read_counter(TX) if self.host_ports.get(sw) else {}
+            except Exception:  # one unreachable switch must not end the sampling of the others
+                continue
+            for port, depth in cells.items():
+                if depth:
+                    self.queue.append({"t_s": t, "switch": sw, "port": port, "qdepth": depth})
+                    mx = self.qmax.setdefault(sw, {})
+                    mx[port] = max(mx.get(port, 0), depth)
+            total = sum(tx.get(p, (0, 0))[0] for p in self.host_ports.get(sw, ()))
+            delivered += total - self._last.get(sw, total)
+            self._last[sw] = total
+        self.goodput.append({"t_s": t, "packets": delivered})
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self.sample()  # the tail since the last tick
+
+
+def merge_maxima(*parts: dict[str, dict[int, int]]) -> dict[str, dict[int, int]]:
+    out: dict[str, dict[int, int]] = {}
+    for part in parts:
+        for sw, cells in part.items():
+            mx = out.setdefault(sw, {})
+            for port, depth in cells.items():
+                mx[port] = max(mx.get(port, 0), depth)
+    return out

@@ -1,0 +1,148 @@
+"""`ethlab run`: every policy × repetition of a spec — bring up, replay, collect, tear down — then compare.
+
+Results go to `results/<name>/<UTC timestamp>/` and are written as they come: the resolved spec and
+versions first, each trial's files when it ends, `trials.csv`/`summary.json` after every trial, and
+`status.json` saying what is done. A failing or interrupted run keeps all that, writes `error.txt` (which
+trial, the traceback), still draws what it can, and the command exits non-zero."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+import platform
+import subprocess
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ethlab.experiment import aggregate as agg
+from ethlab.experiment.plots import draw_all
+from ethlab.experiment.spec import Spec, schedule_digest
+from ethlab.experiment.trial import TrialSetup, run_trial
+
+
+@dataclass
+class ExperimentOutcome:
+    root: Path
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    aggregates: list[dict[str, Any]] = field(default_factory=list)
+    plots: list[Path] = field(default_factory=list)
+    state: str = "running"  # complete | failed | interrupted
+    error: str | None = None
+
+
+def versions(target: str) -> dict[str, Any]:
+    def pkg(name: str) -> str | None:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return None
+
+    out: dict[str, Any] = {"ethlab": pkg("ethlab"), "python": platform.python_version(),
+                           "p4runtime": pkg("p4runtime"), "kernel": platform.release(), "target": target}
+    try:
+        out["git"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                    timeout=5, cwd=Path(__file__).resolve().parents[2]).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        out["git"] = None
+    if target == "p4sim":
+        out["p4sim"] = pkg("ethlab")  # p4sim ships inside the ethlab distribution
+    else:
+        try:
+            res = subprocess.run(["simple_switch_grpc", "--version"], capture_output=True, text=True, timeout=10)
+            out["bmv2"] = (res.stdout or res.stderr).strip() or None
+        except (OSError, subprocess.SubprocessError):
+            out["bmv2"] = None
+    return out
+
+
+def results_dir(spec: Spec, base: Path | str = "results") -> Path:
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    root = Path(base) / spec.name / stamp
+    n = 1
+    while root.exists():
+        n += 1
+        root = Path(base) / spec.name / f"{stamp}-{n}"
+    return root
+
+
+def _write_rows(root: Path, rows: list[dict[str, Any]]) -> None:
+    if rows:
+        with (root / "trials.csv").open("w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+
+
+def _status(root: Path, out: ExperimentOutcome, spec: Spec, total: int, current: str | None) -> None:
+    (root / "status.json").write_text(json.dumps({
+        "state": out.state, "trials_done": len(out.rows), "trials_total": total, "current": current,
+        "policies": [v.label for v in spec.variants], "error": out.error}, indent=1))
+
+
+def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], None] | None = None,
+                   plots: bool = True) -> ExperimentOutcome:
+    """Run everything; never raises for a trial failure or Ctrl-C (the outcome says), always tears down."""
+    say = progress or (lambda _msg, _done, _total: None)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "spec.yaml").write_text(yaml.safe_dump(spec.resolved(), sort_keys=False))
+    if spec.source and Path(spec.source).exists():
+        (root / "spec.original.yaml").write_text(Path(spec.source).read_text())
+    (root / "versions.json").write_text(json.dumps(versions(spec.target), indent=1))
+    out = ExperimentOutcome(root)
+    topo = spec.build_topology()
+    plan = spec.plan(topo)
+    digest = schedule_digest(plan)
+    (root / "schedule.json").write_text(json.dumps({"digest": digest, "collectives": [
+        {"name": p.name, "iteration": p.iteration, "kind": p.schedule.kind, "algorithm": p.schedule.algorithm,
+         "ranks": list(p.schedule.ranks), "size": p.schedule.size, "transfers": len(p.schedule.transfers)}
+        for p in plan]}, indent=1))
+    total = spec.repetitions * len(spec.variants)
+    current = None
+    try:
+        for rep in range(spec.repetitions):
+            for variant in spec.variants:
+                current = f"{variant.label} rep {rep}"
+                _status(root, out, spec, total, current)
+                tdir = root / "runs" / variant.label / f"rep{rep}"
+                seed = spec.seed * 1000 + rep
+                fab = spec.fabric_options(variant)
+                setup = TrialSetup(topo, variant.make_policy(), plan, spec.engine_config(variant), spec.target,
+                                   fab["rate_scale"], fab["queue_depth"], seed, list(spec.faults),
+                                   spec.sample_interval_s)
+                done = len(out.rows)
+                result = run_trial(setup, tdir, progress=lambda m, c=current, d=done: say(f"{c}: {m}", d, total))
+                out.rows.append(agg.trial_row(variant.label, rep, seed, digest, result))
+                _write_rows(root, out.rows)
+                say(f"{current}: done", len(out.rows), total)
+        out.state = "complete"
+        current = None
+    except KeyboardInterrupt:
+        out.state, out.error = "interrupted", f"interrupted during {current}"
+    except Exception as err:  # recorded, not raised: the partial results stay usable
+        out.state, out.error = "failed", f"{current}: {type(err).__name__}: {err}"
+        (root / "error.txt").write_text(f"failed during {current}\n\n{traceback.format_exc()}")
+    if out.state == "interrupted":
+        (root / "error.txt").write_text(f"{out.error}\n")
+    out.aggregates = agg.aggregate(out.rows, [v.label for v in spec.variants])
+    (root / "summary.json").write_text(json.dumps({"name": spec.name, "state": out.state, "error": out.error,
+                                                   "schedule": digest, "trials": out.rows,
+                                                   "policies": out.aggregates}, indent=1))
+    if out.aggregates:
+        with (root / "comparison.csv").open("w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(out.aggregates[0]))
+            w.writeheader()
+            w.writerows(out.aggregates)
+    if plots and out.rows:
+        try:
+            out.plots = draw_all(root, out.aggregates)
+        except Exception as err:  # a plotting problem must not hide the numbers
+            (root / "plots-error.txt").write_text(f"{type(err).__name__}: {err}\n{traceback.format_exc()}")
+    _status(root, out, spec, total, current)
+    return out

@@ -1,0 +1,255 @@
+"""Experiment specs: one YAML file says which fabric, which traffic, which policies to compare, which faults,
+how many repetitions and which seed. Loading validates everything up front, so a typo fails in a second with
+the key's path, not half-way through a ten-minute run.
+
+    name: demo
+    topology: {name: erack, params: {gpus: 8, planes: 2}}
+    target: p4sim
+    seed: 1
+    repetitions: 2
+    fabric: {rate_scale: 2.5e-4, queue_depth: 64}
+    engine: {rate_mbps: 20, reaction: none}
+    traffic: {pattern: all_reduce, size: 128KiB, iterations: 3, algorithm: ring, params: {slices: 2}}
+    policies:
+      - {name: ecmp}
+      - {name: spray, ecn: {kmin: 5, kmax: 50, pmax: 0.2}}
+      - {label: spray-dcqcn, name: spray, engine: {reaction: dcqcn}}
+    faults:
+      - {at_s: 0.3, action: link_down, a: leaf1, b: spine1, for_s: 0.5}
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from controller.policies import POLICIES, Policy, make_policy
+from ethlab.bringup import TARGETS
+from ethlab.experiment.faults import Fault
+from topologies.model import Topology
+from topologies.yaml_loader import load as load_topology
+from traffic.records import EngineConfig, PlannedCollective
+from traffic.replay import pattern_plan
+from traffic.trace import load as load_trace
+from traffic.trace import parse_size
+
+
+class SpecError(ValueError):
+    """A spec problem, with the path of the offending key."""
+
+
+ENGINE_KEYS = {"rate_mbps", "mtu", "reaction", "reaction_params", "format", "time_limit_s", "loss_grace_s",
+               "max_packets", "burst"}
+FABRIC_KEYS = {"rate_scale", "queue_depth"}
+TOP_KEYS = {"name", "description", "topology", "target", "seed", "repetitions", "fabric", "engine", "traffic",
+            "policies", "faults", "sample_interval_s"}
+
+
+@dataclass
+class Variant:
+    """One policy setting to compare: a label (unique), the policy name, its options, and overrides."""
+
+    label: str
+    policy: str
+    ecn: dict[str, Any] | bool = True
+    options: dict[str, Any] = field(default_factory=dict)
+    engine: dict[str, Any] = field(default_factory=dict)
+    fabric: dict[str, Any] = field(default_factory=dict)
+
+    def make_policy(self) -> Policy:
+        return make_policy(self.policy, ecn=copy.deepcopy(self.ecn), **self.options)
+
+
+@dataclass
+class Spec:
+    name: str
+    topology: str
+    topology_params: dict[str, Any]
+    traffic: dict[str, Any]
+    variants: list[Variant]
+    target: str = "p4sim"
+    seed: int = 1
+    repetitions: int = 1
+    fabric: dict[str, Any] = field(default_factory=dict)
+    engine: dict[str, Any] = field(default_factory=dict)
+    faults: list[Fault] = field(default_factory=list)
+    sample_interval_s: float = 0.25
+    description: str = ""
+    source: str | None = None
+
+    # ---- what a trial needs --------------------------------------------------------------------------
+    def build_topology(self) -> Topology:
+        return load_topology(self.topology, **self.topology_params)
+
+    def engine_config(self, variant: Variant) -> EngineConfig:
+        e = {"rate_mbps": 20.0, "loss_grace_s": 0.3, "time_limit_s": 60.0, **self.engine, **variant.engine}
+        return EngineConfig(rate_bps=float(e["rate_mbps"]) * 1e6, mtu=int(e.get("mtu", 1500)),
+                            reaction=e.get("reaction", "none"),
+                            reaction_params=dict(e.get("reaction_params") or {}) if e.get("reaction", "none") != "none"
+                            else {},
+                            frame_format=e.get("format", "roce"), time_limit_s=float(e["time_limit_s"]),
+                            loss_grace_s=float(e["loss_grace_s"]), max_packets=int(e.get("max_packets", 2_000_000)),
+                            burst=int(e.get("burst", 8)))
+
+    def fabric_options(self, variant: Variant) -> dict[str, Any]:
+        return {"rate_scale": None, "queue_depth": None, **self.fabric, **variant.fabric}
+
+    def plan(self, topo: Topology) -> list[PlannedCollective]:
+        """The traffic as planned collectives on the topology's endpoints — a pure function of the spec."""
+        eids = sorted(ep.eid for ep in topo.endpoints.values())
+        t = self.traffic
+        if "trace" in t:
+            return load_trace(self._resolve(t["trace"])).plan(eids)
+        params = dict(t.get("params") or {})
+        if len(topo.planes) > 1:
+            params.setdefault("planes", len(topo.planes))
+        if t["pattern"] in ("all_to_all", "moe") and "seed" not in params:
+            params["seed"] = self.seed
+        ranks = eids[: t["ranks"]] if t.get("ranks") else eids
+        return pattern_plan(t["pattern"], ranks, parse_size(str(t["size"])), int(t.get("iterations", 1)),
+                            t.get("algorithm"), float(t.get("gap_s", 0.0)), **params)
+
+    def _resolve(self, path: str) -> str:
+        p = Path(path)
+        if not p.is_absolute() and self.source and not p.exists():
+            p = Path(self.source).parent / p
+        return str(p)
+
+    def resolved(self) -> dict[str, Any]:
+        """The spec with every default filled in: what the results directory records."""
+        return {"name": self.name, "description": self.description, "target": self.target, "seed": self.seed,
+                "repetitions": self.repetitions,
+                "topology": {"name": self.topology, "params": self.topology_params},
+                "fabric": self.fabric, "engine": self.engine, "traffic": self.traffic,
+                "policies": [{"label": v.label, "name": v.policy, "ecn": v.ecn, "options": v.options,
+                              "engine": v.engine, "fabric": v.fabric,
+                              "resolved_engine": asdict(self.engine_config(v)),
+                              "resolved_fabric": self.fabric_options(v)} for v in self.variants],
+                "faults": [asdict(f) for f in self.faults], "sample_interval_s": self.sample_interval_s,
+                "source": self.source}
+
+
+def schedule_digest(plan: list[PlannedCollective]) -> str:
+    """A fingerprint of every transfer of every planned collective: equal digests = identical schedules."""
+    h = hashlib.sha256()
+    for pc in plan:
+        h.update(repr((pc.name, pc.iteration, pc.start_s, pc.after, pc.delay_s)).encode())
+        for tr in pc.schedule.transfers:
+            h.update(repr(tr).encode())
+    return h.hexdigest()[:16]
+
+
+# ---- loading and validation -------------------------------------------------------------------------
+def _need(cond: bool, where: str, msg: str) -> None:
+    if not cond:
+        raise SpecError(f"{where}: {msg}")
+
+
+def _unknown(d: dict, allowed: set[str], where: str) -> None:
+    extra = sorted(set(d) - allowed)
+    _need(not extra, where, f"unknown key(s) {', '.join(extra)} (known: {', '.join(sorted(allowed))})")
+
+
+def _variant(i: int, raw: Any) -> Variant:
+    where = f"policies[{i}]"
+    if isinstance(raw, str):
+        raw = {"name": raw}
+    _need(isinstance(raw, dict), where, "must be a policy name or a mapping")
+    _unknown(raw, {"name", "label", "ecn", "options", "engine", "fabric"}, where)
+    _need(raw.get("name") in POLICIES, f"{where}.name", f"must be one of {', '.join(sorted(POLICIES))}")
+    ecn = raw.get("ecn", True)
+    if isinstance(ecn, dict):
+        _unknown(ecn, {"kmin", "kmax", "pmax"}, f"{where}.ecn")
+    else:
+        _need(isinstance(ecn, bool), f"{where}.ecn", "must be true, false or {kmin, kmax, pmax}")
+    engine, fabric = raw.get("engine") or {}, raw.get("fabric") or {}
+    _unknown(engine, ENGINE_KEYS, f"{where}.engine")
+    _unknown(fabric, FABRIC_KEYS, f"{where}.fabric")
+    v = Variant(str(raw.get("label", raw["name"])), raw["name"], ecn, dict(raw.get("options") or {}), engine, fabric)
+    try:
+        v.make_policy().describe()
+        if isinstance(ecn, dict):
+            v.make_policy().ecn.params()  # type: ignore[union-attr]
+    except (TypeError, ValueError) as err:
+        raise SpecError(f"{where}: {err}") from None
+    return v
+
+
+def parse_spec(data: Any, source: str | None = None) -> Spec:
+    _need(isinstance(data, dict), "spec", "must be a mapping")
+    _unknown(data, TOP_KEYS, "spec")
+    _need(isinstance(data.get("name"), str) and data["name"].replace("-", "").replace("_", "").isalnum(),
+          "name", "must be a word (letters, digits, - and _)")
+    topo = data.get("topology")
+    if isinstance(topo, str):
+        topo = {"name": topo}
+    _need(isinstance(topo, dict) and "name" in topo, "topology", "must be a name or {name, params}")
+    _unknown(topo, {"name", "params"}, "topology")
+    target = data.get("target", "p4sim")
+    _need(target in TARGETS, "target", f"must be one of {', '.join(TARGETS)}")
+    traffic = data.get("traffic")
+    _need(isinstance(traffic, dict), "traffic", "must be a mapping with pattern+size or trace")
+    _unknown(traffic, {"pattern", "size", "iterations", "algorithm", "params", "trace", "ranks", "gap_s"}, "traffic")
+    _need(("pattern" in traffic and "size" in traffic) != ("trace" in traffic), "traffic",
+          "give either pattern and size, or trace")
+    if "size" in traffic:
+        try:
+            parse_size(str(traffic["size"]))
+        except Exception as err:
+            raise SpecError(f"traffic.size: {err}") from None
+    policies = data.get("policies")
+    _need(isinstance(policies, list) and policies, "policies", "must be a non-empty list")
+    variants = [_variant(i, p) for i, p in enumerate(policies)]
+    labels = [v.label for v in variants]
+    _need(len(set(labels)) == len(labels), "policies", f"labels must be unique (got {labels}); add label:")
+    fabric, engine = data.get("fabric") or {}, data.get("engine") or {}
+    _unknown(fabric, FABRIC_KEYS, "fabric")
+    _unknown(engine, ENGINE_KEYS, "engine")
+    faults = []
+    for i, raw in enumerate(data.get("faults") or []):
+        _need(isinstance(raw, dict), f"faults[{i}]", "must be a mapping")
+        try:
+            faults.append(Fault(**raw))
+        except (TypeError, ValueError) as err:
+            raise SpecError(f"faults[{i}]: {err}") from None
+    reps = data.get("repetitions", 1)
+    _need(isinstance(reps, int) and 1 <= reps <= 100, "repetitions", "must be an integer 1..100")
+    seed = data.get("seed", 1)
+    _need(isinstance(seed, int) and seed >= 0, "seed", "must be a non-negative integer")
+    spec = Spec(data["name"], topo["name"], dict(topo.get("params") or {}), dict(traffic), variants, target, seed,
+                reps, dict(fabric), dict(engine), faults, float(data.get("sample_interval_s", 0.25)),
+                str(data.get("description", "")), source)
+    try:
+        t = spec.build_topology()
+    except Exception as err:
+        raise SpecError(f"topology: {err}") from None
+    for i, f in enumerate(faults):
+        for node in (f.a, f.b, f.switch):
+            _need(node is None or node in t.nodes, f"faults[{i}]", f"{node!r} is not a node of {t.name}")
+        if f.a and f.b:
+            _need(any({ln.a.owner, ln.b.owner} == {f.a, f.b} for ln in t.links), f"faults[{i}]",
+                  f"no link between {f.a} and {f.b}")
+    try:
+        spec.plan(t)
+    except Exception as err:
+        raise SpecError(f"traffic: {err}") from None
+    return spec
+
+
+def load_spec(path: str | Path) -> Spec:
+    p = Path(path)
+    try:
+        data = yaml.safe_load(p.read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise SpecError(f"{p}: {err}") from None
+    return parse_spec(data, str(p))
+
+
+def dump_json(obj: Any) -> str:
+    return json.dumps(obj, indent=1, default=str)

@@ -1,0 +1,134 @@
+"""One trial: bring a fabric up under one policy, replay a plan between the hosts' namespaces, read the
+switches, tear down. Shared by `ethlab traffic run` (one trial) and `ethlab run` (policies × repetitions).
+
+Everything lands in `out_dir` as soon as it exists: the engine's metrics.json/csv and flows.csv, then
+links.csv and switch.json (per-port load, ECN marks, queue maxima, drops, samples over time, fault events),
+and the switch logs (the fabric writes them there directly)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.policies import Policy
+from ethlab.bringup import running_fabric
+from ethlab.experiment import collect
+from ethlab.experiment.faults import Fault, FaultInjector, events_dicts
+from topologies.model import Topology
+from traffic.metrics import Metrics
+from traffic.records import EngineConfig, PlannedCollective
+from traffic.replay import ports_for_topology, replay
+
+
+@dataclass
+class TrialSetup:
+    topo: Topology
+    policy: Policy
+    plan: list[PlannedCollective]
+    engine: EngineConfig
+    target: str = "p4sim"
+    rate_scale: float | None = None
+    queue_depth: int | None = None
+    seed: int | None = None
+    faults: list[Fault] = field(default_factory=list)
+    sample_interval_s: float | None = 0.25
+
+
+@dataclass
+class TrialResult:
+    metrics: Metrics
+    links: list[dict[str, Any]]
+    switch: dict[str, Any]
+    timings: dict[str, float]
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return self.metrics.summary
+
+
+def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        path.write_text("")
+        return
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def switch_summary(links: list[dict[str, Any]], drops: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """The switch-side numbers a comparison table shows next to the engine's."""
+    used = [r for r in links if r["tx_packets"]]
+    return {"max_queue": max((r["qdepth_max"] for r in links), default=0),
+            "switch_ecn_marked": sum(r["ecn_marked"] for r in links),
+            "switch_drops": sum(sum(d.values()) for d in drops.values()),
+            "link_util_max": max((r["utilisation"] for r in links), default=0.0),
+            "link_util_mean_used": (sum(r["utilisation"] for r in used) / len(used)) if used else 0.0,
+            "links_used": len(used)}
+
+
+def recovery(events: list[dict[str, Any]], goodput: list[dict[str, Any]], interval_s: float) -> list[dict]:
+    """Per link-down/stop/slow fault: how long goodput into the hosts stayed below half its level before the
+    fault (resolution: the sampling interval)."""
+    out = []
+    for ev in events:
+        if ev["action"] not in ("link_down", "switch_stop", "slow_link"):
+            continue
+        before = [g["packets"] for g in goodput if g["t_s"] <= ev["at_s"]]
+        level = (sum(before[-4:]) / len(before[-4:])) if before else 0.0
+        after = [g for g in goodput if g["t_s"] > ev["at_s"]]
+        recovered = next((g["t_s"] for g in after if level and g["packets"] >= 0.5 * level), None)
+        out.append({"fault": ev["action"], "target": ev["target"], "at_s": ev["at_s"],
+                    "control_s": ev["control_s"], "baseline_pkts_per_interval": round(level, 1),
+                    "recovery_s": None if recovered is None else round(max(0.0, recovered - ev["at_s"]), 3),
+                    "interval_s": interval_s})
+    return out
+
+
+def run_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] | None = None) -> TrialResult:
+    """Bring up, replay, collect, tear down; raises after recording what it had (the caller records errors)."""
+    say = progress or (lambda _m: None)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    switch_args = ("--seed", str(setup.seed)) if setup.seed is not None and setup.target == "p4sim" else ()
+    with running_fabric(setup.topo, target=setup.target, policy=setup.policy, rate_scale=setup.rate_scale,
+                        queue_depth=setup.queue_depth, log_dir=str(out_dir / "switch-logs"), progress=say,
+                        switch_args=switch_args) as running:
+        ctl = running.controller
+        (out_dir / "bringup.json").write_text(json.dumps({"entries": running.entries,
+                                                          "timings": running.timings}, indent=1))
+        ports = ports_for_topology(setup.topo, running.fabric.netns)
+        collect.reset_queue_maxima(ctl)
+        before = collect.snapshot(ctl)
+        injector = FaultInjector(running, list(setup.faults))
+        sampler = collect.Sampler(ctl, setup.topo, setup.sample_interval_s or 0.25)
+        sampler.skip = injector.stopped
+        say(f"replaying {len(setup.plan)} collective(s) under {setup.policy.name}")
+        t0 = time.monotonic()
+        if setup.sample_interval_s:
+            sampler.start()
+        injector.start()
+        try:
+            result, metrics = replay(setup.plan, ports, setup.engine, out_dir)
+        finally:
+            events = events_dicts(injector.stop())
+            if setup.sample_interval_s:
+                sampler.stop()
+        # Utilisation over the engine's own send/receive window (not its socket and frame set-up).
+        duration = result.duration_s or (time.monotonic() - t0)
+        say("reading switch counters")
+        after = collect.snapshot(ctl)
+        qmax = collect.merge_maxima(sampler.qmax, collect.read_queue_maxima(ctl))
+        links = collect.link_stats(setup.topo, before, after, qmax, duration, setup.rate_scale)
+        drops = collect.drop_stats(before, after)
+        timings = dict(running.timings)
+    sw = {"summary": switch_summary(links, drops), "drops": drops, "links": links, "faults": events,
+          "recovery": recovery(events, sampler.goodput, sampler.interval_s), "queue_samples": sampler.queue,
+          "goodput_samples": sampler.goodput, "traffic_duration_s": round(duration, 4), "bringup": timings}
+    _write_csv(out_dir / "links.csv", links)
+    (out_dir / "switch.json").write_text(json.dumps(sw, indent=1))
+    return TrialResult(metrics, links, sw, timings)

@@ -1,0 +1,81 @@
+"""`ethlab run SPEC.yaml [--target p4sim|bmv2] [--out DIR] [--repetitions N]`: run an experiment spec."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ethlab.bringup import TARGETS
+from ethlab.experiment.aggregate import comparison_table
+from ethlab.experiment.runner import results_dir, run_experiment
+from ethlab.experiment.spec import SpecError, load_spec
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=170)
+    try:
+        spec = load_spec(args.spec)
+    except SpecError as err:
+        console.print(f"[red]ethlab run: {err}")
+        return 2
+    if args.target:
+        spec.target = args.target
+    if args.repetitions:
+        spec.repetitions = args.repetitions
+    if args.seed is not None:
+        spec.seed = args.seed
+    root = Path(args.out) if args.out else results_dir(spec, args.results)
+    console.print(f"experiment [bold]{spec.name}[/]: {spec.topology} {spec.topology_params} on {spec.target}, "
+                  f"{len(spec.variants)} policies × {spec.repetitions} repetitions, seed {spec.seed}")
+    console.print(f"results: {root}")
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=False) as bar:
+        task = bar.add_task("starting", total=len(spec.variants) * spec.repetitions)
+
+        def progress(msg: str, done: int, total: int) -> None:
+            bar.update(task, description=msg[:90], completed=done, total=total)
+
+        outcome = run_experiment(spec, root, progress)
+    if outcome.aggregates:
+        console.print(comparison_table(outcome.aggregates, f"{spec.name}: policies compared ({spec.target})"))
+    for rec in _recoveries(outcome.root):
+        console.print(rec)
+    if outcome.plots:
+        console.print(f"plots: {root / 'plots'}/ ({', '.join(p.name for p in outcome.plots)})")
+    if outcome.state != "complete":
+        console.print(f"[red]run {outcome.state}: {outcome.error}[/]; everything collected so far is in {root} "
+                      f"(error.txt, status.json)")
+        return 1
+    console.print(f"results: {root}")
+    return 0
+
+
+def _recoveries(root: Path) -> list[str]:
+    import json
+
+    lines = []
+    for sj in sorted(root.glob("runs/*/rep0/switch.json")):
+        data = json.loads(sj.read_text())
+        for r in data.get("recovery", []):
+            lost = json.loads((sj.parent / "metrics.json").read_text())["summary"]["packets_lost"]
+            rec = "not within the run" if r["recovery_s"] is None else f"{1e3 * r['recovery_s']:.0f} ms"
+            lines.append(f"{sj.parent.parent.name}: {r['fault']} {r['target']} at {r['at_s']:.2f}s → control plane "
+                         f"{1e3 * r['control_s']:.0f} ms, goodput back above half in {rec} "
+                         f"(±{1e3 * r['interval_s']:.0f} ms); packets lost {lost}")
+    return lines
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("run", help="run an experiment spec (policies × repetitions) and compare")
+    p.add_argument("spec", help="experiments/NAME.yaml")
+    p.add_argument("--target", choices=sorted(TARGETS), default=None, help="override the spec's target")
+    p.add_argument("--out", default=None, help="results directory (default results/<name>/<timestamp>)")
+    p.add_argument("--results", default="results", help="base directory for results (default results/)")
+    p.add_argument("--repetitions", type=int, default=None, help="override the spec's repetitions")
+    p.add_argument("--seed", type=int, default=None, help="override the spec's seed")
+    p.set_defaults(func=run)
