@@ -41,7 +41,8 @@ def test_corpus_covers_topics() -> None:
         "clone_preserving_field_list", "resubmit_preserving_field_list",
         "recirculate_preserving_field_list", "verify_checksum(", "update_checksum(",
         "verify_checksum_with_payload", "update_checksum_with_payload", "mcast_grp", "log_msg",
-        "assert(", "assume(",
+        "assert(", "assume(", "header_union", "#ifdef", "#include \"", "@name(", "@field_list(",
+        "lookahead<h_t>", "isValid() : exact",
     ]:
         assert needle in text, f"no corpus program uses {needle!r}"
     for cmd in ["add ", "setdefault ", "mirroring_add ", "mc_mgrp_create", "mc_node_create",
