@@ -93,6 +93,10 @@ class Device:
     def add_packet_in_listener(self, fn: Callable[[bytes], None]) -> None:
         self._packet_in.append(fn)
 
+    def remove_packet_in_listener(self, fn: Callable[[bytes], None]) -> None:
+        if fn in self._packet_in:
+            self._packet_in.remove(fn)
+
     def add_digest_listener(self, fn: Callable[[int, list], None]) -> None:
         """fn(digest_id, values) for every digest() the program executes."""
         self._digest.append(fn)

@@ -351,8 +351,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                     s.send(out)
 
     def close(self) -> None:
-        """Wake every stream so the server can stop promptly."""
+        """Wake every stream so the server can stop promptly; stop listening to the device."""
         self._closing.set()
+        remove = getattr(self.device, "remove_packet_in_listener", None)
+        if remove is not None:
+            remove(self._on_packet_in)
         for s in self.arbitrator.sessions():
             s.close()
 
