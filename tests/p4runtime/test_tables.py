@@ -305,3 +305,29 @@ def test_set_nhop_reaches_runtime_lookup(primary):
     assert res.hit and res.action.action == "MyIngress.set_nhop" and res.action.args == (10, 4)
     assert not table.lookup((0x0B000105,), 64).hit
     assert A_SET_NHOP  # ids come from the fixture
+
+
+def test_reads_see_whole_write_batches(primary, make_client):
+    """Spec: a Read returns a state where each concurrent Write is complete or not begun."""
+    import threading
+
+    reader = make_client()
+    p4info_table = p4runtime_pb2.TableEntry(table_id=T_ACL)
+    seen: list[int] = []
+    stop = threading.Event()
+
+    def read_loop():
+        while not stop.wait(0.01):
+            seen.append(len(reader.read(Entity(table_entry=p4info_table))))
+
+    t = threading.Thread(target=read_loop)
+    t.start()
+    try:
+        for b in range(6):
+            primary.write(*(update(U.INSERT, table_entry=acl_entry(priority=b * 10 + i + 1))
+                            for i in range(10)))
+    finally:
+        stop.set()
+        t.join(timeout=10)
+    assert seen and all(n % 10 == 0 for n in seen)
+    assert len(read_table(primary, T_ACL)) == 60
