@@ -49,14 +49,14 @@ def run_up(args: argparse.Namespace) -> int:
         return _up(args, console)
     except SwitchStartError as err:
         head, _, tail = str(err).partition("\n")
-        errors.print(f"[red]ethlab up: error:[/red] {head}", highlight=False, markup=True)
+        errors.print(f"[red]ethlab up: error:[/red] {head}", highlight=False, soft_wrap=True)
         if tail:
-            errors.print(tail, highlight=False, markup=False)
+            errors.print(tail, highlight=False, markup=False, soft_wrap=True)
         return 1
     except KeyboardInterrupt:
         return 130
     except Exception as err:  # noqa: BLE001 - the CLI reports, never a traceback
-        errors.print(f"[red]ethlab up: error:[/red] {one_line(err)}", highlight=False)
+        errors.print(f"[red]ethlab up: error:[/red] {one_line(err)}", highlight=False, soft_wrap=True)
         return 1
 
 

@@ -177,14 +177,21 @@ def _compile_pre(pre: Preprocessed, filename: str) -> CompiledProgram:
         hit = _cache.get(key)
     if hit is not None:
         return hit
-    ast = parse_preprocessed(pre)
-    c = Compiler(ast)
     try:
+        ast = parse_preprocessed(pre)
+        c = Compiler(ast)
         c.run()
         src = c.module_source()
+        prog = CompiledProgram(pre, c.info, src, filename)
+    except P4Error:
+        raise
     except RecursionError:
-        raise P4Error("program nesting too deep", SourceLoc(filename, 0, 0)) from None
-    prog = CompiledProgram(pre, c.info, src, filename)
+        raise P4Error("program nesting too deep", SourceLoc(filename, 1, 1)) from None
+    except Exception as e:  # noqa: BLE001 - a compiler bug must still come out as a located error
+        loc = getattr(getattr(c, "ctx", None), "control", None) if "c" in locals() else None
+        where = getattr(loc, "loc", None) or SourceLoc(filename, 1, 1)
+        raise P4Error(f"internal compiler error ({type(e).__name__}: {e}); please report this program",
+                      where) from None
     prog.bindings = list(c.bind)
     with _lock:
         _cache[key] = prog

@@ -200,3 +200,16 @@ def test_indirect_table_entry_through_runtime() -> None:
     prof.insert_member(1, ActionCall("MyIngress.set_port", (6,)))
     h.state.tables["MyIngress.t"].insert(TableEntry(match=(Exact(0x10),), member_id=1))
     assert h.send(0, PKT) == [(6, PKT)]
+
+
+def test_header_union_extract_and_validity() -> None:
+    h = harness(decls="header u8_t { bit<8> v; } header u16_t { bit<16> v; } "
+                      "header_union u_t { u8_t short; u16_t long; }",
+                hdr_fields="u_t u;",
+                parser="transition select(hdr.h.a) { 1: p8; default: p16; } } "
+                       "state p8 { pkt.extract(hdr.u.short); transition accept; } "
+                       "state p16 { pkt.extract(hdr.u.long);",
+                ingress="hdr.h.b = (bit<8>)(hdr.u.isValid() ? 1w1 : 1w0); "
+                        "hdr.h.c = (bit<8>)(hdr.u.long.isValid() ? 1w1 : 1w0);")
+    assert h.send(0, b"\x01\0\0\0\x55\x66") == [(1, b"\x01\x01\x00\x00\x55\x66")]
+    assert h.send(0, b"\x02\0\0\0\x55\x66") == [(1, b"\x02\x01\x01\x00\x55\x66")]

@@ -54,11 +54,15 @@ def test_errors_are_one_line_and_exit_1(capsys):
     assert "radix is 64" in capsys.readouterr().err
 
 
-def test_console_script_and_clean_list(tmp_path):
-    env = {"ETHLAB_STATE_DIR": str(tmp_path), "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
-    r = subprocess.run([sys.executable, "-m", "ethlab.cli", "clean", "--list"], capture_output=True, text=True,
-                       env=env, timeout=60)
-    assert r.returncode == 0 and "ethlab runs" in r.stdout
-    r = subprocess.run([sys.executable, "-m", "ethlab.cli", "clean"], capture_output=True, text=True, env=env,
-                       timeout=60)
-    assert r.returncode == 0 and "nothing to clean" in r.stdout
+def test_clean_list_and_nothing_to_clean(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ETHLAB_STATE_DIR", str(tmp_path))
+    assert main(["clean", "--list"]) == 0
+    assert "ethlab runs" in capsys.readouterr().out
+    assert main(["clean"]) == 0
+    assert "nothing to clean" in capsys.readouterr().out
+
+
+def test_console_script(tmp_path):
+    exe = f"{sys.prefix}/bin/ethlab"
+    r = subprocess.run([exe, "topo", "show", "line", "--n", "2"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "line  n=2" in r.stdout

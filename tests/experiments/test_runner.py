@@ -1,0 +1,143 @@
+"""Experiments end to end on real leaf/spine fabrics of p4sim switches: result files, plots and consistent
+metrics; reruns with the same seed reproduce the schedule exactly and the metrics within the documented
+tolerance; a link failure under ECMP and spray is survived; a failing run keeps what it collected."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from ethlab.cli import main
+from ethlab.experiment.spec import load_spec, parse_spec
+
+pytestmark = [pytest.mark.netns, pytest.mark.timeout(300)]
+
+# docs/experiments.md, "Reproducibility": relative difference of the per-policy means between two runs
+# of the same spec and seed on this shared 2-core machine.
+TOLERANCE = {"time_ms": 0.6, "busbw_MBps": 0.6}
+
+
+def tiny(**over):
+    spec = {"name": "tiny", "topology": {"name": "leafspine"}, "seed": 7, "repetitions": 1,
+            "fabric": {"rate_scale": 2e-3, "queue_depth": 64}, "engine": {"rate_mbps": 10, "loss_grace_s": 0.5},
+            "traffic": {"pattern": "all_reduce", "algorithm": "ring", "size": "64KiB", "iterations": 2},
+            "policies": [{"name": "ecmp"}, {"name": "spray"}], "sample_interval_s": 0.1}
+    spec.update(over)
+    return spec
+
+
+def _write(tmp_path, spec, name="spec.yaml"):
+    import yaml
+
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def test_tiny_experiment_end_to_end(tmp_path):
+    out = tmp_path / "res"
+    assert main(["run", str(_write(tmp_path, tiny())), "--out", str(out)]) == 0
+    for name in ("spec.yaml", "versions.json", "schedule.json", "status.json", "summary.json", "trials.csv",
+                 "comparison.csv"):
+        assert (out / name).stat().st_size > 0, name
+    for plot in ("completion_cdf", "busbw", "link_utilisation", "queue", "ecn"):
+        png = out / "plots" / f"{plot}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size < 300_000
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["state"] == "complete" and [p["policy"] for p in summary["policies"]] == ["ecmp", "spray"]
+    versions = json.loads((out / "versions.json").read_text())
+    assert versions["target"] == "p4sim" and versions["ethlab"]
+    for label in ("ecmp", "spray"):
+        trial = out / "runs" / label / "rep0"
+        assert any((trial / "switch-logs").glob("*.log"))
+        metrics = json.loads((trial / "metrics.json").read_text())
+        assert len(metrics["records"]) == 2
+        for rec in metrics["records"]:
+            assert rec["complete"]
+            assert rec["packets_delivered"] == rec["packets_sent"] - rec["packets_lost"]
+            assert rec["bytes_delivered"] == rec["bytes_scheduled"] - 0  # no loss: every byte arrived
+            assert rec["busbw_GBps"] == pytest.approx(rec["algbw_GBps"] * 2 * 3 / 4, rel=1e-6)
+        links = list(csv.DictReader((trial / "links.csv").open()))
+        to_hosts = sum(int(r["tx_packets"]) for r in links if r["peer"].startswith("h"))
+        assert to_hosts >= metrics["summary"]["packets_delivered"]
+
+
+def test_rerun_same_seed_reproduces(tmp_path):
+    spec = tiny(policies=[{"name": "spray"}])
+    path = _write(tmp_path, spec)
+    assert load_spec(path).plan(load_spec(path).build_topology())  # the plan is a pure function of the spec
+    runs = []
+    for i in range(2):
+        out = tmp_path / f"run{i}"
+        assert main(["run", str(path), "--out", str(out)]) == 0
+        runs.append(json.loads((out / "summary.json").read_text()))
+    assert runs[0]["schedule"] == runs[1]["schedule"]
+    a, b = (r["policies"][0] for r in runs)
+    assert a["packets_lost"] == b["packets_lost"] == 0
+    ta, tb = (r["trials"][0] for r in runs)
+    assert ta["packets_sent"] == tb["packets_sent"] and ta["seed"] == tb["seed"]
+    for key, tol in TOLERANCE.items():
+        assert abs(b[key] - a[key]) / a[key] <= tol, (key, a[key], b[key])
+    assert main(["compare", str(tmp_path / "run0"), str(tmp_path / "run1")]) == 0
+    # a different seed changes the all-to-all schedule (seeded skew), the same seed never does
+    s1 = parse_spec({**tiny(), "traffic": {"pattern": "all_to_all", "size": "32KiB", "params": {"skew": 1.0}}})
+    s2 = parse_spec({**tiny(seed=8), "traffic": {"pattern": "all_to_all", "size": "32KiB", "params": {"skew": 1.0}}})
+    from ethlab.experiment.spec import schedule_digest
+
+    topo = s1.build_topology()
+    assert schedule_digest(s1.plan(topo)) == schedule_digest(s1.plan(topo))
+    assert schedule_digest(s1.plan(topo)) != schedule_digest(s2.plan(topo))
+
+
+def test_link_failure_recovers_under_ecmp_and_spray(tmp_path):
+    spec = tiny(traffic={"pattern": "all_reduce", "algorithm": "ring", "size": "64KiB", "iterations": 6},
+                faults=[{"at_s": 0.25, "action": "link_down", "a": "leaf1", "b": "spine1"}])
+    out = tmp_path / "res"
+    main(["run", str(_write(tmp_path, spec)), "--out", str(out)])
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["state"] == "complete"
+    for label in ("ecmp", "spray"):
+        trial = out / "runs" / label / "rep0"
+        sw = json.loads((trial / "switch.json").read_text())
+        (event,) = sw["faults"]
+        assert event["action"] == "link_down" and event["error"] is None
+        (rec,) = sw["recovery"]
+        assert rec["recovery_s"] is not None and rec["recovery_s"] < 2.0
+        records = json.loads((trial / "metrics.json").read_text())["records"]
+        assert len(records) == 6
+        # the iterations that start after the failure run on the remaining spine with no loss
+        fault_ns = min(r["time_s"] for r in records)  # noqa: F841 (kept for readability of the assert below)
+        assert records[-1]["complete"] and records[-1]["packets_lost"] == 0
+        dead = [r for r in sw["links"] if (r["switch"], r["peer"].split(":")[0]) in
+                {("leaf1", "spine1"), ("spine1", "leaf1")}]
+        alive = [r for r in sw["links"] if (r["switch"], r["peer"].split(":")[0]) in
+                 {("leaf1", "spine2"), ("spine2", "leaf1")}]
+        assert sum(r["tx_packets"] for r in alive) > sum(r["tx_packets"] for r in dead)
+    assert (out / "plots" / "faults_goodput.png").exists()
+
+
+def test_failing_run_keeps_partial_results(tmp_path):
+    spec = tiny(policies=[{"name": "ecmp"}, {"label": "broken", "name": "spray", "engine": {"format": "nope"}}])
+    out = tmp_path / "res"
+    assert main(["run", str(_write(tmp_path, spec)), "--out", str(out)]) == 1
+    status = json.loads((out / "status.json").read_text())
+    assert status["state"] == "failed" and status["trials_done"] == 1 and status["current"] == "broken rep 0"
+    assert "broken rep 0" in (out / "error.txt").read_text() and "nope" in (out / "error.txt").read_text()
+    rows = list(csv.DictReader((out / "trials.csv").open()))
+    assert [r["policy"] for r in rows] == ["ecmp"]
+    assert (out / "runs" / "ecmp" / "rep0" / "metrics.json").exists()
+    assert (out / "plots" / "busbw.png").exists()
+    assert json.loads((out / "summary.json").read_text())["state"] == "failed"
+
+
+def test_spec_errors_name_the_key(tmp_path):
+    bad = tiny(policies=[{"name": "nosuch"}])
+    with pytest.raises(ValueError, match=r"policies\[0\]\.name"):
+        parse_spec(bad)
+    with pytest.raises(ValueError, match=r"faults\[0\].*no link"):
+        parse_spec(tiny(faults=[{"at_s": 1, "action": "link_down", "a": "h1", "b": "spine1"}]))
+    with pytest.raises(ValueError, match="traffic"):
+        parse_spec(tiny(traffic={"pattern": "all_reduce"}))
+    assert main(["run", str(_write(tmp_path, {"name": "x"}))]) == 2
