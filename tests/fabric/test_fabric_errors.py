@@ -1,0 +1,22 @@
+"""A switch that fails to start: bring-up stops with an error that quotes the switch's own output (its log
+tail); `ethlab up` prints its first line, then the tail."""
+
+from __future__ import annotations
+
+import pytest
+
+from ethlab.bringup import running_fabric
+from ethlab.up_cmd import one_line
+from topologies import load
+from topologies.switches import SwitchStartError
+
+pytestmark = pytest.mark.netns
+
+
+def test_switch_start_failure_shows_its_log_tail() -> None:
+    with pytest.raises(SwitchStartError) as err, running_fabric(load("leafspine"),
+                                                                switch_args=("--no-such-option",)):
+        pass
+    text = str(err.value)
+    assert "exited" in text and "--no-such-option" in text  # argparse's complaint, from the switch's output
+    assert one_line(err.value).startswith("leaf1: p4sim switch exited") or "switch exited" in one_line(err.value)
