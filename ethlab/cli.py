@@ -24,10 +24,15 @@ def _command_modules() -> list[str]:
     return found + [m for m in _EXTRA_MODULES if importlib.util.find_spec(f"ethlab.{m}") is not None]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """All commands, or only `<command>_cmd` when that module exists: importing every command module (some
+    pull in plotting and packet libraries) would make `ethlab topo list` wait seconds for nothing."""
     parser = argparse.ArgumentParser(prog="ethlab", description="AI-cluster Ethernet fabric emulation testbed")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in _command_modules():
+    modules = _command_modules()
+    if command is not None and f"{command}_cmd" in modules:
+        modules = [f"{command}_cmd"]
+    for name in modules:
         try:
             module = importlib.import_module(f"ethlab.{name}")
         except ImportError as err:  # one broken command must not take the others down
@@ -36,11 +41,16 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(sub)
+    parser.set_defaults(_commands=set(sub.choices))
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(first)
+    if first is None or first not in parser.get_default("_commands"):
+        parser = build_parser()  # help, or a command whose module is not named after it
     args, extra = parser.parse_known_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

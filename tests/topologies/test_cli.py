@@ -66,3 +66,13 @@ def test_console_script(tmp_path):
     exe = f"{sys.prefix}/bin/ethlab"
     r = subprocess.run([exe, "topo", "show", "line", "--n", "2"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "line  n=2" in r.stdout
+
+
+def test_help_lists_every_command(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "topo" in out and "clean" in out and "doctor" in out
