@@ -108,7 +108,6 @@ def test_link_failure_recovers_under_ecmp_and_spray(tmp_path):
         records = json.loads((trial / "metrics.json").read_text())["records"]
         assert len(records) == 6
         # the iterations that start after the failure run on the remaining spine with no loss
-        fault_ns = min(r["time_s"] for r in records)  # noqa: F841 (kept for readability of the assert below)
         assert records[-1]["complete"] and records[-1]["packets_lost"] == 0
         dead = [r for r in sw["links"] if (r["switch"], r["peer"].split(":")[0]) in
                 {("leaf1", "spine1"), ("spine1", "leaf1")}]
