@@ -30,6 +30,7 @@ class Reachability:
 
     tried: dict[int, int] = field(default_factory=dict)
     failed: list[tuple[str, str, int]] = field(default_factory=list)
+    retried: int = 0  # pairs that failed the first, short ping and were tried again
 
     @property
     def ok(self) -> bool:
@@ -89,8 +90,12 @@ def running_fabric(topo: Topology, target: str = "p4sim", policy: Policy | str =
 
 
 def check_reachability(running: RunningFabric, per_host: int | None = None, seed: int = 1,
-                       timeout_s: int = 2) -> Reachability:
-    """Ping from every host to every other host (or `per_host` sampled ones) on every plane, all hosts at once."""
+                       timeout_s: int = 2, retries: int = 1, retry_timeout_s: int = 5) -> Reachability:
+    """Ping from every host to every other host (or `per_host` sampled ones) on every plane, all hosts at once.
+
+    With hundreds of hosts pinging at the same moment on 2 cores, a first echo can miss its short deadline
+    although the path works; pairs that failed are pinged again (`retries` times, one at a time per host,
+    `retry_timeout_s` each). `Reachability.retried` counts the pairs that needed it."""
     topo = running.topo
     rng = random.Random(seed)
     result = Reachability()
@@ -103,14 +108,31 @@ def check_reachability(running: RunningFabric, per_host: int | None = None, seed
                 peers = rng.sample(peers, per_host)
             targets.setdefault(src, []).extend((dst, plane, ip) for dst, ip in peers)
             result.tried[plane] = result.tried.get(plane, 0) + len(peers)
+    failed = _ping_all(running, targets, timeout_s)
+    for _ in range(retries):
+        if not failed:
+            break
+        result.retried += len(failed)
+        again: dict[str, list[tuple[str, int, str]]] = {}
+        for src, dst, plane in failed:
+            again.setdefault(src, []).append((dst, plane, topo.endpoints[dst].interfaces[plane].ipv4))
+        failed = _ping_all(running, again, retry_timeout_s)
+    result.failed = failed
+    return result
+
+
+def _ping_all(running: RunningFabric, targets: dict[str, list[tuple[str, int, str]]],
+              timeout_s: int) -> list[tuple[str, str, int]]:
+    """Each source host pings its targets one after the other, all hosts in parallel; returns the failures."""
     for src, items in targets.items():
         ips = " ".join(ip for _dst, _plane, ip in items)
         # Bounded: one echo request per target, each waiting at most timeout_s.
         script = (f"for ip in {ips}; do ping -c1 -W{timeout_s} -q $ip >/dev/null 2>&1 && echo ok $ip "
                   f"|| echo fail $ip; done; echo el-done")
         running.fabric.host(src).sendCmd(script)
+    failed: list[tuple[str, str, int]] = []
     for src, items in targets.items():
         out = running.fabric.host(src).waitOutput()
         failed_ips = {line.split()[1] for line in out.splitlines() if line.startswith("fail ")}
-        result.failed += [(src, dst, plane) for dst, plane, ip in items if ip in failed_ips]
-    return result
+        failed += [(src, dst, plane) for dst, plane, ip in items if ip in failed_ips]
+    return failed
