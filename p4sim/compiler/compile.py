@@ -2495,7 +2495,7 @@ class Compiler:
             elif isinstance(loc, A.ConstDecl):
                 self.const_decl(loc)
             elif isinstance(loc, A.ValueSetDecl):
-                raise self.err("unsupported: parser value_set", loc, P4Unsupported)
+                self.value_set_decl(loc, prefix)
             elif isinstance(loc, A.Instantiation):
                 raise self.err("unsupported: instantiations inside a parser", loc, P4Unsupported)
             else:
@@ -2534,6 +2534,31 @@ class Compiler:
         self.ctx = saved_ctx
         return fname
 
+    def value_set_decl(self, d: A.ValueSetDecl, prefix: str):
+        t = self.resolve_type(d.type)
+        bt = T.strip_new(t)
+        size = self.const_int(d.size, "value_set size")
+        fields = []
+        if isinstance(bt, T.Bits):
+            fields.append(("", bt.width, "exact"))
+        elif isinstance(bt, T.StructT):
+            for f, ft in bt.fields.items():
+                w = T.bit_width(ft)
+                if w is None:
+                    raise self.err(f"value_set field '{f}' must be bit<N>", d)
+                mk = _anno_arg(bt.annos.get(f), "match") or "exact"
+                if mk not in ("exact", "ternary", "lpm", "range", "optional"):
+                    raise self.err(f"unsupported match kind '{mk}' in a value_set", d)
+                fields.append((f, w, mk))
+        else:
+            raise self.err(f"value_set elements must be bit<N> or a struct, not {t}", d)
+        fqn = self.fq(prefix, d.name, d.annos)
+        py = self.unique("VS_" + fqn)
+        self.info.value_sets[fqn] = ir.ValueSetInfo(fqn, size, fields)
+        self.info.value_sets[fqn].annos = d.annos
+        self.bind.append((py, "value_set", fqn))
+        self.declare(d.name, Sym("value_set", t, py, info=self.info.value_sets[fqn]), d)
+
     def _goto(self, name, states, node) -> str:
         if name == "accept":
             return "return off, 0"
@@ -2560,6 +2585,16 @@ class Compiler:
             em(f"{v} = {k.code}")
             kvars.append(v)
         for c in tr.cases:
+            if isinstance(c.keyset, A.Name):
+                vs = self.lookup_opt(c.keyset.name)
+                if vs is not None and vs.kind == "value_set":
+                    n = len(vs.info.fields)
+                    if n != len(kvars):
+                        raise self.err(f"value_set {c.keyset.name} has {n} field(s), the select has {len(kvars)} "
+                                       "key(s)", c.keyset)
+                    em(f"if {vs.py}.matches(({''.join(k + ', ' for k in kvars)})): "
+                       f"{self._goto(c.state, states, c)}")
+                    continue
             items = self._keyset_items(c.keyset, len(keys))
             conds = []
             for k, kv, it in zip(keys, kvars, items, strict=True):

@@ -104,7 +104,8 @@ class ControllerHeaderInfo:
 class ValueSetInfo:
     name: str
     size: int
-    fields: list[tuple[str, int]]
+    fields: list[tuple[str, int, str]]     # (name, width, match kind)
+    annos: list = field(default_factory=list)
 
 
 @dataclass

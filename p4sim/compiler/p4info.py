@@ -82,6 +82,8 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
         reg(Prefix.DIGEST, d.name, [])
     for c in info.controller_headers.values():
         reg(Prefix.CONTROLLER_HEADER, c.name, c.annos)
+    for v in info.value_sets.values():
+        reg(Prefix.VALUE_SET, v.name, v.annos)
     ids = assign_ids(pairs, annotated)
     aliases = _aliases([n for _, n in pairs])
 
@@ -192,6 +194,16 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             md.name = fname
             md.bitwidth = w
             md.annotations.extend(_annos(fannos))
+    for v in sorted(info.value_sets.values(), key=lambda v: ids[(int(Prefix.VALUE_SET), v.name)]):
+        m = p4.value_sets.add()
+        pre(m, Prefix.VALUE_SET, v.name, v.annos)
+        m.size = v.size
+        for i, (fname, w, mk) in enumerate(v.fields):
+            mf = m.match.add()
+            mf.id = i + 1
+            mf.name = fname
+            mf.bitwidth = w
+            mf.match_type = _MATCH[mk]
     for d in sorted(info.digests.values(), key=lambda d: ids[(int(Prefix.DIGEST), d.name)]):
         m = p4.digests.add()
         pre(m, Prefix.DIGEST, d.name, [])

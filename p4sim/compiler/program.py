@@ -148,7 +148,8 @@ class CompiledProgram:
                   _assert_fail=_assert_fail, _v1hash=v1hash, _cksum=_cksum)
         kinds = {"table": state.tables, "counter": state.counters, "direct_counter": state.direct_counters,
                  "meter": state.meters, "direct_meter": state.direct_meters, "register": state.registers,
-                 "action_profile": state.action_profiles, "action_selector": state.action_profiles}
+                 "action_profile": state.action_profiles, "action_selector": state.action_profiles,
+                 "value_set": state.value_sets}
         for py, kind, name in self.bindings:
             obj = kinds[kind].get(name)
             if obj is None:

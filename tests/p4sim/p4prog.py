@@ -16,6 +16,7 @@ struct headers_t {{ h_t h; {hdr_fields} }}
 struct meta_t {{ bit<8> m; bit<16> w; {meta_fields} }}
 
 parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    {parser_decls}
     state start {{
         pkt.extract(hdr.h);
         {parser}
@@ -41,9 +42,11 @@ V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparse
 
 
 def program(ingress: str = "", ingress_decls: str = "", decls: str = "", hdr_fields: str = "",
-            meta_fields: str = "", parser: str = "", egress: str = "", egress_decls: str = "") -> str:
+            meta_fields: str = "", parser: str = "", egress: str = "", egress_decls: str = "",
+            parser_decls: str = "") -> str:
     return TEMPLATE.format(ingress=ingress, ingress_decls=ingress_decls, decls=decls, hdr_fields=hdr_fields,
-                           meta_fields=meta_fields, parser=parser, egress=egress, egress_decls=egress_decls)
+                           meta_fields=meta_fields, parser=parser, egress=egress, egress_decls=egress_decls,
+                           parser_decls=parser_decls)
 
 
 def harness(**kw) -> Harness:

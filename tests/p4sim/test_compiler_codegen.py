@@ -106,7 +106,7 @@ control Sub(inout headers_t hdr) {
 """
     from p4prog import TEMPLATE, Harness
     text = TEMPLATE.format(ingress="sub.apply(hdr); hdr.h.c = 9;", ingress_decls="Sub() sub;", decls="",
-                           hdr_fields="", meta_fields="", parser="", egress="", egress_decls="")
+                           hdr_fields="", meta_fields="", parser="", egress="", egress_decls="", parser_decls="")
     text = text.replace("parser MyParser", src_decl.replace("headers_t", "headers_t") + "\nparser MyParser")
     # Sub uses headers_t, declared before the parser: move it after the struct
     h = Harness.from_source(text, "sub.p4")
@@ -213,3 +213,21 @@ def test_header_union_extract_and_validity() -> None:
                         "hdr.h.c = (bit<8>)(hdr.u.long.isValid() ? 1w1 : 1w0);")
     assert h.send(0, b"\x01\0\0\0\x55\x66") == [(1, b"\x01\x01\x00\x00\x55\x66")]
     assert h.send(0, b"\x02\0\0\0\x55\x66") == [(1, b"\x02\x01\x01\x00\x55\x66")]
+
+
+def test_parser_value_set_members_from_the_control_plane() -> None:
+    from p4sim.runtime import Exact as Ex
+
+    h = harness(decls="header e_t { bit<8> v; }", hdr_fields="e_t e;", parser_decls="value_set<bit<8>>(4) pvs;",
+                parser="transition select(hdr.h.a) { pvs: more; default: accept; } } "
+                       "state more { pkt.extract(hdr.e);",
+                ingress="if (hdr.e.isValid()) { hdr.h.d = 1; }")
+    h.program.p4info  # noqa: B018 - built
+    text = h.program.pysource
+    assert "VS_MyParser_pvs" in text
+    vs = h.state.value_sets["MyParser.pvs"]
+    assert h.send(0, b"\x07\0\0\0\x99") == [(1, b"\x07\0\0\0\x99")]
+    vs.set_members([(Ex(7),)])
+    assert h.send(0, b"\x07\0\0\0\x99") == [(1, b"\x07\0\0\x01\x99")]
+    vsi = h.p4info.value_sets[0]
+    assert (vsi.preamble.name, vsi.size, vsi.match[0].bitwidth) == ("MyParser.pvs", 4, 8)

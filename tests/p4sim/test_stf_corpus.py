@@ -6,8 +6,11 @@ difference from BMv2, not a formatting quirk.
 """
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -50,13 +53,31 @@ def test_corpus_covers_topics() -> None:
         assert cmd in stf, f"no STF file uses {cmd!r}"
 
 
-@pytest.mark.parametrize("prog", PROGRAMS, ids=[p.stem for p in PROGRAMS])
-def test_stf(prog: Path) -> None:
-    """Run one corpus program under `p4sim stf` and require a pass (exit status 0)."""
-    res = subprocess.run(
+def _stf(prog: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [str(P4SIM), "stf", str(prog), str(prog.with_suffix(".stf"))],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=180,
     )
+
+
+@pytest.fixture(scope="module")
+def stf_runs(request: pytest.FixtureRequest) -> Iterator[dict[Path, Future]]:
+    """Start the selected programs' `p4sim stf` processes up front, one per core, so the corpus
+    takes wall time of (programs / cores) process runs; each test then checks its own result."""
+    selected = [item.callspec.params["prog"] for item in request.session.items
+                if getattr(item, "originalname", "") == "test_stf" and hasattr(item, "callspec")]
+    pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)))
+    try:
+        yield {prog: pool.submit(_stf, prog) for prog in selected}
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.mark.parametrize("prog", PROGRAMS, ids=[p.stem for p in PROGRAMS])
+def test_stf(prog: Path, stf_runs: dict[Path, Future]) -> None:
+    """Run one corpus program under `p4sim stf` and require a pass (exit status 0)."""
+    fut = stf_runs.get(prog)
+    res = fut.result() if fut is not None else _stf(prog)
     assert "Traceback" not in res.stderr, res.stderr
     assert res.returncode == 0, f"{prog.name} failed:\n{res.stdout}\n{res.stderr}"
 
