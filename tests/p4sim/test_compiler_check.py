@@ -5,6 +5,7 @@ import random
 
 import pytest
 from p4prog import program
+
 from p4sim.compiler.program import compile_source
 from p4sim.errors import P4Error
 

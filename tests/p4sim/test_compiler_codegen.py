@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from p4prog import harness, run
+
 from p4sim.runtime import ActionCall, CloneSession, Exact, TableEntry
 from p4sim.runtime.p4info_ids import Prefix, id_for
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from p4.config.v1 import p4info_pb2
 from p4prog import harness
+
 from p4sim.compiler.program import compile_file
 
 DATA = Path(__file__).parent / "data"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+
 from p4sim.errors import P4Error
 from p4sim.frontend.preprocess import preprocess, preprocess_file
 

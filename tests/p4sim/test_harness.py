@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from p4prog import harness, program
+
 from p4sim.compiler import load_device_config
 from p4sim.harness import Harness
 from p4sim.runtime import Lpm, Ternary
