@@ -221,3 +221,17 @@ def test_random_is_seedable() -> None:
     a, b, c = draws(7), draws(7), draws(8)
     assert a == b and a != c
     assert all(p[0] == 7 and p[1] == 1 for p in a + c)
+
+
+def test_parser_value_set_members() -> None:
+    """Members written by the control plane make the value_set case of a select match."""
+    from p4sim.runtime.match import Exact
+
+    h = _harness("74_value_set")
+    vs = h.state.value_sets["MyParser.tunnel_types"]
+    vs.set_members([(Exact(0x1234),), (Exact(0x88B5),)])
+    assert h.send(0, bytes.fromhex("123410AA")) == [(2, bytes.fromhex("123411AA"))]
+    assert h.send(0, bytes.fromhex("88B510AA")) == [(2, bytes.fromhex("88B511AA"))]
+    assert h.send(0, bytes.fromhex("080010AA")) == [(1, bytes.fromhex("080010AA"))]
+    vs.set_members([])
+    assert h.send(0, bytes.fromhex("123410AA")) == [(1, bytes.fromhex("123410AA"))]
