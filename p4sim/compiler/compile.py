@@ -150,8 +150,9 @@ def type_text(t) -> str:
 
 
 class Compiler:
-    def __init__(self, program: A.Program):
+    def __init__(self, program: A.Program, filename: str = "<input>"):
         self.program = program
+        self.filename = filename
         self.types: dict[str, Any] = {}           # name -> Type | ("extern", decl) | ("block", decl)
         self.globals: dict[str, Sym] = {}
         self.scopes: list[dict[str, Sym]] = []
@@ -426,7 +427,7 @@ class Compiler:
             self.top_decl(d)
         if main is None:
             raise self.err("no 'main' package instantiation (expected e.g. V1Switch(...) main;)",
-                           self.program.decls[-1] if self.program.decls else None)
+                           SourceLoc(self.filename, 1, 1))
         self.compile_main(main)
 
     def _is_extern_type(self, tref) -> bool:

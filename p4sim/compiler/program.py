@@ -180,7 +180,7 @@ def _compile_pre(pre: Preprocessed, filename: str) -> CompiledProgram:
         return hit
     try:
         ast = parse_preprocessed(pre)
-        c = Compiler(ast)
+        c = Compiler(ast, filename)
         c.run()
         src = c.module_source()
         prog = CompiledProgram(pre, c.info, src, filename)
