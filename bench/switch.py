@@ -67,11 +67,22 @@ def push_basic_l3(program: Path) -> None:
 
     config = program.read_bytes()
     p4info = load_program(config).p4info
-    with SwitchConnection(GRPC_ADDR, device_id=1, p4info=p4info) as sw:
+    from p4.v1 import p4runtime_pb2 as pb
+
+    tbl = next(t for t in p4info.tables if t.preamble.name == "MyIngress.ipv4_lpm")
+    act = next(a for a in p4info.actions if a.preamble.name == "MyIngress.ipv4_forward")
+    entry = pb.TableEntry(table_id=tbl.preamble.id)
+    fm = entry.match.add(field_id=tbl.match_fields[0].id)
+    fm.lpm.value, fm.lpm.prefix_len = bytes([10, 0, 2, 0]), 24
+    entry.action.action.action_id = act.preamble.id
+    values = {"dstAddr": (0x020202, 6), "port": (2, 2)}
+    for p in act.params:
+        value, nbytes = values[p.name]
+        entry.action.action.params.add(param_id=p.id, value=value.to_bytes(nbytes, "big"))
+    with SwitchConnection(GRPC_ADDR, device_id=1, p4info=p4info, timeout=30.0) as sw:
         sw.connect()
         sw.set_pipeline(device_config=config)
-        sw.insert(sw.table_entry("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.2.0/24"},
-                                 "MyIngress.ipv4_forward", {"dstAddr": "00:00:00:00:02:02", "port": 2}))
+        sw.insert(entry)
 
 
 def offer(lab: Lab, fr: bytes, pps: float, seconds: float, tmp: Path) -> tuple[int, int, float]:
