@@ -122,9 +122,11 @@ class CompiledProgram:
         digests = state.digests
 
         def _digest(name, vals):
-            d = digests.get(name)
-            if d is not None:
-                d.emit(vals)
+            # with a sink attached (the P4Runtime server) the sink gets it; otherwise it waits in the state
+            if pipeline.digest_sink is None:
+                d = digests.get(name)
+                if d is not None:
+                    d.emit(vals)
             pipeline.on_digest(name, vals)
 
         def _log(msg, vals):

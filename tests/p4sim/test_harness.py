@@ -138,6 +138,7 @@ def test_digests_logs_and_asserts() -> None:
     h.set_digest_sink(lambda name, vals: seen.append((name, vals)))
     assert h.send(0, b"\x07\0\0\0") == [(1, b"\x07\0\0\0")]
     assert seen == [("d_t", (7,))] and h.digests[-1] == ("d_t", (7,))
+    assert h.state.digests["d_t"].drain() == []             # the sink took it: no duplicate in the state
     assert h.logs[-1] == "a=7"
     assert h.send(0, b"\x07\x01\0\0") == []                 # assert failed: packet dropped, counted
     assert h.stats["assert_failed"] == 1
