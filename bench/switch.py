@@ -79,8 +79,7 @@ def push_basic_l3(program: Path) -> None:
     for p in act.params:
         value, nbytes = values[p.name]
         entry.action.action.params.add(param_id=p.id, value=value.to_bytes(nbytes, "big"))
-    with SwitchConnection(GRPC_ADDR, device_id=1, p4info=p4info, timeout=30.0) as sw:
-        sw.connect()
+    with SwitchConnection(GRPC_ADDR, device_id=1, p4info=p4info, timeout=30.0) as sw:  # connects
         sw.set_pipeline(device_config=config)
         sw.insert(entry)
 
