@@ -522,8 +522,6 @@ class Compiler:
                 if not (isinstance(base, T.Bits | T.BoolT) or (isinstance(base, T.EnumT) and base.base)):
                     raise self.err(f"header field '{f.name}' has type {ft}; header fields must be bit<N>, int<N>, "
                                    "bool or a serializable enum", f)
-                if isinstance(base, T.BoolT):
-                    ft = T.Bits(1)  # bool in headers is 1 bit on the wire; treat as bit<1>
             if isinstance(t, T.UnionT) and not isinstance(base, T.HeaderT):
                 raise self.err(f"header_union member '{f.name}' must be a header", f)
             t.fields[f.name] = ft
@@ -1606,6 +1604,8 @@ class Compiler:
             if isinstance(bft, T.Bits) and bft.signed:
                 h = 1 << (w - 1)
                 x = f"(({x}) ^ {h:#x}) - {h:#x}"
+            elif isinstance(bft, T.BoolT):
+                x = f"({x}) != 0"
             lines.append(f"{target}.{pyfield(f)} = {x}")
         return lines
 

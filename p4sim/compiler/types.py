@@ -110,7 +110,7 @@ class FieldsType(Type):
 class HeaderT(FieldsType):
     @property
     def width(self) -> int:
-        return sum(t.width for t in self.fields.values())
+        return sum(bit_width(t) or 0 for t in self.fields.values())
 
 
 @dataclass(eq=False)

@@ -232,3 +232,10 @@ def test_parser_value_set_members_from_the_control_plane() -> None:
     assert h.send(0, b"\x07\0\0\0\x99") == [(1, b"\x07\0\0\x01\x99")]
     vsi = h.p4info.value_sets[0]
     assert (vsi.preamble.name, vsi.size, vsi.match[0].bitwidth) == ("MyParser.pvs", 4, 8)
+
+
+def test_bool_header_fields_are_one_bit_on_the_wire() -> None:
+    h = harness(decls="header f_t { bool up; bit<7> rest; }", hdr_fields="f_t f;", parser="pkt.extract(hdr.f);",
+                ingress="if (hdr.f.up) { hdr.h.a = 1; } hdr.f.up = !hdr.f.up;")
+    assert h.send(0, bytes(4) + b"\x85") == [(1, b"\x01\0\0\0\x05")]
+    assert h.send(0, bytes(4) + b"\x05") == [(1, bytes(4) + b"\x85")]
