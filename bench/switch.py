@@ -1,6 +1,6 @@
 """Forwarding rate of `p4sim switch` between two veths, next to a plain-Python AF_PACKET forwarder.
 
-    sudo .venv/bin/python bench/switch.py [--seconds 2] [--offered 250000] [--program p4src/basic_l3.p4]
+    sudo .venv/bin/python bench/switch.py [--seconds 2] [--offered 150000] [--program p4src/basic_l3.p4]
 
 Both forwarders run on the same veths (namespaces `ethsw-*`, removed afterwards). A sender in host 1's
 namespace offers a fixed load (packets/s, 64 B and 1500 B frames) for a few seconds; a counter in host 2's
@@ -94,7 +94,8 @@ def offer(lab: Lab, fr: bytes, pps: float, seconds: float, tmp: Path) -> tuple[i
                           stdout=subprocess.PIPE, text=True, env=switch_env())
     assert rx.stdout is not None
     rx.stdout.readline()
-    tx = subprocess.run(lab.nsio(1, "send", lab.host_if(1), str(fpath), "--repeat", str(n), "--rate", str(pps)),
+    tx = subprocess.run(lab.nsio(1, "send", lab.host_if(1), str(fpath), "--repeat", str(n), "--rate", str(pps),
+                                 "--max-seconds", str(seconds)),
                         capture_output=True, text=True, env=switch_env(), timeout=seconds * 3 + 30)
     out, _ = rx.communicate(timeout=seconds + 30)
     sent = int(tx.stdout.split()[1])
@@ -125,7 +126,7 @@ def measure(lab: Lab, cmd: list[str], program: Path | None, sizes: list[int], ar
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=2.0)
-    ap.add_argument("--offered", type=float, default=250_000, help="offered load, packets/s")
+    ap.add_argument("--offered", type=float, default=150_000, help="offered load, packets/s")
     ap.add_argument("--program", type=Path, default=ROOT / "p4src" / "basic_l3.p4")
     ap.add_argument("--plain-forwarder", nargs=2, metavar=("IF1", "IF2"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -148,11 +149,12 @@ def main() -> int:
     tmp.rmdir()
 
     print(f"offered {args.offered:.0f} packets/s for {args.seconds:g} s; program {args.program.name}")
-    print(f"{'frame':>6} {'plain pps':>11} {'p4sim pps':>11} {'ratio':>6}   p4sim sent/received")
+    print(f"{'frame':>6} {'plain pps':>11} {'p4sim pps':>11} {'ratio':>6}   sent/received plain, p4sim")
     for size in sizes:
-        _, _, ppps = plain[size]
+        psent, pgot, ppps = plain[size]
         sent, got, spps = p4[size]
-        print(f"{size:>5}B {ppps:>11.0f} {spps:>11.0f} {spps / ppps if ppps else 0:>6.2f}   {sent}/{got}")
+        print(f"{size:>5}B {ppps:>11.0f} {spps:>11.0f} {spps / ppps if ppps else 0:>6.2f}   "
+              f"{psent}/{pgot}, {sent}/{got}")
     sent, got, span = p4["noloss"]
     loss = sent - got
     verdict = "PASS" if loss == 0 and got / max(span, 1e-9) >= TARGET_PPS * 0.95 else "FAIL"

@@ -4,7 +4,7 @@ The tests and bench/switch.py build frames with scapy in the test process and ha
 length-prefixed frames; this helper only sends and captures, with raw AF_PACKET
 sockets, so it starts fast and adds no scapy time to the measurements.
 
-  send IFACE FILE [--rate PPS] [--repeat N]
+  send IFACE FILE [--rate PPS] [--repeat N] [--max-seconds S]
   recv IFACE OUT --max-seconds S [--count N] [--idle S]     (prints "ready" once bound)
 """
 
@@ -52,8 +52,11 @@ def cmd_send(args: argparse.Namespace) -> None:
     # sender leaves the CPU to the switch (2 cores: sender, switch, receiver).
     per_tick = args.rate / 1000.0 if args.rate else 0.0
     t0 = time.perf_counter()
+    stop_at = t0 + args.max_seconds if args.max_seconds else None
     n = 0
     for _ in range(args.repeat):
+        if stop_at is not None and time.perf_counter() > stop_at:
+            break
         for fr in frames:
             if per_tick:
                 due = t0 + n / args.rate
@@ -119,6 +122,7 @@ def main() -> None:
     ps.add_argument("file")
     ps.add_argument("--rate", type=float, default=0.0)
     ps.add_argument("--repeat", type=int, default=1)
+    ps.add_argument("--max-seconds", type=float, default=0.0, help="stop sending after this long")
     pr = sub.add_parser("recv")
     pr.add_argument("iface")
     pr.add_argument("out")
