@@ -14,7 +14,7 @@ _MATCH = {"exact": p4info_pb2.MatchField.EXACT, "lpm": p4info_pb2.MatchField.LPM
 _CUNIT = {"packets": p4info_pb2.CounterSpec.PACKETS, "bytes": p4info_pb2.CounterSpec.BYTES,
           "packets_and_bytes": p4info_pb2.CounterSpec.BOTH}
 _MUNIT = {"packets": p4info_pb2.MeterSpec.PACKETS, "bytes": p4info_pb2.MeterSpec.BYTES}
-_SKIP_ANNOS = {"name", "id", "hidden", "tableonly", "defaultonly", "noWarn", "priority", "controller_header",
+_SKIP_ANNOS = {"name", "id", "hidden", "tableonly", "defaultonly", "priority", "controller_header",
                "field_list", "match"}
 
 

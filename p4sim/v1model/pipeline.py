@@ -238,7 +238,7 @@ class V1Pipeline:
                 self.stats["recirculate_loop_dropped"] += 1
                 return
             jobs: list[EgressJob] = []
-            self._ingress_pass(sm.egress_port, pkt, now, RECIRC, recirc, meta, sm, jobs, job.depth + 1)
+            self._ingress_pass(sm.ingress_port, pkt, now, RECIRC, recirc, meta, sm, jobs, job.depth + 1)
             for j in jobs:
                 self._egress_pass(j, now, None, out)
             return
