@@ -46,7 +46,7 @@ class SwitchDevice:
 
     def load_config(self, p4info: Any, device_config: bytes) -> Any:
         """Compile and check a pipeline without touching the live one (VERIFY)."""
-        return load_program(device_config, p4info=p4info)
+        return load_program(device_config, p4info=p4info, seed=self.seed)
 
     def commit(self, program: Any) -> None:
         """Make `program` the live pipeline; packets already queued finish on the old one."""

@@ -33,10 +33,11 @@ class Live:
                 pass
 
 
-def load_program(config: bytes, p4info: Any = None) -> Any:
+def load_program(config: bytes, p4info: Any = None, seed: int = 0) -> Any:
     """Compile and verify `config` (p4sim JSON or P4 source); P4Info taken from it if not given.
 
-    Raises P4Error (bad source) or P4RuntimeError (config and P4Info disagree).
+    Raises P4Error (bad source) or P4RuntimeError (config and P4Info disagree). `seed` seeds the
+    program's random() (--seed), as BMv2 does for its own.
     """
     from p4sim.p4runtime import backend
 
@@ -45,8 +46,15 @@ def load_program(config: bytes, p4info: Any = None) -> Any:
 
         loaded = load_device_config(bytes(config))
         p4info, state, pipeline = backend._unpack_loaded(loaded)
-        return backend.Program(p4info=p4info, config=bytes(config), state=state, pipeline=pipeline)
-    return backend.load_program(p4info, bytes(config))
+        program = backend.Program(p4info=p4info, config=bytes(config), state=state, pipeline=pipeline)
+    else:
+        program = backend.load_program(p4info, bytes(config))
+    if seed and program.pipeline is not None and hasattr(program.pipeline, "program"):
+        from p4sim.harness import Harness
+
+        seeded = Harness(program.pipeline.program, seed=seed)  # fresh state: nothing is live yet
+        program.pipeline, program.state = seeded, seeded.state
+    return program
 
 
 def make_live(program: Any) -> Live:
