@@ -14,7 +14,7 @@ from typing import Any
 
 from p4.v1 import p4runtime_pb2 as pb
 
-from controller.codec import encode
+from controller.codec import decode, encode
 from controller.fabric import FabricController
 from topologies.model import Topology
 
@@ -129,6 +129,9 @@ class Sampler:
         self.host_ports = {sw.name: [p for p, ln in topo.ports(sw.name).items()
                                      if not topo.nodes[(ln.b if ln.a.owner == sw.name else ln.a).owner].is_switch]
                            for sw in topo.switches}
+        self.ports = {sw.name: sorted(topo.ports(sw.name)) for sw in topo.switches}
+        self._cells: dict[str, tuple[list[pb.RegisterEntry], list[pb.CounterEntry]]] = {}
+        self._width = 19
         self._last: dict[str, int] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -136,10 +139,10 @@ class Sampler:
 
     def start(self) -> None:
         self._t0 = time.monotonic()
-        for sw, ports in self.host_ports.items():
-            if ports and sw in self.controller.connections:
-                tx = self.controller.connections[sw].read_counter(TX)
-                self._last[sw] = sum(tx.get(p, (0, 0))[0] for p in ports)
+        self.sample()  # baseline of the delivered counters (and queues cleared)
+        self.goodput.clear()
+        self.queue.clear()
+        self.qmax.clear()
         self._thread = threading.Thread(target=self._loop, name="ethlab-sampler", daemon=True)
         self._thread.start()
 
@@ -149,17 +152,51 @@ class Sampler:
             n += 1
             self.sample()
 
+    def _entities(self, sw: str) -> tuple[list[pb.RegisterEntry], list[pb.CounterEntry]]:
+        """One register cell per linked port and one counter cell per host port: a few cells per Read
+        instead of whole 512-cell arrays, so sampling stays cheap on many switches."""
+        if sw not in self._cells:
+            conn = self.controller.connections[sw]
+            reg = conn._index().get("registers", QMAX)
+            ctr = conn._index().get("counters", TX)
+            regs, ctrs = [], []
+            for port in self.ports[sw]:
+                r = pb.RegisterEntry(register_id=reg.preamble.id)  # type: ignore[attr-defined]
+                r.index.index = port
+                regs.append(r)
+            for port in self.host_ports.get(sw, ()):
+                c = pb.CounterEntry(counter_id=ctr.preamble.id)  # type: ignore[attr-defined]
+                c.index.index = port
+                ctrs.append(c)
+            self._width = reg.type_spec.bitstring.bit.bitwidth  # type: ignore[attr-defined]
+            self._cells[sw] = (regs, ctrs)
+        return self._cells[sw]
+
     def sample(self) -> None:
         t = round(time.monotonic() - self._t0, 3)
         delivered = 0
         for sw in _switches(self.controller):
-            if sw in self.skip:
+            if sw in self.skip or sw not in self.ports:
                 continue
             conn = self.controller.connections[sw]
+            regs, ctrs = self._entities(sw)
             try:
-                cells = conn.read_register(QMAX)
-                reset_register(self.controller, sw, QMAX)
-                tx = conn.read_counter(TX) if self.host_ports.get(sw) else {}
+                cells: dict[int, int] = {}
+                total = 0
+                for ent in conn.read(*regs, *ctrs):
+                    if ent.HasField("register_entry"):
+                        cells[ent.register_entry.index.index] = decode(ent.register_entry.data.bitstring)
+                    else:
+                        total += ent.counter_entry.data.packet_count
+                zero = []
+                for r in regs:
+                    if cells.get(r.index.index):
+                        w = pb.RegisterEntry()
+                        w.CopyFrom(r)
+                        w.data.bitstring = encode(0, self._width)
+                        zero.append(pb.Update(type=pb.Update.MODIFY, entity=pb.Entity(register_entry=w)))
+                if zero:
+                    conn.write(zero)
             except Exception:  # one unreachable switch must not end the sampling of the others
                 continue
             for port, depth in cells.items():
@@ -167,9 +204,9 @@ class Sampler:
                     self.queue.append({"t_s": t, "switch": sw, "port": port, "qdepth": depth})
                     mx = self.qmax.setdefault(sw, {})
                     mx[port] = max(mx.get(port, 0), depth)
-            total = sum(tx.get(p, (0, 0))[0] for p in self.host_ports.get(sw, ()))
-            delivered += total - self._last.get(sw, total)
-            self._last[sw] = total
+            if ctrs:
+                delivered += total - self._last.get(sw, total)
+                self._last[sw] = total
         self.goodput.append({"t_s": t, "packets": delivered})
 
     def stop(self) -> None:

@@ -73,13 +73,15 @@ def switch_summary(links: list[dict[str, Any]], drops: dict[str, dict[str, int]]
 
 
 def recovery(events: list[dict[str, Any]], goodput: list[dict[str, Any]], interval_s: float) -> list[dict]:
-    """Per link-down/stop/slow fault: how long goodput into the hosts stayed below half its level before the
-    fault (resolution: the sampling interval)."""
+    """Per link-down/stop/slow fault: time from the fault to the first sampling interval whose goodput into
+    the hosts is back to at least half its level before the fault (resolution: the sampling interval)."""
     out = []
     for ev in events:
         if ev["action"] not in ("link_down", "switch_stop", "slow_link"):
             continue
-        before = [g["packets"] for g in goodput if g["t_s"] <= ev["at_s"]]
+        before = [g["packets"] for g in goodput if g["t_s"] <= ev["at_s"] and g["packets"]]
+        if not before:  # fault before the first sample: the run's typical level instead
+            before = [g["packets"] for g in goodput if g["packets"]]
         level = (sum(before[-4:]) / len(before[-4:])) if before else 0.0
         after = [g for g in goodput if g["t_s"] > ev["at_s"]]
         recovered = next((g["t_s"] for g in after if level and g["packets"] >= 0.5 * level), None)

@@ -1,0 +1,111 @@
+"""Bring-up cost of a fabric, by phase, plus P4Runtime write throughput and peak memory.
+
+    .venv/bin/python bench/bringup.py                        # erack 64x8 and upn 128x4 (defaults)
+    .venv/bin/python bench/bringup.py --topo erack --param gpus=16 --param planes=4 --writes 2000
+
+Per topology: seconds per phase (compile, namespaces, switch nodes, links, host config, switch start,
+connect, pipeline push, entries), entries installed, then on one switch of the running fabric: entries/s
+written one Write per entry vs one batched Write (entries removed afterwards), and peak memory: the sum of the
+switch processes' peak RSS (VmHWM) plus this process (controller + Mininet) peak RSS. Needs root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import yaml  # noqa: E402
+from p4.v1 import p4runtime_pb2 as pb  # noqa: E402
+
+from controller.client import as_entity  # noqa: E402
+from ethlab.bringup import running_fabric  # noqa: E402
+from topologies.yaml_loader import load as load_topology  # noqa: E402
+
+DEFAULTS = [("erack", {"gpus": 64, "planes": 8}), ("upn", {"gpus": 128, "planes": 4})]
+
+
+def vm_hwm_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def write_throughput(conn, n: int) -> dict[str, float]:
+    """Entries/s for n single-entry Writes and for one Write of n entries (ipv4_lpm /32 routes nobody uses)."""
+    base = int(ipaddress.IPv4Address("172.16.0.0"))
+
+    def entry(i: int) -> pb.TableEntry:
+        return conn.table_entry("ipv4_lpm", {"hdr.ipv4.dstAddr": f"{ipaddress.IPv4Address(base + i)}/32"},
+                                "ipv4_to_group", {"group_id": 1, "dst_index": 1})
+
+    single = [entry(i) for i in range(n)]
+    t0 = time.perf_counter()
+    for e in single:
+        conn.write([pb.Update(type=pb.Update.INSERT, entity=as_entity(e))])
+    t_single = time.perf_counter() - t0
+    batch = [entry(n + i) for i in range(n)]
+    t0 = time.perf_counter()
+    conn.write([pb.Update(type=pb.Update.INSERT, entity=as_entity(e)) for e in batch])
+    t_batch = time.perf_counter() - t0
+    conn.write([pb.Update(type=pb.Update.DELETE, entity=as_entity(e)) for e in single + batch])
+    return {"entries": n, "single_per_s": round(n / t_single, 1), "batched_per_s": round(n / t_batch, 1)}
+
+
+def bench(name: str, params: dict, writes: int, target: str) -> dict:
+    topo = load_topology(name, **params)
+    t0 = time.monotonic()
+    with running_fabric(topo, target=target, policy="ecmp") as running:
+        up_s = time.monotonic() - t0
+        first = sorted(running.controller.connections)[0]
+        tput = write_throughput(running.controller.connections[first], writes)
+        switch_kib = sum(vm_hwm_kib(running.fabric.switch(s.name).proc.pid) for s in topo.switches
+                         if running.fabric.switch(s.name).proc is not None)
+        timings = dict(running.timings)
+        entries = running.entries
+    return {"topology": name, "params": params, "switches": len(topo.switches), "hosts": len(topo.hosts),
+            "links": len(topo.links), "entries": entries, "bringup_s": round(up_s, 2), "phases_s": timings,
+            "writes": {"switch": first, **tput}, "switch_rss_peak_mib": round(switch_kib / 1024, 1),
+            "controller_rss_peak_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--topo", default=None, help="one topology instead of the defaults")
+    ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    ap.add_argument("--writes", type=int, default=1000, help="entries per throughput measurement")
+    ap.add_argument("--target", default="p4sim")
+    ap.add_argument("--json", default=None, help="also write the results here")
+    args = ap.parse_args()
+    cases = DEFAULTS
+    if args.topo:
+        cases = [(args.topo, {k: yaml.safe_load(v) for k, v in (p.split("=", 1) for p in args.param)})]
+    results = []
+    for name, params in cases:
+        r = bench(name, params, args.writes, args.target)
+        results.append(r)
+        phases = ", ".join(f"{k} {v:.2f}" for k, v in r["phases_s"].items())
+        print(f"{name} {params}: {r['switches']} switches, {r['hosts']} hosts, {r['links']} links, "
+              f"{r['entries']} entries; up in {r['bringup_s']} s ({phases})")
+        w = r["writes"]
+        print(f"  P4Runtime writes on {w['switch']}: {w['single_per_s']} entries/s one per Write, "
+              f"{w['batched_per_s']} entries/s batched ({w['entries']} entries each)")
+        print(f"  peak memory: switches {r['switch_rss_peak_mib']} MiB total, controller+Mininet "
+              f"{r['controller_rss_peak_mib']} MiB")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
