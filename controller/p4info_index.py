@@ -45,6 +45,8 @@ class P4InfoIndex:
         self.p4info = p4info
         self._by_name: dict[str, dict[str, object]] = {}
         self._by_id: dict[int, object] = {}
+        self._short: dict[tuple[str, str], object] = {}  # resolved short names (builders run per entry)
+        self._fields: dict[int, list[Field]] = {}  # match fields / params per table / action id
         for kind in KINDS:
             names: dict[str, object] = {}
             for obj in getattr(p4info, kind):
@@ -56,6 +58,15 @@ class P4InfoIndex:
         names = self._by_name[kind]
         if name in names:
             return names[name]
+        found = self._short.get((kind, name))
+        if found is not None:
+            return found
+        found = self._resolve(kind, name)
+        self._short[(kind, name)] = found
+        return found
+
+    def _resolve(self, kind: str, name: str) -> object:
+        names = self._by_name[kind]
         matches = [full for full in names if full.endswith("." + name) or full.split(".")[-1] == name]
         if len(matches) == 1:
             return names[matches[0]]
@@ -77,8 +88,12 @@ class P4InfoIndex:
         return self.get("actions", name)  # type: ignore[return-value]
 
     def match_fields(self, table: p4info_pb2.Table) -> list[Field]:
-        kinds = p4info_pb2.MatchField.MatchType
-        return [Field(m.id, m.name, m.bitwidth, kinds.Name(m.match_type).lower()) for m in table.match_fields]
+        cached = self._fields.get(table.preamble.id)
+        if cached is None:
+            kinds = p4info_pb2.MatchField.MatchType
+            cached = [Field(m.id, m.name, m.bitwidth, kinds.Name(m.match_type).lower()) for m in table.match_fields]
+            self._fields[table.preamble.id] = cached
+        return cached
 
     def match_field(self, table: p4info_pb2.Table, name: str) -> Field:
         fields = self.match_fields(table)
@@ -89,7 +104,10 @@ class P4InfoIndex:
                        f"(fields: {', '.join(f.name for f in fields)})")
 
     def params(self, action: p4info_pb2.Action) -> list[Field]:
-        return [Field(p.id, p.name, p.bitwidth) for p in action.params]
+        cached = self._fields.get(action.preamble.id)
+        if cached is None:
+            cached = self._fields[action.preamble.id] = [Field(p.id, p.name, p.bitwidth) for p in action.params]
+        return cached
 
     def packet_metadata(self, which: str) -> list[Field]:
         """Fields of the `@controller_header("packet_in"/"packet_out")` header, in order."""
