@@ -65,7 +65,8 @@ def stf_runs(request: pytest.FixtureRequest) -> Iterator[dict[Path, Future]]:
     """Start the selected programs' `p4sim stf` processes up front, one per core, so the corpus
     takes wall time of (programs / cores) process runs; each test then checks its own result."""
     selected = [item.callspec.params["prog"] for item in request.session.items
-                if getattr(item, "originalname", "") == "test_stf" and hasattr(item, "callspec")]
+                if getattr(item, "originalname", "") == "test_stf" and hasattr(item, "callspec")
+                and "prog" in item.callspec.params]
     pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)))
     try:
         yield {prog: pool.submit(_stf, prog) for prog in selected}
