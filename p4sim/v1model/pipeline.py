@@ -90,6 +90,7 @@ class V1Pipeline:
             sm.parser_error = err
         payload = data[off:]
         pk.payload = payload
+        pk.sm = sm
         self._verify(hdr, meta)
         return payload
 
@@ -164,6 +165,7 @@ class V1Pipeline:
         sess = self._pre.sessions.get(session)
         trunc = sess.packet_length_bytes if sess is not None and sess.packet_length_bytes else None
         saved = self.pk.payload
+        saved_sm = self.pk.sm
         for eport, rid in reps:
             h = self._H()
             m = self._M()
@@ -180,6 +182,7 @@ class V1Pipeline:
                 s.priority = sess.class_of_service
             jobs.append(EgressJob(eport, h, m, s, payload, trunc, depth))
         self.pk.payload = saved
+        self.pk.sm = saved_sm
 
     # ------------------------------------------------------------------ egress half
     def egress(self, job: EgressJob, now_us: int, queue_info=None) -> list[tuple[int, bytes]]:
