@@ -2744,6 +2744,9 @@ class Compiler:
             if not paths:
                 src("    pass")
             for path, scalar in paths:
+                if "." not in path:       # the whole metadata struct
+                    src(f"    {path}_dst._set({path}_src)")
+                    continue
                 role, rest = path.split(".", 1)
                 if scalar:
                     src(f"    {role}_dst.{rest} = {role}_src.{rest}")

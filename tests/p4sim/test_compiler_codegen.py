@@ -239,3 +239,11 @@ def test_bool_header_fields_are_one_bit_on_the_wire() -> None:
                 ingress="if (hdr.f.up) { hdr.h.a = 1; } hdr.f.up = !hdr.f.up;")
     assert h.send(0, bytes(4) + b"\x85") == [(1, b"\x01\0\0\0\x05")]
     assert h.send(0, bytes(4) + b"\x05") == [(1, bytes(4) + b"\x85")]
+
+
+def test_resubmit_preserving_whole_metadata_struct() -> None:
+    h = harness(ingress="""
+        if (sm.instance_type == 0) { meta.m = 9; meta.w = 0x1234; resubmit(meta); }
+        else { hdr.h.c = meta.m; hdr.h.d = (bit<8>)meta.w; }
+    """)
+    assert h.send(0, PKT) == [(1, PKT[:2] + b"\x09\x34")]
