@@ -18,7 +18,8 @@ COLUMNS = [("time_ms", "completion ms", 1, 2, "low"), ("busbw_MBps", "busbw MB/s
            ("max_queue", "max queue", 1, 0, "low"), ("recovery_ms", "recovery ms", 1, 1, "low")]
 
 
-def trial_row(label: str, rep: int, seed: int, digest: str, res: TrialResult) -> dict[str, Any]:
+def trial_row(label: str, rep: int, seed: int, digest: str, res: TrialResult,
+              load_1m: float | None = None) -> dict[str, Any]:
     recs = res.metrics.records
     s = res.metrics.summary
     times = [r["time_s"] for r in recs if r["time_s"] is not None]
@@ -35,16 +36,18 @@ def trial_row(label: str, rep: int, seed: int, digest: str, res: TrialResult) ->
             "packets_lost": s["packets_lost"], "reordered": s["reordered"], "max_queue": sw["max_queue"],
             "switch_ecn_marked": sw["switch_ecn_marked"], "switch_drops": sw["switch_drops"],
             "link_util_max": sw["link_util_max"], "recovery_ms": 1e3 * max(rec_times) if rec_times else None,
-            "rx_socket_drops": s.get("rx_socket_drops", 0), "timed_out": bool(s.get("timed_out"))}
+            "rx_socket_drops": s.get("rx_socket_drops", 0), "timed_out": bool(s.get("timed_out")),
+            "load_1m": load_1m}
 
 
-def _mean(values: list[Any]) -> float | None:
+def _median(values: list[Any]) -> float | None:
+    """Median over repetitions: one repetition slowed by a burst of foreign CPU load does not move it."""
     vals = [v for v in values if v is not None]
-    return statistics.fmean(vals) if vals else None
+    return statistics.median(vals) if vals else None
 
 
 def _spread(values: list[Any]) -> float | None:
-    """Relative spread (max − min) / mean across repetitions: what the reproducibility tolerance bounds."""
+    """Relative spread (max − min) / mean across repetitions."""
     vals = [v for v in values if v is not None]
     if len(vals) < 2:
         return None
@@ -53,7 +56,7 @@ def _spread(values: list[Any]) -> float | None:
 
 
 def aggregate(rows: list[dict[str, Any]], order: list[str] | None = None) -> list[dict[str, Any]]:
-    """One entry per policy: means over repetitions, plus the relative spread of each column."""
+    """One entry per policy: medians over repetitions, plus the relative spread of each column."""
     labels = order or sorted({r["policy"] for r in rows})
     out = []
     for label in labels:
@@ -62,7 +65,7 @@ def aggregate(rows: list[dict[str, Any]], order: list[str] | None = None) -> lis
             continue
         agg: dict[str, Any] = {"policy": label, "reps": len(mine), "complete": all(r["complete"] for r in mine)}
         for key, *_ in COLUMNS:
-            agg[key] = _mean([r.get(key) for r in mine])
+            agg[key] = _median([r.get(key) for r in mine])
             agg[f"{key}_spread"] = _spread([r.get(key) for r in mine])
         agg["packets_lost"] = sum(r["packets_lost"] for r in mine)
         out.append(agg)
@@ -90,7 +93,7 @@ def comparison_table(aggs: list[dict[str, Any]], title: str) -> Table:
                 cell += f" ±{50 * a[f'{key}_spread']:.0f}%"
             cells.append(cell)
         t.add_row(a["policy"], str(a["reps"]), *cells, "yes" if a["complete"] else "[red]NO")
-    t.caption = "means over repetitions; ±: half the relative spread (max−min)/mean across repetitions"
+    t.caption = "medians over repetitions; ±: half the relative spread (max−min)/mean across repetitions"
     return t
 
 

@@ -46,7 +46,7 @@ def completion_cdf(trials: dict[str, list[dict]], path: Path) -> Path:
         times = sorted(1e3 * r["time_s"] for t in reps for r in t["metrics"]["records"] if r["time_s"] is not None)
         if times:
             ys = [(i + 1) / len(times) for i in range(len(times))]
-            ax.step(times, ys, where="post", label=f"{label} ({len(times)})")
+            ax.step([times[0], *times], [0.0, *ys], where="post", label=f"{label} ({len(times)})")
     ax.set_xlabel("collective completion time (ms)")
     ax.set_ylabel("CDF")
     ax.set_ylim(0, 1.02)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+import os
 import platform
 import subprocess
 import traceback
@@ -117,8 +118,9 @@ def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], N
                                    fab["rate_scale"], fab["queue_depth"], seed, list(spec.faults),
                                    spec.sample_interval_s)
                 done = len(out.rows)
+                load_1m = round(os.getloadavg()[0], 2)  # foreign CPU load explains most rerun differences
                 result = run_trial(setup, tdir, progress=lambda m, c=current, d=done: say(f"{c}: {m}", d, total))
-                out.rows.append(agg.trial_row(variant.label, rep, seed, digest, result))
+                out.rows.append(agg.trial_row(variant.label, rep, seed, digest, result, load_1m))
                 _write_rows(root, out.rows)
                 say(f"{current}: done", len(out.rows), total)
         out.state = "complete"

@@ -73,22 +73,24 @@ def switch_summary(links: list[dict[str, Any]], drops: dict[str, dict[str, int]]
 
 
 def recovery(events: list[dict[str, Any]], goodput: list[dict[str, Any]], interval_s: float) -> list[dict]:
-    """Per link-down/stop/slow fault: time from the fault to the first sampling interval whose goodput into
-    the hosts is back to at least half its level before the fault (resolution: the sampling interval)."""
+    """Per link-down/stop/slow fault: time from the fault to the end of the first sampling interval that lies
+    wholly after the fault and delivers at least half the packets per interval seen before it (an upper
+    bound, resolution one interval). A sample at `t_s` covers the time since the previous sample."""
     out = []
+    spans = [(goodput[i - 1]["t_s"] if i else 0.0, g["t_s"], g["packets"]) for i, g in enumerate(goodput)]
     for ev in events:
         if ev["action"] not in ("link_down", "switch_stop", "slow_link"):
             continue
-        before = [g["packets"] for g in goodput if g["t_s"] <= ev["at_s"] and g["packets"]]
-        if not before:  # fault before the first sample: the run's typical level instead
-            before = [g["packets"] for g in goodput if g["packets"]]
-        level = (sum(before[-4:]) / len(before[-4:])) if before else 0.0
-        after = [g for g in goodput if g["t_s"] > ev["at_s"]]
-        recovered = next((g["t_s"] for g in after if level and g["packets"] >= 0.5 * level), None)
-        out.append({"fault": ev["action"], "target": ev["target"], "at_s": ev["at_s"],
-                    "control_s": ev["control_s"], "baseline_pkts_per_interval": round(level, 1),
-                    "recovery_s": None if recovered is None else round(max(0.0, recovered - ev["at_s"]), 3),
-                    "interval_s": interval_s})
+        at = ev["at_s"]
+        before = [n / max(t1 - t0, 1e-3) for t0, t1, n in spans if t1 <= at and n]
+        if not before:  # fault before the first full sample: the run's typical level instead
+            before = [n / max(t1 - t0, 1e-3) for t0, t1, n in spans if n]
+        level = sum(before[-4:]) / len(before[-4:]) if before else 0.0  # packets per second
+        back = next((t1 for t0, t1, n in spans if t0 >= at and level and n / max(t1 - t0, 1e-3) >= 0.5 * level),
+                    None)
+        out.append({"fault": ev["action"], "target": ev["target"], "at_s": at, "control_s": ev["control_s"],
+                    "baseline_pkts_per_s": round(level, 1),
+                    "recovery_s": None if back is None else round(back - at, 3), "interval_s": interval_s})
     return out
 
 

@@ -14,9 +14,9 @@ from ethlab.experiment.spec import load_spec, parse_spec
 
 pytestmark = [pytest.mark.netns, pytest.mark.timeout(300)]
 
-# docs/experiments.md, "Reproducibility": relative difference of the per-policy means between two runs
-# of the same spec and seed on this shared 2-core machine.
-TOLERANCE = {"time_ms": 0.6, "busbw_MBps": 0.6}
+# docs/experiments.md, "Reproducibility": the ratio of a rerun's per-policy mean to the first run's, for the
+# timing metrics, stays within a factor of 3 on this shared 2-core machine (counts are exact).
+TOLERANCE = {"time_ms": 3.0, "busbw_MBps": 3.0}
 
 
 def tiny(**over):
@@ -78,8 +78,8 @@ def test_rerun_same_seed_reproduces(tmp_path):
     assert a["packets_lost"] == b["packets_lost"] == 0
     ta, tb = (r["trials"][0] for r in runs)
     assert ta["packets_sent"] == tb["packets_sent"] and ta["seed"] == tb["seed"]
-    for key, tol in TOLERANCE.items():
-        assert abs(b[key] - a[key]) / a[key] <= tol, (key, a[key], b[key])
+    for key, factor in TOLERANCE.items():
+        assert 1 / factor <= b[key] / a[key] <= factor, (key, a[key], b[key])
     assert main(["compare", str(tmp_path / "run0"), str(tmp_path / "run1")]) == 0
     # a different seed changes the all-to-all schedule (seeded skew), the same seed never does
     s1 = parse_spec({**tiny(), "traffic": {"pattern": "all_to_all", "size": "32KiB", "params": {"skew": 1.0}}})
