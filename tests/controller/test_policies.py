@@ -1,0 +1,81 @@
+"""Policies without switches: the documented example of writing your own (executed straight from
+docs/controller.md) plugs into the fabric application, and the adaptive policy's probe plan/frames."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from controller.artifacts import build_artifacts
+from controller.client import SwitchConnection
+from controller.fabric import FabricController
+from controller.policies import LB_ADAPTIVE, POLICIES, make_policy
+from controller.probes import probe_flood_ports, probe_frame, probe_plan
+from controller.routing import compute_routes
+from topologies import load
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "controller.md"
+
+
+def _offline_controller(topo, policy) -> FabricController:
+    """A controller whose connections are never opened: enough to compute what it would install."""
+    art = build_artifacts()
+    ctl = FabricController(topo, {s.name: "127.0.0.1:1" for s in topo.switches}, art, policy)
+    ctl.connections = {s.name: SwitchConnection("127.0.0.1:1", p4info=art.p4info, name=s.name)
+                       for s in topo.switches}
+    return ctl
+
+
+def _ecn_ports(ctl: FabricController, switch: str) -> set[int]:
+    state, updates = ctl._desired(switch, compute_routes(ctl.topo)[switch])
+    table_id = ctl.connections[switch].index.table("ecn_config").preamble.id
+    return {int.from_bytes(u.entity.table_entry.match[0].exact.value, "big") for u in updates
+            if u.entity.table_entry.table_id == table_id}
+
+
+def test_documented_policy_example_works() -> None:
+    code = re.search(r"```python\n(# mypolicies.py.*?)```", DOC.read_text(), re.S)
+    assert code is not None, "the example is in docs/controller.md"
+    namespace: dict = {}
+    exec(compile(code.group(1), str(DOC), "exec"), namespace)  # noqa: S102 - our own documentation
+    try:
+        policy = make_policy("ecmp-quiet-edge")
+        assert type(policy).__name__ == "QuietEdgeEcmp"
+        ctl = _offline_controller(load("leafspine"), policy)
+        assert _ecn_ports(ctl, "leaf1") == {3, 4}        # towards the spines only, not the hosts
+        assert _ecn_ports(ctl, "spine1") == {1, 2}
+        assert policy.ecn_for_port("leaf1", 3).kmin == 20
+    finally:
+        POLICIES.pop("ecmp-quiet-edge", None)
+
+
+def test_make_policy_options_and_errors() -> None:
+    flowlet = make_policy("flowlet", flowlet_gap_us=50, ecn={"kmin": 10, "kmax": 80, "pmax": 0.1})
+    assert flowlet.lb_params()["flowlet_gap_us"] == 50 and flowlet.ecn.params()["kmax"] == 80
+    assert make_policy("ecmp", ecn=False).ecn is None
+    with pytest.raises(ValueError, match="unknown policy"):
+        make_policy("nope")
+    with pytest.raises(ValueError, match="no option"):
+        make_policy("ecmp", nonsense=1)
+
+
+def test_adaptive_probe_plan_and_frames() -> None:
+    from scapy.layers.l2 import Ether
+
+    from traffic.layers import PKT_PROBE, EthPlus, EthPlusProbe
+
+    topo = load("leafspine")
+    plan = probe_plan(topo)
+    # each leaf: 2 endpoints x 2 uplinks; spines send nothing (they only pass probes on)
+    assert sorted((p.switch, p.port) for p in plan) == sorted(
+        [(leaf, up) for leaf in ("leaf1", "leaf2") for up in (3, 4) for _ in range(2)])
+    assert probe_flood_ports(topo, "spine1") == [1, 2] and probe_flood_ports(topo, "leaf1") == []
+    frame = Ether(probe_frame("02:e5:00:01:00:03", plane=2, dst_index=300, seq=7))
+    assert frame[EthPlus].pkt_type == PKT_PROBE and frame[EthPlus].plane == 2 and frame[EthPlus].version == 1
+    assert (frame[EthPlusProbe].dst_index, frame[EthPlusProbe].path_qdepth, frame[EthPlusProbe].probe_seq) == (
+        300, 0, 7)
+    assert probe_plan(load("erack", gpus=8, planes=2)) == []  # single tier: nothing to learn
+    adaptive = make_policy("adaptive")
+    assert adaptive.lb_params()["mode"] == LB_ADAPTIVE and adaptive.uses_probes
