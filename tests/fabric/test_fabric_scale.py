@@ -4,6 +4,8 @@ spine towards every remote endpoint (read back from the switches' registers)."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from p4.v1 import p4runtime_pb2 as pb
 
@@ -48,5 +50,14 @@ def test_adaptive_probes_teach_every_leaf_a_spine() -> None:
         [lb] = [e.table_entry for e in ctl.connections["leaf1"].read(pb.TableEntry(
             table_id=ctl.connections["leaf1"].index.table("lb_config").preamble.id, is_default_action=True))]
         assert [int.from_bytes(p.value, "big") for p in lb.action.action.params][0] == 3  # adaptive mode
+        reach = check_reachability(fab)
+        assert reach.ok, reach.failed
+
+
+@pytest.mark.bmv2
+@pytest.mark.skipif(not (shutil.which("simple_switch_grpc") and shutil.which("p4c-bm2-ss")),
+                    reason="BMv2 path: needs simple_switch_grpc and p4c-bm2-ss on PATH (not installed here)")
+def test_leafspine_on_bmv2_all_pairs() -> None:
+    with running_fabric(load("leafspine"), target="bmv2", controller_options={"port_poll_s": None}) as fab:
         reach = check_reachability(fab)
         assert reach.ok, reach.failed
