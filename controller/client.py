@@ -317,11 +317,11 @@ class SwitchConnection(PreMixin):
     def delete(self, *entities: Any) -> int:
         return self.write(self._updates(pb.Update.DELETE, entities))
 
-    def read(self, *entities: Any) -> Iterator[pb.Entity]:
+    def read(self, *entities: Any, timeout: float | None = None) -> Iterator[pb.Entity]:
         request = pb.ReadRequest(device_id=self.device_id, role=self.role,
                                  entities=[as_entity(e) for e in entities])
         try:
-            for response in self.stub.Read(request, timeout=max(self.timeout, 120)):
+            for response in self.stub.Read(request, timeout=timeout or max(self.timeout, 120)):
                 yield from response.entities
         except grpc.RpcError as err:
             raise ControllerError(f"{self.name}: Read: {err.details()}", err.code()) from None
@@ -356,10 +356,10 @@ class SwitchConnection(PreMixin):
         self.modify(entry)
 
     # ---- device (p4sim queue extern) ----------------------------------------------------------------------------
-    def port_status(self) -> dict[int, bool]:
+    def port_status(self, timeout: float | None = None) -> dict[int, bool]:
         """Port -> link up, as the switch sees it (p4sim's queue extern; docs/architecture.md)."""
         return {e.extern_entry.extern_id: bool(unpack_queue_extern(e.extern_entry).get("up", True))
-                for e in self.read(queue_extern(0))}
+                for e in self.read(queue_extern(0), timeout=timeout)}
 
     def queue_settings(self, port: int = 0) -> dict[int, dict[str, Any]]:
         return {e.extern_entry.extern_id: unpack_queue_extern(e.extern_entry) for e in self.read(queue_extern(port))}

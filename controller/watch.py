@@ -154,7 +154,7 @@ class PortMonitor:
             if conn is None or not conn.stream_alive() or self._stop.is_set():
                 continue
             try:
-                status = conn.port_status()
+                status = conn.port_status(timeout=5.0)  # a frozen (SIGSTOP) switch must not stall the others
             except Exception as err:  # noqa: BLE001 - a switch may be going away; the watcher handles it
                 log.debug("port status %s: %s", name, err)
                 continue
