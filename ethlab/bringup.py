@@ -52,12 +52,14 @@ def running_fabric(topo: Topology, target: str = "p4sim", policy: Policy | str =
                    queue_depth: int | None = None, log_dir: str | None = None,
                    progress: Callable[[str], None] | None = None,
                    switch_args: tuple[str, ...] = (),
-                   controller_options: dict[str, Any] | None = None) -> Iterator[RunningFabric]:
+                   controller_options: dict[str, Any] | None = None,
+                   label: str = "") -> Iterator[RunningFabric]:
     """Build, start, push and install; yield the running fabric; always tear down.
 
     `switch_args`: extra target options for every switch process (e.g. p4sim's `--seed N`).
     `controller_options`: keyword arguments for FabricController (e.g. `port_poll_s=None` to turn the port
-    status monitor off, `watch_switches=False`, `workers=4`)."""
+    status monitor off, `watch_switches=False`, `workers=4`).
+    `label`: recorded with the run, so `ethlab down` stops only the fabrics `ethlab up` made."""
     say = progress or (lambda _msg: None)
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r} (known: {', '.join(TARGETS)})")
@@ -68,7 +70,7 @@ def running_fabric(topo: Topology, target: str = "p4sim", policy: Policy | str =
     compile_s = time.monotonic() - t0
     params = {"extra_args": tuple(switch_args)} if switch_args else {}
     options = FabricOptions(switch_cls=TARGETS[target], rate_scale=rate_scale, queue_depth=queue_depth,
-                            log_dir=log_dir, switch_params=params)
+                            log_dir=log_dir, switch_params=params, label=label)
     say(f"creating {len(topo.hosts)} hosts and {len(topo.links)} links")
     with Fabric(topo, options) as fabric:
         say(f"starting {len(topo.switches)} {target} switches")

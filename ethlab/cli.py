@@ -10,6 +10,7 @@ import argparse
 import importlib
 import importlib.util
 import pkgutil
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -45,6 +46,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _raise_interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in argv if not a.startswith("-")), None)
@@ -60,6 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.extra = extra
     from topologies.model import TopologyError
 
+    # SIGTERM unwinds like Ctrl-C, so every `with` block tears its fabric down instead of leaking it.
+    signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         return int(args.func(args) or 0)
     except TopologyError as err:

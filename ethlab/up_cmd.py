@@ -84,7 +84,7 @@ def _up(args: argparse.Namespace, console: Console) -> int:
 
     with console.status("bringing the fabric up") as status, running_fabric(
             topo, target=args.target, policy=args.policy, program=program,
-            rate_scale=args.rate_scale, progress=lambda msg: progress(status, msg)) as running:
+            rate_scale=args.rate_scale, progress=lambda msg: progress(status, msg), label=UP_LABEL) as running:
         progress(status, f"checking reachability ({'all pairs' if args.sample is None else f'{args.sample} peers per host'})")
         t0 = time.monotonic()
         reach = check_reachability(running, per_host=args.sample)
@@ -121,10 +121,13 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+UP_LABEL = "up"  # fabrics started by `ethlab up`; tests and experiments label theirs otherwise
+
+
 def run_down(args: argparse.Namespace) -> int:
     from topologies.cleanup import clean
 
-    reports = clean(None, include_live=True)
+    reports = clean(None, include_live=True, label=UP_LABEL)
     Console().print(f"stopped {len(reports)} ethlab run(s)")
     return 0
 
