@@ -4,10 +4,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from p4prog import program
 
 from p4sim.compiler.program import compile_source
 from p4sim.errors import P4Error
+from tests.p4sim.p4prog import program
 
 # (program pieces, the text on the offending line, message substring)
 CASES = [

@@ -1,10 +1,9 @@
 """Semantics of p4sim's generated code: real packets through real compiled P4 (v1model, BMv2 behaviour)."""
 from __future__ import annotations
 
-from p4prog import harness, run
-
 from p4sim.runtime import ActionCall, CloneSession, Exact, TableEntry
 from p4sim.runtime.p4info_ids import Prefix, id_for
+from tests.p4sim.p4prog import harness, run
 
 PKT = bytes([0x10, 0x20, 0x30, 0x40])
 
@@ -105,7 +104,7 @@ control Sub(inout headers_t hdr) {
     apply { if (hdr.h.a == 1) { exit; } hdr.h.b = 7; }
 }
 """
-    from p4prog import TEMPLATE, Harness
+    from tests.p4sim.p4prog import TEMPLATE, Harness
     text = TEMPLATE.format(ingress="sub.apply(hdr); hdr.h.c = 9;", ingress_decls="Sub() sub;", decls="",
                            hdr_fields="", meta_fields="", parser="", egress="", egress_decls="", parser_decls="")
     text = text.replace("parser MyParser", src_decl.replace("headers_t", "headers_t") + "\nparser MyParser")

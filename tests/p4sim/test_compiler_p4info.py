@@ -4,9 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from p4.config.v1 import p4info_pb2
-from p4prog import harness
 
 from p4sim.compiler.program import compile_file
+from tests.p4sim.p4prog import harness
 
 DATA = Path(__file__).parent / "data"
 

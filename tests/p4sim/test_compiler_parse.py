@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import pytest
-from p4prog import HEAD, program
 
 from p4sim.errors import P4Error, P4SyntaxError
 from p4sim.frontend import ast as A
 from p4sim.frontend.parser import parse_int_literal, parse_source
 from p4sim.harness import Harness
+from tests.p4sim.p4prog import HEAD, program
 
 
 def decls(src: str) -> dict[str, A.Decl]:

@@ -5,11 +5,11 @@ import json
 from pathlib import Path
 
 import pytest
-from p4prog import harness, program
 
 from p4sim.compiler import load_device_config
 from p4sim.harness import Harness
 from p4sim.runtime import Lpm, Ternary
+from tests.p4sim.p4prog import harness, program
 
 DATA = Path(__file__).parent / "data"
 BASIC = DATA / "basic_l3.p4"
