@@ -140,3 +140,22 @@ def test_spec_errors_name_the_key(tmp_path):
     with pytest.raises(ValueError, match="traffic"):
         parse_spec(tiny(traffic={"pattern": "all_reduce"}))
     assert main(["run", str(_write(tmp_path, {"name": "x"}))]) == 2
+
+
+def test_slow_link_and_switch_stop_faults_apply_and_undo(tmp_path):
+    spec = tiny(policies=[{"name": "ecmp"}],
+                traffic={"pattern": "all_reduce", "algorithm": "ring", "size": "192KiB", "iterations": 4},
+                faults=[{"at_s": 0.2, "action": "slow_link", "a": "leaf1", "b": "spine1", "rate_factor": 0.2,
+                         "for_s": 0.3},
+                        {"at_s": 0.6, "action": "switch_stop", "switch": "spine2", "for_s": 0.3}])
+    out = tmp_path / "res"
+    main(["run", str(_write(tmp_path, spec)), "--out", str(out)])
+    assert json.loads((out / "summary.json").read_text())["state"] == "complete"
+    sw = json.loads((out / "runs" / "ecmp" / "rep0" / "switch.json").read_text())
+    actions = sorted(e["action"] for e in sw["faults"])
+    assert actions == ["restore_link", "slow_link", "switch_restart", "switch_stop"]
+    assert all(e["error"] is None for e in sw["faults"])
+    assert {r["fault"] for r in sw["recovery"]} == {"slow_link", "switch_stop"}
+    records = json.loads((out / "runs" / "ecmp" / "rep0" / "metrics.json").read_text())["records"]
+    # after the switch is resumed the fabric forwards again: the last iteration is whole
+    assert records[-1]["complete"] and records[-1]["packets_lost"] == 0

@@ -101,3 +101,23 @@ def test_incast_small_queue_marks_ecn_and_dcqcn_loses_less(tmp_path):
     assert p["packets_lost"] > 0
     assert d["rate_cuts"] > 0
     assert d["loss_fraction"] < 0.7 * p["loss_fraction"]
+
+
+def test_ethlab_traffic_run_command(tmp_path, capsys):
+    from ethlab.cli import main
+
+    out = tmp_path / "cli"
+    rc = main(["traffic", "run", "all_reduce", "--topo", "leafspine", "--spines", "1", "--size", "48KiB",
+               "--policy", "ecmp", "--iterations", "2", "--out", str(out)])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "busbw" in printed and "switch ports" in printed
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert [r["iteration"] for r in metrics["records"]] == [0, 1]
+    assert all(r["complete"] and r["packets_lost"] == 0 for r in metrics["records"])
+    header = (out / "metrics.csv").read_text().splitlines()[0].split(",")
+    for name in ("collective", "iteration", "time_s", "algbw_GBps", "busbw_GBps", "fct_p99_s", "ecn_fraction",
+                 "packets_lost", "reordered"):
+        assert name in header
+    sw = json.loads((out / "switch.json").read_text())
+    assert {r["switch"] for r in sw["links"]} == {"leaf1", "leaf2", "spine1"}
