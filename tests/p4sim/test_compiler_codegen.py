@@ -246,3 +246,21 @@ def test_resubmit_preserving_whole_metadata_struct() -> None:
         else { hdr.h.c = meta.m; hdr.h.d = (bit<8>)meta.w; }
     """)
     assert h.send(0, PKT) == [(1, PKT[:2] + b"\x09\x34")]
+
+
+def test_subcontrol_and_function_scalar_out_params_copy_back() -> None:
+    from tests.p4sim.p4prog import TEMPLATE, Harness
+    sub = """
+control Inc(inout bit<8> v, in bit<8> by, out bit<8> old) {
+    bit<8> seen = 0;
+    action bump() { old = v; v = v + by; seen = seen + 1; }
+    apply { bump(); bump(); }
+}
+void split(in bit<16> w, out bit<8> hi, out bit<8> lo) { hi = w[15:8]; lo = w[7:0]; }
+"""
+    text = TEMPLATE.format(ingress="inc.apply(hdr.h.a, hdr.h.b, hdr.h.c); split(16w0xABCD, hdr.h.d, meta.m);",
+                           ingress_decls="Inc() inc;", decls="", hdr_fields="", meta_fields="", parser="",
+                           egress="", egress_decls="", parser_decls="")
+    text = text.replace("parser MyParser", sub + "\nparser MyParser")
+    h = Harness.from_source(text, "inc.p4")
+    assert h.send(0, bytes([1, 2, 0, 0])) == [(1, bytes([5, 2, 3, 0xAB]))]
