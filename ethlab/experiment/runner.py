@@ -108,7 +108,9 @@ def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], N
     current = None
     try:
         for rep in range(spec.repetitions):
-            for variant in spec.variants:
+            # Odd repetitions run the policies in reverse order, so no policy always goes first (warm caches,
+            # a drifting background load) — an order effect would otherwise look like a policy effect.
+            for variant in (spec.variants if rep % 2 == 0 else list(reversed(spec.variants))):
                 current = f"{variant.label} rep {rep}"
                 _status(root, out, spec, total, current)
                 tdir = root / "runs" / variant.label / f"rep{rep}"
