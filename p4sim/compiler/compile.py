@@ -2368,11 +2368,10 @@ class Compiler:
             self.declare(d.name, Sym("instance", t, py, info=inst), d)
             return
         if isinstance(t, T.BlockT) and t.kind == "control":
-            if d.args:
-                raise self.err("unsupported: control constructor arguments", d, P4Unsupported)
+            consts = self.ctor_consts(t.decl, d.args, d)
             saved_scopes = self.scopes
             self.scopes = []
-            func = self.compile_control(t.decl, fqn)
+            func = self.compile_control(t.decl, fqn, consts=consts)
             self.scopes = saved_scopes
             self.declare(d.name, Sym("instance", t, func, decl=t.decl), d)
             return
@@ -2381,9 +2380,29 @@ class Compiler:
         raise self.err(f"cannot instantiate {t}", d)
 
     # ------------------------------------------------------------------ controls
-    def compile_control(self, d: A.ControlDecl, prefix: str, roots: dict | None = None) -> str:
+    def ctor_consts(self, decl, args, node) -> list[tuple[str, Sym]]:
+        """Compile-time values of a parser's/control's constructor parameters."""
+        params = decl.ctor_params or []
+        if not params and args:
+            raise self.err(f"{decl.name} takes no constructor arguments", node)
+        bound = self.bind_args(params, args, node, f"instantiation of {decl.name}")
+        out = []
+        for p, a in zip(params, bound, strict=True):
+            t = self.resolve_type(p.type)
+            if a is None or a.value is None:
+                raise self.err(f"missing constructor argument '{p.name}'", node)
+            e = self.coerce(self.expr(a.value, t), t, a.value, f"constructor argument '{p.name}'")
+            if e.const is None:
+                raise self.err(f"constructor argument '{p.name}' must be a compile-time constant", a.value)
+            out.append((p.name, Sym("const", t, e.code, e.const, decl=p)))
+        return out
+
+    def compile_control(self, d: A.ControlDecl, prefix: str, roots: dict | None = None,
+                        consts: list | None = None) -> str:
         saved_ctx = self.ctx
         self.scopes = [{}]
+        for cname, csym in consts or ():
+            self.scopes[0][cname] = csym
         fname = self.unique("C_" + prefix)
         ptypes = [self.resolve_type(p.type) for p in d.params]
         scalar_params = [p for p, t in zip(d.params, ptypes, strict=True) if T.strip_new(t).is_scalar]
@@ -2467,9 +2486,11 @@ class Compiler:
         return fname
 
     # ------------------------------------------------------------------ parsers
-    def compile_parser(self, d: A.ParserDecl, prefix: str) -> str:
+    def compile_parser(self, d: A.ParserDecl, prefix: str, consts: list | None = None) -> str:
         saved_ctx = self.ctx
         self.scopes = [{}]
+        for cname, csym in consts or ():
+            self.scopes[0][cname] = csym
         fname = self.unique("P_" + prefix)
         ctx = Ctx("parser", prefix, "", False, control=d)
         self.ctx = ctx
@@ -2667,10 +2688,10 @@ class Compiler:
         roles = ["parser", "verify", "ingress", "egress", "compute", "deparser"]
         for i, a in enumerate(main.args):
             v = a.value
+            ctor_args = []
             if isinstance(v, A.CtorCall):
                 t = self.resolve_type(v.type)
-                if v.args:
-                    raise self.err("unsupported: constructor arguments for parsers/controls", v, P4Unsupported)
+                ctor_args = v.args
             elif isinstance(v, A.Name):
                 s = self.lookup(v.name, v)
                 t = s.type
@@ -2679,7 +2700,11 @@ class Compiler:
             if not isinstance(t, T.BlockT) or t.kind != kinds[i] or not isinstance(t.decl, A.ParserDecl |
                                                                                       A.ControlDecl):
                 raise self.err(f"argument {i + 1} of V1Switch ({roles[i]}) must be a {kinds[i]}, not {t}", v)
-            blocks.append((t.decl, v))
+            if isinstance(v, A.Name) and isinstance(s.decl, A.Instantiation):
+                ctor_args = s.decl.args
+            blocks.append((t.decl, v, self.ctor_consts(t.decl, ctor_args, v)))
+        consts_of = {id(b[0]): b[2] for b in blocks}
+        blocks = [(b[0], b[1]) for b in blocks]
         pdecl = blocks[0][0]
         if len(pdecl.params) != 4:
             raise self.err("the v1model parser must have 4 parameters (packet_in, out H, inout M, inout "
@@ -2721,10 +2746,10 @@ class Compiler:
         for (decl, _node), role in zip(blocks, roles, strict=True):
             prefix = self.fq("", decl.name, decl.annos)
             if role == "parser":
-                entry[role] = self.compile_parser(decl, prefix)
+                entry[role] = self.compile_parser(decl, prefix, consts_of[id(decl)])
             else:
                 roots = {1: "m", 2: "sm"} if role in ("ingress", "egress") else None
-                entry[role] = self.compile_control(decl, prefix, roots)
+                entry[role] = self.compile_control(decl, prefix, roots, consts_of[id(decl)])
         self.entry = entry
 
     # ------------------------------------------------------------------ module assembly

@@ -264,3 +264,20 @@ void split(in bit<16> w, out bit<8> hi, out bit<8> lo) { hi = w[15:8]; lo = w[7:
     text = text.replace("parser MyParser", sub + "\nparser MyParser")
     h = Harness.from_source(text, "inc.p4")
     assert h.send(0, bytes([1, 2, 0, 0])) == [(1, bytes([5, 2, 3, 0xAB]))]
+
+
+def test_control_constructor_parameters_are_compile_time_constants() -> None:
+    from tests.p4sim.p4prog import TEMPLATE, Harness
+    sub = """
+control AddK(inout bit<8> v)(bit<8> k, bit<32> cells) {
+    register<bit<8>>(cells) r;
+    apply { v = v + k; r.write(cells - 1, v); }
+}
+"""
+    text = TEMPLATE.format(ingress="add3.apply(hdr.h.a); add5.apply(hdr.h.b);",
+                           ingress_decls="AddK(3, 4) add3; AddK(k = 5, cells = 2) add5;", decls="", hdr_fields="",
+                           meta_fields="", parser="", egress="", egress_decls="", parser_decls="")
+    h = Harness.from_source(text.replace("parser MyParser", sub + "\nparser MyParser"), "ctor.p4")
+    assert h.send(0, bytes(4)) == [(1, bytes([3, 5, 0, 0]))]
+    assert h.state.registers["MyIngress.add3.r"].size == 4
+    assert h.register_read("MyIngress.add5.r", 1) == 5
