@@ -175,6 +175,7 @@ class Sampler:
     def sample(self) -> None:
         t = round(time.monotonic() - self._t0, 3)
         delivered = 0
+        read_any = False
         for sw in _switches(self.controller):
             if sw in self.skip or sw not in self.ports:
                 continue
@@ -199,6 +200,7 @@ class Sampler:
                     conn.write(zero)
             except Exception:  # one unreachable switch must not end the sampling of the others
                 continue
+            read_any = True
             for port, depth in cells.items():
                 if depth:
                     self.queue.append({"t_s": t, "switch": sw, "port": port, "qdepth": depth})
@@ -207,7 +209,8 @@ class Sampler:
             if ctrs:
                 delivered += total - self._last.get(sw, total)
                 self._last[sw] = total
-        self.goodput.append({"t_s": t, "packets": delivered})
+        if read_any:  # no switch reachable (controller down): no sample, the next one spans the gap
+            self.goodput.append({"t_s": t, "packets": delivered})
 
     def stop(self) -> None:
         self._stop.set()

@@ -17,7 +17,8 @@ from typing import Any
 from ethlab.bringup import RunningFabric
 from topologies.mininet_builder import switch_ifname
 
-ACTIONS = ("link_down", "link_up", "slow_link", "restore_link", "switch_stop", "switch_restart")
+ACTIONS = ("link_down", "link_up", "slow_link", "restore_link", "switch_stop", "switch_restart", "controller_stop",
+           "controller_restart")
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ class Fault:
         if self.action.endswith("link") or self.action.startswith("link"):
             if not (self.a and self.b):
                 raise ValueError(f"fault {self.action} needs a and b (the link's two ends)")
+        elif self.action.startswith("controller"):
+            pass
         elif not self.switch:
             raise ValueError(f"fault {self.action} needs switch")
         if self.at_s < 0:
@@ -66,6 +69,7 @@ class FaultInjector:
     _t0: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock)
     stopped: set[str] = field(default_factory=set)  # frozen switches: nobody may read them until resumed
+    controller_down: bool = False
 
     def start(self) -> None:
         self._t0 = time.monotonic()
@@ -73,7 +77,8 @@ class FaultInjector:
         for f in self.faults:
             todo.append((f.at_s, f))
             if f.for_s is not None:
-                undo = {"link_down": "link_up", "slow_link": "restore_link", "switch_stop": "switch_restart"}
+                undo = {"link_down": "link_up", "slow_link": "restore_link", "switch_stop": "switch_restart",
+                        "controller_stop": "controller_restart"}
                 todo.append((f.at_s + f.for_s, Fault(f.at_s + f.for_s, undo.get(f.action, f.action), f.a, f.b,
                                                       f.switch, rate_factor=f.rate_factor)))
         for at, fault in todo:
@@ -89,6 +94,8 @@ class FaultInjector:
         for sw in list(self.stopped):
             self._signal(sw, "CONT")
             self.stopped.discard(sw)
+        if self.controller_down:
+            self._do_controller_restart(Fault(0.0, "controller_restart"))
         with self._lock:
             return list(self.events)
 
@@ -96,7 +103,7 @@ class FaultInjector:
     def _fire(self, fault: Fault) -> None:
         at = time.monotonic() - self._t0
         start = time.perf_counter()
-        target = fault.switch or f"{fault.a}-{fault.b}"
+        target = fault.switch or (f"{fault.a}-{fault.b}" if fault.a else "controller")
         error = None
         try:
             getattr(self, f"_do_{fault.action}")(fault)
@@ -157,6 +164,19 @@ class FaultInjector:
     def _do_switch_restart(self, fault: Fault) -> None:
         self._signal(fault.switch or "", "CONT")
         self.stopped.discard(fault.switch or "")
+
+    def _do_controller_stop(self, fault: Fault) -> None:
+        """The controller goes away (connections closed, helpers stopped); the switches keep forwarding with
+        what they hold — a headless data plane."""
+        with self._lock:
+            self.controller_down = True
+        self.running.controller.close()
+
+    def _do_controller_restart(self, fault: Fault) -> None:
+        """A new controller incarnation adopts the running switches: reconnect, read, write only differences."""
+        self.running.controller.start(reconcile=True)
+        with self._lock:
+            self.controller_down = False
 
     def _signal(self, switch: str, sig: str) -> None:
         proc = self.running.fabric.switch(switch).proc
