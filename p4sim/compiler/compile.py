@@ -87,6 +87,7 @@ class Ctx:
     in_parser_state: bool = False
     pyused: set = field(default_factory=set)
     roots: dict = field(default_factory=dict)
+    sub_parser: bool = False
 
 
 def _loc(node):
@@ -1452,6 +1453,23 @@ class Compiler:
             noargs()
             info = bt.info
             return E(T.ApplyResultT(info), f"{info.pyfunc}({self.ctx.ctx_args})")
+        if isinstance(bt, T.BlockT) and isinstance(bt.decl, A.ParserDecl):
+            if name != "apply":
+                raise self.err(f"{bt.name} has no method '{name}'", n)
+            if self.ctx.kind != "parser":
+                raise self.err("a sub-parser can only be applied in a parser state", n)
+            d = bt.decl
+            params = d.params
+            if not params or not isinstance(T.strip_new(self.resolve_type(params[0].type)), T.ExternT):
+                raise self.err(f"sub-parser {d.name} must take packet_in first", n)
+            if len(n.args) != len(params):
+                raise self.err(f"apply of {d.name}: expected {len(params)} argument(s), got {len(n.args)}", n)
+            rest = A.Call(n.func, n.args[1:], loc=n.loc)
+            lines, call = self.call_with_params(rest, params[1:], base.extra.py, f"apply of {d.name}",
+                                                "data, off")
+            if len(lines) != 1:
+                raise self.err("unsupported: scalar out/inout parameters of a sub-parser", n, P4Unsupported)
+            return E(T.VOID, f"off = {call}")
         if isinstance(bt, T.BlockT):
             if name != "apply":
                 raise self.err(f"{bt.name} has no method '{name}'", n)
@@ -2376,7 +2394,14 @@ class Compiler:
             self.declare(d.name, Sym("instance", t, func, decl=t.decl), d)
             return
         if isinstance(t, T.BlockT) and t.kind == "parser":
-            raise self.err("unsupported: sub-parser instances", d, P4Unsupported)
+            if self.ctx is None or self.ctx.kind != "parser":
+                raise self.err("a parser can only be instantiated inside a parser", d)
+            consts = self.ctor_consts(t.decl, d.args, d)
+            saved_scopes, saved_ctx = self.scopes, self.ctx
+            func = self.compile_parser(t.decl, fqn, consts, sub=True)
+            self.scopes, self.ctx = saved_scopes, saved_ctx
+            self.declare(d.name, Sym("instance", t, func, decl=t.decl), d)
+            return
         raise self.err(f"cannot instantiate {t}", d)
 
     # ------------------------------------------------------------------ controls
@@ -2486,15 +2511,18 @@ class Compiler:
         return fname
 
     # ------------------------------------------------------------------ parsers
-    def compile_parser(self, d: A.ParserDecl, prefix: str, consts: list | None = None) -> str:
+    def compile_parser(self, d: A.ParserDecl, prefix: str, consts: list | None = None, sub: bool = False) -> str:
+        """The top-level parser returns (offset, error code); a sub-parser takes and returns the offset and
+        raises the parser error (reject: code -1) to its caller."""
         saved_ctx = self.ctx
         self.scopes = [{}]
         for cname, csym in consts or ():
             self.scopes[0][cname] = csym
         fname = self.unique("P_" + prefix)
         ctx = Ctx("parser", prefix, "", False, control=d)
+        ctx.sub_parser = sub
         self.ctx = ctx
-        fargs = ["data"]
+        fargs = ["data", "off"] if sub else ["data"]
         ctx.pyused = {"data", "off", "n", "st", "_x", "_h"}
         for p in d.params:
             t = self.resolve_type(p.type)
@@ -2510,7 +2538,8 @@ class Compiler:
         em(f"def {fname}({', '.join(fargs)}):")
         em.indent()
         em("n = len(data)")
-        em("off = 0")
+        if not sub:
+            em("off = 0")
         for loc in d.locals:
             if isinstance(loc, A.VarDecl):
                 self.stmt(loc, em)
@@ -2519,7 +2548,7 @@ class Compiler:
             elif isinstance(loc, A.ValueSetDecl):
                 self.value_set_decl(loc, prefix)
             elif isinstance(loc, A.Instantiation):
-                raise self.err("unsupported: instantiations inside a parser", loc, P4Unsupported)
+                self.instantiation(loc, prefix)
             else:
                 raise self.err(f"unsupported parser-local declaration {type(loc).__name__}", loc, P4Unsupported)
         states = {}
@@ -2546,11 +2575,15 @@ class Compiler:
             self.transition(s, states, em)
             self.pop()
             em.dedent()
-        em("return off, 0")
+        em(self._goto("accept", states, d))
         em.dedent()
         em.dedent()
         em("except _ParserErr as e:")
-        em("    return off, e.code")
+        if sub:
+            em("    if e.off is None: e.off = off")
+            em("    raise")
+        else:
+            em("    return (off if e.off is None else e.off), e.code")
         em.dedent()
         self.emit_function(em)
         self.ctx = saved_ctx
@@ -2582,10 +2615,11 @@ class Compiler:
         self.declare(d.name, Sym("value_set", t, py, info=self.info.value_sets[fqn]), d)
 
     def _goto(self, name, states, node) -> str:
+        sub = getattr(self.ctx, "sub_parser", False)
         if name == "accept":
-            return "return off, 0"
+            return "return off" if sub else "return off, 0"
         if name == "reject":
-            return "return off, -1"
+            return "raise _ParserErr(-1)" if sub else "return off, -1"
         if name not in states:
             raise self.err(f"unknown parser state '{name}'", name_loc(name, _loc(node)))
         return f"st = {states[name]}; continue"
@@ -2593,7 +2627,7 @@ class Compiler:
     def transition(self, s: A.ParserState, states, em: Emitter):
         tr = s.transition
         if tr is None:
-            em("return off, -1")
+            em(self._goto("reject", states, s))
             return
         if isinstance(tr, str):
             em(self._goto(tr, states, s))

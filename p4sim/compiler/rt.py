@@ -11,6 +11,7 @@ class ParserErr(Exception):
 
     def __init__(self, code: int):
         self.code = code
+        self.off = None        # set by a sub-parser: how far it got
 
 
 class P4AssertError(Exception):

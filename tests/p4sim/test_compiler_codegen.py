@@ -281,3 +281,21 @@ control AddK(inout bit<8> v)(bit<8> k, bit<32> cells) {
     assert h.send(0, bytes(4)) == [(1, bytes([3, 5, 0, 0]))]
     assert h.state.registers["MyIngress.add3.r"].size == 4
     assert h.register_read("MyIngress.add5.r", 1) == 5
+
+
+def test_sub_parser_instances() -> None:
+    from tests.p4sim.p4prog import TEMPLATE, Harness
+    sub = """
+header e_t { bit<8> v; }
+parser Tail(packet_in p, out e_t e)(bit<8> magic) {
+    state start { p.extract(e); transition select(e.v) { magic: accept; default: reject; } }
+}
+"""
+    text = TEMPLATE.format(ingress="hdr.h.d = (bit<8>)(hdr.e.isValid() ? 1w1 : 1w0);", ingress_decls="",
+                           decls="", hdr_fields="e_t e;", meta_fields="", parser="tail.apply(pkt, hdr.e);",
+                           egress="", egress_decls="", parser_decls="Tail(8w0x42) tail;")
+    text = text.replace("struct headers_t", sub + "\nstruct headers_t")
+    h = Harness.from_source(text, "sub.p4")
+    assert h.send(0, bytes(4) + b"\x42\x99") == [(1, b"\0\0\0\x01\x42\x99")]
+    assert h.send(0, bytes(4) + b"\x41") == [(1, b"\0\0\0\x01\x41")]   # reject: headers so far stay
+    assert h.send(0, bytes(4)) == [(1, bytes(4))]                       # too short: e invalid
