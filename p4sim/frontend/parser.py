@@ -680,6 +680,9 @@ class _Builder(Transformer):
     def block(self, meta, ch):
         return A.Block([c for c in ch if c is not None], loc=self._loc(meta))
 
+    def annotated_block(self, meta, ch):
+        return ch[1]      # @atomic and friends: no meaning for a sequential target
+
     def empty_stmt(self, meta, ch):
         return A.Empty(loc=self._loc(meta))
 
