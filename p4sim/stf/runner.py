@@ -68,10 +68,12 @@ class StfRunner:
         for st in stmts:
             try:
                 self.exec(st)
+            except P4Error as e:
+                self.failures.append(str(e))
             except RuntimeOpError as e:
                 self.failures.append(f"{st.loc}: error: {e}")
-            except KeyError as e:
-                self.failures.append(f"{st.loc}: error: {e}")
+            except (KeyError, ValueError, TypeError, IndexError) as e:
+                self.failures.append(f"{st.loc}: error: {type(e).__name__}: {e}")
         self.check_outputs()
         ok = not self.failures
         msgs = self.messages + self.failures

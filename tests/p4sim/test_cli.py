@@ -66,3 +66,12 @@ def test_help_lists_subcommands(capsys) -> None:
     assert main([]) == 2
     out = capsys.readouterr().out
     assert "compile" in out and "stf" in out
+
+
+def test_stf_bad_statements_fail_with_locations(tmp_path, capsys) -> None:
+    bad = tmp_path / "bad.stf"
+    bad.write_text("add NoSuchTable k:1 a()\nmeter_set_rates MyIngress.nometer 0 1:1\n")
+    assert main(["stf", str(BASIC), str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert f"{bad}:1:1: error: no table 'NoSuchTable'" in out
+    assert f"{bad}:2:1: error: no meter" in out
