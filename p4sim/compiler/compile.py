@@ -1726,21 +1726,19 @@ class Compiler:
                 em(e.code)
             return
         if isinstance(s, A.If):
-            c = self.coerce(self.expr(s.cond), T.BOOL, s.cond, "if condition")
-            em(f"if {c.code}:")
-            self.sub_block(s.then, em)
-            if s.other is not None:
+            kw = "if"
+            while True:               # else-if chains become elif (no deep nesting in the generated code)
+                c = self.coerce(self.expr(s.cond), T.BOOL, s.cond, "if condition")
+                em(f"{kw} {c.code}:")
+                self.sub_block(s.then, em)
                 if isinstance(s.other, A.If):
-                    em("else:")
-                    em.indent()
-                    self.push()
-                    self.stmt(s.other, em)
-                    self.pop()
-                    em.dedent()
-                else:
+                    s = s.other
+                    kw = "elif"
+                    continue
+                if s.other is not None:
                     em("else:")
                     self.sub_block(s.other, em)
-            return
+                return
         if isinstance(s, A.Block):
             self.push()
             self.stmts(s.stmts, em)

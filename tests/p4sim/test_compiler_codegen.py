@@ -299,3 +299,9 @@ parser Tail(packet_in p, out e_t e)(bit<8> magic) {
     assert h.send(0, bytes(4) + b"\x42\x99") == [(1, b"\0\0\0\x01\x42\x99")]
     assert h.send(0, bytes(4) + b"\x41") == [(1, b"\0\0\0\x01\x41")]   # reject: headers so far stay
     assert h.send(0, bytes(4)) == [(1, bytes(4))]                       # too short: e invalid
+
+
+def test_long_else_if_chains_compile() -> None:
+    chain = " else ".join(f"if (hdr.h.a == {i}) {{ hdr.h.b = {i}; }}" for i in range(150))
+    h = harness(ingress=chain)
+    assert h.send(0, bytes([149, 0, 0, 0])) == [(1, bytes([149, 149, 0, 0]))]
