@@ -708,7 +708,7 @@ class Compiler:
                 return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None,
                          extra=("stack_next", base))
             if name == "last":
-                code = f"{base.code}.h[{base.code}.nxt - 1]"
+                code = f"_stack_last({base.code})"
                 return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None,
                          extra=("stack_last", base))
             if name == "lastIndex":

@@ -94,7 +94,7 @@ class CompiledProgram:
         from p4sim.runtime import hashes
 
         ns: dict[str, Any] = {
-            "_Exit": rt.P4Exit, "_ParserErr": rt.ParserErr, "_Stack": rt.Stack, "_shl": rt.shl,
+            "_Exit": rt.P4Exit, "_ParserErr": rt.ParserErr, "_Stack": rt.Stack, "_stack_last": rt.stack_last, "_shl": rt.shl,
             "_shl_signed": rt.shl_signed, "_sat_add_signed": rt.sat_add_signed,
             "PK": pipeline.pk, "__builtins__": __builtins__,
         }

@@ -92,6 +92,13 @@ class Stack:
         self.nxt = max(self.nxt - n, 0)
 
 
+def stack_last(stk: Stack):
+    """`.last` of a header stack; an empty stack is StackOutOfBounds (error code 3)."""
+    if stk.nxt == 0:
+        raise ParserErr(3)
+    return stk.h[stk.nxt - 1]
+
+
 def shl(a: int, b: int, width: int, mask: int) -> int:
     return (a << b) & mask if b < width else 0
 
