@@ -28,7 +28,8 @@ apt:
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	@# compat mode puts the checkout on sys.path, so the packages win over same-named test folders
+	$(PY) -m pip install -q -e '.[dev]' --config-settings editable_mode=compat
 	@# Mininet is not on PyPI: link Debian's pure-Python package into the venv.
 	@site=$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])'); \
 	if [ -d /usr/lib/python3/dist-packages/mininet ] && [ ! -e $$site/mininet ]; then \
