@@ -264,7 +264,7 @@ def acl_entry(draw):
        st.lists(st.tuples(SMALL16, st.integers(0, 30), st.integers(0, 1)), min_size=1, max_size=30),
        st.data())
 def test_priority_lookup_equals_reference(entries, keys, data):
-    from conftest import make_p4info
+    from rt_p4info import make_p4info
 
     from p4sim.runtime import DeviceState
     t = DeviceState.from_p4info(make_p4info()).tables["MyIngress.acl"]
@@ -291,7 +291,7 @@ PREFIXES = st.sampled_from([(0x0A000000, 8), (0x0A010000, 16), (0x0A010100, 24),
                                                              0x7F000001, 0x8A000000, 0x0A01FFFF])),
                 min_size=1, max_size=20))
 def test_lpm_lookup_equals_reference(routes, keys):
-    from conftest import make_p4info
+    from rt_p4info import make_p4info
 
     from p4sim.runtime import DeviceState
     t = DeviceState.from_p4info(make_p4info()).tables["MyIngress.vrf_lpm"]
