@@ -93,7 +93,13 @@ def utilisation_heatmap(trials: dict[str, list[dict]], path: Path, max_links: in
     labels = list(trials)
     fig, ax = plt.subplots(figsize=(1.6 + 1.1 * len(labels), 1.2 + 0.22 * max(1, len(keys))))
     data = [[100 * util[k].get(label, 0.0) for label in labels] for k in keys] or [[0.0] * len(labels)]
-    im = ax.imshow(data, aspect="auto", cmap="viridis")
+    # Scale from 0: a colour scale spanning only the observed range turns a 1 % difference into black vs yellow.
+    peak = max((max(row) for row in data), default=0.0)
+    im = ax.imshow(data, aspect="auto", cmap="viridis", vmin=0.0, vmax=max(peak, 1e-9))
+    for row, values in enumerate(data):
+        for col, value in enumerate(values):
+            ax.text(col, row, f"{value:.1f}", ha="center", va="center", fontsize=6,
+                    color="white" if value < 0.6 * peak else "black")
     ax.set_xticks(range(len(labels)), labels, rotation=20, ha="right")
     ax.set_yticks(range(len(keys)), keys, fontsize=7)
     fig.colorbar(im, ax=ax, label="utilisation (%)")
