@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from google.protobuf import struct_pb2
 from p4.v1 import p4data_pb2, p4runtime_pb2
@@ -99,15 +100,19 @@ def write_direct_counter(ctx: Context, update_type: int, msg: p4runtime_pb2.Dire
         ctx.store.direct_counters[stored.table_id, key] = (d.byte_count, d.packet_count)
 
 
-def read_direct_counters(ctx: Context, req: p4runtime_pb2.DirectCounterEntry) -> Iterator[Entity]:
-    te = req.table_entry
+
+def _direct_targets(ctx: Context, te: p4runtime_pb2.TableEntry, what: str,
+                    resource_of: Callable[..., object]) -> list[tuple[Any, Any, Any]]:
+    """Entries a direct counter/meter read addresses: one entry by key, or every entry of the tables
+    (one table, or all) that have such a resource."""
     if te.table_id and (te.match or te.priority):
-        targets = [_table_entry_ref(ctx, te, "counter")]
-    else:
-        tables = [ctx.index.table(te.table_id)] if te.table_id else list(ctx.index.p4info.tables)
-        targets = [(t, e, k) for t in tables if direct_counter_of(ctx.index, t) is not None
-                   for k, e in ctx.store.table(t.preamble.id).items()]
-    for table, stored, key in targets:
+        return [_table_entry_ref(ctx, te, what)]
+    tables = [ctx.index.table(te.table_id)] if te.table_id else list(ctx.index.p4info.tables)
+    return [(t, e, k) for t in tables if resource_of(ctx.index, t) is not None
+            for k, e in ctx.store.table(t.preamble.id).items()]
+
+def read_direct_counters(ctx: Context, req: p4runtime_pb2.DirectCounterEntry) -> Iterator[Entity]:
+    for table, stored, key in _direct_targets(ctx, req.table_entry, "counter", direct_counter_of):
         ent = Entity()
         ent.direct_counter_entry.table_entry.CopyFrom(_key_only(stored))
         ent.direct_counter_entry.data.CopyFrom(counter_data_of(ctx, table, stored, key))
@@ -173,14 +178,7 @@ def write_direct_meter(ctx: Context, update_type: int, msg: p4runtime_pb2.Direct
 
 
 def read_direct_meters(ctx: Context, req: p4runtime_pb2.DirectMeterEntry) -> Iterator[Entity]:
-    te = req.table_entry
-    if te.table_id and (te.match or te.priority):
-        targets = [_table_entry_ref(ctx, te, "meter")]
-    else:
-        tables = [ctx.index.table(te.table_id)] if te.table_id else list(ctx.index.p4info.tables)
-        targets = [(t, e, k) for t in tables if direct_meter_of(ctx.index, t) is not None
-                   for k, e in ctx.store.table(t.preamble.id).items()]
-    for _table, stored, key in targets:
+    for _table, stored, key in _direct_targets(ctx, req.table_entry, "meter", direct_meter_of):
         ent = Entity()
         ent.direct_meter_entry.table_entry.CopyFrom(_key_only(stored))
         cfg = ctx.store.direct_meters.get((stored.table_id, key))
