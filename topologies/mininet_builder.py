@@ -92,6 +92,18 @@ class Fabric:
     def netns(self, host: str) -> str:
         return host_netns(self.run, host)
 
+    def dead_switches(self) -> dict[str, str]:
+        """Switches whose process has exited, with its status and the end of its output: when the controller
+        cannot reach a switch, this says why (a crash) rather than only "connection refused"."""
+        if self.net is None or not self.started:
+            return {}
+        dead = {}
+        for node in self.topo.switches:
+            sw = self.switch(node.name)
+            if sw.proc is not None and sw.proc.poll() is not None:
+                dead[node.name] = f"exited with status {sw.proc.returncode}; {sw.out_path}:\n{sw.tail(8)}"
+        return dead
+
     def grpc_addrs(self) -> dict[str, str]:
         """Switch name -> 127.0.0.1:PORT (for the controller)."""
         return {n.name: self.switch(n.name).grpc_addr for n in self.topo.switches}

@@ -164,7 +164,7 @@ class P4Switch(Switch):
             if self.proc is None or self.proc.poll() is not None:
                 raise SwitchStartError(f"{self.name}: {self.target} switch exited "
                                        f"(status {None if self.proc is None else self.proc.returncode}); "
-                                       f"{self.out_path}:\n{self._tail()}")
+                                       f"{self.out_path}:\n{self.tail()}")
             with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
                 s.settimeout(0.2)
                 if s.connect_ex(("127.0.0.1", self.grpc_port)) == 0:
@@ -172,9 +172,9 @@ class P4Switch(Switch):
                     return
             time.sleep(0.1)
         raise SwitchStartError(f"{self.name}: gRPC port {self.grpc_port} not open after {timeout:g} s; "
-                               f"{self.out_path}:\n{self._tail()}")
+                               f"{self.out_path}:\n{self.tail()}")
 
-    def _tail(self, lines: int = 15) -> str:
+    def tail(self, lines: int = 15) -> str:
         try:
             return "\n".join(self.out_path.read_text(errors="replace").splitlines()[-lines:])
         except OSError:

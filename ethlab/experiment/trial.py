@@ -94,6 +94,10 @@ def recovery(events: list[dict[str, Any]], goodput: list[dict[str, Any]], interv
     return out
 
 
+class SwitchCrashed(RuntimeError):
+    """A switch process died during the trial (its exit status and log tail are in the message)."""
+
+
 def run_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] | None = None) -> TrialResult:
     """Bring up, replay, collect, tear down; raises after recording what it had (the caller records errors)."""
     say = progress or (lambda _m: None)
@@ -102,37 +106,62 @@ def run_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] 
     with running_fabric(setup.topo, target=setup.target, policy=setup.policy, rate_scale=setup.rate_scale,
                         queue_depth=setup.queue_depth, log_dir=str(out_dir / "switch-logs"), progress=say,
                         switch_args=switch_args) as running:
-        ctl = running.controller
-        (out_dir / "bringup.json").write_text(json.dumps({"entries": running.entries,
-                                                          "timings": running.timings}, indent=1))
-        ports = ports_for_topology(setup.topo, running.fabric.netns)
-        collect.reset_queue_maxima(ctl)
-        before = collect.snapshot(ctl)
-        injector = FaultInjector(running, list(setup.faults))
-        sampler = collect.Sampler(ctl, setup.topo, setup.sample_interval_s or 0.25)
-        sampler.skip = injector.stopped
-        say(f"replaying {len(setup.plan)} collective(s) under {setup.policy.name}")
-        t0 = time.monotonic()
-        if setup.sample_interval_s:
-            sampler.start()
-        injector.start()
         try:
-            result, metrics = replay(setup.plan, ports, setup.engine, out_dir)
-        finally:
-            events = events_dicts(injector.stop())
-            if setup.sample_interval_s:
-                sampler.stop()
-        # Utilisation over the engine's own send/receive window (not its socket and frame set-up).
-        duration = result.duration_s or (time.monotonic() - t0)
-        say("reading switch counters")
-        after = collect.snapshot(ctl)
-        qmax = collect.merge_maxima(sampler.qmax, collect.read_queue_maxima(ctl))
-        links = collect.link_stats(setup.topo, before, after, qmax, duration, setup.rate_scale)
-        drops = collect.drop_stats(before, after)
-        timings = dict(running.timings)
-    sw = {"summary": switch_summary(links, drops), "drops": drops, "links": links, "faults": events,
-          "recovery": recovery(events, sampler.goodput, sampler.interval_s), "queue_samples": sampler.queue,
-          "goodput_samples": sampler.goodput, "traffic_duration_s": round(duration, 4), "bringup": timings}
-    _write_csv(out_dir / "links.csv", links)
+            measured = _measure(setup, running, out_dir, say)
+        except Exception as err:
+            dead = running.fabric.dead_switches()
+            if dead:  # the real cause, not the controller's "connection refused" that followed it
+                raise SwitchCrashed("; ".join(f"{n} {why}" for n, why in dead.items())) from err
+            raise
+    m = measured
+    sw = {"summary": switch_summary(m.links, m.drops), "drops": m.drops, "links": m.links, "faults": m.events,
+          "recovery": recovery(m.events, m.sampler.goodput, m.sampler.interval_s),
+          "queue_samples": m.sampler.queue, "goodput_samples": m.sampler.goodput,
+          "traffic_duration_s": round(m.duration, 4), "bringup": m.timings}
+    _write_csv(out_dir / "links.csv", m.links)
     (out_dir / "switch.json").write_text(json.dumps(sw, indent=1))
-    return TrialResult(metrics, links, sw, timings)
+    return TrialResult(m.metrics, m.links, sw, m.timings)
+
+
+@dataclass
+class _Measured:
+    metrics: Metrics
+    links: list[dict]
+    drops: Any
+    events: list[dict]
+    sampler: collect.Sampler
+    duration: float
+    timings: dict
+
+
+def _measure(setup: TrialSetup, running: Any, out_dir: Path, say: Callable[[str], None]) -> _Measured:
+    """Replay the plan on the running fabric with faults and sampling; the switch-side numbers it yields."""
+    ctl = running.controller
+    (out_dir / "bringup.json").write_text(json.dumps({"entries": running.entries,
+                                                      "timings": running.timings}, indent=1))
+    ports = ports_for_topology(setup.topo, running.fabric.netns)
+    collect.reset_queue_maxima(ctl)
+    before = collect.snapshot(ctl)
+    injector = FaultInjector(running, list(setup.faults))
+    sampler = collect.Sampler(ctl, setup.topo, setup.sample_interval_s or 0.25)
+    sampler.skip = injector.stopped
+    say(f"replaying {len(setup.plan)} collective(s) under {setup.policy.name}")
+    t0 = time.monotonic()
+    if setup.sample_interval_s:
+        sampler.start()
+    injector.start()
+    try:
+        result, metrics = replay(setup.plan, ports, setup.engine, out_dir)
+    finally:
+        events = events_dicts(injector.stop())
+        if setup.sample_interval_s:
+            sampler.stop()
+    # Utilisation over the engine's own send/receive window (not its socket and frame set-up).
+    duration = result.duration_s or (time.monotonic() - t0)
+    say("reading switch counters")
+    after = collect.snapshot(ctl)
+    qmax = collect.merge_maxima(sampler.qmax, collect.read_queue_maxima(ctl))
+    links = collect.link_stats(setup.topo, before, after, qmax, duration, setup.rate_scale)
+    drops = collect.drop_stats(before, after)
+    timings = dict(running.timings)
+    return _Measured(metrics, links, drops, events, sampler, duration, timings)

@@ -7,6 +7,7 @@ packet loop needs no locks.
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -106,4 +107,12 @@ class SwitchDevice:
             str(n): dict(pq.config.as_dict(), backlog=pq.backlog, tail_drops=pq.drops)
             for n, pq in sorted(self.dp.tm.ports.items())
         }
+        # Frames the kernel refused on send, by errno name (ENOBUFS: the interface's qdisc was full).
+        snap["send_errors"] = self.dp.call(self._send_errors)
         return snap
+
+    def _send_errors(self) -> dict[str, dict[str, int]]:
+        return {
+            str(n): {errno.errorcode.get(code, str(code)): count for code, count in sorted(p.send_errors.items())}
+            for n, p in sorted(self.dp.ports.items()) if p.send_errors
+        }

@@ -11,6 +11,7 @@ sockets, so it starts fast and adds no scapy time to the measurements.
 from __future__ import annotations
 
 import argparse
+import errno
 import select
 import socket
 import struct
@@ -19,6 +20,7 @@ import time
 
 ETH_P_ALL = 3
 PACKET_OUTGOING = 4
+SEND_RETRIES = 10_000  # x 0.5 ms: how long one frame may wait for a full kernel queue
 
 
 def read_frames(path: str) -> list[bytes]:
@@ -63,17 +65,19 @@ def cmd_send(args: argparse.Namespace) -> None:
                 delay = due - time.perf_counter()
                 if delay > 0.001:
                     time.sleep(delay)
-            while True:
+            for _attempt in range(SEND_RETRIES):  # bounded: a queue that never drains fails the send
                 try:
                     s.send(fr)
                     break
                 except BlockingIOError:
                     time.sleep(0.0005)
                 except OSError as exc:
-                    if exc.errno == 105:  # ENOBUFS: the kernel queue is full, wait a little
+                    if exc.errno == errno.ENOBUFS:  # the kernel queue is full, wait a little
                         time.sleep(0.0005)
                         continue
                     raise
+            else:
+                raise OSError(errno.ENOBUFS, f"{args.iface}: the kernel queue stayed full for 5 s")
             n += 1
     print(f"sent {n} {time.perf_counter() - t0:.6f}", flush=True)
 

@@ -6,6 +6,7 @@ switch only ever appends whole frames and scapy's writer costs more per packet.
 
 from __future__ import annotations
 
+import logging
 import struct
 import time
 from pathlib import Path
@@ -16,6 +17,8 @@ PCAP_MAGIC = 0xA1B2C3D4
 LINKTYPE_ETHERNET = 1
 SNAPLEN = 65535
 
+log = logging.getLogger("p4sim.pcap")
+
 
 class PcapWriter:
     """Appends frames to a classic pcap file; `flush()` makes them visible to readers."""
@@ -25,24 +28,42 @@ class PcapWriter:
         self._f = open(self.path, "wb", buffering=1 << 16)  # noqa: SIM115 - closed by close()
         self._f.write(_GLOBAL.pack(PCAP_MAGIC, 2, 4, 0, 0, SNAPLEN, LINKTYPE_ETHERNET))
         self.count = 0
+        self.failed: str | None = None  # why writing stopped (disk full, ...): capture stops, forwarding not
 
     def write(self, frame: bytes, ts: float | None = None) -> None:
+        if self.failed is not None:
+            return
         if ts is None:
             ts = time.time()
         sec = int(ts)
         usec = int((ts - sec) * 1_000_000)
         n = len(frame)
         cap = min(n, SNAPLEN)
-        self._f.write(_RECORD.pack(sec, usec, cap, n))
-        self._f.write(frame[:cap])
+        try:
+            self._f.write(_RECORD.pack(sec, usec, cap, n))
+            self._f.write(frame[:cap])
+        except OSError as exc:
+            self._fail(exc)
+            return
         self.count += 1
 
     def flush(self) -> None:
-        self._f.flush()
+        if self.failed is None:
+            try:
+                self._f.flush()
+            except OSError as exc:
+                self._fail(exc)
+
+    def _fail(self, exc: OSError) -> None:
+        self.failed = f"{self.path}: {exc.strerror or exc}"
+        log.error("pcap capture stopped after %d frames: %s", self.count, self.failed)
 
     def close(self) -> None:
         if not self._f.closed:
-            self._f.close()
+            try:
+                self._f.close()
+            except OSError as exc:
+                self._fail(exc)
 
 
 def read_pcap(path: str | Path) -> list[bytes]:

@@ -86,6 +86,7 @@ class Port:
     ifindex: int = 0
     ring_bytes: int = RING_BYTES  # 0: no ring, recvmsg from the socket buffer instead
     bufsize: int = 2048
+    send_errors: dict[int, int] = field(default_factory=dict)  # errno -> frames the kernel refused
     _filter_out: bool = field(default=False, repr=False)
     _mm: mmap.mmap | None = field(default=None, repr=False)
     _slot: int = field(default=2048, repr=False)
@@ -216,16 +217,20 @@ class Port:
         return out
 
     def send(self, frame: bytes) -> bool:
-        """Transmit one frame; False when the kernel refused it (buffer full, link down)."""
+        """Transmit one frame; False when the kernel refused it.
+
+        Any refusal (queue full = ENOBUFS, link down, frame too big, ...) costs this frame only: it is counted
+        as a tx error by the caller and the switch goes on. A surprising errno is remembered in
+        `send_errors` so the switch's stats show it, rather than ending the process."""
         try:
             self.sock.send(frame)
             return True
         except BlockingIOError:
             return False
         except OSError as exc:
-            if exc.errno in LINK_ERRNOS or exc.errno == errno.EMSGSIZE:
-                return False
-            raise
+            code = exc.errno or 0
+            self.send_errors[code] = self.send_errors.get(code, 0) + 1
+            return False
 
     def close(self) -> None:
         self._drop_ring()

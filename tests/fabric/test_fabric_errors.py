@@ -20,3 +20,17 @@ def test_switch_start_failure_shows_its_log_tail() -> None:
     text = str(err.value)
     assert "exited" in text and "--no-such-option" in text  # argparse's complaint, from the switch's output
     assert one_line(err.value).startswith("leaf1: p4sim switch exited") or "switch exited" in one_line(err.value)
+
+
+def test_a_switch_that_dies_is_named_with_its_exit_status() -> None:
+    """When a switch process dies mid-run, the fabric says which one and how, so a trial reports the crash
+    instead of the controller's "connection refused" that follows it."""
+    import signal
+
+    with running_fabric(load("line", n=2)) as running:
+        assert running.fabric.dead_switches() == {}
+        victim = running.fabric.switch("s2")
+        victim.proc.send_signal(signal.SIGKILL)
+        victim.proc.wait(5)
+        dead = running.fabric.dead_switches()
+        assert list(dead) == ["s2"] and f"status {-signal.SIGKILL}" in dead["s2"]

@@ -21,3 +21,14 @@ def test_tcpdump_reads_our_pcap(tmp_path) -> None:
     lines = out.strip().splitlines()
     assert len(lines) == 5
     assert "10.0.0.3" in lines[3] and ".1003:" in lines[3]
+
+
+def test_a_full_disk_stops_the_capture_not_the_writer_s_caller() -> None:
+    """/dev/full answers every write with ENOSPC: the writer records why and ignores further frames."""
+    w = PcapWriter("/dev/full")
+    for _ in range(2000):  # more than the 64 KiB buffer, so a write reaches the device
+        w.write(b"\x00" * 60)
+    w.flush()
+    w.close()
+    assert w.failed is not None and "No space left" in w.failed
+    assert w.count < 2000

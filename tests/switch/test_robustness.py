@@ -70,3 +70,39 @@ def test_random_and_malformed_frames_are_all_accounted(lab, start_switch, captur
     assert p1["forwarded"] + p1["dropped"] + p1["to_cpu"] == p1["received"]
     assert p1["forwarded"] == len(got)
     assert p1["dropped"] > TOTAL // 2  # most of this garbage is dropped
+
+
+def test_kernel_refusing_frames_costs_frames_not_the_switch(lab, start_switch, capture, send) -> None:
+    """A full egress qdisc makes the kernel answer ENOBUFS to the switch's send (seen in a CI run after a link
+    went down under load): each refused frame is counted as a tx error and the switch keeps forwarding."""
+    import subprocess
+
+    sw = start_switch(str(BASIC_L3))
+    p4info, _ = compiled(BASIC_L3)
+    conn = sw.connect(p4info)
+    egress = lab.sw_if(2)
+    # 8 kbit/s with room for one frame: nearly every frame of a burst overflows the qdisc
+    subprocess.run(["tc", "qdisc", "add", "dev", egress, "root", "tbf", "rate", "8kbit", "burst", "1600",
+                    "limit", "1600"], check=True)
+    try:
+        conn.insert(table_entry(conn, "MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.2.0/24"},
+                                "MyIngress.ipv4_forward", {"dstAddr": H2_MAC, "port": 2}))
+        frame = bytes(Ether(dst=ROUTER_MAC) / IP(src="10.0.1.1", dst="10.0.2.2") / UDP() / Raw(b"x" * 200))
+        assert send(1, [frame] * 2000, rate=20000) == 2000
+        subprocess.run(["tc", "qdisc", "del", "dev", egress, "root"], check=True)
+        cap = capture(2, count=1, max_seconds=10)
+        probe = bytes(Ether(dst=ROUTER_MAC) / IP(src="10.0.1.1", dst="10.0.2.9", ttl=9) / UDP() / Raw(b"probe"))
+        send(1, [probe] * 3, rate=100)
+        got, _ = cap.result()
+        assert got and Ether(got[0])[IP].dst == "10.0.2.9"
+        assert sw.proc.alive()
+    finally:
+        conn.close()
+        subprocess.run(["tc", "qdisc", "del", "dev", egress, "root"], capture_output=True)
+    sw.stop()
+    stats = sw.stats()
+    refused = stats["send_errors"]["2"]["ENOBUFS"]
+    p1 = stats["ports"]["1"]
+    assert refused > 1000
+    assert p1["dropped_by_reason"]["tx_error"] == refused
+    assert p1["forwarded"] + p1["dropped"] == p1["received"] == 2003
