@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -56,6 +57,8 @@ class SwitchConnection(PreMixin):
         self._stub: p4runtime_pb2_grpc.P4RuntimeStub | None = None
         self._reader: threading.Thread | None = None
         self._stream_done = threading.Event()
+        self._stream_end = "stream ended"  # how the switch ended the stream (status code and details)
+        self._stream_code: grpc.StatusCode | None = None
         self._closing = False
         # Called (from the stream thread, must not block) with (self, reason) when the stream ends without
         # close() or another client takes the primary role: how a controller notices a switch restart.
@@ -66,6 +69,7 @@ class SwitchConnection(PreMixin):
         """Open the channel and the stream, send arbitration, and wait for the switch's answer."""
         self._closing = False
         self._stream_done.clear()
+        self._stream_end, self._stream_code = "stream ended", None
         self._requests = queue.Queue()
         self._arbitration = queue.Queue()
         self._channel = grpc.insecure_channel(self.address, options=_CHANNEL_OPTIONS)
@@ -93,10 +97,19 @@ class SwitchConnection(PreMixin):
         self._requests.put(pb.StreamMessageRequest(arbitration=update))
 
     def wait_arbitration(self) -> bool:
-        try:
-            update = self._arbitration.get(timeout=self.timeout)
-        except queue.Empty:
-            raise ControllerError(f"{self.name}: no arbitration answer within {self.timeout}s") from None
+        """The switch's answer to our arbitration; a stream the switch ends instead (duplicate election id,
+        unknown device id) fails at once with the switch's reason rather than after the whole timeout."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                update = self._arbitration.get(timeout=0.05)
+                break
+            except queue.Empty:
+                if self._stream_done.is_set() and self._arbitration.empty():
+                    raise ControllerError(f"{self.name}: arbitration refused: {self._stream_end}",
+                                          self._stream_code) from None
+                if time.monotonic() >= deadline:
+                    raise ControllerError(f"{self.name}: no arbitration answer within {self.timeout}s") from None
         self.is_primary = update.status.code == 0
         return self.is_primary
 
@@ -126,6 +139,7 @@ class SwitchConnection(PreMixin):
                     self.stream_errors.put(message.error)
         except grpc.RpcError as err:
             reason = f"stream broken ({err.code().name})"  # channel closed or switch gone
+            self._stream_end, self._stream_code = f"{err.code().name}: {err.details()}", err.code()
         finally:
             self.is_primary = False
             self._stream_done.set()

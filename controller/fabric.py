@@ -119,9 +119,9 @@ class FabricController:
         self.events.append(ControllerEvent(time.monotonic(), kind, switch, detail))
         log.info("%s %s %s", kind, switch, detail)
 
-    def _connection(self, name: str) -> SwitchConnection:
+    def _connection(self, name: str, timeout: float = 10.0) -> SwitchConnection:
         node = self.topo.nodes[name]
-        conn = SwitchConnection(self.addresses[name], device_id=node.device_id or 0,
+        conn = SwitchConnection(self.addresses[name], device_id=node.device_id or 0, timeout=timeout,
                                 p4info=self.artifacts.p4info, election_id=self.election_id, name=name)
         conn.connect()
         if not conn.is_primary:

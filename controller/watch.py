@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ethlab.controller.watch")
 
+ATTEMPT_S = 2.0  # one reconnection attempt: connect + arbitration
+
 
 class SwitchWatcher:
     def __init__(self, fabric: FabricController, retry_s: float = 0.5) -> None:
@@ -45,7 +47,9 @@ class SwitchWatcher:
         self._stop.set()
         self._todo.put(None)
         if self._thread.is_alive():
-            self._thread.join(timeout=5)
+            self._thread.join(timeout=4 * ATTEMPT_S)
+            if self._thread.is_alive():
+                log.warning("switch watcher still busy after stop (a reconciliation in progress)")
 
     def notify(self, conn: SwitchConnection, reason: str) -> None:
         """SwitchConnection.on_lost: runs on the stream thread, so only queue the work."""
@@ -78,6 +82,10 @@ class SwitchWatcher:
             self._neighbour_liveness(name, up=False)
             fabric.reroute()
         conn = self._reconnect(name)
+        if self._stop.is_set():  # the controller is closing: leave the switch alone
+            if conn is not None:
+                conn.close()
+            return
         if conn is None:
             fabric.event("recovery_failed", name, f"no P4Runtime answer within {fabric.recover_timeout_s:g}s")
             return
@@ -97,11 +105,13 @@ class SwitchWatcher:
             fabric.event("switch_recovered", name, f"{written} updates written")
 
     def _reconnect(self, name: str) -> SwitchConnection | None:
+        """Try until the switch answers, in short attempts so stop() is honoured within ATTEMPT_S: a watcher
+        outliving its controller would otherwise adopt whatever later listens on the switch's port."""
         deadline = time.monotonic() + self.fabric.recover_timeout_s
         while not self._stop.is_set() and time.monotonic() < deadline:
             try:
-                conn = self.fabric._connection(name)
-                if conn.stream_alive():
+                conn = self.fabric._connection(name, timeout=ATTEMPT_S)
+                if conn.stream_alive() and not self._stop.is_set():
                     return conn
                 conn.close()
             except Exception as err:  # noqa: BLE001 - the switch is still starting

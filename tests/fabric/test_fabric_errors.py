@@ -3,6 +3,8 @@ tail); `ethlab up` prints its first line, then the tail."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from ethlab.bringup import running_fabric
@@ -34,3 +36,27 @@ def test_a_switch_that_dies_is_named_with_its_exit_status() -> None:
         victim.proc.wait(5)
         dead = running.fabric.dead_switches()
         assert list(dead) == ["s2"] and f"status {-signal.SIGKILL}" in dead["s2"]
+    # The controller's restart watcher was retrying s2's port; it must not outlive the fabric, or it would
+    # adopt the next switch that listens there (seen in CI: a later fabric's switch never answered arbitration).
+    assert not [t for t in threading.enumerate() if t.name == "switch-watcher"]
+
+
+def test_a_duplicate_election_id_is_refused_at_once() -> None:
+    """A second client with the primary's election id gets INVALID_ARGUMENT (P4Runtime spec), and the client
+    reports it as soon as the switch ends the stream, not after its whole arbitration timeout."""
+    import time
+
+    import grpc
+
+    from controller.client import SwitchConnection
+    from controller.errors import ControllerError
+
+    with running_fabric(load("line", n=1)) as running:
+        ctl = running.controller
+        node = running.topo.nodes["s1"]
+        start = time.monotonic()
+        with pytest.raises(ControllerError) as err:
+            SwitchConnection(running.fabric.switch("s1").grpc_addr, device_id=node.device_id or 0,
+                             election_id=ctl.election_id, name="intruder", timeout=10).connect()
+        assert time.monotonic() - start < 5
+        assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT and "already used" in str(err.value)
