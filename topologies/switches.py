@@ -219,7 +219,7 @@ class P4SimSwitch(P4Switch):
         cmd += ["--log-file", str(self.log_path), "-L", self.log_level]
         cmd += ["--stats-file", str(self.log_dir / f"{self.name}.stats.json")]
         if self.pcap_dir:
-            cmd += ["--pcap", self.pcap_dir]
+            cmd.append(f"--pcap={self.pcap_dir}")  # an implicit-value option: a separate word is not taken
         if self.queue_depth:
             cmd += ["--queue-depth", str(self.queue_depth)]
         for port, pps in sorted(self.queue_rates_pps.items()):
@@ -247,7 +247,7 @@ class Bmv2Switch(P4Switch):
         cmd += ["--device-id", str(self.device_id), "--thrift-port", str(self.thrift_port),
                 "--log-console", "-L", self.log_level]
         if self.pcap_dir:
-            cmd += ["--pcap", self.pcap_dir]
+            cmd.append(f"--pcap={self.pcap_dir}")  # an implicit-value option: a separate word is not taken
         cmd += list(self.extra_args)
         cmd += ["--", "--grpc-server-addr", self.grpc_addr]
         if self.cpu_port is not None:

@@ -101,9 +101,12 @@ def test_p4sim_switch_process_lifecycle():
 def test_bmv2_switch_flags():
     from topologies.switches import Bmv2Switch
 
-    with Fabric(build("line", n=1), FabricOptions(switch_cls=Bmv2Switch, json_path="/x/prog.json")) as f:
+    opts = FabricOptions(switch_cls=Bmv2Switch, json_path="/x/prog.json", switch_params={"pcap_dir": "/tmp/caps"})
+    with Fabric(build("line", n=1), opts) as f:
         sw = f.switch("s1")
         cmd = sw.command()
+        # --pcap has an implicit value in simple_switch (boost): the directory must be attached with "="
+        assert "--pcap=/tmp/caps" in cmd and "/tmp/caps" not in cmd
         assert cmd[:6] == ["simple_switch_grpc", "/x/prog.json", "-i", f"1@{f.run.prefix}s1-1", "-i",
                            f"2@{f.run.prefix}s1-2"]
         tail = cmd[cmd.index("--"):]
