@@ -19,7 +19,8 @@ from typing import Any
 
 from p4sim.switch.linkmon import LinkMonitor
 from p4sim.switch.pcap import PcapWriter
-from p4sim.switch.ports import Port, PortGone, link_state
+from p4sim.switch.ports import Port, PortGone
+from p4sim.switch.portstate import PortStateMixin
 from p4sim.switch.program import Live
 from p4sim.switch.stats import MALFORMED, NO_PORT, PIPELINE, PORT_DOWN, QUEUE_FULL, TX_ERROR, Accounting
 from p4sim.switch.tm import QueueInfo, TrafficManager
@@ -33,7 +34,7 @@ LINK_TICKS_NETLINK = 10
 LINK_TICKS_POLL = 1
 
 
-class DataPlane:
+class DataPlane(PortStateMixin):
     """Ports, queues and the loop; the program is swapped in by `commit` (on the loop thread)."""
 
     def __init__(self, ports: list[Port], tm: TrafficManager, cpu_port: int | None, pcap_dir: str | None) -> None:
@@ -334,92 +335,11 @@ class DataPlane:
         if self._err_logged <= 20 or log.isEnabledFor(logging.DEBUG):
             log.warning("%s on port %d: packet dropped: %s: %s", where, port, type(exc).__name__, exc)
 
-    # ------------------------------------------------------------------ links
-
-    def _check_links(self) -> None:
-        for num, port in self.ports.items():
-            state = link_state(port.iface)
-            if num in self.gone:
-                if state != "gone":
-                    self._port_back(port)
-                continue
-            if state == "gone":
-                self._port_gone(port, "interface disappeared")
-            elif (state == "up") != port.up:
-                self._set_up(port, state == "up")
-
     def _flush_pcaps(self) -> None:
         for w in self._pcap_in.values():
             w.flush()
         for w in self._pcap_out.values():
             w.flush()
-
-    def _link_events(self) -> None:
-        """Apply rtnetlink link events to our ports (by ifindex; vanished ports by name)."""
-        events = self._linkmon.read() if self._linkmon is not None else []
-        by_index = {p.ifindex: p for n, p in self.ports.items() if n not in self.gone and p.ifindex}
-        for ev in events:
-            port = by_index.get(ev.ifindex)
-            if port is not None:
-                if ev.deleted:
-                    self._port_gone(port, "interface disappeared")
-                elif ev.up != port.up:
-                    self._set_up(port, ev.up)
-            elif not ev.deleted and self.gone:
-                for num in list(self.gone):
-                    if self.ports[num].iface == ev.name:
-                        self._port_back(self.ports[num])
-
-    def _port_error(self, port: Port) -> None:
-        """EPOLLERR on a port socket: the interface went down or away (the error is cleared here)."""
-        err = port.take_error()
-        state = link_state(port.iface)
-        if state == "gone":
-            self._port_gone(port, f"interface disappeared ({os.strerror(err) if err else 'socket error'})")
-        elif state == "down" and port.up:
-            self._set_up(port, False)
-
-    def _set_up(self, port: Port, up: bool) -> None:
-        port.up = up
-        log.warning("port %d (%s): link %s", port.num, port.iface, "up" if up else "down")
-        if not up:
-            self._flush_queue(port.num)
-        if self.live is not None:
-            self.live.set_port_up(port.num, up)
-        for fn in self.port_listeners:
-            try:
-                fn(port.num, up)
-            except Exception:  # noqa: BLE001
-                log.exception("port listener failed")
-
-    def _port_gone(self, port: Port, why: str) -> None:
-        if port.num in self.gone:
-            return
-        log.error("port %d (%s): %s; dropping the port", port.num, port.iface, why)
-        fd = port.fileno()
-        if fd >= 0:
-            self._fd_port.pop(fd, None)
-            try:
-                self._ep.unregister(fd)
-            except OSError:
-                pass
-        port.close()
-        self.gone.add(port.num)
-        self._set_up(port, False)
-
-    def _port_back(self, port: Port) -> None:
-        try:
-            port.open()
-        except OSError:
-            return
-        self.gone.discard(port.num)
-        self._register(port)
-        log.warning("port %d (%s): interface is back", port.num, port.iface)
-        self._set_up(port, port.up)
-
-    def _flush_queue(self, num: int) -> None:
-        for _job, fate, _egress in self.tm.flush_port(num):
-            self.acct.copy_done(fate, reason=PORT_DOWN)
 
     # ------------------------------------------------------------------ shutdown
 
