@@ -44,6 +44,7 @@ lint: setup
 	$(PY) -m ruff check .
 
 # Compile every program in p4src/ for p4sim, and for BMv2 too when the reference compiler is installed.
+# p4c takes the P4Info format from the suffix: .txt (text) is the one every p4c release knows.
 p4: setup
 	@mkdir -p $(BUILD)
 	@for prog in $(P4_PROGS); do \
@@ -52,7 +53,7 @@ p4: setup
 	  $(VENV)/bin/p4sim compile $$prog -o $(BUILD)/$$name.p4sim.json --p4runtime-files $(BUILD)/$$name.p4info.txtpb || exit 1; \
 	  if command -v p4c-bm2-ss >/dev/null; then \
 	    echo "p4c-bm2-ss $$prog"; \
-	    p4c-bm2-ss --arch v1model -o $(BUILD)/$$name.bmv2.json --p4runtime-files $(BUILD)/$$name.bmv2.p4info.txtpb $$prog || exit 1; \
+	    p4c-bm2-ss --arch v1model --std p4-16 -o $(BUILD)/$$name.bmv2.json --p4runtime-files $(BUILD)/$$name.bmv2.p4info.txt $$prog || exit 1; \
 	  fi; \
 	done
 

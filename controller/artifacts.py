@@ -2,11 +2,17 @@
 
 p4sim's compiler and p4c-bm2-ss take the same command-line shape, so both are run as subprocesses the same
 way; outputs are cached by source mtime in the build directory.
+
+p4c picks the P4Info format from the file suffix of `--p4runtime-files` (`.txt` text, `.json`, `.bin`; only
+recent p4c releases also know `.txtpb`), so the BMv2 P4Info is written as `.p4info.txt`. p4c reports
+problems as `file(line): [--Werror=kind] error: message` followed by the source line and a `^^^` marker;
+they are rewritten to the `file:line:col: error: message` form every other ethlab error uses.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +25,7 @@ from controller.p4info_index import load_p4info
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_PROGRAM = REPO / "p4src" / "ethplus.p4"
+P4INFO_SUFFIX = {"p4sim": "p4info.txtpb", "bmv2": "p4info.txt"}
 
 
 @dataclass
@@ -38,25 +45,57 @@ def _tool(name: str) -> str:
     return found
 
 
+def compile_command(program: Path, target: str, config: Path, p4info: Path) -> list[str]:
+    if target == "p4sim":
+        return [_tool("p4sim"), "compile", str(program), "-o", str(config), "--p4runtime-files", str(p4info)]
+    if target == "bmv2":
+        return [_tool("p4c-bm2-ss"), "--arch", "v1model", "--std", "p4-16", "-o", str(config),
+                "--p4runtime-files", str(p4info), str(program)]
+    raise ValueError(f"unknown target {target!r} (p4sim or bmv2)")
+
+
+_P4C_DIAG = re.compile(r"^\s*(?P<file>\S.*?)\((?P<line>\d+)\):\s*(?:\[--W[\w-]+=[\w-]+\]\s*)?"
+                       r"(?:(?P<kind>error|warning|fatal error):\s*(?P<msg>.*)|(?P<syntax>syntax error.*))$")
+
+
+def p4c_diagnostics(text: str) -> str:
+    """p4c's `file(line): [--Werror=x] error: msg` + source line + `^^^` → `file:line:col: error: msg`
+    (the column is where the marker starts, 1 without one); every other line is kept as it is."""
+    lines = text.splitlines()
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        m = _P4C_DIAG.match(line)
+        if m is None:
+            out.append(line)
+            continue
+        col = 1
+        for follow in lines[i + 1:i + 3]:
+            if follow.strip() and set(follow.strip()) == {"^"}:
+                col = follow.index("^") + 1
+                break
+        kind, msg = (m["kind"], m["msg"]) if m["kind"] else ("error", m["syntax"])
+        out.append(f"{m['file']}:{m['line']}:{col}: {kind}: {msg}")
+    return "\n".join(out)
+
+
 def build_artifacts(program: Path = DEFAULT_PROGRAM, target: str = "p4sim",
                     build_dir: Path = REPO / "build" / "p4") -> PipelineArtifacts:
     program = Path(program).resolve()
+    if target not in P4INFO_SUFFIX:
+        raise ValueError(f"unknown target {target!r} (p4sim or bmv2)")
     build_dir.mkdir(parents=True, exist_ok=True)
     stem = program.stem
     config = build_dir / f"{stem}.{target}.json"
-    p4info = build_dir / f"{stem}.{target}.p4info.txtpb"
+    p4info = build_dir / f"{stem}.{target}.{P4INFO_SUFFIX[target]}"
     sources = [program, *program.parent.glob("include/*.p4")]
     newest = max(p.stat().st_mtime for p in sources if p.exists())
     fresh = config.exists() and p4info.exists() and min(config.stat().st_mtime, p4info.stat().st_mtime) > newest
     if not fresh:
-        if target == "p4sim":
-            cmd = [_tool("p4sim"), "compile", str(program), "-o", str(config), "--p4runtime-files", str(p4info)]
-        elif target == "bmv2":
-            cmd = [_tool("p4c-bm2-ss"), "--arch", "v1model", "-o", str(config), "--p4runtime-files", str(p4info),
-                   str(program)]
-        else:
-            raise ValueError(f"unknown target {target!r} (p4sim or bmv2)")
+        cmd = compile_command(program, target, config, p4info)
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         if done.returncode != 0:
-            raise RuntimeError(f"compiling {program} for {target} failed:\n{done.stderr or done.stdout}")
+            report = done.stderr or done.stdout
+            if target == "bmv2":
+                report = p4c_diagnostics(report)
+            raise RuntimeError(f"compiling {program} for {target} failed:\n{report}")
     return PipelineArtifacts(program, target, load_p4info(p4info), config.read_bytes(), p4info, config)
