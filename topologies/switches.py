@@ -19,6 +19,7 @@ from typing import Any
 from mininet.link import Link
 from mininet.node import Host, Switch
 
+from controller.bmv2 import Bmv2CliError, queue_commands, run_cli
 from topologies.state import RunState, all_runs
 
 
@@ -67,6 +68,12 @@ def _port_free(port: int) -> bool:
         except OSError:
             return False
     return True
+
+
+def _listening(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def allocate_ports(n: int, start: int = 50100, avoid: set[int] | None = None) -> list[int]:
@@ -254,14 +261,31 @@ class Bmv2Switch(P4Switch):
             cmd += ["--cpu-port", str(self.cpu_port)]
         return cmd
 
-    def after_start(self) -> None:
-        lines = []
-        if self.queue_depth:
-            lines.append(f"set_queue_depth {self.queue_depth}")
-        lines += [f"set_queue_rate {int(pps)} {port}" for port, pps in sorted(self.queue_rates_pps.items())]
-        if lines and shutil.which("simple_switch_CLI"):
-            subprocess.run(["simple_switch_CLI", "--thrift-port", str(self.thrift_port)],
-                           input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=30)
+    def queue_commands(self) -> list[str]:
+        """sswitch_CLI commands for the configured queues: depth for all ports, then each port's rate
+        (`set_queue_rate <rate_pps> <port>`, whole packets per second, at least 1: 0 is not a rate)."""
+        commands = queue_commands(0, depth=self.queue_depth) if self.queue_depth else []
+        for port, pps in sorted(self.queue_rates_pps.items()):
+            commands += queue_commands(port, rate_pps=max(pps, 1.0))
+        return commands
+
+    def after_start(self, thrift_timeout: float = 15.0) -> None:
+        """Set the queues over Thrift. simple_switch_grpc opens its Thrift server only after the gRPC one
+        (targets/simple_switch_grpc/switch_runner.cpp), so wait for that port first."""
+        commands = self.queue_commands()
+        if not commands:
+            return
+        deadline = time.monotonic() + thrift_timeout
+        while not _listening(self.thrift_port):
+            if self.proc is None or self.proc.poll() is not None or time.monotonic() > deadline:
+                raise SwitchStartError(f"{self.name}: Thrift port {self.thrift_port} not open, so queue rates and "
+                                       f"depths cannot be set (simple_switch_grpc built without Thrift?); "
+                                       f"{self.out_path}:\n{self.tail()}")
+            time.sleep(0.1)
+        try:
+            run_cli(self.thrift_port, commands)
+        except Bmv2CliError as err:
+            raise SwitchStartError(f"{self.name}: setting queues: {err}") from None
 
 
 SWITCH_CLASSES: dict[str, type[P4Switch]] = {"p4sim": P4SimSwitch, "bmv2": Bmv2Switch}
