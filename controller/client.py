@@ -23,9 +23,11 @@ from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2 as pb
 from p4.v1 import p4runtime_pb2_grpc
 
+from controller.bmv2 import Bmv2Cli
 from controller.codec import Value, decode, encode, parse_prefix
+from controller.device import DeviceMixin
 from controller.errors import ControllerError
-from controller.messages import as_entity, election, parse_write_error, queue_extern, unpack_queue_extern
+from controller.messages import as_entity, election, parse_write_error
 from controller.p4info_index import P4InfoIndex
 from controller.pre import PreMixin
 
@@ -35,7 +37,7 @@ _CHANNEL_OPTIONS = [("grpc.max_send_message_length", 256 << 20), ("grpc.max_rece
 __all__ = ["SwitchConnection", "as_entity", "parse_write_error"]
 
 
-class SwitchConnection(PreMixin):
+class SwitchConnection(PreMixin, DeviceMixin):
     """One P4Runtime session with one switch."""
 
     def __init__(self, address: str, device_id: int = 0, p4info: p4info_pb2.P4Info | None = None,
@@ -63,6 +65,8 @@ class SwitchConnection(PreMixin):
         # Called (from the stream thread, must not block) with (self, reason) when the stream ends without
         # close() or another client takes the primary role: how a controller notices a switch restart.
         self.on_lost: Callable[[SwitchConnection, str], None] | None = None
+        # On BMv2: registers and queues over Thrift, which PI's P4Runtime server lacks (controller/bmv2.py).
+        self.bmv2: Bmv2Cli | None = None
 
     # ---- session -------------------------------------------------------------------------------------------
     def connect(self, wait_primary: bool = True) -> SwitchConnection:
@@ -298,6 +302,10 @@ class SwitchConnection(PreMixin):
     # ---- write / read ------------------------------------------------------------------------------------------
     def write(self, updates: Iterable[pb.Update], batch_size: int = 500) -> int:
         """Send updates in batches; raise WriteError (with per-update failures) on the first failed batch."""
+        if self.bmv2 is not None:  # PI answers RegisterEntry writes with UNIMPLEMENTED
+            updates = list(updates)
+            self.bmv2.write_registers([u for u in updates if u.entity.HasField("register_entry")], self._index())
+            updates = [u for u in updates if not u.entity.HasField("register_entry")]
         batch: list[pb.Update] = []
         sent = 0
         for update in updates:
@@ -332,8 +340,14 @@ class SwitchConnection(PreMixin):
         return self.write(self._updates(pb.Update.DELETE, entities))
 
     def read(self, *entities: Any, timeout: float | None = None) -> Iterator[pb.Entity]:
-        request = pb.ReadRequest(device_id=self.device_id, role=self.role,
-                                 entities=[as_entity(e) for e in entities])
+        wanted = [as_entity(e) for e in entities]
+        if self.bmv2 is not None and any(e.HasField("register_entry") for e in wanted):  # PI: UNIMPLEMENTED
+            yield from self.bmv2.read_registers([e.register_entry for e in wanted if e.HasField("register_entry")],
+                                                self._index())
+            wanted = [e for e in wanted if not e.HasField("register_entry")]
+            if not wanted:
+                return
+        request = pb.ReadRequest(device_id=self.device_id, role=self.role, entities=wanted)
         try:
             for response in self.stub.Read(request, timeout=timeout or max(self.timeout, 120)):
                 yield from response.entities
@@ -345,42 +359,6 @@ class SwitchConnection(PreMixin):
         if with_counters:
             wildcard.counter_data.SetInParent()
         return [e.table_entry for e in self.read(wildcard)]
-
-    def read_counter(self, name: str, index: int | None = None) -> dict[int, tuple[int, int]]:
-        counter = self._index().get("counters", name)
-        query = pb.CounterEntry(counter_id=counter.preamble.id)  # type: ignore[attr-defined]
-        if index is not None:
-            query.index.index = index
-        return {e.counter_entry.index.index: (e.counter_entry.data.packet_count, e.counter_entry.data.byte_count)
-                for e in self.read(query)}
-
-    def read_register(self, name: str, index: int | None = None) -> dict[int, int]:
-        register = self._index().get("registers", name)
-        query = pb.RegisterEntry(register_id=register.preamble.id)  # type: ignore[attr-defined]
-        if index is not None:
-            query.index.index = index
-        return {e.register_entry.index.index: decode(e.register_entry.data.bitstring) for e in self.read(query)}
-
-    def write_register(self, name: str, index: int, value: int) -> None:
-        register = self._index().get("registers", name)
-        width = register.type_spec.bitstring.bit.bitwidth  # type: ignore[attr-defined]
-        entry = pb.RegisterEntry(register_id=register.preamble.id)  # type: ignore[attr-defined]
-        entry.index.index = index
-        entry.data.bitstring = encode(value, width)
-        self.modify(entry)
-
-    # ---- device (p4sim queue extern) ----------------------------------------------------------------------------
-    def port_status(self, timeout: float | None = None) -> dict[int, bool]:
-        """Port -> link up, as the switch sees it (p4sim's queue extern; docs/architecture.md)."""
-        return {e.extern_entry.extern_id: bool(unpack_queue_extern(e.extern_entry).get("up", True))
-                for e in self.read(queue_extern(0), timeout=timeout)}
-
-    def queue_settings(self, port: int = 0) -> dict[int, dict[str, Any]]:
-        return {e.extern_entry.extern_id: unpack_queue_extern(e.extern_entry) for e in self.read(queue_extern(port))}
-
-    def set_queue(self, port: int, **settings: float) -> None:
-        """Change a port's queue (`depth`, `rate_pps`, `rate_bps`; 0 = unlimited)."""
-        self.modify(queue_extern(port, **settings))
 
     # ---- packet I/O ------------------------------------------------------------------------------------------
     def packet_out(self, payload: bytes, **metadata: Value) -> None:

@@ -23,6 +23,7 @@ import grpc
 from p4.v1 import p4runtime_pb2 as pb
 
 from controller.artifacts import PipelineArtifacts
+from controller.bmv2 import Bmv2Cli
 from controller.client import SwitchConnection, as_entity
 from controller.errors import ControllerError
 from controller.policies import Policy
@@ -65,7 +66,8 @@ class ControllerEvent:
 class FabricController:
     def __init__(self, topo: Topology, addresses: dict[str, str], artifacts: PipelineArtifacts,
                  policy: Policy, election_id: int = 1, workers: int = 8, watch_switches: bool = True,
-                 port_poll_s: float | None = 1.0, recover_timeout_s: float = 60.0) -> None:
+                 port_poll_s: float | None = 1.0, recover_timeout_s: float = 60.0,
+                 thrift_ports: dict[str, int] | None = None) -> None:
         self.topo = topo
         self.addresses = addresses
         self.artifacts = artifacts
@@ -76,6 +78,7 @@ class FabricController:
         self.port_poll_s = port_poll_s
         self.recover_timeout_s = recover_timeout_s
         self.cookie = config_cookie(artifacts)
+        self.thrift_ports = dict(thrift_ports or {})  # BMv2: registers and queues go over Thrift
         self.connections: dict[str, SwitchConnection] = {}
         self.installed: dict[str, InstalledState] = {}
         self.dead_links: set[int] = set()
@@ -119,11 +122,17 @@ class FabricController:
         self.events.append(ControllerEvent(time.monotonic(), kind, switch, detail))
         log.info("%s %s %s", kind, switch, detail)
 
+    def new_connection(self, name: str, timeout: float = 10.0) -> SwitchConnection:
+        """An unconnected session; on BMv2 with the Thrift side for registers and queues."""
+        conn = SwitchConnection(self.addresses[name], device_id=self.topo.nodes[name].device_id or 0,
+                                timeout=timeout, p4info=self.artifacts.p4info, election_id=self.election_id,
+                                name=name)
+        if self.artifacts.target == "bmv2":
+            conn.bmv2 = Bmv2Cli(self.thrift_ports.get(name), name=name)
+        return conn
+
     def _connection(self, name: str, timeout: float = 10.0) -> SwitchConnection:
-        node = self.topo.nodes[name]
-        conn = SwitchConnection(self.addresses[name], device_id=node.device_id or 0, timeout=timeout,
-                                p4info=self.artifacts.p4info, election_id=self.election_id, name=name)
-        conn.connect()
+        conn = self.new_connection(name, timeout).connect()
         if not conn.is_primary:
             conn.close()
             raise RuntimeError("another controller is primary for this switch")
@@ -175,7 +184,10 @@ class FabricController:
             for conn in self.connections.values():
                 conn.on_lost = watcher.notify
             self._watchers.append(watcher.start())
-        if self.port_poll_s:
+        if self.port_poll_s and self.artifacts.target == "bmv2":
+            self.event("port_monitor_off", "*", "BMv2 reports no port status over P4Runtime; "
+                       "link_down()/link_up() still fail links over")
+        elif self.port_poll_s:
             self._watchers.append(PortMonitor(self, self.port_poll_s).start())
 
     def close(self) -> None:

@@ -75,7 +75,10 @@ def running_fabric(topo: Topology, target: str = "p4sim", policy: Policy | str =
     with Fabric(topo, options) as fabric:
         say(f"starting {len(topo.switches)} {target} switches")
         fabric.start()
-        controller = FabricController(topo, fabric.grpc_addrs(), artifacts, policy, **(controller_options or {}))
+        ctl_options = dict(controller_options or {})
+        if target == "bmv2":  # registers and queues over Thrift (PI's P4Runtime server lacks them)
+            ctl_options.setdefault("thrift_ports", {n.name: fabric.switch(n.name).thrift_port for n in topo.switches})
+        controller = FabricController(topo, fabric.grpc_addrs(), artifacts, policy, **ctl_options)
         controller.progress = say
         running: RunningFabric | None = None
         try:
