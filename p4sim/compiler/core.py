@@ -141,8 +141,12 @@ class CompilerCore:
                 if kind == "extern":
                     args = tuple(self.resolve_type(a) for a in tref.args)
                     if tref.args and len(tref.args) > len(decl.type_params):
-                        raise self.err(f"extern {decl.name} takes {len(decl.type_params)} type arguments, "
-                                       f"got {len(tref.args)}", tref)
+                        hint = ""
+                        if decl.name in ("counter", "meter", "register") and self.v1model_version() is not None:
+                            hint = (f" (V1MODEL_VERSION {self.v1model_version()}; the index type argument of "
+                                    f"counter<I>, meter<I>, register<T, I> needs V1MODEL_VERSION >= 20200408)")
+                        raise self.err(f"extern {decl.name} takes {len(decl.type_params)} type argument(s), "
+                                       f"got {len(tref.args)}{hint}", tref)
                     return T.ExternT(decl.name, decl, args)
                 return T.BlockT(kind, decl.name, decl)
             if tref.args:

@@ -12,6 +12,11 @@ from p4sim.frontend import ast as A
 class InstanceCompiler:
     """Extern instances, instantiations and constructor constants."""
 
+    def v1model_version(self):
+        """The program's V1MODEL_VERSION, as v1model.p4 records it in `__v1model_version` (None: not v1model)."""
+        sym = self.globals.get("__v1model_version")
+        return sym.const if sym is not None else None
+
     # ------------------------------------------------------------------ instantiations
     def _ctor_const(self, arg, what, node):
         if arg is None or arg.value is None:
@@ -25,6 +30,13 @@ class InstanceCompiler:
         name = t.name
         decl = t.decl
         nargs = len(args)
+        tps = list(getattr(decl, "type_params", None) or [])
+        if len(t.args) != len(tps):
+            # p4c: an extern's type parameters are not inferred from constructor arguments they do not appear
+            # in; `register<bit<8>>` is right for the default V1MODEL_VERSION, `register<bit<8>, bit<10>>` for
+            # 20200408 (and the other way round is an error).
+            raise self.err(f"{name}: expected {len(tps)} type argument(s) ({', '.join(tps) or 'none'}), got "
+                           f"{len(t.args)} (V1MODEL_VERSION {self.v1model_version()})", node)
         ctor = next((c for c in decl.ctors if len(c) == nargs), None)
         if ctor is None:
             counts = sorted({len(c) for c in decl.ctors})

@@ -105,12 +105,22 @@ class MethodCompiler:
             return self.coerce(e, t, args[i].value, what) if t is not None else e
 
         def index(i):
+            # p4c's v1model: the index parameter is `in bit<32>` (default V1MODEL_VERSION 20180101) or `in I`,
+            # the extern's index type argument (>= 20200408). Either way P4_16 has no implicit width
+            # conversion, so a bit<9> port number needs an explicit (bit<32>) cast.
             e = val(i)
             it = T.strip_new(e.type)
+            want = T.Bits(32)
+            tps = list(getattr(et.decl, "type_params", None) or [])
+            if "I" in tps and len(et.args) == len(tps):
+                want = et.args[tps.index("I")]
             if isinstance(it, T.InfIntT):
-                return self.coerce(e, T.Bits(32), args[i].value, what)
+                return self.coerce(e, want, args[i].value, what)
             if not isinstance(it, T.Bits):
-                raise self.err(f"{what}: index must be bit<N>, not {e.type}", args[i].value)
+                raise self.err(f"{what}: index must be {want}, not {e.type}", args[i].value)
+            if not T.same_type(it, T.strip_new(want)):
+                raise self.err(f"{what}: index of type {e.type} where {want} is expected (p4c's v1model declares "
+                               f"the index as {want}; no implicit width conversion, cast it)", args[i].value)
             return e
 
         def outarg(i):
@@ -150,8 +160,8 @@ class MethodCompiler:
             cell = et.args[0] if et.args else T.Bits(32)
             if name == "read":
                 if len(args) == 1:
-                    i = index(0)
-                    return E(cell, f"{base.code}.dp_read({i.code})")
+                    raise self.err(f"{what}: v1model's register has only read(out T result, in index); "
+                                   f"there is no value-returning read(index)", n)
                 expect(2)
                 r = outarg(0)
                 i = index(1)

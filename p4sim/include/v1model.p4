@@ -5,8 +5,12 @@
 
 #include <core.p4>
 
+/* Like p4c's v1model.p4: a program that does not choose a version gets 20180101, where counter, meter and
+ * register are indexed by bit<32> (no index type parameter) and there is no PortId_t. Defining
+ * V1MODEL_VERSION >= 20200408 before the #include selects the later declarations (counter<I>, meter<I>,
+ * register<T, I>, PortId_t). No implicit width conversion applies to an index of either kind. */
 #ifndef V1MODEL_VERSION
-#define V1MODEL_VERSION 20200408
+#define V1MODEL_VERSION 20180101
 #endif
 
 match_kind {
@@ -15,21 +19,18 @@ match_kind {
     selector
 }
 
-/* Widths of port numbers and clone session ids as BMv2 uses them. */
-typedef bit<9>  PortId_t;
-typedef bit<16> MulticastGroup_t;
-typedef bit<16> CloneSessionId_t;
-typedef bit<3>  ClassOfService_t;
-typedef bit<16> PktInstanceId_t;
-typedef bit<19> QueueDepth_t;
-
 const bit<32> __v1model_version = V1MODEL_VERSION;
+
+#if V1MODEL_VERSION >= 20200408
+/* The only typedef p4c's v1model declares, and only from this version on. */
+typedef bit<9>  PortId_t;
+#endif
 
 @metadata @name("standard_metadata")
 struct standard_metadata_t {
-    PortId_t ingress_port;
-    PortId_t egress_spec;          /* set by ingress; 511 drops */
-    PortId_t egress_port;          /* read-only in egress */
+    bit<9>   ingress_port;
+    bit<9>   egress_spec;          /* set by ingress; 511 drops */
+    bit<9>   egress_port;          /* read-only in egress */
     bit<32>  instance_type;        /* 0 normal, 1 ingress clone, 2 egress clone, 4 recirculated, 5 replica, 6 resubmitted */
     bit<32>  packet_length;
     bit<32>  enq_timestamp;        /* microseconds */
@@ -56,33 +57,55 @@ enum MeterType {
     bytes
 }
 
+#if V1MODEL_VERSION >= 20200408
 extern counter<I> {
     counter(bit<32> size, CounterType type);
     void count(in I index);
 }
+#else
+extern counter {
+    counter(bit<32> size, CounterType type);
+    void count(in bit<32> index);
+}
+#endif
 
 extern direct_counter {
     direct_counter(CounterType type);
     void count();
 }
 
+#if V1MODEL_VERSION >= 20200408
 extern meter<I> {
     meter(bit<32> size, MeterType type);
     void execute_meter<T>(in I index, out T result);
 }
+#else
+extern meter {
+    meter(bit<32> size, MeterType type);
+    void execute_meter<T>(in bit<32> index, out T result);
+}
+#endif
 
 extern direct_meter<T> {
     direct_meter(MeterType type);
     void read(out T result);
 }
 
+/* Only read(out, index) and write(index, value): p4c's v1model has neither a size-less constructor nor a
+ * value-returning read. */
+#if V1MODEL_VERSION >= 20200408
 extern register<T, I> {
     register(bit<32> size);
-    register();
-    T read(in I index);
     void read(out T result, in I index);
     void write(in I index, in T value);
 }
+#else
+extern register<T> {
+    register(bit<32> size);
+    void read(out T result, in bit<32> index);
+    void write(in bit<32> index, in T value);
+}
+#endif
 
 extern action_profile {
     action_profile(bit<32> size);
