@@ -74,6 +74,8 @@ def checks() -> list[Check]:
     bmv2_fix = "Ubuntu: scripts/provision.sh installs the p4lang packages (or use the Vagrant VM)"
     result.append(_tool("simple_switch_grpc", bmv2_fix, required=False))
     result.append(_tool("p4c-bm2-ss", bmv2_fix, required=False))
+    # BMv2 queue rates/depths and register access go over Thrift: PI's P4Runtime server lacks them.
+    result.append(_tool("simple_switch_CLI", bmv2_fix, required=False))
     return result
 
 

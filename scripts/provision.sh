@@ -36,7 +36,8 @@ echo "deb $repo/ /" > /etc/apt/sources.list.d/home-p4lang.list
 apt-get update -qq
 apt-get install -y -qq p4lang-bmv2 p4lang-p4c
 
-for tool in simple_switch_grpc p4c-bm2-ss mnexec; do
+# simple_switch_CLI (Thrift) sets BMv2 queues and registers, which its P4Runtime server lacks.
+for tool in simple_switch_grpc simple_switch_CLI p4c-bm2-ss mnexec; do
   command -v "$tool" >/dev/null || { echo "provision.sh: $tool missing after install" >&2; exit 1; }
 done
 
