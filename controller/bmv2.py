@@ -112,32 +112,38 @@ class Bmv2Cli:
             self.run(commands)
 
     def read_registers(self, entries: Iterable[pb.RegisterEntry], index: P4InfoIndex) -> list[pb.Entity]:
-        """RegisterEntry reads as register_read; answered as the P4Runtime entities PI would give."""
-        found: list[pb.Entity] = []
+        """RegisterEntry reads as register_read, all in one CLI run; answered as the entities PI would give."""
+        asked: list[tuple[Any, int | None]] = []
         for query in entries:
             regs = [self._register(index, query.register_id)] if query.register_id else list(index.p4info.registers)
-            for reg in regs:
-                width = reg.type_spec.bitstring.bit.bitwidth
-                single = query.index.index if query.register_id and query.HasField("index") else None
-                values = self._read(reg.preamble.name, single)
-                for i, value in sorted(values.items()):
-                    entity = pb.Entity()
-                    entity.register_entry.register_id = reg.preamble.id
-                    entity.register_entry.index.index = i
-                    entity.register_entry.data.bitstring = encode(value, width)
-                    found.append(entity)
-        return found
-
-    def _read(self, name: str, index: int | None) -> dict[int, int]:
-        out = self.run([f"register_read {name}" + ("" if index is None else f" {index}")])
+            single = query.index.index if query.register_id and query.HasField("index") else None
+            asked += [(reg, single) for reg in regs]
+        if not asked:
+            return []
+        out = self.run([f"register_read {reg.preamble.name}" + ("" if i is None else f" {i}") for reg, i in asked])
+        answers: dict[tuple[str, int | None], dict[int, int]] = {}
         for line in out.splitlines():
             one = _ONE.search(line)
-            if one and index is not None:
-                return {int(one["index"]): int(one["value"])}
+            if one:
+                answers[(one["name"], int(one["index"]))] = {int(one["index"]): int(one["value"])}
+                continue
             every = _ALL.search(line)
-            if every and index is None:
-                return {i: int(v) for i, v in enumerate(every["values"].split(","))}
-        raise Bmv2CliError(f"{self.name}: cannot read register_read's answer for {name}: {out.strip()[-300:]}")
+            if every:
+                answers[(every["name"], None)] = {i: int(v) for i, v in enumerate(every["values"].split(","))}
+        found: list[pb.Entity] = []
+        for reg, i in asked:
+            values = answers.get((reg.preamble.name, i))
+            if values is None:
+                raise Bmv2CliError(f"{self.name}: no register_read answer for {reg.preamble.name}"
+                                   f"{'' if i is None else f'[{i}]'}: {out.strip()[-300:]}")
+            width = reg.type_spec.bitstring.bit.bitwidth
+            for cell, value in sorted(values.items()):
+                entity = pb.Entity()
+                entity.register_entry.register_id = reg.preamble.id
+                entity.register_entry.index.index = cell
+                entity.register_entry.data.bitstring = encode(value, width)
+                found.append(entity)
+        return found
 
     # ---- p4sim's queue extern (ExternEntry: UNIMPLEMENTED in PI) ---------------------------------------------
     def set_queue(self, port: int, depth: float | None = None, rate_pps: float | None = None,

@@ -141,3 +141,17 @@ def test_no_port_monitor_on_bmv2(p4sim_artifacts: PipelineArtifacts) -> None:
         assert [e.kind for e in ctl.events] == ["port_monitor_off"]
     finally:
         ctl.close()
+
+
+def test_many_register_cells_are_one_cli_run(bmv2_conn: SwitchConnection, fake_cli: Path) -> None:
+    """The experiment sampler reads one cell per port every 0.1 s: one CLI process per Read, not per cell."""
+    reg = bmv2_conn.index.get("registers", "port_down")
+    cells = []
+    for port in (1, 2):
+        cell = pb.RegisterEntry(register_id=reg.preamble.id)  # type: ignore[attr-defined]
+        cell.index.index = port
+        cells.append(cell)
+    got = {e.register_entry.index.index: e.register_entry.data.bitstring for e in bmv2_conn.read(*cells)}
+    assert got == {1: b"\x01", 2: b"\x01"}
+    assert fake_cli.read_text().splitlines() == ["port 50123", "register_read port_down 1",
+                                                 "register_read port_down 2"]
