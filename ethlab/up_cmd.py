@@ -65,7 +65,7 @@ def one_line(err: BaseException) -> str:
     causes are followed so `switch X: ...` wrappers keep the root message."""
     text = str(err).strip() or type(err).__name__
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    located = [ln for ln in lines if ": error:" in ln]
+    located = [ln for ln in lines if ": error:" in ln or ": fatal error:" in ln]  # cpp: fatal error
     first = lines[0] if lines else text
     if located and located[0] != first:
         return f"{first.rstrip(':')}: {located[0]}"

@@ -78,3 +78,11 @@ def test_p4c_diagnostic_shapes() -> None:
     assert p4c_diagnostics(warning) == "a.p4:3:1: warning: x: unused"
     located = "a.p4:3:5: error: already located"
     assert p4c_diagnostics(located) == located
+
+
+def test_preprocessor_fatal_error_is_the_telling_line() -> None:
+    # p4c runs cpp first; a missing include is `file:line:col: fatal error: ...` (already located)
+    err = RuntimeError("compiling p4src/ethplus.p4 for bmv2 failed:\n"
+                       "p4src/ethplus.p4:25:10: fatal error: include/nope.p4: No such file or directory\n"
+                       "compilation terminated.")
+    assert one_line(err).endswith("p4src/ethplus.p4:25:10: fatal error: include/nope.p4: No such file or directory")
