@@ -78,6 +78,16 @@ def p4c_diagnostics(text: str) -> str:
     return "\n".join(out)
 
 
+def _toolchain(target: str) -> list[Path]:
+    """Files whose change makes cached outputs stale besides the program: the compiler and the headers it
+    puts into the output (p4sim's compiled JSON carries the preprocessed program, v1model.p4 included)."""
+    if target == "p4sim":
+        root = REPO / "p4sim"
+        return [*root.glob("include/*.p4"), *root.glob("frontend/*.py"), *root.glob("compiler/*.py")]
+    found = shutil.which("p4c-bm2-ss")
+    return [Path(found)] if found else []
+
+
 def build_artifacts(program: Path = DEFAULT_PROGRAM, target: str = "p4sim",
                     build_dir: Path = REPO / "build" / "p4") -> PipelineArtifacts:
     program = Path(program).resolve()
@@ -87,7 +97,7 @@ def build_artifacts(program: Path = DEFAULT_PROGRAM, target: str = "p4sim",
     stem = program.stem
     config = build_dir / f"{stem}.{target}.json"
     p4info = build_dir / f"{stem}.{target}.{P4INFO_SUFFIX[target]}"
-    sources = [program, *program.parent.glob("include/*.p4")]
+    sources = [program, *program.parent.glob("include/*.p4"), *_toolchain(target)]
     newest = max(p.stat().st_mtime for p in sources if p.exists())
     fresh = config.exists() and p4info.exists() and min(config.stat().st_mtime, p4info.stat().st_mtime) > newest
     if not fresh:

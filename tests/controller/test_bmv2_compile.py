@@ -86,3 +86,15 @@ def test_preprocessor_fatal_error_is_the_telling_line() -> None:
                        "p4src/ethplus.p4:25:10: fatal error: include/nope.p4: No such file or directory\n"
                        "compilation terminated.")
     assert one_line(err).endswith("p4src/ethplus.p4:25:10: fatal error: include/nope.p4: No such file or directory")
+
+
+def test_a_newer_compiler_invalidates_cached_outputs(fake_p4c: Path) -> None:
+    build_artifacts(PROGRAM, "bmv2", build_dir=fake_p4c / "out")
+    args = fake_p4c / "args"
+    args.unlink()
+    build_artifacts(PROGRAM, "bmv2", build_dir=fake_p4c / "out")
+    assert not args.exists()  # cached: the compiler did not run
+    later = (fake_p4c / "out" / "basic_l3.bmv2.json").stat().st_mtime + 10
+    os.utime(fake_p4c / "bin" / "p4c-bm2-ss", (later, later))  # p4c upgraded
+    build_artifacts(PROGRAM, "bmv2", build_dir=fake_p4c / "out")
+    assert args.exists()
