@@ -95,6 +95,9 @@ def _up(args: argparse.Namespace, console: Console) -> int:
         timings = ", ".join(f"{k} {v:.2f}s" for k, v in running.timings.items())
         console.print(f"{running.entries} table entries; bring-up phases: {timings}; "
                       f"total {time.monotonic() - start:.1f}s; peak RSS of ethlab {peak_rss_mb():.0f} MB")
+        for event in running.controller.events:
+            if event.kind == "port_monitor_off":  # BMv2: no port status over P4Runtime
+                console.print(f"[yellow]note:[/yellow] {event.detail}", highlight=False)
         if reach.retried:
             console.print(f"{reach.retried} pair(s) missed the first 2 s ping and were pinged again "
                           f"({len(reach.failed)} still unreachable)")
