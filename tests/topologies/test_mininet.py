@@ -180,6 +180,8 @@ def test_bmv2_queues_set_over_thrift_once_its_port_listens(tmp_path, monkeypatch
     with Fabric(build("line", n=1), opts) as f:
         sw = f.switch("s1")
         assert sw.queue_commands() == ["set_queue_depth 64", "set_queue_rate 833 1", "set_queue_rate 833 2"]
+        cmd = sw.command()  # p4sim's queue and stats options are not simple_switch_grpc's
+        assert not {"--queue-depth", "--queue-rate-port", "--stats-file", "--log-file"} & set(cmd)
         sw.proc = subprocess.Popen(["sleep", "30"])  # stands for the running switch process
         try:
             with pytest.raises(SwitchStartError, match=f"Thrift port {sw.thrift_port} not open"):
