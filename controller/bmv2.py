@@ -29,7 +29,7 @@ from controller.errors import ControllerError
 from controller.p4info_index import P4InfoIndex
 
 CLI = "simple_switch_CLI"
-_FAILED = re.compile(r"(?i)(invalid|error|could not|unknown syntax|traceback|bad format|exception|usage:)")
+_FAILED = re.compile(r"(?i)(\binvalid\b|\berror\b|could not|unknown syntax|traceback|bad format|exception|usage:)")
 _ONE = re.compile(r"(?P<name>[\w.]+)\[(?P<index>\d+)\]\s*=\s*(?P<value>\d+)")
 _ALL = re.compile(r"(?P<name>[\w.]+)\s*=\s*(?P<values>\d+(?:\s*,\s*\d+)*)\s*$")
 
@@ -51,7 +51,8 @@ def run_cli(thrift_port: int, commands: Sequence[str], timeout: float = 30.0, to
         raise Bmv2CliError(f"{tool} --thrift-port {thrift_port}: no answer within {timeout:g}s",
                            grpc.StatusCode.DEADLINE_EXCEEDED) from None
     output = done.stdout + done.stderr
-    bad = [ln.strip() for ln in output.splitlines() if _FAILED.search(ln)]
+    # answers (`NAME[I]= V`, `NAME= V, ...`) are data: a register may well be called `error`
+    bad = [ln.strip() for ln in output.splitlines() if _FAILED.search(_ALL.sub("", _ONE.sub("", ln)))]
     if done.returncode != 0 or bad:
         detail = "; ".join(bad[:5]) or output.strip()[-500:] or f"exit status {done.returncode}"
         raise Bmv2CliError(f"{tool} --thrift-port {thrift_port} ({'; '.join(commands)[:200]}): {detail}",

@@ -93,6 +93,7 @@ def test_cli_refusals_and_absence_are_errors(bmv2_conn: SwitchConnection, fake_c
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(Bmv2CliError, match="Unknown syntax: bogus"):
         bmv2_conn.bmv2.run(["bogus"])  # type: ignore[union-attr]
+    assert "error= 0, 1" in bmv2_conn.bmv2.run(["register_read MyEgress.error"])  # type: ignore[union-attr]
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(Bmv2CliError, match="simple_switch_CLI not found"):
         bmv2_conn.write_register("port_down", 1, 1)
