@@ -141,6 +141,8 @@ class OperatorCompiler:
         hi = (1 << (t.width - 1)) - 1 if t.signed else t.mask
         return max(lo, min(hi, v))
 
+    BMV2_MAX_SHIFT_WIDTH = 8
+
     def shift(self, n, op, a, b):
         ta, tb = T.strip_new(a.type), T.strip_new(b.type)
         if isinstance(tb, T.Bits):
@@ -151,6 +153,15 @@ class OperatorCompiler:
                 raise self.err("shift amount must be a non-negative constant or an unsigned value", n.right)
         else:
             raise self.err(f"shift amount must be a number, not {b.type}", n.right)
+        if not (isinstance(ta, T.InfIntT) and a.const is not None):
+            # p4c's BMv2 back end (LowerExpressions::shift in backends/bmv2/common/lower.cpp) rejects a
+            # shift whose amount is a run-time value wider than 8 bits, or an 'int' constant above 256.
+            if isinstance(tb, T.Bits) and b.const is None and tb.width > self.BMV2_MAX_SHIFT_WIDTH:
+                raise self.err(f"shift amount of type {b.type}: p4c-bm2-ss limits a run-time shift amount to "
+                               f"{self.BMV2_MAX_SHIFT_WIDTH} bits (cast it, e.g. (bit<8>)n)", n.right)
+            if isinstance(tb, T.InfIntT) and b.const is not None and b.const > 1 << self.BMV2_MAX_SHIFT_WIDTH:
+                raise self.err(f"shift amount {b.const}: p4c-bm2-ss limits a constant shift amount to "
+                               f"{1 << self.BMV2_MAX_SHIFT_WIDTH}", n.right)
         if isinstance(ta, T.InfIntT):
             if a.const is None or b.const is None:
                 raise self.err("the left operand of a shift must have a width (bit<N>/int<N>) unless both "

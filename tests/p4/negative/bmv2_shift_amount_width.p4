@@ -1,0 +1,35 @@
+// expect-error: 26:30: run-time shift amount to 8 bits
+// p4c-bm2-ss (backends/bmv2/common/lower.cpp) limits a run-time shift amount to 8 bits; bit<16> given
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t {
+    bit<8> a;
+    bit<8> b;
+}
+struct headers_t { h_t h; }
+struct meta_t { }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta,
+                  inout standard_metadata_t sm) {
+    bit<16> amount = 0;
+    apply {
+        amount = (bit<16>)hdr.h.b;
+        hdr.h.a = hdr.h.a << amount;
+    }
+}
+
+control MyVerify(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control MyCompute(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+
+V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;
