@@ -302,12 +302,13 @@ class SwitchConnection(PreMixin, DeviceMixin):
     # ---- write / read ------------------------------------------------------------------------------------------
     def write(self, updates: Iterable[pb.Update], batch_size: int = 500) -> int:
         """Send updates in batches; raise WriteError (with per-update failures) on the first failed batch."""
+        sent = 0
         if self.bmv2 is not None:  # PI answers RegisterEntry writes with UNIMPLEMENTED
             updates = list(updates)
-            self.bmv2.write_registers([u for u in updates if u.entity.HasField("register_entry")], self._index())
-            updates = [u for u in updates if not u.entity.HasField("register_entry")]
+            registers = [u for u in updates if u.entity.HasField("register_entry")]
+            self.bmv2.write_registers(registers, self._index())
+            updates, sent = [u for u in updates if not u.entity.HasField("register_entry")], len(registers)
         batch: list[pb.Update] = []
-        sent = 0
         for update in updates:
             batch.append(update)
             if len(batch) >= batch_size:

@@ -71,7 +71,7 @@ def test_register_writes_and_reads_go_over_thrift(bmv2_conn: SwitchConnection, f
     reg = bmv2_conn.index.get("registers", "port_down")
     wildcard = pb.RegisterEntry(register_id=reg.preamble.id)  # type: ignore[attr-defined]
     wildcard.data.bitstring = b"\x00"
-    bmv2_conn.modify(wildcard)  # what the experiment runner does to clear a register
+    assert bmv2_conn.modify(wildcard) == 1  # what the experiment runner does to clear a register
     assert fake_cli.read_text().splitlines() == [
         "port 50123", "register_write port_down 3 1",
         "port 50123", "register_read port_down 3",
