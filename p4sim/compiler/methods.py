@@ -51,6 +51,7 @@ class MethodCompiler:
         if isinstance(bt, T.TableT):
             noargs()
             info = bt.info
+            self.note_single_apply(("table", info.name), f"table {info.name}", n)
             return E(T.ApplyResultT(info), f"{info.pyfunc}({self.ctx.ctx_args})")
         if isinstance(bt, T.BlockT) and isinstance(bt.decl, A.ParserDecl):
             if name != "apply":
@@ -74,11 +75,24 @@ class MethodCompiler:
                 raise self.err(f"{bt.name} has no method '{name}'", n)
             d = bt.decl
             sym = base.extra
+            self.note_single_apply(("control", sym.py), f"control instance {n.func.expr.name}"
+                                   if isinstance(n.func.expr, A.Name) else f"control instance of {bt.name}", n)
             lines, _ = self.call_with_params(n, d.params, sym.py, f"apply of {bt.name}")
             return E(T.VOID, "\n".join(lines))
         if isinstance(bt, T.ExternT):
             return self.extern_method(n, base, bt, name)
         raise self.err(f"{base.type} has no method '{name}'", n)
+
+    def note_single_apply(self, key, what: str, n) -> None:
+        """p4c-bm2-ss cannot apply a table more than once per pipeline: BMv2's JSON gives each table one set of
+        next_tables, so the back end reports a cycle (p4lang/p4c#457, #878, #986). A control instance applied
+        twice applies its tables twice. Any second apply site is therefore rejected, even in another branch."""
+        seen = self.__dict__.setdefault("_apply_sites", {})
+        first = seen.get(key)
+        if first is not None:
+            raise self.err(f"{what} is applied more than once (first at {first}); p4c-bm2-ss rejects a table "
+                           f"applied twice in a pipeline (BMv2 JSON has one successor per table)", n)
+        seen[key] = n.loc
 
     def union_siblings_invalidate(self, hdr_node) -> list[str]:
         if isinstance(hdr_node, A.Member):

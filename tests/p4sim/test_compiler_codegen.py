@@ -64,14 +64,16 @@ def test_tables_hit_miss_switch_and_default() -> None:
         action set_b(bit<8> v) { hdr.h.b = v; }
         action drop() { mark_to_drop(sm); }
         table t { key = { hdr.h.a: exact; } actions = { set_b; drop; NoAction; } default_action = NoAction(); }
+        table u { key = { hdr.h.a: exact; } actions = { NoAction; } }
     """, ingress="""
         switch (t.apply().action_run) {
             set_b: { hdr.h.c = 1; }
             NoAction: { hdr.h.c = 2; }
         }
-        if (t.apply().hit) { hdr.h.d = 9; }
+        if (u.apply().hit) { hdr.h.d = 9; }     // a second table: BMv2 cannot apply t twice
     """)
     h.table_add("MyIngress.t", {"hdr.h.a": 0x10}, "MyIngress.set_b", {"v": 0x77})
+    h.table_add("MyIngress.u", {"hdr.h.a": 0x10}, "NoAction")
     h.table_add("MyIngress.t", {"hdr.h.a": 0x11}, "MyIngress.drop")
     assert h.send(0, PKT) == [(1, bytes([0x10, 0x77, 0x01, 0x09]))]
     assert h.send(0, bytes([0x12, 0, 0, 0])) == [(1, bytes([0x12, 0, 0x02, 0]))]
