@@ -4,7 +4,8 @@ p4sim's compiler and p4c-bm2-ss take the same command-line shape, so both are ru
 way; outputs are cached by source mtime in the build directory.
 
 p4c picks the P4Info format from the file suffix of `--p4runtime-files` (`.txt` text, `.json`, `.bin`; only
-recent p4c releases also know `.txtpb`), so the BMv2 P4Info is written as `.p4info.txt`. p4c reports
+recent p4c releases also know `.txtpb`), so the BMv2 P4Info is written as `.p4info.txt` (to read) and
+`.p4info.bin` (to load). p4c reports
 problems as `file(line): [--Werror=kind] error: message` followed by the source line and a `^^^` marker;
 they are rewritten to the `file:line:col: error: message` form every other ethlab error uses.
 """
@@ -49,8 +50,10 @@ def compile_command(program: Path, target: str, config: Path, p4info: Path) -> l
     if target == "p4sim":
         return [_tool("p4sim"), "compile", str(program), "-o", str(config), "--p4runtime-files", str(p4info)]
     if target == "bmv2":
+        # The binary copy is what is loaded: a P4Info field newer than our p4runtime package survives it
+        # (kept as an unknown field and sent on to PI as it is); text parsing would refuse it.
         return [_tool("p4c-bm2-ss"), "--arch", "v1model", "--std", "p4-16", "-o", str(config),
-                "--p4runtime-files", str(p4info), str(program)]
+                "--p4runtime-files", f"{p4info},{p4info.with_suffix('.bin')}", str(program)]
     raise ValueError(f"unknown target {target!r} (p4sim or bmv2)")
 
 
@@ -99,7 +102,9 @@ def build_artifacts(program: Path = DEFAULT_PROGRAM, target: str = "p4sim",
     p4info = build_dir / f"{stem}.{target}.{P4INFO_SUFFIX[target]}"
     sources = [program, *program.parent.glob("include/*.p4"), *_toolchain(target)]
     newest = max(p.stat().st_mtime for p in sources if p.exists())
-    fresh = config.exists() and p4info.exists() and min(config.stat().st_mtime, p4info.stat().st_mtime) > newest
+    load_from = p4info.with_suffix(".bin") if target == "bmv2" else p4info
+    outputs = [config, p4info, load_from]
+    fresh = all(p.exists() for p in outputs) and min(p.stat().st_mtime for p in outputs) > newest
     if not fresh:
         cmd = compile_command(program, target, config, p4info)
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -108,4 +113,4 @@ def build_artifacts(program: Path = DEFAULT_PROGRAM, target: str = "p4sim",
             if target == "bmv2":
                 report = p4c_diagnostics(report)
             raise RuntimeError(f"compiling {program} for {target} failed:\n{report}")
-    return PipelineArtifacts(program, target, load_p4info(p4info), config.read_bytes(), p4info, config)
+    return PipelineArtifacts(program, target, load_p4info(load_from), config.read_bytes(), p4info, config)

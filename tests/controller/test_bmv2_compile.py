@@ -26,7 +26,10 @@ out=""; info=""
 while [ $# -gt 0 ]; do
   case "$1" in -o) out="$2"; shift;; --p4runtime-files) info="$2"; shift;; esac; shift
 done
-echo '{"program": "fake"}' > "$out"; cp "$FAKE_P4C_P4INFO" "$info"
+echo '{"program": "fake"}' > "$out"
+for f in $(echo "$info" | tr ',' ' '); do
+  case "$f" in *.bin) cp "$FAKE_P4C_P4INFO_BIN" "$f";; *.txt) cp "$FAKE_P4C_P4INFO" "$f";; *) exit 3;; esac
+done
 """
 
 
@@ -41,6 +44,10 @@ def fake_p4c(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_P4C_ARGS", str(tmp_path / "args"))
     monkeypatch.setenv("FAKE_P4C_P4INFO", str(p4sim.p4info_path))
+    binary = tmp_path / "p4info.bin"
+    unknown = b"\xe2\x12\x03new"  # field 300, length-delimited: what a newer P4Info might carry
+    binary.write_bytes(p4sim.p4info.SerializeToString() + unknown)
+    monkeypatch.setenv("FAKE_P4C_P4INFO_BIN", str(binary))
     return tmp_path
 
 
@@ -50,10 +57,13 @@ def test_bmv2_compile_command_and_outputs(fake_p4c: Path) -> None:
     assert args[:4] == ["--arch", "v1model", "--std", "p4-16"]
     assert args[args.index("-o") + 1] == str(fake_p4c / "out" / "basic_l3.bmv2.json")
     # p4c chooses the P4Info format by suffix; .txt is text in every release (.txtpb only in recent ones)
-    assert args[args.index("--p4runtime-files") + 1] == str(fake_p4c / "out" / "basic_l3.bmv2.p4info.txt")
+    out = fake_p4c / "out"
+    assert args[args.index("--p4runtime-files") + 1] == f"{out}/basic_l3.bmv2.p4info.txt,{out}/basic_l3.bmv2.p4info.bin"
     assert args[-1] == str(PROGRAM)
     assert art.device_config == b'{"program": "fake"}\n'  # the BMv2 JSON is what the pipeline push carries
     assert art.p4info.tables and art.target == "bmv2"
+    # loaded from the binary copy: a field our p4runtime package does not know is kept and sent on to PI
+    assert art.p4info.SerializeToString().endswith(b"\xe2\x12\x03new")
 
 
 def test_p4c_errors_become_file_line_col(fake_p4c: Path, monkeypatch: pytest.MonkeyPatch) -> None:
