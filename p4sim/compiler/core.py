@@ -298,6 +298,7 @@ class CompilerCore:
             raise self.err("no 'main' package instantiation (expected e.g. V1Switch(...) main;)",
                            SourceLoc(self.filename, 1, 1))
         self.compile_main(main)
+        self.check_direct_meter_reads()
 
     def _is_extern_type(self, tref) -> bool:
         return isinstance(tref, A.NamedType) and isinstance(self.types.get(tref.name), tuple) \

@@ -94,6 +94,31 @@ class MethodCompiler:
                            f"applied twice in a pipeline (BMv2 JSON has one successor per table)", n)
         seen[key] = n.loc
 
+    def note_direct_meter_read(self, base: E, n) -> None:
+        """v1model: direct_meter.read() may only be called in an action run by the table the meter is attached
+        to (`meters = ...`). BMv2 writes the colour into the read's destination when that table's entry matches
+        (p4c-bm2-ss turns the call into the table's direct-meter destination and drops it from the action), so a
+        read anywhere else would not see a fresh colour; checked when all tables are known."""
+        inst = getattr(base.extra, "info", None)
+        action = getattr(self.ctx, "action", None) if self.ctx.kind == "action" else None
+        if action is None:
+            raise self.err("direct_meter.read() may only be called in an action of the table the meter is "
+                           "attached to (v1model; BMv2 writes the colour when that table's entry matches)", n)
+        self.__dict__.setdefault("_dm_reads", []).append((inst, action, n))
+
+    def check_direct_meter_reads(self) -> None:
+        for inst, action, n in self.__dict__.get("_dm_reads", []):
+            if inst is None:
+                continue
+            if not inst.tables:
+                raise self.err(f"direct_meter '{inst.name}' is read in action {action.name} but attached to no "
+                               f"table (meters = {inst.name.rsplit('.', 1)[-1]};)", n)
+            owner = self.info.tables.get(inst.tables[0])
+            if owner is not None and all(r.action.name != action.name for r in owner.actions):
+                raise self.err(f"direct_meter.read() in action {action.name}, which is not an action of table "
+                               f"{owner.name}, the table the meter is attached to (v1model; BMv2 writes the "
+                               f"colour only when that table's entry matches)", n)
+
     def union_siblings_invalidate(self, hdr_node) -> list[str]:
         if isinstance(hdr_node, A.Member):
             parent = self.expr(hdr_node.expr)
@@ -167,6 +192,7 @@ class MethodCompiler:
             return E(T.VOID, "\n".join(r.lv.assign(code)) if r is not None else "pass")
         if ename == "direct_meter" and name == "read":
             expect(1)
+            self.note_direct_meter_read(base, n)
             r = outarg(0)
             code = f"{base.code}.execute(PK.dm_entry, PK.pkt_len, PK.now)"
             return E(T.VOID, "\n".join(r.lv.assign(code)) if r is not None else "pass")

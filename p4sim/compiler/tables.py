@@ -48,6 +48,7 @@ class TableCompiler:
         saved = self.ctx
         ctx = Ctx("action", prefix, saved.ctx_args if prefix else "", saved.frame, control=saved.control,
                   roots=saved.roots)
+        ctx.action = info
         self.ctx = ctx
         self.push()
         pnames = []
