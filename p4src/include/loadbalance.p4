@@ -135,19 +135,25 @@ control LoadBalance(inout headers hdr,
                 hdr.probe.path_qdepth = local_q16;
             }
 
-            port_t cur_port;
-            bit<16> cur_q;
-            bit<48> cur_time;
-            bit<1> cur_valid;
-            best_port.read(cur_port, dst);
-            best_qdepth.read(cur_q, dst);
-            best_updated.read(cur_time, dst);
-            best_valid.read(cur_valid, dst);
+            /* dst_index comes off the wire. BMv2 does not bounds-check a
+             * register index in release builds, so an index past the
+             * arrays is never used: such a probe learns nothing. */
+            bool dst_ok = dst < NUM_DESTINATIONS;
+            port_t cur_port = 0;
+            bit<16> cur_q = 0;
+            bit<48> cur_time = 0;
+            bit<1> cur_valid = 0;
+            if (dst_ok) {
+                best_port.read(cur_port, dst);
+                best_qdepth.read(cur_q, dst);
+                best_updated.read(cur_time, dst);
+                best_valid.read(cur_valid, dst);
+            }
 
             /* HULA's rule: take a better path; always refresh the current
              * best (its congestion may have grown); forget stale entries. */
             bool stale = cur_valid == 0 || now - cur_time > meta.best_hop_timeout_us;
-            if (stale || hdr.probe.path_qdepth < cur_q || in_port == cur_port) {
+            if (dst_ok && (stale || hdr.probe.path_qdepth < cur_q || in_port == cur_port)) {
                 best_port.write(dst, in_port);
                 best_qdepth.write(dst, hdr.probe.path_qdepth);
                 best_updated.write(dst, now);
@@ -204,9 +210,16 @@ control LoadBalance(inout headers hdr,
         bit<3> rot_start = meta.flow_hash[2:0];
         bool by_load = meta.lb_mode == LB_FLOWLET || meta.lb_mode == LB_ADAPTIVE;
 
+        /* Group ids and dst_index values come from the controller and must
+         * be below 1024 (docs/ethplus-header.md); the guards keep a wrong
+         * entry from indexing past a register array on BMv2. */
+        bool group_ok = (bit<32>)meta.group_id < NUM_GROUPS;
+
         if (meta.lb_mode == LB_SPRAY) {
-            bit<8> next_idx;
-            spray_next.read(next_idx, (bit<32>)meta.group_id);
+            bit<8> next_idx = 0;
+            if (group_ok) {
+                spray_next.read(next_idx, (bit<32>)meta.group_id);
+            }
             if (next_idx >= (bit<8>)meta.n_cand) {
                 next_idx = 0;    /* the group shrank since the last packet */
             }
@@ -215,7 +228,9 @@ control LoadBalance(inout headers hdr,
             if (after >= (bit<8>)meta.n_cand) {
                 after = 0;
             }
-            spray_next.write((bit<32>)meta.group_id, after);
+            if (group_ok) {
+                spray_next.write((bit<32>)meta.group_id, after);
+            }
         }
 
         qdepth_t q0 = 0;
@@ -289,12 +304,14 @@ control LoadBalance(inout headers hdr,
             }
         } else if (meta.lb_mode == LB_ADAPTIVE) {
             bit<32> dst = (bit<32>)meta.dst_index;
-            port_t bp;
-            bit<48> updated;
-            bit<1> bvalid;
-            best_port.read(bp, dst);
-            best_updated.read(updated, dst);
-            best_valid.read(bvalid, dst);
+            port_t bp = 0;
+            bit<48> updated = 0;
+            bit<1> bvalid = 0;
+            if (dst < NUM_DESTINATIONS) {
+                best_port.read(bp, dst);
+                best_updated.read(updated, dst);
+                best_valid.read(bvalid, dst);
+            }
             if (bvalid == 1 && now - updated <= meta.best_hop_timeout_us) {
                 preferred = bp;
                 have_preferred = true;
