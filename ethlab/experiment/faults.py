@@ -147,8 +147,15 @@ class FaultInjector:
                 # An unlimited queue has no rate to cut: take the link's nominal rate in 1500-byte packets.
                 link = self.running.topo.ports(sw)[port]
                 pps = (base or link.rate_gbps * 1e9 / 12000) * fault.rate_factor
-            set_queue(fabric.switch(sw).grpc_addr, self.running.topo.nodes[sw].device_id or 0, port,
-                      {"rate_pps": max(1, round(pps)) if pps else 0})
+            rate = max(1, round(pps)) if pps else 0
+            if fabric.switch(sw).target == "bmv2":
+                # BMv2's P4Runtime server has no queue extern: the controller's connection goes over its CLI.
+                self.running.controller.connections[sw].set_queue(port, rate_pps=rate)
+            else:
+                # p4sim: a connection of its own (the queue extern), so a slow link works with the
+                # controller stopped too.
+                set_queue(fabric.switch(sw).grpc_addr, self.running.topo.nodes[sw].device_id or 0, port,
+                          {"rate_pps": rate})
 
     def _do_slow_link(self, fault: Fault) -> None:
         self._queue(fault, restore=False)
