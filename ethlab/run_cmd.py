@@ -47,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
         console.print(rec)
     if outcome.plots:
         console.print(f"plots: {root / 'plots'}/ ({', '.join(p.name for p in outcome.plots)})")
+    if (root / "report.md").exists():
+        console.print(f"report: {root / 'report.md'} (table, faults and plots on one page)")
     if outcome.state != "complete":
         console.print(f"[red]run {outcome.state}: {outcome.error}[/]; everything collected so far is in {root} "
                       f"(error.txt, status.json)")

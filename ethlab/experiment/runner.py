@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from ethlab.experiment import aggregate as agg
+from ethlab.experiment.markdown import write_report
 from ethlab.experiment.plots import draw_all
 from ethlab.experiment.spec import Spec, schedule_digest
 from ethlab.experiment.trial import TrialSetup, run_trial
@@ -149,4 +150,8 @@ def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], N
         except Exception as err:  # a plotting problem must not hide the numbers
             (root / "plots-error.txt").write_text(f"{type(err).__name__}: {err}\n{traceback.format_exc()}")
     _status(root, out, spec, total, current)
+    try:
+        write_report(root)
+    except Exception as err:  # the report is a view of the files above; they stay whatever happens here
+        (root / "report-error.txt").write_text(f"{type(err).__name__}: {err}\n{traceback.format_exc()}")
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 
@@ -49,6 +50,12 @@ def test_tiny_experiment_end_to_end(tmp_path):
     assert summary["state"] == "complete" and [p["policy"] for p in summary["policies"]] == ["ecmp", "spray"]
     versions = json.loads((out / "versions.json").read_text())
     assert versions["target"] == "p4sim" and versions["ethlab"]
+    report = (out / "report.md").read_text()
+    assert "**state:** complete (2 of 2 trials)" in report and "leafspine" in report
+    for p in summary["policies"]:  # the comparison rows carry the summary's medians
+        assert f"| {p['policy']} | 1 | {p['time_ms']:.2f} |" in report
+    images = re.findall(r"!\[[^]]*\]\(([^)]+)\)", report)
+    assert len(images) >= 5 and all((out / img).exists() for img in images)
     for label in ("ecmp", "spray"):
         trial = out / "runs" / label / "rep0"
         assert any((trial / "switch-logs").glob("*.log"))
@@ -116,6 +123,8 @@ def test_link_failure_recovers_under_each_policy(tmp_path):
                  {("leaf1", "spine2"), ("spine2", "leaf1")}]
         assert sum(r["tx_packets"] for r in alive) > sum(r["tx_packets"] for r in dead)
     assert (out / "plots" / "faults_goodput.png").exists()
+    report = (out / "report.md").read_text()
+    assert "## Faults" in report and report.count("| link_down | leaf1-spine1 |") == 4
 
 
 def test_failing_run_keeps_partial_results(tmp_path):
@@ -130,6 +139,11 @@ def test_failing_run_keeps_partial_results(tmp_path):
     assert (out / "runs" / "ecmp" / "rep0" / "metrics.json").exists()
     assert (out / "plots" / "busbw.png").exists()
     assert json.loads((out / "summary.json").read_text())["state"] == "failed"
+    report = (out / "report.md").read_text()  # the page says how far it got and shows what it has
+    assert "**state:** failed (1 of 2 trials)" in report and "broken rep 0" in report and "| ecmp |" in report
+    (out / "report.md").unlink()
+    assert main(["report", str(out), "--plots"]) == 0 and (out / "report.md").read_text() == report
+    assert main(["report", str(tmp_path)]) == 1  # not a results directory
 
 
 def test_spec_errors_name_the_key(tmp_path):
