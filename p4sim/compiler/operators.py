@@ -214,6 +214,11 @@ class OperatorCompiler:
                 if e.const is not None:
                     return self.lit(int(e.const), t)
                 return E(t, f"(1 if {e.code} else 0)")
+            if isinstance(s, T.Bits) and s.width != bt.width and s.signed != bt.signed:
+                # p4c (TypeInference::canCastBetween): between bit<>/int<> types a cast may change the width or
+                # the signedness, not both; write (int<16>)(bit<16>)x or (int<16>)(int<8>)x instead.
+                raise self.err(f"cannot cast {e.type} to {t} directly: a cast changes either the width or the "
+                               f"signedness, not both (p4c)", n)
             if isinstance(s, T.EnumT) and s.base is not None:
                 s = s.base
             if isinstance(s, T.Bits):
