@@ -371,11 +371,13 @@ class BlockCompiler:
         entry = {}
         for (decl, _node), role in zip(blocks, roles, strict=True):
             prefix = self.fq("", decl.name, decl.annos)
+            self.pipeline_role = role     # which V1Switch block is being compiled (p4c-bm2-ss's blockConverted)
             if role == "parser":
                 entry[role] = self.compile_parser(decl, prefix, consts_of[id(decl)])
             else:
                 roots = {1: "m", 2: "sm"} if role in ("ingress", "egress") else None
                 entry[role] = self.compile_control(decl, prefix, roots, consts_of[id(decl)])
+        self.pipeline_role = None
         self.entry = entry
 
     # ------------------------------------------------------------------ module assembly

@@ -235,7 +235,11 @@ class CallCompiler:
             return self.arg_for_param(pt, p.direction, args[i], n, f"{what}, argument {i + 1} ({p.name})")
 
         if name == "mark_to_drop":
-            sm = arg(0).code if proto.params else self.sm_code()
+            if not proto.params:
+                # backends/bmv2/simple_switch/simpleSwitch.cpp: "Expected 1 argument for mark_to_drop()".
+                raise self.err("mark_to_drop() without arguments is not accepted by p4c-bm2-ss; write "
+                               "mark_to_drop(standard_metadata)", n)
+            sm = arg(0).code
             return E(T.VOID, f"{sm}.egress_spec = 511\n{sm}.mcast_grp = 0")
         if name == "verify":
             if self.ctx.kind != "parser":
@@ -306,15 +310,18 @@ class CallCompiler:
             return E(T.VOID, "\n".join(lines))
         if name == "clone":
             ct = self.enum_member_name(arg(0), "CloneType", n.args[0].value)
+            self.check_pipeline_block(name, "ingress" if ct == "I2E" else "egress", n, f"CloneType.{ct}")
             s = arg(1)
             return E(T.VOID, f"PK.clone = ({0 if ct == 'I2E' else 1}, {s.code}, None)")
         if name in ("clone3", "clone_preserving_field_list"):
             ct = self.enum_member_name(arg(0), "CloneType", n.args[0].value)
+            self.check_pipeline_block(name, "ingress" if ct == "I2E" else "egress", n, f"CloneType.{ct}")
             s = arg(1)
             fl = self.field_list_fn(arg(2), n, name == "clone_preserving_field_list")
             return E(T.VOID, f"PK.clone = ({0 if ct == 'I2E' else 1}, {s.code}, {fl})")
         if name in ("resubmit", "resubmit_preserving_field_list", "recirculate",
                     "recirculate_preserving_field_list"):
+            self.check_pipeline_block(name, "ingress" if name.startswith("resubmit") else "egress", n)
             fl = self.field_list_fn(arg(0), n, name.endswith("field_list")) if proto.params else "_NOFL"
             attr = "resubmit" if name.startswith("resubmit") else "recirc"
             return E(T.VOID, f"PK.{attr} = {fl}")
@@ -333,6 +340,16 @@ class CallCompiler:
                 vals = "()"
             return E(T.VOID, f"_log({msg.code}, {vals})")
         raise self.err(f"extern function '{name}' has no p4sim implementation", n, P4Unsupported)
+
+    def check_pipeline_block(self, name: str, block: str, n, what: str = "") -> None:
+        """p4c-bm2-ss (backends/bmv2/simple_switch/simpleSwitch.cpp) converts clone(I2E)/resubmit only in
+        ingress and clone(E2E)/recirculate only in egress, and reports an error elsewhere. Code outside the
+        V1Switch blocks (a top-level action) is checked where p4c checks it: not at all here."""
+        role = getattr(self, "pipeline_role", None)
+        if role is not None and role != block:
+            call = f"{name}({what}, ...)" if what else f"{name}(...)"
+            raise self.err(f"{call} can only be called in {block} on p4c-bm2-ss / BMv2 (this is the {role} "
+                           f"block)", n)
 
     def field_list_fn(self, e: E, node, by_index: bool) -> str:
         """A function copying preserved metadata fields into a new packet instance."""
