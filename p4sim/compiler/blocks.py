@@ -375,10 +375,53 @@ class BlockCompiler:
             if role == "parser":
                 entry[role] = self.compile_parser(decl, prefix, consts_of[id(decl)])
             else:
+                if role in ("verify", "compute"):
+                    self.check_checksum_control(decl, role)
                 roots = {1: "m", 2: "sm"} if role in ("ingress", "egress") else None
                 entry[role] = self.compile_control(decl, prefix, roots, consts_of[id(decl)])
         self.pipeline_role = None
         self.entry = entry
+
+    _CHECKSUM_CALLS = {"verify": ("verify_checksum", "verify_checksum_with_payload"),
+                       "compute": ("update_checksum", "update_checksum_with_payload")}
+
+    def check_checksum_control(self, decl: A.ControlDecl, role: str) -> None:
+        """p4c-bm2-ss turns the VerifyChecksum/ComputeChecksum controls into BMv2 checksum objects
+        (SimpleSwitchBackend::convertChecksum): their apply block may hold only blocks and calls of
+        verify_checksum*/update_checksum* respectively, and the data list only field references,
+        constants and lists ("Computations are not supported in ...")."""
+        allowed = self._CHECKSUM_CALLS[role]
+
+        def simple(e) -> bool:
+            if isinstance(e, A.Name | A.IntLit | A.BoolLit):
+                return True
+            if isinstance(e, A.Member):
+                return simple(e.expr)
+            if isinstance(e, A.Index):
+                return simple(e.expr) and isinstance(e.index, A.IntLit)
+            if isinstance(e, A.ListExpr):
+                return all(simple(x) for x in e.items)
+            if isinstance(e, A.StructInit):
+                return all(simple(v) for _, v in e.fields)
+            return False
+
+        def walk(st) -> None:
+            if isinstance(st, A.Block):
+                for x in st.stmts:
+                    walk(x)
+                return
+            if isinstance(st, A.Empty | A.Return):
+                return
+            if isinstance(st, A.CallStmt) and isinstance(st.call.func, A.Name) and st.call.func.name in allowed:
+                if len(st.call.args) > 1 and st.call.args[1].value is not None and not simple(st.call.args[1].value):
+                    raise self.err(f"{st.call.func.name}: p4c-bm2-ss allows only field references and constants "
+                                   f"in the data list (\"Computations are not supported\")", st.call.args[1].value)
+                return
+            if isinstance(st, A.Stmt):
+                raise self.err(f"only calls to {allowed[0]} or {allowed[1]} are allowed in the {role} checksum "
+                               f"control {decl.name} (p4c-bm2-ss turns it into BMv2 checksum objects)", st)
+
+        walk(decl.body)
 
     # ------------------------------------------------------------------ module assembly
     def module_source(self) -> str:
