@@ -71,8 +71,13 @@ class InstanceCompiler:
             if not t.args:
                 raise self.err("register needs its cell type, e.g. register<bit<32>>(1024)", node)
             w = T.bit_width(t.args[0])
-            if w is None:
-                raise self.err(f"register cells of type {t.args[0]} are not supported", node)
+            if w is None or not isinstance(T.strip_new(t.args[0]), T.Bits):
+                # p4c-bm2-ss: "Only registers with bit or int types are currently supported"
+                raise self.err(f"register cells of type {t.args[0]} are not supported (p4c-bm2-ss: only bit<N> "
+                               f"or int<N> cells)", node)
+            if nargs and int_arg(0) == 0:
+                raise self.err("register of size 0: p4c-bm2-ss reports 'direct registers are not supported in "
+                               "bmv2'", node)
             iw = T.bit_width(t.args[1]) if len(t.args) > 1 else 32
             inst = ir.ExternInstance("register", fqn, int_arg(0) if nargs else 1, width=w, index_width=iw or 32)
         elif name == "action_profile":
