@@ -1,6 +1,7 @@
 """Forwarding rate of `p4sim switch` between two veths, next to a plain-Python AF_PACKET forwarder.
 
     sudo .venv/bin/python bench/switch.py [--seconds 2] [--offered 150000] [--program p4src/basic_l3.p4]
+    sudo .venv/bin/python bench/switch.py --program p4src/ethplus.p4   # what the fabrics run (ETH+ frames)
 
 Both forwarders run on the same veths (namespaces `ethsw-*`, removed afterwards). A sender in host 1's
 namespace offers a fixed load (packets/s, 64 B and 1500 B frames) for a few seconds; a counter in host 2's
@@ -60,6 +61,29 @@ def frame(size: int) -> bytes:
     return bytes(pkt / Raw(b"\x00" * max(0, size - len(pkt))))
 
 
+def push_ethplus(program: Path) -> bytes:
+    """ethplus.p4 as the fabrics run it: the fabric controller installs a one-switch `line` topology (h1 on
+    port 1, h2 on port 2, ECMP policy); returns an ETH+ data frame from h1's endpoint to h2's (64 B)."""
+    from controller.artifacts import build_artifacts
+    from controller.fabric import FabricController
+    from controller.policies import make_policy
+    from topologies import load
+    from traffic.frames import Addr, ethplus_template
+
+    topo = load("line", n=1)
+    artifacts = build_artifacts(program, "p4sim")
+    ctl = FabricController(topo, {"s1": GRPC_ADDR}, artifacts, make_policy("ecmp"), watch_switches=False,
+                           port_poll_s=None)
+    try:
+        ctl.start()
+    finally:
+        ctl.close()
+    by_host = {ep.host: ep for ep in topo.endpoints.values()}
+    src, dst = (next(Addr(i.mac, i.ipv4, ep.eid, plane) for plane, i in ep.interfaces.items())
+                for ep in (by_host["h1"], by_host["h2"]))
+    return bytes(ethplus_template(src, dst, flow=7, payload_len=0).buf)
+
+
 def push_basic_l3(program: Path) -> None:
     """Load the program over P4Runtime and route 10.0.2.0/24 to port 2."""
     from controller.client import SwitchConnection
@@ -103,20 +127,33 @@ def offer(lab: Lab, fr: bytes, pps: float, seconds: float, tmp: Path) -> tuple[i
     return sent, int(got), float(span)
 
 
-def measure(lab: Lab, cmd: list[str], program: Path | None, sizes: list[int], args, tmp: Path) -> dict:
+def resize(base: bytes, size: int) -> bytes:
+    """The template frame padded (or cut) to `size` bytes on the wire (without FCS)."""
+    return base[:size] + bytes(max(0, size - len(base)))
+
+
+def measure(lab: Lab, cmd: list[str], program: Path | None, sizes: list[int], args, tmp: Path,
+            base: bytes | None = None) -> dict:
+    """Forwarding rate per size; with `program`, load it first (basic_l3: one route; ethplus: the fabric
+    controller's entries) and send the frame that program forwards."""
     proc = SwitchProcess(cmd)
     res: dict = {}
     try:
         proc.wait_ready()
         if program is not None:
-            push_basic_l3(program)
+            if program.name == "ethplus.p4":
+                base = push_ethplus(program)
+            else:
+                push_basic_l3(program)
+        res["base"] = base
         for size in sizes:
-            fr = frame(size)
+            fr = resize(base, size) if base is not None else frame(size)
             offer(lab, fr, 2000, 0.2, tmp)  # warm-up (first packets compile caches, fill ARP-less paths)
             sent, got, span = offer(lab, fr, args.offered, args.seconds, tmp)
             res[size] = (sent, got, got / span if span else 0.0)
         if program is not None:
-            res["noloss"] = offer(lab, frame(64), TARGET_PPS, args.seconds, tmp)
+            res["noloss"] = offer(lab, resize(base, 64) if base is not None else frame(64), TARGET_PPS,
+                                  args.seconds, tmp)
         res["rss"] = proc.rss_kb()
     finally:
         proc.close()
@@ -140,10 +177,10 @@ def main() -> int:
     tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"ethsw-bench-{os.getpid()}"
     tmp.mkdir(parents=True, exist_ok=True)
     with Lab() as lab:
-        plain_cmd = [sys.executable, __file__, "--plain-forwarder", lab.sw_if(1), lab.sw_if(2)]
-        plain = measure(lab, plain_cmd, None, sizes, args, tmp)
         sw_cmd = lab.switch_cmd("--device-id", "1", "--grpc-server-addr", GRPC_ADDR)
         p4 = measure(lab, sw_cmd, args.program, sizes, args, tmp)
+        plain_cmd = [sys.executable, __file__, "--plain-forwarder", lab.sw_if(1), lab.sw_if(2)]
+        plain = measure(lab, plain_cmd, None, sizes, args, tmp, base=p4["base"])  # the same frames
     for f in tmp.iterdir():
         f.unlink()
     tmp.rmdir()
