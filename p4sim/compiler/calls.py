@@ -345,7 +345,7 @@ class CallCompiler:
         """p4c-bm2-ss (backends/bmv2/simple_switch/simpleSwitch.cpp) converts clone(I2E)/resubmit only in
         ingress and clone(E2E)/recirculate only in egress, and reports an error elsewhere. Code outside the
         V1Switch blocks (a top-level action) is checked where p4c checks it: not at all here."""
-        role = getattr(self, "pipeline_role", None)
+        role = self.pipeline_role
         if role is not None and role != block:
             call = f"{name}({what}, ...)" if what else f"{name}(...)"
             raise self.err(f"{call} can only be called in {block} on p4c-bm2-ss / BMv2 (this is the {role} "

@@ -40,6 +40,10 @@ class CompilerCore:
         self.rand_used = False
         self.hash_algos: set[str] = set()
         self.obj_paths: set[str] = set()     # python paths of header/struct objects (stable per packet)
+        # p4c-bm2-ss rules checked across the whole program (methods.py, calls.py, blocks.py)
+        self.apply_sites: dict[tuple, Any] = {}     # table/control instance -> location of its one apply
+        self.dm_reads: list[tuple] = []             # (direct_meter instance, action, node) of each read()
+        self.pipeline_role: str | None = None       # V1Switch block being compiled (parser, ingress, ...)
 
     # ------------------------------------------------------------------ utilities
     def err(self, msg, node_or_loc, cls=P4TypeError):

@@ -87,7 +87,7 @@ class MethodCompiler:
         """p4c-bm2-ss cannot apply a table more than once per pipeline: BMv2's JSON gives each table one set of
         next_tables, so the back end reports a cycle (p4lang/p4c#457, #878, #986). A control instance applied
         twice applies its tables twice. Any second apply site is therefore rejected, even in another branch."""
-        seen = self.__dict__.setdefault("_apply_sites", {})
+        seen = self.apply_sites
         first = seen.get(key)
         if first is not None:
             raise self.err(f"{what} is applied more than once (first at {first}); p4c-bm2-ss rejects a table "
@@ -104,10 +104,10 @@ class MethodCompiler:
         if action is None:
             raise self.err("direct_meter.read() may only be called in an action of the table the meter is "
                            "attached to (v1model; BMv2 writes the colour when that table's entry matches)", n)
-        self.__dict__.setdefault("_dm_reads", []).append((inst, action, n))
+        self.dm_reads.append((inst, action, n))
 
     def check_direct_meter_reads(self) -> None:
-        for inst, action, n in self.__dict__.get("_dm_reads", []):
+        for inst, action, n in self.dm_reads:
             if inst is None:
                 continue
             if not inst.tables:
