@@ -118,3 +118,5 @@ class ProgramInfo:
     value_sets: dict[str, ValueSetInfo] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     arch: str = "v1model"
+    # `file:line:col: warning: ...` for what p4c-bm2-ss accepts with a warning but BMv2 runs differently
+    warnings: list[str] = field(default_factory=list)

@@ -167,6 +167,14 @@ class TableCompiler:
                 pass
             elif pname == "priority_delta":
                 pass
+        if info.implementation and "default_action" in props and info.default_action != "NoAction":
+            # backends/bmv2/common/control.cpp: "Target does not support default_action for %1% (due to
+            # action profiles)" -- a warning, and the default is left out of the BMv2 JSON, so on BMv2 a miss
+            # runs no action while p4sim runs this default.
+            loc = getattr(props["default_action"], "loc", None) or d.loc
+            self.info.warnings.append(f"{loc}: warning: default_action of table {fqn}, which has an "
+                                      f"action profile/selector: p4c-bm2-ss ignores it (BMv2 runs no action on "
+                                      f"a miss); p4sim runs it")
         if any(k.match_kind == "selector" for k in info.keys):
             impl = self.info.externs.get(info.implementation or "")
             if impl is None or impl.kind != "action_selector":

@@ -91,3 +91,15 @@ def test_mutated_programs_never_raise_anything_but_p4error() -> None:
             compile_source(mutated, "mut.p4")
         except P4Error as e:
             assert e.loc is not None
+
+
+def test_selector_table_default_action_is_a_bmv2_warning() -> None:
+    """p4c-bm2-ss drops the default_action of a table with an action selector (a warning): p4sim records it."""
+    decls = ("action_selector(HashAlgorithm.crc16, 32w16, 32w10) sel; action s(bit<9> p) { sm.egress_spec = p; } "
+             "table t { key = { hdr.h.a: exact; hdr.h.b: selector; } actions = { s; NoAction; } "
+             "implementation = sel; default_action = %s; }")
+    warned = compile_source(program(ingress_decls=decls % "s(9w3)", ingress="t.apply();"), "sel.p4")
+    assert len(warned.info.warnings) == 1
+    assert "sel.p4:" in warned.info.warnings[0] and "p4c-bm2-ss ignores it" in warned.info.warnings[0]
+    quiet = compile_source(program(ingress_decls=decls % "NoAction()", ingress="t.apply();"), "sel.p4")
+    assert quiet.info.warnings == []
