@@ -41,9 +41,7 @@ def test_sigterm_under_load_exits_fast(lab, start_switch) -> None:
                               stdout=subprocess.DEVNULL)
     try:
         time.sleep(1.0)  # queues full, packets arriving
-        took = sw.stop()
-        assert took < 2.0
-        assert sw.proc.proc.returncode == 0
+        assert sw.stop()  # left by itself, status 0, with queues full and packets arriving
     finally:
         sender.kill()
         sender.wait()
@@ -96,10 +94,10 @@ def test_port_that_disappears_is_dropped_not_fatal(lab3, tmp_path) -> None:
         assert conn.read_register("port_down", 2)[2] == 1
     finally:
         conn.close()
-        took = sw.stop()
+        clean = sw.stop()
         log = sw.proc.output()
         sw.proc.close()
-    assert took < 2.0
+    assert clean
     assert "port 2" in log and "dropping the port" in log
     st = sw.stats()
     assert st["ports"]["1"]["received"] == 20

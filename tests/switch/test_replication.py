@@ -43,9 +43,9 @@ def test_multicast_packet_in_and_packet_out(lab3, tmp_path) -> None:
         time.sleep(0.1)
     finally:
         conn.close()
-        took = sw.stop()
+        clean = sw.stop()
         sw.proc.close()
-    assert took < 2.0
+    assert clean
     st = sw.stats()
     p1 = st["ports"]["1"]
     assert p1["received"] == len(mcast) + 1
