@@ -20,6 +20,8 @@ def _cmd_compile(args) -> int:
     from p4sim.compiler.program import compile_file
 
     prog = compile_file(args.program, args.include)
+    for warning in prog.info.warnings:  # what p4c-bm2-ss would only warn about (and then behave differently)
+        print(warning, file=sys.stderr)
     if args.output:
         with open(args.output, "w") as f:
             f.write(prog.to_json())

@@ -103,3 +103,17 @@ def test_selector_table_default_action_is_a_bmv2_warning() -> None:
     assert "sel.p4:" in warned.info.warnings[0] and "p4c-bm2-ss ignores it" in warned.info.warnings[0]
     quiet = compile_source(program(ingress_decls=decls % "NoAction()", ingress="t.apply();"), "sel.p4")
     assert quiet.info.warnings == []
+
+
+def test_p4sim_compile_prints_warnings(tmp_path, capsys) -> None:
+    """`p4sim compile` shows what it recorded (on stderr, as p4c prints warnings) and still succeeds."""
+    from p4sim.cli import main
+
+    decls = ("action_selector(HashAlgorithm.crc16, 32w16, 32w10) sel; action s(bit<9> p) { sm.egress_spec = p; } "
+             "table t { key = { hdr.h.a: exact; hdr.h.b: selector; } actions = { s; NoAction; } "
+             "implementation = sel; default_action = s(9w3); }")
+    src = tmp_path / "sel.p4"
+    src.write_text(program(ingress_decls=decls, ingress="t.apply();"))
+    assert main(["compile", str(src), "-o", str(tmp_path / "sel.json")]) == 0
+    err = capsys.readouterr().err
+    assert "sel.p4:" in err and "warning:" in err and "p4c-bm2-ss ignores it" in err
