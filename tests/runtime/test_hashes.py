@@ -134,3 +134,16 @@ def test_checksum_with_payload_appends_after_padded_fields():
     assert H.hash_fields("csum16", fields, payload=payload) == _csum_ref(H.pack_fields(fields) + payload)
     # a 4-bit field list is padded to one byte before the payload
     assert H.hash_fields("identity", [(0xA, 4)], payload=b"\x01") == 0xA001
+
+
+@given(st.lists(st.binary(max_size=40), min_size=1, max_size=30))
+def test_crc16_memo_agrees_with_the_computation(inputs: list[bytes]) -> None:
+    """crc16 remembers recent inputs (flows repeat); a remembered answer equals a fresh computation, for
+    bytes, bytearray and memoryview alike, and the memo stays bounded."""
+    from p4sim.runtime import hashes
+
+    for data in inputs + inputs:
+        want = hashes._crc16_compute(data)
+        assert hashes.crc16(data) == want
+        assert hashes.crc16(bytearray(data)) == want and hashes.crc16(memoryview(data)) == want
+    assert len(hashes._CRC16_MEMO) <= hashes._MEMO_MAX
