@@ -19,6 +19,8 @@ from p4sim.runtime.actions import ActionCall, ActionInfo
 from p4sim.runtime.errors import RuntimeOpError, invalid
 from p4sim.runtime.hashes import CrcConfig, Fields, make_hasher
 
+HASH_MEMO_MAX = 1 << 16
+
 
 @dataclass(frozen=True)
 class HashSpec:
@@ -57,6 +59,8 @@ class ActionProfile:
     _member_refs: dict[int, int] = field(default_factory=dict)
     _group_refs: dict[int, int] = field(default_factory=dict)
     _hasher: Callable[[Fields], int] | None = None
+    # selector fields -> hash: a pure function of the fields, so it needs no invalidation but a new hash
+    _hash_memo: dict[Fields, int] = field(default_factory=dict, repr=False)
     down_ports: set[int] = field(default_factory=set)  # shared with DeviceState.down_ports
 
     @property
@@ -67,6 +71,7 @@ class ActionProfile:
         """Set the selector hash (compiler side: P4Info does not carry it)."""
         self.hash_spec = spec
         self._hasher = make_hasher(spec.algo, spec.crc_config)
+        self._hash_memo = {}
 
     # ---------------------------------------------------------------------------------- members
 
@@ -226,11 +231,21 @@ class ActionProfile:
             return None
         if n == 1:
             return g.expanded[0]
-        hasher = self._hasher
-        if hasher is None:
-            self.set_hash(self.hash_spec or HashSpec())
+        if type(fields) is not tuple:
+            fields = tuple(tuple(f) for f in fields)
+        memo = self._hash_memo
+        h = memo.get(fields)
+        if h is None:
             hasher = self._hasher
-        return g.expanded[hasher(fields) % n]  # type: ignore[misc]
+            if hasher is None:
+                self.set_hash(self.hash_spec or HashSpec())
+                hasher = self._hasher
+                memo = self._hash_memo
+            h = hasher(fields)  # type: ignore[misc]
+            if len(memo) >= HASH_MEMO_MAX:  # flows repeat; a bounded memo of recent ones is enough
+                memo.clear()
+            memo[fields] = h
+        return g.expanded[h % n]
 
     def select(self, group_id: int, fields: Sequence[tuple[int, int]]) -> ActionCall | None:
         mid = self.select_member(group_id, fields)

@@ -352,7 +352,7 @@ class Table:
         if e.member_id is not None:
             call = prof.members[e.member_id]
         else:
-            sel = tuple((key[p], w) for p, w in self.selector_fields)
+            sel = tuple([(key[p], w) for p, w in self.selector_fields])
             call = prof.select(e.group_id, sel)  # type: ignore[arg-type]
             if call is None:  # empty group: BMv2 treats the lookup as a miss
                 return self._miss

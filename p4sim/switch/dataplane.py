@@ -7,6 +7,7 @@ hand it work (`call`). Keeping packets on one thread means no locks per packet.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import select
@@ -190,6 +191,10 @@ class DataPlane(PortStateMixin):
                     if ticks % link_ticks == 0:
                         self._guarded(self._check_links)
                     self._guarded(self._flush_pcaps)
+                    # Everything alive for a tick (program, tables, sockets) is long-lived: move it out of
+                    # the collector's view so a full collection scans only recent objects. Measured: full
+                    # collections of an ETH+ switch with its tables took 30-50 ms (≈1.5k packets at 30k/s).
+                    gc.freeze()
                     next_tick = now + TICK_S
         finally:
             self._loop_thread = None
