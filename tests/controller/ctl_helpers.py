@@ -14,6 +14,21 @@ HERE = Path(__file__).resolve().parent
 CLIENT_LAB = HERE / "p4" / "client_lab.p4"
 
 
+def install_fake_tool(tmp_path: Path, monkeypatch, name: str, script: str) -> Path:
+    """Put an executable stand-in for a missing binary (p4c-bm2-ss, simple_switch_CLI) first on PATH.
+    Only for BMv2 tools that are not installed here; nothing on the p4sim path is faked."""
+    import os
+    import stat
+
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    tool = bindir / name
+    tool.write_text(script)
+    tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    return tool
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -8,13 +8,13 @@ source line and a `^^^` marker)."""
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
 import pytest
 
 from controller.artifacts import build_artifacts, p4c_diagnostics
 from ethlab.up_cmd import one_line
+from tests.controller.ctl_helpers import install_fake_tool
 
 REPO = Path(__file__).resolve().parents[2]
 PROGRAM = REPO / "p4src" / "basic_l3.p4"
@@ -35,13 +35,8 @@ done
 
 @pytest.fixture
 def fake_p4c(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    tool = bindir / "p4c-bm2-ss"
-    tool.write_text(FAKE_P4C)
-    tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
+    install_fake_tool(tmp_path, monkeypatch, "p4c-bm2-ss", FAKE_P4C)
     p4sim = build_artifacts(PROGRAM, "p4sim", build_dir=tmp_path / "p4sim")
-    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_P4C_ARGS", str(tmp_path / "args"))
     monkeypatch.setenv("FAKE_P4C_P4INFO", str(p4sim.p4info_path))
     binary = tmp_path / "p4info.bin"

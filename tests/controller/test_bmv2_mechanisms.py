@@ -8,8 +8,6 @@ not faked anywhere: it is what every other controller test runs against a real s
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 
 import grpc
@@ -22,6 +20,7 @@ from controller.client import SwitchConnection
 from controller.errors import ControllerError
 from controller.fabric import FabricController
 from controller.policies import make_policy
+from tests.controller.ctl_helpers import install_fake_tool
 from topologies import load
 
 FAKE_CLI = """#!/bin/sh
@@ -45,12 +44,7 @@ def p4sim_artifacts(tmp_path_factory: pytest.TempPathFactory) -> PipelineArtifac
 
 @pytest.fixture
 def fake_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    tool = bindir / "simple_switch_CLI"
-    tool.write_text(FAKE_CLI)
-    tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    install_fake_tool(tmp_path, monkeypatch, "simple_switch_CLI", FAKE_CLI)
     log = tmp_path / "cli.log"
     monkeypatch.setenv("FAKE_CLI_LOG", str(log))
     return log
