@@ -60,6 +60,10 @@ class DigestEngine:
             for did in [d for d in self._pending if d not in configs]:
                 del self._pending[did]
 
+    def busy(self) -> bool:
+        """Whether timing matters now: a digest is configured, or lists wait to be sent or acked."""
+        return bool(self._configs or self._pending or self._unacked)
+
     def reset(self) -> None:
         with self._lock:
             self._configs = {}

@@ -10,7 +10,8 @@ from p4.v1 import p4runtime_pb2_grpc
 
 from p4sim.p4runtime.service import P4RuntimeService
 
-TICK_S = 0.002  # digest timeout resolution
+TICK_S = 0.002  # digest timeout resolution (digests configured, or idle-timeout tables)
+IDLE_TICK_S = 0.05  # otherwise: only data-plane digests nobody asked for are drained (and dropped)
 MAX_MESSAGE = 256 * 1024 * 1024
 
 
@@ -42,7 +43,7 @@ class P4RuntimeServer:
         return self
 
     def _tick(self) -> None:
-        while not self._stop.wait(TICK_S):
+        while not self._stop.wait(TICK_S if self.service.needs_fast_poll() else IDLE_TICK_S):
             self.service.poll()
 
     def stop(self, grace: float = 1.0) -> None:

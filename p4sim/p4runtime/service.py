@@ -359,6 +359,13 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 for s in self.arbitrator.primaries(self.device.device_id):
                     s.send(out)
 
+    def needs_fast_poll(self) -> bool:
+        """Digests configured or pending, or idle-timeout tables: poll at digest-timeout resolution.
+        Otherwise there is nothing time-critical and the ticker can sleep longer (an idle switch then
+        costs ~0 % CPU instead of ~2 % of a core for a 500 Hz ticker)."""
+        ctx = self.live
+        return self.digests.busy() or (ctx is not None and ctx.has_idle_tables)
+
     def close(self) -> None:
         """Wake every stream so the server can stop promptly; stop listening to the device."""
         self._closing.set()

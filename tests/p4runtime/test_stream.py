@@ -181,3 +181,18 @@ def test_idle_timeout_notification_and_time_since_last_hit(primary):
            for e in primary.read(p4runtime_pb2.Entity(table_entry=req))}
     assert got[b"\x0a"].time_since_last_hit.elapsed_ns >= 50_000_000
     assert got[b"\x0b"].HasField("time_since_last_hit")
+
+
+def test_ticker_polls_fast_only_when_timing_matters(primary):
+    """The server's ticker runs at digest-timeout resolution only while digests are configured or waiting,
+    or the pipeline has idle-timeout tables; otherwise it sleeps longer (an idle switch costs ~0 % CPU)."""
+    from p4sim.p4runtime.digests import DigestEngine
+
+    engine = DigestEngine(send=lambda _msg: None)
+    assert not engine.busy()
+    engine.configure({D_LEARN: p4runtime_pb2.DigestEntry.Config(max_list_size=1)})
+    assert engine.busy()
+    engine.reset()
+    assert not engine.busy()
+    service = current_server().service
+    assert service.live.has_idle_tables and service.needs_fast_poll()  # this P4Info's hosts table
