@@ -59,7 +59,9 @@ def comparison_markdown(aggs: list[dict[str, Any]]) -> list[str]:
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("Medians over repetitions; ±: half the relative spread (max−min)/mean across repetitions. "
-                 "Better is lower for times, ECN, loss, reorder and queues; higher for bus bandwidth.")
+                 "Better is lower for times, ECN, loss, reorder and queues; higher for bus bandwidth. "
+                 "complete: every collective of every repetition delivered all its packets (packets lost "
+                 "to a fault make it no; they are not retransmitted).")
     return lines
 
 
@@ -72,7 +74,9 @@ def _fault_lines(root: Path) -> list[str]:
         for ev in sw.get("faults", []):
             rec = recovery.get((ev["action"], ev["target"]), {})
             back = rec.get("recovery_s")
-            rows.append(f"| {policy} | {rep} | {ev['action']} | {ev['target']} | {ev.get('at_s', '-')} | "
+            at = ev.get("at_s")
+            rows.append(f"| {policy} | {rep} | {ev['action']} | {ev['target']} | "
+                        f"{'-' if at is None else f'{at:.3f}'} | "
                         f"{'-' if back is None else f'{1e3 * back:.0f}'} | {ev.get('error') or ''} |")
     if not rows:
         return []
