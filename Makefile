@@ -59,6 +59,7 @@ p4: setup
 
 bench: setup
 	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+	@echo "== bench/switch.py --program p4src/ethplus.p4"; $(PY) bench/switch.py --program p4src/ethplus.p4
 
 demo: setup
 	$(VENV)/bin/ethlab run experiments/demo.yaml --target $(TARGET)
