@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from ethlab.bringup import TARGETS
 from ethlab.experiment.aggregate import comparison_table
@@ -43,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
         outcome = run_experiment(spec, root, progress)
     if outcome.aggregates:
         console.print(comparison_table(outcome.aggregates, f"{spec.name}: policies compared ({spec.target})"))
+    if spec.expect and outcome.aggregates:
+        console.print(Text.assemble(("what to look for: ", "bold"), " ".join(spec.expect.split())))  # no markup
     for rec in _recoveries(outcome.root):
         console.print(rec)
     if outcome.plots:

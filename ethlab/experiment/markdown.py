@@ -121,6 +121,8 @@ def render(root: Path) -> str:
     aggs = summary.get("policies") or []
     if aggs:
         lines += ["## Policies compared", "", *comparison_markdown(aggs), ""]
+        if spec.get("expect"):
+            lines += [f"**What to look for:** {' '.join(str(spec['expect']).split())}", ""]
     lines += _fault_lines(root)
     plots = sorted((root / "plots").glob("*.png")) if (root / "plots").is_dir() else []
     if plots:

@@ -47,8 +47,8 @@ class SpecError(ValueError):
 ENGINE_KEYS = {"rate_mbps", "mtu", "reaction", "reaction_params", "format", "time_limit_s", "loss_grace_s",
                "max_packets", "burst"}
 FABRIC_KEYS = {"rate_scale", "queue_depth"}
-TOP_KEYS = {"name", "description", "topology", "target", "seed", "repetitions", "fabric", "engine", "traffic",
-            "policies", "faults", "sample_interval_s"}
+TOP_KEYS = {"name", "description", "expect", "topology", "target", "seed", "repetitions", "fabric", "engine",
+            "traffic", "policies", "faults", "sample_interval_s"}
 
 
 @dataclass
@@ -82,6 +82,7 @@ class Spec:
     sample_interval_s: float = 0.25
     description: str = ""
     source: str | None = None
+    expect: str = ""  # what to look for in the results (printed under the comparison and in report.md)
 
     # ---- what a trial needs --------------------------------------------------------------------------
     def build_topology(self) -> Topology:
@@ -123,7 +124,8 @@ class Spec:
 
     def resolved(self) -> dict[str, Any]:
         """The spec with every default filled in: what the results directory records."""
-        return {"name": self.name, "description": self.description, "target": self.target, "seed": self.seed,
+        return {"name": self.name, "description": self.description, "expect": self.expect, "target": self.target,
+                "seed": self.seed,
                 "repetitions": self.repetitions,
                 "topology": {"name": self.topology, "params": self.topology_params},
                 "fabric": self.fabric, "engine": self.engine, "traffic": self.traffic,
@@ -224,7 +226,7 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
     _need(isinstance(seed, int) and seed >= 0, "seed", "must be a non-negative integer")
     spec = Spec(data["name"], topo["name"], dict(topo.get("params") or {}), dict(traffic), variants, target, seed,
                 reps, dict(fabric), dict(engine), faults, float(data.get("sample_interval_s", 0.25)),
-                str(data.get("description", "")), source)
+                str(data.get("description", "")), source, str(data.get("expect", "") or "").strip())
     try:
         t = spec.build_topology()
     except Exception as err:

@@ -37,9 +37,11 @@ def _write(tmp_path, spec, name="spec.yaml"):
     return path
 
 
-def test_tiny_experiment_end_to_end(tmp_path):
+def test_tiny_experiment_end_to_end(tmp_path, capsys):
     out = tmp_path / "res"
-    assert main(["run", str(_write(tmp_path, tiny())), "--out", str(out)]) == 0
+    spec = tiny(expect="two spines:\n  spray spreads evenly")
+    assert main(["run", str(_write(tmp_path, spec)), "--out", str(out)]) == 0
+    assert "what to look for: two spines: spray spreads evenly" in capsys.readouterr().out
     for name in ("spec.yaml", "versions.json", "schedule.json", "status.json", "summary.json", "trials.csv",
                  "comparison.csv"):
         assert (out / name).stat().st_size > 0, name
@@ -52,6 +54,7 @@ def test_tiny_experiment_end_to_end(tmp_path):
     assert versions["target"] == "p4sim" and versions["ethlab"]
     report = (out / "report.md").read_text()
     assert "**state:** complete (2 of 2 trials)" in report and "leafspine" in report
+    assert "**What to look for:** two spines: spray spreads evenly" in report
     for p in summary["policies"]:  # the comparison rows carry the summary's medians
         assert f"| {p['policy']} | 1 | {p['time_ms']:.2f} |" in report
     images = re.findall(r"!\[[^]]*\]\(([^)]+)\)", report)
