@@ -7,8 +7,9 @@ a range field is present.  Ties between overlapping entries of equal priority go
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from p4sim.runtime.actions import ActionCall, ActionInfo, Scope
@@ -125,6 +126,9 @@ class Table:
             raise ValueError(f"table {self.name}: key layout has {len(self._match_pos)} match fields, "
                              f"P4Info has {len(self.fields)}")
         self._plain_key = not sel
+        self._match_key = _tuple_getter(self._match_pos)
+        self._sel_values = _tuple_getter(tuple(p for p, _ in sel))
+        self._sel_widths = tuple(w for _, w in sel)
         self._rebuild()
 
     # ------------------------------------------------------------------------------- validation
@@ -334,7 +338,7 @@ class Table:
 
     def lookup(self, key: tuple[int, ...], packet_len: int = 0) -> LookupResult:
         """Data-plane lookup; ``key`` has one int per key field in declaration order incl. selectors."""
-        e = self._find(key if self._plain_key else tuple(key[i] for i in self._match_pos))
+        e = self._find(key if self._plain_key else self._match_key(key))
         if e is None:
             return self._miss
         e.packet_count += 1
@@ -352,11 +356,22 @@ class Table:
         if e.member_id is not None:
             call = prof.members[e.member_id]
         else:
-            sel = tuple([(key[p], w) for p, w in self.selector_fields])
+            sel = tuple(zip(self._sel_values(key), self._sel_widths, strict=True))
             call = prof.select(e.group_id, sel)  # type: ignore[arg-type]
             if call is None:  # empty group: BMv2 treats the lookup as a miss
                 return self._miss
         return LookupResult(True, call, e)
+
+
+def _tuple_getter(positions: tuple[int, ...]) -> Callable[[tuple[int, ...]], tuple[int, ...]]:
+    """key -> the key's values at `positions`, always as a tuple (itemgetter runs in C; it returns a bare
+    value for one position, hence the wrappers)."""
+    if not positions:
+        return lambda _key: ()
+    if len(positions) == 1:
+        (i,) = positions
+        return lambda key: (key[i],)
+    return itemgetter(*positions)
 
 
 def _replace_match(e: TableEntry, match: tuple[FieldMatch | None, ...]) -> TableEntry:
