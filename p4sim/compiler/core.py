@@ -11,6 +11,12 @@ from p4sim.compiler.symbols import Ctx, Sym, _anno_arg, _loc, wrap
 from p4sim.errors import P4TypeError, P4Unsupported, SourceLoc
 from p4sim.frontend import ast as A
 
+# Type references that name one fixed type (exact classes: none of them has subclasses).
+_SIMPLE_TYPES: dict[type, T.Type] = {
+    A.BoolType: T.BOOL, A.ErrorTypeRef: T.ERROR, A.StringTypeRef: T.STRING, A.VoidType: T.VOID,
+    A.IntInfType: T.INFINT, A.MatchKindTypeRef: T.MATCH_KIND, A.DontCareType: T.DONTCARE,
+}
+
 
 class CompilerCore:
     """State, scopes, types and top-level declarations."""
@@ -107,20 +113,9 @@ class CompilerCore:
             if w <= 0 or (tref.signed and w < 1):
                 raise self.err(f"bit width must be positive, not {w}", tref)
             return T.Bits(w, tref.signed)
-        if isinstance(tref, A.BoolType):
-            return T.BOOL
-        if isinstance(tref, A.ErrorTypeRef):
-            return T.ERROR
-        if isinstance(tref, A.StringTypeRef):
-            return T.STRING
-        if isinstance(tref, A.VoidType):
-            return T.VOID
-        if isinstance(tref, A.IntInfType):
-            return T.INFINT
-        if isinstance(tref, A.MatchKindTypeRef):
-            return T.MATCH_KIND
-        if isinstance(tref, A.DontCareType):
-            return T.DONTCARE
+        simple = _SIMPLE_TYPES.get(type(tref))
+        if simple is not None:
+            return simple
         if isinstance(tref, A.VarbitType):
             return T.Varbit(self.const_int(tref.width, "varbit width"))
         if isinstance(tref, A.TupleType):

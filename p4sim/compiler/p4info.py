@@ -158,27 +158,17 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             mg = A.anno(x.annos, "max_group_size")
             if mg is not None and mg.args:
                 m.max_group_size = int(mg.args[0])
-        elif x.kind == "counter":
-            m = p4.counters.add()
+        elif x.kind in ("counter", "direct_counter", "meter", "direct_meter"):
+            # counters and meters differ only in their unit enum; direct ones name their table, not a size
+            direct = x.kind.startswith("direct_")
+            group = {"counter": p4.counters, "direct_counter": p4.direct_counters, "meter": p4.meters,
+                     "direct_meter": p4.direct_meters}[x.kind]
+            m = group.add()
             pre(m, pf, x.name, x.annos)
-            m.spec.unit = _CUNIT[x.unit]
-            m.size = x.size
-        elif x.kind == "direct_counter":
-            m = p4.direct_counters.add()
-            pre(m, pf, x.name, x.annos)
-            m.spec.unit = _CUNIT[x.unit]
-            if x.tables:
-                m.direct_table_id = ids[(int(Prefix.TABLE), x.tables[0])]
-        elif x.kind == "meter":
-            m = p4.meters.add()
-            pre(m, pf, x.name, x.annos)
-            m.spec.unit = _MUNIT[x.unit]
-            m.size = x.size
-        elif x.kind == "direct_meter":
-            m = p4.direct_meters.add()
-            pre(m, pf, x.name, x.annos)
-            m.spec.unit = _MUNIT[x.unit]
-            if x.tables:
+            m.spec.unit = (_CUNIT if x.kind.endswith("counter") else _MUNIT)[x.unit]
+            if not direct:
+                m.size = x.size
+            elif x.tables:
                 m.direct_table_id = ids[(int(Prefix.TABLE), x.tables[0])]
         elif x.kind == "register":
             m = p4.registers.add()
