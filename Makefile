@@ -9,7 +9,7 @@ STAMP      := $(VENV)/.ethlab-installed
 APT_PKGS   := mininet iputils-ping iproute2 tcpdump ethtool python3-venv ruby shellcheck
 P4_PROGS   := $(wildcard p4src/*.p4)
 BUILD      := build/p4
-TARGET     ?= p4sim
+TARGET     ?= p4exec
 PYTEST_ARGS ?=
 
 .PHONY: setup apt test lint p4 bench demo clean
@@ -22,7 +22,7 @@ apt:
 	if [ -n "$$missing" ]; then \
 	  echo "installing apt packages:$$missing"; \
 	  export DEBIAN_FRONTEND=noninteractive; \
-	  apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \
+	  apt-get -o DPkg::Lock::Timeout=600 update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -qq $$missing >/dev/null; \
 	fi
 
 $(STAMP): pyproject.toml
@@ -43,14 +43,14 @@ test: setup
 lint: setup
 	$(PY) -m ruff check .
 
-# Compile every program in p4src/ for p4sim, and for BMv2 too when the reference compiler is installed.
+# Compile every program in p4src/ for p4exec, and for BMv2 too when the reference compiler is installed.
 # p4c takes the P4Info format from the suffix: .txt (text) is the one every p4c release knows.
 p4: setup
 	@mkdir -p $(BUILD)
 	@for prog in $(P4_PROGS); do \
 	  name=$$(basename $$prog .p4); \
-	  echo "p4sim compile $$prog"; \
-	  $(VENV)/bin/p4sim compile $$prog -o $(BUILD)/$$name.p4sim.json --p4runtime-files $(BUILD)/$$name.p4info.txtpb || exit 1; \
+	  echo "p4exec compile $$prog"; \
+	  $(VENV)/bin/p4exec compile $$prog -o $(BUILD)/$$name.p4exec.json --p4runtime-files $(BUILD)/$$name.p4info.txtpb || exit 1; \
 	  if command -v p4c-bm2-ss >/dev/null; then \
 	    echo "p4c-bm2-ss $$prog"; \
 	    p4c-bm2-ss --arch v1model --std p4-16 -o $(BUILD)/$$name.bmv2.json --p4runtime-files $(BUILD)/$$name.bmv2.p4info.txt $$prog || exit 1; \

@@ -84,7 +84,7 @@ def main() -> int:
     ap.add_argument("--topo", default=None, help="one topology instead of the defaults")
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--writes", type=int, default=1000, help="entries per throughput measurement")
-    ap.add_argument("--target", default="p4sim")
+    ap.add_argument("--target", default="p4exec")
     ap.add_argument("--json", default=None, help="also write the results here")
     args = ap.parse_args()
     cases = DEFAULTS

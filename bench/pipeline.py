@@ -1,4 +1,4 @@
-"""In-process packets/s of p4sim's compiled pipeline, next to a plain-Python forwarder doing the same work.
+"""In-process packets/s of p4exec's compiled pipeline, next to a plain-Python forwarder doing the same work.
 
 Run: .venv/bin/python bench/pipeline.py [N_PACKETS]
 
@@ -20,9 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from p4sim.harness import Harness  # noqa: E402
-from p4sim.runtime import ActionCall, Exact, Lpm, TableEntry  # noqa: E402
-from p4sim.runtime.hashes import crc16, csum16  # noqa: E402
+from p4exec.harness import Harness  # noqa: E402
+from p4exec.runtime import ActionCall, Exact, Lpm, TableEntry  # noqa: E402
+from p4exec.runtime.hashes import crc16, csum16  # noqa: E402
 
 TARGET_PPS = 50_000
 N_ROUTES = 1000
@@ -131,7 +131,7 @@ def bench_basic_l3(n: int) -> tuple[float, float]:
     frames = frames_for(rng, rts)
     ref = DictForwarder(rts)
     for f in frames[:200]:  # both forward the same way
-        assert h.send(1, f) == ref.forward(1, f), "p4sim and the reference disagree"
+        assert h.send(1, f) == ref.forward(1, f), "p4exec and the reference disagree"
     p4 = measure(lambda f: h.send(1, f), frames, n)
     py = measure(lambda f: ref.forward(1, f), frames, n)
     return p4, py
@@ -168,9 +168,9 @@ def bench_ecmp(n: int) -> tuple[float, float]:
 
 def main() -> int:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else int(os.environ.get("BENCH_PACKETS", "30000"))
-    print(f"p4sim in-process pipeline, {n} packets per run, packets/s of CPU time, best of 3 "
+    print(f"p4exec in-process pipeline, {n} packets per run, packets/s of CPU time, best of 3 "
           f"(Python {sys.version.split()[0]})")
-    print(f"{'program':34} {'p4sim pkt/s':>12} {'dict pkt/s':>12} {'ratio':>7}")
+    print(f"{'program':34} {'p4exec pkt/s':>12} {'dict pkt/s':>12} {'ratio':>7}")
     ok = True
     for name, fn in (("basic_l3.p4, 1k LPM routes", bench_basic_l3),
                      ("ecmp_l3.p4, 1k routes + selector", bench_ecmp)):

@@ -1,4 +1,4 @@
-"""Lookups per second of p4sim's runtime tables (the data plane's hot path), no packets involved.
+"""Lookups per second of p4exec's runtime tables (the data plane's hot path), no packets involved.
 
 Run: .venv/bin/python bench/runtime_tables.py [N_LOOKUPS]
 """
@@ -8,7 +8,7 @@ import random
 import sys
 import time
 
-from p4sim.runtime import (
+from p4exec.runtime import (
     ActionCall,
     ActionInfo,
     ActionProfile,
@@ -23,7 +23,7 @@ from p4sim.runtime import (
     TableEntry,
     Ternary,
 )
-from p4sim.runtime.hashes import hash_fields
+from p4exec.runtime.hashes import hash_fields
 
 FWD = ActionInfo("fwd", 1, (ParamInfo("port", 1, 9),))
 ACTIONS = {"fwd": FWD}

@@ -1,4 +1,4 @@
-"""Forwarding rate of `p4sim switch` between two veths, next to a plain-Python AF_PACKET forwarder.
+"""Forwarding rate of `p4exec switch` between two veths, next to a plain-Python AF_PACKET forwarder.
 
     sudo .venv/bin/python bench/switch.py [--seconds 2] [--offered 150000] [--program p4src/basic_l3.p4]
     sudo .venv/bin/python bench/switch.py --program p4src/ethplus.p4   # what the fabrics run (ETH+ frames)
@@ -6,7 +6,7 @@
 Both forwarders run on the same veths (namespaces `ethsw-*`, removed afterwards). A sender in host 1's
 namespace offers a fixed load (packets/s, 64 B and 1500 B frames) for a few seconds; a counter in host 2's
 namespace measures what arrives. Printed per size: delivered packets/s of each, the ratio, and a no-loss run of
-p4sim at the target rate (30k 64-byte packets/s), plus the switch's RSS (VmRSS/VmHWM from /proc).
+p4exec at the target rate (30k 64-byte packets/s), plus the switch's RSS (VmRSS/VmHWM from /proc).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from p4sim.switch.lab import Lab, SwitchProcess, switch_env  # noqa: E402
-from p4sim.switch.nsio import write_frames  # noqa: E402
+from p4exec.switch.lab import Lab, SwitchProcess, switch_env  # noqa: E402
+from p4exec.switch.nsio import write_frames  # noqa: E402
 
 TARGET_PPS = 30_000
 GRPC_ADDR = "127.0.0.1:59931"
@@ -42,7 +42,7 @@ def plain_forwarder(if1: str, if2: str) -> None:
     rx, tx = socks
     ep = select.epoll()
     ep.register(rx.fileno(), select.EPOLLIN)
-    print("p4sim switch ready (plain forwarder)", file=sys.stderr, flush=True)
+    print("p4exec switch ready (plain forwarder)", file=sys.stderr, flush=True)
     send, recv = tx.send, rx.recv
     while True:
         ep.poll(0.5)
@@ -71,7 +71,7 @@ def push_ethplus(program: Path) -> bytes:
     from traffic.frames import Addr, ethplus_template
 
     topo = load("line", n=1)
-    artifacts = build_artifacts(program, "p4sim")
+    artifacts = build_artifacts(program, "p4exec")
     ctl = FabricController(topo, {"s1": GRPC_ADDR}, artifacts, make_policy("ecmp"), watch_switches=False,
                            port_poll_s=None)
     try:
@@ -87,7 +87,7 @@ def push_ethplus(program: Path) -> bytes:
 def push_basic_l3(program: Path) -> None:
     """Load the program over P4Runtime and route 10.0.2.0/24 to port 2."""
     from controller.client import SwitchConnection
-    from p4sim.switch.program import load_program
+    from p4exec.switch.program import load_program
 
     config = program.read_bytes()
     p4info = load_program(config).p4info
@@ -186,7 +186,7 @@ def main() -> int:
     tmp.rmdir()
 
     print(f"offered {args.offered:.0f} packets/s for {args.seconds:g} s; program {args.program.name}")
-    print(f"{'frame':>6} {'plain pps':>11} {'p4sim pps':>11} {'ratio':>6}   sent/received plain, p4sim")
+    print(f"{'frame':>6} {'plain pps':>11} {'p4exec pps':>11} {'ratio':>6}   sent/received plain, p4exec")
     for size in sizes:
         psent, pgot, ppps = plain[size]
         sent, got, spps = p4[size]
@@ -198,7 +198,7 @@ def main() -> int:
     print(f"no-loss run: 64B at {TARGET_PPS} pps offered: sent {sent}, received {got}, lost {loss} "
           f"-> {verdict} (target {TARGET_PPS} pps without loss)")
     rss, hwm = p4["rss"]
-    print(f"p4sim switch RSS {rss / 1024:.1f} MB (peak {hwm / 1024:.1f} MB) -> "
+    print(f"p4exec switch RSS {rss / 1024:.1f} MB (peak {hwm / 1024:.1f} MB) -> "
           f"{'PASS' if hwm <= 100 * 1024 else 'FAIL'} (target <= 100 MB)")
     return 0
 

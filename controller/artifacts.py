@@ -1,6 +1,6 @@
 """Compile a P4 program for a target: P4Info + the device config that SetForwardingPipelineConfig carries.
 
-p4sim's compiler and p4c-bm2-ss take the same command-line shape, so both are run as subprocesses the same
+p4exec's compiler and p4c-bm2-ss take the same command-line shape, so both are run as subprocesses the same
 way; outputs are cached by source mtime in the build directory.
 
 p4c picks the P4Info format from the file suffix of `--p4runtime-files` (`.txt` text, `.json`, `.bin`; only
@@ -26,7 +26,7 @@ from controller.p4info_index import load_p4info
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_PROGRAM = REPO / "p4src" / "ethplus.p4"
-P4INFO_SUFFIX = {"p4sim": "p4info.txtpb", "bmv2": "p4info.txt"}
+P4INFO_SUFFIX = {"p4exec": "p4info.txtpb", "bmv2": "p4info.txt"}
 
 
 @dataclass
@@ -47,14 +47,14 @@ def _tool(name: str) -> str:
 
 
 def compile_command(program: Path, target: str, config: Path, p4info: Path) -> list[str]:
-    if target == "p4sim":
-        return [_tool("p4sim"), "compile", str(program), "-o", str(config), "--p4runtime-files", str(p4info)]
+    if target == "p4exec":
+        return [_tool("p4exec"), "compile", str(program), "-o", str(config), "--p4runtime-files", str(p4info)]
     if target == "bmv2":
         # The binary copy is what is loaded: a P4Info field newer than our p4runtime package survives it
         # (kept as an unknown field and sent on to PI as it is); text parsing would refuse it.
         return [_tool("p4c-bm2-ss"), "--arch", "v1model", "--std", "p4-16", "-o", str(config),
                 "--p4runtime-files", f"{p4info},{p4info.with_suffix('.bin')}", str(program)]
-    raise ValueError(f"unknown target {target!r} (p4sim or bmv2)")
+    raise ValueError(f"unknown target {target!r} (p4exec or bmv2)")
 
 
 _P4C_DIAG = re.compile(r"^\s*(?P<file>\S.*?)\((?P<line>\d+)\):\s*(?:\[--W[\w-]+=[\w-]+\]\s*)?"
@@ -83,19 +83,19 @@ def p4c_diagnostics(text: str) -> str:
 
 def _toolchain(target: str) -> list[Path]:
     """Files whose change makes cached outputs stale besides the program: the compiler and the headers it
-    puts into the output (p4sim's compiled JSON carries the preprocessed program, v1model.p4 included)."""
-    if target == "p4sim":
-        root = REPO / "p4sim"
+    puts into the output (p4exec's compiled JSON carries the preprocessed program, v1model.p4 included)."""
+    if target == "p4exec":
+        root = REPO / "p4exec"
         return [*root.glob("include/*.p4"), *root.glob("frontend/*.py"), *root.glob("compiler/*.py")]
     found = shutil.which("p4c-bm2-ss")
     return [Path(found)] if found else []
 
 
-def build_artifacts(program: Path = DEFAULT_PROGRAM, target: str = "p4sim",
+def build_artifacts(program: Path = DEFAULT_PROGRAM, target: str = "p4exec",
                     build_dir: Path = REPO / "build" / "p4") -> PipelineArtifacts:
     program = Path(program).resolve()
     if target not in P4INFO_SUFFIX:
-        raise ValueError(f"unknown target {target!r} (p4sim or bmv2)")
+        raise ValueError(f"unknown target {target!r} (p4exec or bmv2)")
     build_dir.mkdir(parents=True, exist_ok=True)
     stem = program.stem
     config = build_dir / f"{stem}.{target}.json"

@@ -3,7 +3,7 @@
 simple_switch_grpc's P4Runtime server is p4lang/PI. Its DeviceMgr answers every RegisterEntry write with
 UNIMPLEMENTED ("Register writes are not supported yet") and every RegisterEntry read the same way (PI
 issue #376, open), refuses ExternEntry writes (UNIMPLEMENTED) and reads ("Incorrect entity type"). ethlab
-needs registers (port liveness `port_down`, queue maxima, the adaptive policy's learnt ports) and p4sim's
+needs registers (port liveness `port_down`, queue maxima, the adaptive policy's learnt ports) and p4exec's
 queue extern (queue rate/depth, port status). On BMv2 a `SwitchConnection` with a `Bmv2Cli` attached
 sends register reads/writes and queue settings to `simple_switch_CLI --thrift-port N` instead:
 `register_read NAME [INDEX]`, `register_write NAME INDEX VALUE`, `register_reset NAME`,
@@ -146,12 +146,12 @@ class Bmv2Cli:
                 found.append(entity)
         return found
 
-    # ---- p4sim's queue extern (ExternEntry: UNIMPLEMENTED in PI) ---------------------------------------------
+    # ---- p4exec's queue extern (ExternEntry: UNIMPLEMENTED in PI) ---------------------------------------------
     def set_queue(self, port: int, depth: float | None = None, rate_pps: float | None = None,
                   rate_bps: float | None = None) -> None:
         if rate_bps is not None:
             raise ControllerError(f"{self.name}: BMv2 queues have packet rates only (set_queue_rate); "
-                                  f"rate_bps is a p4sim queue-extern setting", grpc.StatusCode.UNIMPLEMENTED)
+                                  f"rate_bps is a p4exec queue-extern setting", grpc.StatusCode.UNIMPLEMENTED)
         commands = queue_commands(port, depth, rate_pps)
         if commands:
             self.run(commands)
@@ -162,4 +162,4 @@ class Bmv2Cli:
 
     def port_status(self) -> dict[int, bool]:
         raise ControllerError(f"{self.name}: BMv2 reports no port status over P4Runtime (PI has no extern "
-                              f"support); port status is a p4sim queue-extern feature", grpc.StatusCode.UNIMPLEMENTED)
+                              f"support); port status is a p4exec queue-extern feature", grpc.StatusCode.UNIMPLEMENTED)

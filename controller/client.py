@@ -5,7 +5,7 @@ by one background thread, and helpers that turn names and human values into P4Ru
 
     sw = SwitchConnection("127.0.0.1:9559", device_id=0, p4info=load_p4info("basic_l3.p4info.txtpb"))
     sw.connect()
-    sw.set_pipeline(device_config=Path("basic_l3.p4sim.json").read_bytes())
+    sw.set_pipeline(device_config=Path("basic_l3.p4exec.json").read_bytes())
     sw.insert(sw.table_entry("ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.1.0/24"},
                              "ipv4_forward", {"dstAddr": "00:00:00:00:01:01", "port": 1}))
 """

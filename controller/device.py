@@ -1,5 +1,5 @@
 """Counters, registers and queues of one switch: the part of SwitchConnection whose mechanism depends on the
-target. p4sim serves all of it over P4Runtime (registers; its queue extern, docs/architecture.md); on BMv2
+target. p4exec serves all of it over P4Runtime (registers; its queue extern, docs/architecture.md); on BMv2
 `self.bmv2` (controller/bmv2.py) takes over what PI's P4Runtime server does not implement."""
 
 from __future__ import annotations
@@ -43,9 +43,9 @@ class DeviceMixin:
         entry.data.bitstring = encode(value, width)
         self.modify(entry)
 
-    # ---- device (p4sim queue extern) ----------------------------------------------------------------------------
+    # ---- device (p4exec queue extern) ----------------------------------------------------------------------------
     def port_status(self, timeout: float | None = None) -> dict[int, bool]:
-        """Port -> link up, as the switch sees it (p4sim's queue extern; docs/architecture.md)."""
+        """Port -> link up, as the switch sees it (p4exec's queue extern; docs/architecture.md)."""
         if self.bmv2 is not None:
             return self.bmv2.port_status()
         return {e.extern_entry.extern_id: bool(unpack_queue_extern(e.extern_entry).get("up", True))

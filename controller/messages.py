@@ -1,5 +1,5 @@
 """P4Runtime message helpers shared by the client and the fabric application: election ids, entity
-wrapping, Write error details, and the p4sim queue extern (port liveness and queue settings)."""
+wrapping, Write error details, and the p4exec queue extern (port liveness and queue settings)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from p4.v1 import p4runtime_pb2 as pb
 
 from controller.errors import UpdateError, WriteError
 
-P4SIM_QUEUE_EXTERN = 0x81  # docs/architecture.md: the queue extern of p4sim switches
+P4EXEC_QUEUE_EXTERN = 0x81  # docs/architecture.md: the queue extern of p4exec switches
 
 
 def election(election_id: int) -> pb.Uint128:
@@ -67,7 +67,7 @@ def as_entity(obj: Any) -> pb.Entity:
 
 def queue_extern(port: int = 0, **settings: float) -> pb.ExternEntry:
     """The queue extern entry of one egress port (0 = every port, for reads) with optional settings."""
-    entry = pb.ExternEntry(extern_type_id=P4SIM_QUEUE_EXTERN, extern_id=port)
+    entry = pb.ExternEntry(extern_type_id=P4EXEC_QUEUE_EXTERN, extern_id=port)
     if settings:
         body = struct_pb2.Struct()
         body.update(settings)

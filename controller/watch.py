@@ -6,7 +6,7 @@ towards it down and reroute), reconnects with bounded retries, re-pushes the pip
 (the cookie tells), re-populates it (full install, or a diff if the pipeline survived) and brings its links
 back. One thread handles all switches, one at a time, so recoveries never race each other.
 
-`PortMonitor`: polls every switch's port status (p4sim's queue extern `up` field) and turns changes into
+`PortMonitor`: polls every switch's port status (p4exec's queue extern `up` field) and turns changes into
 `link_change` calls: the liveness flip and the reroute. It reacts to *changes* only, so a link failed
 through the API while its carrier stays up is not undone.
 """

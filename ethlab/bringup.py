@@ -19,9 +19,9 @@ from controller.fabric import FabricController
 from controller.policies import Policy, make_policy
 from topologies.mininet_builder import Fabric, FabricOptions
 from topologies.model import Topology
-from topologies.switches import Bmv2Switch, P4SimSwitch
+from topologies.switches import Bmv2Switch, P4ExecSwitch
 
-TARGETS = {"p4sim": P4SimSwitch, "bmv2": Bmv2Switch}
+TARGETS = {"p4exec": P4ExecSwitch, "bmv2": Bmv2Switch}
 
 
 @dataclass
@@ -47,7 +47,7 @@ class RunningFabric:
 
 
 @contextmanager
-def running_fabric(topo: Topology, target: str = "p4sim", policy: Policy | str = "ecmp",
+def running_fabric(topo: Topology, target: str = "p4exec", policy: Policy | str = "ecmp",
                    program: Path = DEFAULT_PROGRAM, rate_scale: float | None = None,
                    queue_depth: int | None = None, log_dir: str | None = None,
                    progress: Callable[[str], None] | None = None,
@@ -56,7 +56,7 @@ def running_fabric(topo: Topology, target: str = "p4sim", policy: Policy | str =
                    label: str = "") -> Iterator[RunningFabric]:
     """Build, start, push and install; yield the running fabric; always tear down.
 
-    `switch_args`: extra target options for every switch process (e.g. p4sim's `--seed N`).
+    `switch_args`: extra target options for every switch process (e.g. p4exec's `--seed N`).
     `controller_options`: keyword arguments for FabricController (e.g. `port_poll_s=None` to turn the port
     status monitor off, `watch_switches=False`, `workers=4`).
     `label`: recorded with the run, so `ethlab down` stops only the fabrics `ethlab up` made."""

@@ -70,7 +70,7 @@ def checks() -> list[Check]:
         result.append(Check("python: mininet", False, "not importable from this Python", "make setup"))
     for name in ("ethlab", "p4runtime", "protobuf", "grpcio", "lark", "scapy"):
         result.append(_package(name))
-    result.append(_tool("p4sim", "make setup (installs the embedded target into .venv)"))
+    result.append(_tool("p4exec", "make setup (installs the embedded target into .venv)"))
     bmv2_fix = "Ubuntu: scripts/provision.sh installs the p4lang packages (or use the Vagrant VM)"
     result.append(_tool("simple_switch_grpc", bmv2_fix, required=False))
     result.append(_tool("p4c-bm2-ss", bmv2_fix, required=False))
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if failed:
         console.print(f"[red]{failed} required item(s) missing.")
     else:
-        console.print("[green]Ready for the embedded target (p4sim).")
+        console.print("[green]Ready for the embedded target (p4exec).")
     return 1 if failed else 0
 
 

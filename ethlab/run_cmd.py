@@ -1,4 +1,4 @@
-"""`ethlab run SPEC.yaml [--target p4sim|bmv2] [--out DIR] [--repetitions N]`: run an experiment spec."""
+"""`ethlab run SPEC.yaml [--target p4exec|bmv2] [--out DIR] [--repetitions N]`: run an experiment spec."""
 
 from __future__ import annotations
 

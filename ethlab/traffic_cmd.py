@@ -81,7 +81,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--planes", type=int, default=None, help="stripe over this many planes (default: all)")
     run.add_argument("--pattern-param", action="append", default=[], metavar="KEY=VALUE",
                      help="pattern parameter (slices=4, skew=1, sink=1, ...)")
-    run.add_argument("--target", choices=sorted(TARGETS), default="p4sim")
+    run.add_argument("--target", choices=sorted(TARGETS), default="p4exec")
     run.add_argument("--rate-mbps", type=float, default=20.0, help="per-flow pacing rate of the senders")
     run.add_argument("--rate-scale", type=float, default=None, help="switch queues serve nominal rate × this")
     run.add_argument("--queue-depth", type=int, default=None, help="switch queue depth (packets)")
@@ -90,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="reaction parameter (dcqcn: timer_s, cnp_interval_s, g, ...)")
     run.add_argument("--format", choices=["roce", "ethplus"], default="roce")
     run.add_argument("--mtu", type=int, default=1500)
-    run.add_argument("--seed", type=int, default=1, help="p4sim random() seed")
+    run.add_argument("--seed", type=int, default=1, help="p4exec random() seed")
     run.add_argument("--sample", type=float, default=0.25, help="switch sampling interval (s); 0 = off")
     run.add_argument("--time-limit", type=float, default=60.0)
     run.add_argument("--out", required=True)

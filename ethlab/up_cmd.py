@@ -1,4 +1,4 @@
-"""`ethlab up TOPO [params] [--target p4sim|bmv2] [--policy P] [--check] [--cli]` and `ethlab down`."""
+"""`ethlab up TOPO [params] [--target p4exec|bmv2] [--policy P] [--check] [--cli]` and `ethlab down`."""
 
 from __future__ import annotations
 
@@ -138,7 +138,7 @@ def run_down(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction) -> None:
     up = subparsers.add_parser("up", help="bring an emulated fabric up (topology params as --name value)")
     up.add_argument("topology", help="built-in name (ethlab topo list) or a YAML file")
-    up.add_argument("--target", choices=sorted(TARGETS), default="p4sim")
+    up.add_argument("--target", choices=sorted(TARGETS), default="p4exec")
     up.add_argument("--policy", choices=sorted(POLICIES), default="ecmp")
     up.add_argument("--program", default=str(DEFAULT_PROGRAM), help="P4 program (default p4src/ethplus.p4)")
     up.add_argument("--rate-scale", type=float, default=None,

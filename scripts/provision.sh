@@ -17,7 +17,7 @@ fi
 . /etc/os-release
 if [ "${ID:-}" != "ubuntu" ]; then
   echo "provision.sh: the p4lang packages are published for Ubuntu; this is ${ID:-unknown}." >&2
-  echo "On Debian, ethlab runs on its embedded target p4sim only: run 'make demo' directly." >&2
+  echo "On Debian, ethlab runs on its embedded target p4exec only: run 'make demo' directly." >&2
   exit 1
 fi
 

@@ -29,7 +29,7 @@ from topologies.state import RunState, new_run_id, proc_start_time
 from topologies.switches import (
     Bmv2Switch,
     EthlabHost,
-    P4SimSwitch,
+    P4ExecSwitch,
     P4Switch,
     PrecreatedLink,
     allocate_ports,
@@ -42,7 +42,7 @@ class FabricOptions:
     """How to realise the model. `rate_scale` turns nominal link rates into switch queue rates
     (e.g. 1e-4: a 400 Gbit/s link is served at 40 Mbit/s); None leaves queues unlimited."""
 
-    switch_cls: type = P4SimSwitch
+    switch_cls: type = P4ExecSwitch
     json_path: str | None = None  # program loaded at start; None: wait for SetForwardingPipelineConfig
     log_dir: str | None = None  # default /tmp/ethlab-<run-id>
     static_arp: bool = True

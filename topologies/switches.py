@@ -1,6 +1,6 @@
 """Mininet node classes for ethlab: hosts in *named* namespaces, and P4 switch processes.
 
-`P4SimSwitch` (ethlab's embedded target, `p4sim switch`) and `Bmv2Switch` (`simple_switch_grpc`) share one
+`P4ExecSwitch` (ethlab's embedded target, `p4exec switch`) and `Bmv2Switch` (`simple_switch_grpc`) share one
 constructor and lifecycle (`P4Switch`): start() launches the process with one `-i PORT@IFACE` per port,
 wait_ready() waits for its gRPC port, stop() terminates it within a bounded time. They run in the root
 namespace (like Mininet's user switches); every pid goes into the run state as soon as it exists."""
@@ -205,19 +205,19 @@ class P4Switch(Switch):
         Switch.stop(self, deleteIntfs)
 
 
-def _p4sim_prefix() -> list[str]:
-    """`python -m p4sim.switch` = `p4sim switch` (same flags), with the interpreter running ethlab, so the
-    switch never depends on PATH or on which subcommands the `p4sim` script registers."""
-    return [sys.executable, "-m", "p4sim.switch"]
+def _p4exec_prefix() -> list[str]:
+    """`python -m p4exec.switch` = `p4exec switch` (same flags), with the interpreter running ethlab, so the
+    switch never depends on PATH or on which subcommands the `p4exec` script registers."""
+    return [sys.executable, "-m", "p4exec.switch"]
 
 
-class P4SimSwitch(P4Switch):
+class P4ExecSwitch(P4Switch):
     """ethlab's embedded target. Queue rates go on the command line (`--queue-rate-port P:PPS`)."""
 
-    target = "p4sim"
+    target = "p4exec"
 
     def command(self) -> list[str]:
-        cmd = _p4sim_prefix()
+        cmd = _p4exec_prefix()
         cmd += [self.json_path] if self.json_path else ["--no-p4"]
         cmd += self.interface_args()
         cmd += ["--device-id", str(self.device_id), "--grpc-server-addr", self.grpc_addr]
@@ -288,4 +288,4 @@ class Bmv2Switch(P4Switch):
             raise SwitchStartError(f"{self.name}: setting queues: {err}") from None
 
 
-SWITCH_CLASSES: dict[str, type[P4Switch]] = {"p4sim": P4SimSwitch, "bmv2": Bmv2Switch}
+SWITCH_CLASSES: dict[str, type[P4Switch]] = {"p4exec": P4ExecSwitch, "bmv2": Bmv2Switch}

@@ -19,7 +19,7 @@ from traffic.runargs import add_workload_arguments, config_from_args, plan_from_
 def add_fabric_arguments(p: argparse.ArgumentParser) -> None:
     add_workload_arguments(p)
     p.add_argument("--topo", required=True, help="built-in topology or YAML (topology params: --name value)")
-    p.add_argument("--target", default="p4sim", choices=["p4sim", "bmv2"])
+    p.add_argument("--target", default="p4exec", choices=["p4exec", "bmv2"])
     p.add_argument("--policy", default="ecmp", help="ecmp, spray, flowlet, adaptive")
     p.add_argument("--ecn", metavar="KMIN,KMAX,PMAX", help="ECN thresholds for every switch port")
     p.add_argument("--rate-scale", type=float, default=None, help="switch queue rate = link rate x this")

@@ -134,7 +134,7 @@ class FaultInjector:
         self.running.controller.link_up(fault.a or "", fault.b or "")
 
     def _queue(self, fault: Fault, restore: bool) -> None:
-        from p4sim.switch.queue_cmd import set_queue
+        from p4exec.switch.queue_cmd import set_queue
 
         fabric = self.running.fabric
         for sw, port in self._link_ends(fault):
@@ -152,7 +152,7 @@ class FaultInjector:
                 # BMv2's P4Runtime server has no queue extern: the controller's connection goes over its CLI.
                 self.running.controller.connections[sw].set_queue(port, rate_pps=rate)
             else:
-                # p4sim: a connection of its own (the queue extern), so a slow link works with the
+                # p4exec: a connection of its own (the queue extern), so a slow link works with the
                 # controller stopped too.
                 set_queue(fabric.switch(sw).grpc_addr, self.running.topo.nodes[sw].device_id or 0, port,
                           {"rate_pps": rate})

@@ -53,8 +53,8 @@ def versions(target: str) -> dict[str, Any]:
                                     timeout=5, cwd=Path(__file__).resolve().parents[2]).stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         out["git"] = None
-    if target == "p4sim":
-        out["p4sim"] = pkg("ethlab")  # p4sim ships inside the ethlab distribution
+    if target == "p4exec":
+        out["p4exec"] = pkg("ethlab")  # p4exec ships inside the ethlab distribution
     else:
         try:
             res = subprocess.run(["simple_switch_grpc", "--version"], capture_output=True, text=True, timeout=10)

@@ -4,7 +4,7 @@ the key's path, not half-way through a ten-minute run.
 
     name: demo
     topology: {name: erack, params: {gpus: 8, planes: 2}}
-    target: p4sim
+    target: p4exec
     seed: 1
     repetitions: 2
     fabric: {rate_scale: 2.5e-4, queue_depth: 64}
@@ -73,7 +73,7 @@ class Spec:
     topology_params: dict[str, Any]
     traffic: dict[str, Any]
     variants: list[Variant]
-    target: str = "p4sim"
+    target: str = "p4exec"
     seed: int = 1
     repetitions: int = 1
     fabric: dict[str, Any] = field(default_factory=dict)
@@ -193,7 +193,7 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
         topo = {"name": topo}
     _need(isinstance(topo, dict) and "name" in topo, "topology", "must be a name or {name, params}")
     _unknown(topo, {"name", "params"}, "topology")
-    target = data.get("target", "p4sim")
+    target = data.get("target", "p4exec")
     _need(target in TARGETS, "target", f"must be one of {', '.join(TARGETS)}")
     traffic = data.get("traffic")
     _need(isinstance(traffic, dict), "traffic", "must be a mapping with pattern+size or trace")

@@ -31,7 +31,7 @@ class TrialSetup:
     policy: Policy
     plan: list[PlannedCollective]
     engine: EngineConfig
-    target: str = "p4sim"
+    target: str = "p4exec"
     rate_scale: float | None = None
     queue_depth: int | None = None
     seed: int | None = None
@@ -102,7 +102,7 @@ def run_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] 
     """Bring up, replay, collect, tear down; raises after recording what it had (the caller records errors)."""
     say = progress or (lambda _m: None)
     out_dir.mkdir(parents=True, exist_ok=True)
-    switch_args = ("--seed", str(setup.seed)) if setup.seed is not None and setup.target == "p4sim" else ()
+    switch_args = ("--seed", str(setup.seed)) if setup.seed is not None and setup.target == "p4exec" else ()
     with running_fabric(setup.topo, target=setup.target, policy=setup.policy, rate_scale=setup.rate_scale,
                         queue_depth=setup.queue_depth, log_dir=str(out_dir / "switch-logs"), progress=say,
                         switch_args=switch_args) as running:

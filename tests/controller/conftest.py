@@ -1,4 +1,4 @@
-"""Fixtures for the controller tests against a real `p4sim switch`: namespaces, the switch process, a
+"""Fixtures for the controller tests against a real `p4exec switch`: namespaces, the switch process, a
 connected primary client with the test program pushed. Everything is removed at teardown."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from controller.artifacts import PipelineArtifacts
 from controller.client import SwitchConnection
-from p4sim.switch.lab import Lab
+from p4exec.switch.lab import Lab
 from tests.controller.ctl_helpers import Capture, LabSwitch, lab_artifacts
 
 

@@ -1,4 +1,4 @@
-"""Helpers for the controller tests that talk to real `p4sim switch` processes (fixtures in conftest.py)."""
+"""Helpers for the controller tests that talk to real `p4exec switch` processes (fixtures in conftest.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 from controller.artifacts import PipelineArtifacts, build_artifacts
-from p4sim.switch.lab import Lab, SwitchProcess, switch_env
-from p4sim.switch.nsio import read_frames, write_frames
+from p4exec.switch.lab import Lab, SwitchProcess, switch_env
+from p4exec.switch.nsio import read_frames, write_frames
 
 HERE = Path(__file__).resolve().parent
 CLIENT_LAB = HERE / "p4" / "client_lab.p4"
@@ -16,7 +16,7 @@ CLIENT_LAB = HERE / "p4" / "client_lab.p4"
 
 def install_fake_tool(tmp_path: Path, monkeypatch, name: str, script: str) -> Path:
     """Put an executable stand-in for a missing binary (p4c-bm2-ss, simple_switch_CLI) first on PATH.
-    Only for BMv2 tools that are not installed here; nothing on the p4sim path is faked."""
+    Only for BMv2 tools that are not installed here; nothing on the p4exec path is faked."""
     import os
     import stat
 
@@ -36,11 +36,11 @@ def free_port() -> int:
 
 
 def lab_artifacts(tmp: Path) -> PipelineArtifacts:
-    return build_artifacts(CLIENT_LAB, "p4sim", build_dir=tmp)
+    return build_artifacts(CLIENT_LAB, "p4exec", build_dir=tmp)
 
 
 class LabSwitch:
-    """A `p4sim switch` (no program loaded) with one port per lab host, port i = host i."""
+    """A `p4exec switch` (no program loaded) with one port per lab host, port i = host i."""
 
     def __init__(self, lab: Lab, device_id: int = 1) -> None:
         self.lab = lab

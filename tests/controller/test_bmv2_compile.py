@@ -1,7 +1,7 @@
 """The BMv2 compile step without p4c: the command line handed to p4c-bm2-ss and how its errors are reported.
 
 p4c-bm2-ss is not installable here, so a stand-in script on PATH records its arguments and either writes
-the outputs (a copy of p4sim's P4Info) or fails the way p4c does (diagnostic shapes from p4c's own
+the outputs (a copy of p4exec's P4Info) or fails the way p4c does (diagnostic shapes from p4c's own
 error-reporter tests: `file(line): [--Werror=kind] error: msg`, `file(line):syntax error, ...`, then the
 source line and a `^^^` marker)."""
 
@@ -36,12 +36,12 @@ done
 @pytest.fixture
 def fake_p4c(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     install_fake_tool(tmp_path, monkeypatch, "p4c-bm2-ss", FAKE_P4C)
-    p4sim = build_artifacts(PROGRAM, "p4sim", build_dir=tmp_path / "p4sim")
+    p4exec = build_artifacts(PROGRAM, "p4exec", build_dir=tmp_path / "p4exec")
     monkeypatch.setenv("FAKE_P4C_ARGS", str(tmp_path / "args"))
-    monkeypatch.setenv("FAKE_P4C_P4INFO", str(p4sim.p4info_path))
+    monkeypatch.setenv("FAKE_P4C_P4INFO", str(p4exec.p4info_path))
     binary = tmp_path / "p4info.bin"
     unknown = b"\xe2\x12\x03new"  # field 300, length-delimited: what a newer P4Info might carry
-    binary.write_bytes(p4sim.p4info.SerializeToString() + unknown)
+    binary.write_bytes(p4exec.p4info.SerializeToString() + unknown)
     monkeypatch.setenv("FAKE_P4C_P4INFO_BIN", str(binary))
     return tmp_path
 

@@ -3,7 +3,7 @@
 BMv2's P4Runtime server (p4lang/PI DeviceMgr) answers RegisterEntry reads and writes with UNIMPLEMENTED and
 has no ExternEntry support, so on BMv2 registers and queues go to `simple_switch_CLI --thrift-port N`.
 simple_switch_CLI is not installable here: a stand-in on PATH records the commands it reads on stdin and
-answers `register_read` the way runtime_CLI prints (`name[i]= v`, `name= v0, v1, ...`). The p4sim path is
+answers `register_read` the way runtime_CLI prints (`name[i]= v`, `name= v0, v1, ...`). The p4exec path is
 not faked anywhere: it is what every other controller test runs against a real switch."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ done
 
 
 @pytest.fixture(scope="module")
-def p4sim_artifacts(tmp_path_factory: pytest.TempPathFactory) -> PipelineArtifacts:
+def p4exec_artifacts(tmp_path_factory: pytest.TempPathFactory) -> PipelineArtifacts:
     return build_artifacts(build_dir=tmp_path_factory.mktemp("p4"))
 
 
@@ -51,9 +51,9 @@ def fake_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def bmv2_conn(p4sim_artifacts: PipelineArtifacts) -> SwitchConnection:
+def bmv2_conn(p4exec_artifacts: PipelineArtifacts) -> SwitchConnection:
     """A session that is never connected: register and queue operations must not touch gRPC on BMv2."""
-    conn = SwitchConnection("127.0.0.1:1", device_id=1, p4info=p4sim_artifacts.p4info, name="s1")
+    conn = SwitchConnection("127.0.0.1:1", device_id=1, p4info=p4exec_artifacts.p4info, name="s1")
     conn.bmv2 = Bmv2Cli(50123, name="s1")
     return conn
 
@@ -110,17 +110,17 @@ def _controller(artifacts: PipelineArtifacts, target: str, **options: object) ->
     return FabricController(topo, addresses, art, make_policy("ecmp"), **options)  # type: ignore[arg-type]
 
 
-def test_controller_picks_the_mechanism_per_target(p4sim_artifacts: PipelineArtifacts) -> None:
-    p4sim = _controller(p4sim_artifacts, "p4sim")
-    assert p4sim.new_connection("leaf1").bmv2 is None
-    bmv2 = _controller(p4sim_artifacts, "bmv2", thrift_ports={"leaf1": 51100})
+def test_controller_picks_the_mechanism_per_target(p4exec_artifacts: PipelineArtifacts) -> None:
+    p4exec = _controller(p4exec_artifacts, "p4exec")
+    assert p4exec.new_connection("leaf1").bmv2 is None
+    bmv2 = _controller(p4exec_artifacts, "bmv2", thrift_ports={"leaf1": 51100})
     conn = bmv2.new_connection("leaf1")
     assert conn.bmv2 is not None and conn.bmv2.thrift_port == 51100
     assert bmv2.new_connection("leaf2").bmv2.thrift_port is None  # type: ignore[union-attr]
 
 
-def test_link_liveness_on_bmv2_uses_register_write(p4sim_artifacts: PipelineArtifacts, fake_cli: Path) -> None:
-    ctl = _controller(p4sim_artifacts, "bmv2", thrift_ports={"leaf1": 51100})
+def test_link_liveness_on_bmv2_uses_register_write(p4exec_artifacts: PipelineArtifacts, fake_cli: Path) -> None:
+    ctl = _controller(p4exec_artifacts, "bmv2", thrift_ports={"leaf1": 51100})
     ctl.connections["leaf1"] = ctl.new_connection("leaf1")
     ctl.set_port_liveness("leaf1", 3, up=False)
     ctl.set_port_liveness("leaf1", 3, up=True)
@@ -128,8 +128,8 @@ def test_link_liveness_on_bmv2_uses_register_write(p4sim_artifacts: PipelineArti
                                                  "port 51100", "register_write port_down 3 0"]
 
 
-def test_no_port_monitor_on_bmv2(p4sim_artifacts: PipelineArtifacts) -> None:
-    ctl = _controller(p4sim_artifacts, "bmv2", watch_switches=False, port_poll_s=1.0)
+def test_no_port_monitor_on_bmv2(p4exec_artifacts: PipelineArtifacts) -> None:
+    ctl = _controller(p4exec_artifacts, "bmv2", watch_switches=False, port_poll_s=1.0)
     ctl._start_watchers()
     try:
         assert ctl._watchers == []

@@ -1,4 +1,4 @@
-"""The P4Runtime client on its own against one real `p4sim switch` over gRPC, with real frames from
+"""The P4Runtime client on its own against one real `p4exec switch` over gRPC, with real frames from
 host namespaces: table writes and reads, counters, registers, multicast, clone, packet I/O, digests,
 master arbitration and per-update errors."""
 
@@ -13,7 +13,7 @@ import pytest
 from controller.client import SwitchConnection
 from controller.codec import decode
 from controller.errors import WriteError
-from p4sim.switch.lab import Lab
+from p4exec.switch.lab import Lab
 from tests.controller.ctl_helpers import LabSwitch, ether, send_frames
 
 pytestmark = pytest.mark.netns

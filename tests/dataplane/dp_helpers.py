@@ -1,4 +1,4 @@
-"""Helpers for the data-plane tests: ethplus.p4 loaded in p4sim's in-process harness.
+"""Helpers for the data-plane tests: ethplus.p4 loaded in p4exec's in-process harness.
 
 Why a wrapper: every statistical test needs the same control-plane set-up (mode,
 groups, routes, ECN thresholds, liveness); writing it through the runtime
@@ -20,11 +20,11 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from p4sim.runtime import ActionCall, Exact, Lpm, TableEntry
+from p4exec.runtime import ActionCall, Exact, Lpm, TableEntry
 from traffic.layers import CPU_PORT, PKT_PROBE, UDP_PORT_ROCE, CpuPacketOut, EthPlus, EthPlusProbe, RoCEv2BTH
 
 if TYPE_CHECKING:
-    from p4sim.harness import Harness
+    from p4exec.harness import Harness
 
 ROOT = Path(__file__).resolve().parents[2]
 ETHPLUS_P4 = ROOT / "p4src" / "ethplus.p4"
@@ -37,7 +37,7 @@ PAYLOAD = Raw(b"\x5a" * 64)
 @functools.cache
 def _ethplus_source_ok() -> bool:
     """Compile once up front so a compiler error shows as itself, not as N fixture errors."""
-    from p4sim.harness import Harness
+    from p4exec.harness import Harness
 
     Harness.from_file(str(ETHPLUS_P4), seed=1)
     return True
@@ -47,7 +47,7 @@ def _ethplus_source_ok() -> bool:
 class EthPlusSwitch:
     """One ethplus.p4 switch in the harness, with ethlab's control-plane vocabulary."""
 
-    h: Harness  # p4sim.harness.Harness
+    h: Harness  # p4exec.harness.Harness
 
     # -------------------------------------------------------------- control plane
     def set_mode(self, mode: int, gap_us: int = 100, timeout_us: int = 1_000_000, mgrp: int = 0) -> None:
@@ -141,6 +141,6 @@ def ethplus_source_ok() -> bool:
 
 
 def new_switch(seed: int = 1) -> EthPlusSwitch:
-    from p4sim.harness import Harness
+    from p4exec.harness import Harness
 
     return EthPlusSwitch(Harness.from_file(str(ETHPLUS_P4), seed=seed))

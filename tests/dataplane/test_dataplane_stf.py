@@ -1,4 +1,4 @@
-"""Run every STF file of tests/dataplane with `p4sim stf`, the way users and CI do.
+"""Run every STF file of tests/dataplane with `p4exec stf`, the way users and CI do.
 
 Also checks that the generated STF files are up to date with gen_stf.py, so a
 change to the frames or to traffic/layers.py cannot leave stale hex behind.
@@ -15,7 +15,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-P4SIM = Path(sys.executable).parent / "p4sim"
+P4EXEC = Path(sys.executable).parent / "p4exec"
 
 CASES = [
     ("basic_l3.p4", "basic_l3.stf"),
@@ -28,7 +28,7 @@ CASES = [
 
 @pytest.mark.parametrize(("program", "stf"), CASES, ids=[s for _, s in CASES])
 def test_stf(program: str, stf: str) -> None:
-    run = subprocess.run([str(P4SIM), "stf", str(ROOT / "p4src" / program), str(HERE / stf)],
+    run = subprocess.run([str(P4EXEC), "stf", str(ROOT / "p4src" / program), str(HERE / stf)],
                          capture_output=True, text=True, timeout=240, cwd=ROOT)
     assert run.returncode == 0, run.stdout + run.stderr
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from p4sim.harness import Harness
+from p4exec.harness import Harness
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "ethplus-header.md").read_text()

@@ -1,4 +1,4 @@
-"""Experiments end to end on real leaf/spine fabrics of p4sim switches: result files, plots and consistent
+"""Experiments end to end on real leaf/spine fabrics of p4exec switches: result files, plots and consistent
 metrics; reruns with the same seed reproduce the schedule exactly and the metrics within the documented
 tolerance; a link failure is survived under every policy; a failing run keeps what it collected."""
 
@@ -51,7 +51,7 @@ def test_tiny_experiment_end_to_end(tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["state"] == "complete" and [p["policy"] for p in summary["policies"]] == ["ecmp", "spray"]
     versions = json.loads((out / "versions.json").read_text())
-    assert versions["target"] == "p4sim" and versions["ethlab"]
+    assert versions["target"] == "p4exec" and versions["ethlab"]
     report = (out / "report.md").read_text()
     assert "**state:** complete (2 of 2 trials)" in report and "leafspine" in report
     assert "**What to look for:** two spines: spray spreads evenly" in report

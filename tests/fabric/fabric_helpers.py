@@ -12,8 +12,8 @@ from pathlib import Path
 from controller.codec import decode
 from controller.fabric import FabricController
 from ethlab.bringup import RunningFabric
-from p4sim.switch.lab import NSIO, switch_env
-from p4sim.switch.nsio import write_frames
+from p4exec.switch.lab import NSIO, switch_env
+from p4exec.switch.nsio import write_frames
 
 TX = "tx_port_counter"
 

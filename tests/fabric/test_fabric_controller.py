@@ -1,4 +1,4 @@
-"""The fabric controller on a real leaf-spine of `p4sim switch` processes in namespaces, over P4Runtime:
+"""The fabric controller on a real leaf-spine of `p4exec switch` processes in namespaces, over P4Runtime:
 installed entries equal routing's expectation (read back from the switches), all pairs reach each other,
 a failed link (API or carrier) is never used again while traffic keeps flowing, a restarted switch is
 re-pushed and re-populated by itself, and a restarted controller reconciles by reading instead of

@@ -21,7 +21,7 @@ def test_switch_start_failure_shows_its_log_tail() -> None:
         pass
     text = str(err.value)
     assert "exited" in text and "--no-such-option" in text  # argparse's complaint, from the switch's output
-    assert one_line(err.value).startswith("leaf1: p4sim switch exited") or "switch exited" in one_line(err.value)
+    assert one_line(err.value).startswith("leaf1: p4exec switch exited") or "switch exited" in one_line(err.value)
 
 
 def test_a_switch_that_dies_is_named_with_its_exit_status() -> None:

@@ -1,4 +1,4 @@
-"""Collectives replayed on a real leaf/spine fabric of p4sim switches running p4src/ethplus.p4: the engine's
+"""Collectives replayed on a real leaf/spine fabric of p4exec switches running p4src/ethplus.p4: the engine's
 metrics agree with themselves (nccl-tests formulas, bytes delivered = sent − lost) and with the switches'
 own counters; an incast into a small queue gets ECN marks, and DCQCN-like senders lose less."""
 

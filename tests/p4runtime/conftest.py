@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from client import RUNNING, Client  # noqa: E402
 from p4info_fixture import build_p4info  # noqa: E402
 
-from p4sim.p4runtime import Device, P4RuntimeServer  # noqa: E402
+from p4exec.p4runtime import Device, P4RuntimeServer  # noqa: E402
 
 
 @pytest.fixture

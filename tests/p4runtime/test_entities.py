@@ -272,7 +272,7 @@ def value_set(*ports: int) -> p4runtime_pb2.ValueSetEntry:
 
 def test_value_sets(primary):
     primary.write(update(U.MODIFY, value_set_entry=value_set(80, 443)))
-    from p4sim.runtime import Ternary
+    from p4exec.runtime import Ternary
     assert state().value_sets["MyParser.tcp_ports"].members == [(Ternary(80, 0xFFFF),),
                                                                 (Ternary(443, 0xFFFF),)]
     [got] = primary.read(Entity(value_set_entry=p4runtime_pb2.ValueSetEntry(value_set_id=VS_PORTS)))

@@ -9,7 +9,7 @@ import grpc
 from client import END, Client
 from p4.v1 import p4runtime_pb2
 
-from p4sim.p4runtime import Device, P4RuntimeServer
+from p4exec.p4runtime import Device, P4RuntimeServer
 
 
 def test_stop_is_bounded_with_open_streams_and_clients_see_the_end(p4info):
@@ -59,11 +59,11 @@ def test_two_servers_side_by_side_are_independent(p4info):
 def test_device_started_with_a_program_is_served_at_once():
     from test_program import SOURCE
 
-    from p4sim.compiler import load_device_config
+    from p4exec.compiler import load_device_config
 
     dev = Device(device_id=1)
     p4info, _ = load_device_config(SOURCE)
-    dev.commit(dev.load_config(p4info, SOURCE))  # as `p4sim switch OUT.json` does before serving
+    dev.commit(dev.load_config(p4info, SOURCE))  # as `p4exec switch OUT.json` does before serving
     srv = P4RuntimeServer(dev, "127.0.0.1:0").start()
     c = Client(srv.address, election_id=1)
     try:

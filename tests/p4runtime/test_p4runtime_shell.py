@@ -9,7 +9,7 @@ import pytest
 from google.protobuf import text_format
 from test_program import SOURCE, frame
 
-from p4sim.compiler import load_device_config
+from p4exec.compiler import load_device_config
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 from client import U, update
 from p4.v1 import p4data_pb2, p4runtime_pb2
 
-from p4sim.compiler import load_device_config
+from p4exec.compiler import load_device_config
 
 SOURCE = (Path(__file__).parent / "cpu_l2.p4").read_bytes()
 MAC_A, MAC_CPU, MAC_LEARN, MAC_FLOOD = 0xA, 0xB, 0xC, 0xD

@@ -186,7 +186,7 @@ def test_idle_timeout_notification_and_time_since_last_hit(primary):
 def test_ticker_polls_fast_only_when_timing_matters(primary):
     """The server's ticker runs at digest-timeout resolution only while digests are configured or waiting,
     or the pipeline has idle-timeout tables; otherwise it sleeps longer (an idle switch costs ~0 % CPU)."""
-    from p4sim.p4runtime.digests import DigestEngine
+    from p4exec.p4runtime.digests import DigestEngine
 
     engine = DigestEngine(send=lambda _msg: None)
     assert not engine.busy()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from rt_p4info import make_p4info
 
-from p4sim.runtime import DeviceState
+from p4exec.runtime import DeviceState
 
 
 @pytest.fixture

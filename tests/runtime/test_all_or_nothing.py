@@ -4,7 +4,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p4sim.runtime import (
+from p4exec.runtime import (
     ActionCall,
     CloneSession,
     DeviceState,

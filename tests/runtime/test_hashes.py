@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from p4sim.runtime import hashes as H
-from p4sim.runtime.hashes import CrcConfig
+from p4exec.runtime import hashes as H
+from p4exec.runtime.hashes import CrcConfig
 
 CHECK = b"123456789"
 BMV2_IN = bytes([0x0B, 0xB8, 0x1F, 0x90])
@@ -140,7 +140,7 @@ def test_checksum_with_payload_appends_after_padded_fields():
 def test_crc16_memo_agrees_with_the_computation(inputs: list[bytes]) -> None:
     """crc16 remembers recent inputs (flows repeat); a remembered answer equals a fresh computation, for
     bytes, bytearray and memoryview alike, and the memo stays bounded."""
-    from p4sim.runtime import hashes
+    from p4exec.runtime import hashes
 
     for data in inputs + inputs:
         want = hashes._crc16_compute(data)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from p4sim.runtime.p4info_ids import Prefix, assign_ids, id_for, jenkins_one_at_a_time, with_prefix
+from p4exec.runtime.p4info_ids import Prefix, assign_ids, id_for, jenkins_one_at_a_time, with_prefix
 
 P4C_PAIRS = [
     (Prefix.TABLE, "MyIngress.ipv4_lpm", 37375156),
@@ -85,7 +85,7 @@ def test_id_annotations_take_precedence():
 
 
 def test_aliases_shortest_unique_suffix():
-    from p4sim.runtime.p4info_ids import aliases
+    from p4exec.runtime.p4info_ids import aliases
     a = aliases(["MyIngress.ipv4_lpm", "MyIngress.drop", "NoAction", "MyEgress.drop", "x.a.c", "y.b.c", "b.c"])
     assert a["MyIngress.ipv4_lpm"] == "ipv4_lpm" and a["NoAction"] == "NoAction"
     assert a["MyIngress.drop"] == "MyIngress.drop" and a["MyEgress.drop"] == "MyEgress.drop"

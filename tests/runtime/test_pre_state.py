@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from p4sim.runtime import (
+from p4exec.runtime import (
     ActionCall,
     CloneSession,
     Counter,
@@ -128,7 +128,7 @@ def test_replica_limits_of_v1model(state):
 
 
 def test_value_set_members():
-    from p4sim.runtime import Exact, KeyField, MatchKind, Ternary, ValueSet
+    from p4exec.runtime import Exact, KeyField, MatchKind, Ternary, ValueSet
     vs = ValueSet("trill_types", 0x03000001, 2, (KeyField("f", 1, 16, MatchKind.TERNARY),))
     vs.set_members([(Ternary(0x22F3, 0xFFFF),), (Ternary(0x8900, 0xFF00),)])
     assert vs.matches((0x22F3,)) and vs.matches((0x89AB,)) and not vs.matches((0x0800,))

@@ -5,8 +5,8 @@ from collections import Counter as Tally
 
 import pytest
 
-from p4sim.runtime import ActionCall, Exact, HashSpec, RuntimeOpError, TableEntry
-from p4sim.runtime.hashes import hash_fields
+from p4exec.runtime import ActionCall, Exact, HashSpec, RuntimeOpError, TableEntry
+from p4exec.runtime.hashes import hash_fields
 
 FWD = "MyIngress.ipv4_forward"
 
@@ -144,7 +144,7 @@ def test_selector_total_size(state):
 
 
 def test_group_on_profile_without_selector(state):
-    from p4sim.runtime import ActionProfile
+    from p4exec.runtime import ActionProfile
     t = state.tables["MyIngress.ecmp"]
     plain = ActionProfile("plain", 1, dict(t.actions))
     t.profile = plain

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from p4sim.runtime import GREEN, RED, YELLOW, Exact, Lpm, RuntimeOpError, TableEntry
-from p4sim.runtime.actions import ActionCall
-from p4sim.runtime.stateful import DirectMeter, Meter, MeterCell, Unit
+from p4exec.runtime import GREEN, RED, YELLOW, Exact, Lpm, RuntimeOpError, TableEntry
+from p4exec.runtime.actions import ActionCall
+from p4exec.runtime.stateful import DirectMeter, Meter, MeterCell, Unit
 
 
 def code_of(fn, *a) -> str:

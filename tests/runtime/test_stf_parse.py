@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from p4sim.errors import P4Error
-from p4sim.runtime.match import Exact, Lpm, MatchKind, Optional_, Range, Ternary
-from p4sim.stf.parse import (
+from p4exec.errors import P4Error
+from p4exec.runtime.match import Exact, Lpm, MatchKind, Optional_, Range, Ternary
+from p4exec.stf.parse import (
     AddEntry,
     CheckCounter,
     CounterWrite,
@@ -150,8 +150,8 @@ def test_comments_blank_lines_and_case():
 
 
 def test_add_lines_become_runtime_entries(state):
-    from p4sim.runtime import ActionCall
-    from p4sim.stf.parse import action_call, table_entry
+    from p4exec.runtime import ActionCall
+    from p4exec.stf.parse import action_call, table_entry
     stmts = parse_stf(
         "add ipv4_lpm hdr.ipv4.dstAddr:0x0a000100/24 ipv4_forward(port:2, dstAddr:0x0a)\n"
         "add acl 7 etherType:0x0800&&&0xff00 port:1 MyIngress.drop()\n"
@@ -186,7 +186,7 @@ def test_add_lines_become_runtime_entries(state):
     assert e3.match == (Exact(5), Exact(0))
     assert action_call(lpm, stmts[6].action, stmts[6].loc) == ActionCall("MyIngress.ipv4_forward", (1, 3))
     # ambiguous suffixes are errors
-    from p4sim.stf.parse import resolve_name
+    from p4exec.stf.parse import resolve_name
     with pytest.raises(StfError, match="ambiguous"):
         resolve_name(["a.x.f", "b.x.f"], "f", "field", stmts[0].loc)
     assert resolve_name(["hdr.h[1].f"], "hdr.h$1.f", "field", stmts[0].loc) == "hdr.h[1].f"
@@ -194,8 +194,8 @@ def test_add_lines_become_runtime_entries(state):
 
 def test_stf_priorities_larger_wins_and_zero_is_allowed():
     """Shaped like p4c's ternary2 test: overlapping ternary entries, priority 0 and a larger winner."""
-    from p4sim.runtime import ActionCall, ActionInfo, KeyField, MatchKind, ParamInfo, Table
-    from p4sim.stf.parse import table_entry
+    from p4exec.runtime import ActionCall, ActionInfo, KeyField, MatchKind, ParamInfo, Table
+    from p4exec.stf.parse import table_entry
     act = {"ingress.act": ActionInfo("ingress.act", 1, (ParamInfo("val", 1, 8),))}
     t = Table("ingress.ex1", 1, [KeyField("hdr.extra[0].h", 1, 16, MatchKind.TERNARY)], act)
     for st_ in parse_stf("add ex1 0 extra$0.h:0x****  act(val:1)\n"

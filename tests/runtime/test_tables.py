@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p4sim.runtime import ActionCall, Exact, Lpm, Optional_, Range, RuntimeOpError, TableEntry, Ternary
-from p4sim.runtime.match import covers
-from p4sim.runtime.tables import normalize_entry
+from p4exec.runtime import ActionCall, Exact, Lpm, Optional_, Range, RuntimeOpError, TableEntry, Ternary
+from p4exec.runtime.match import covers
+from p4exec.runtime.tables import normalize_entry
 
 FWD = "MyIngress.ipv4_forward"
 DROP = ActionCall("MyIngress.drop")
@@ -161,7 +161,7 @@ def test_preinitialized_table_const_entries(state):
 
 
 def test_keyless_table_rejects_entries():
-    from p4sim.runtime import ActionInfo, Table
+    from p4exec.runtime import ActionInfo, Table
     t = Table("k", 1, [], {"a": ActionInfo("a", 1)}, default=ActionCall("a"))
     assert code_of(t.insert, TableEntry((), action=ActionCall("a"))) == "INVALID_ARGUMENT"
     r = t.lookup(())
@@ -266,7 +266,7 @@ def acl_entry(draw):
 def test_priority_lookup_equals_reference(entries, keys, data):
     from rt_p4info import make_p4info
 
-    from p4sim.runtime import DeviceState
+    from p4exec.runtime import DeviceState
     t = DeviceState.from_p4info(make_p4info()).tables["MyIngress.acl"]
     inserted = _insert_all(t, entries)
     # delete a random subset to exercise index maintenance
@@ -293,7 +293,7 @@ PREFIXES = st.sampled_from([(0x0A000000, 8), (0x0A010000, 16), (0x0A010100, 24),
 def test_lpm_lookup_equals_reference(routes, keys):
     from rt_p4info import make_p4info
 
-    from p4sim.runtime import DeviceState
+    from p4exec.runtime import DeviceState
     t = DeviceState.from_p4info(make_p4info()).tables["MyIngress.vrf_lpm"]
     entries = [TableEntry((Exact(vrf), Lpm(v, p)), action=fwd(i % 500)) for i, (vrf, (v, p)) in enumerate(routes)]
     inserted = _insert_all(t, entries)
@@ -343,8 +343,8 @@ def tss_entry(draw):
        st.data())
 def test_ternary_optional_lookup_equals_reference(entries, keys, data):
     """Tables without range fields use mask groups (tuple space search): same answers as brute force."""
-    from p4sim.runtime import ActionInfo, KeyField, MatchKind, Table
-    from p4sim.runtime.index import TupleSpaceIndex
+    from p4exec.runtime import ActionInfo, KeyField, MatchKind, Table
+    from p4exec.runtime.index import TupleSpaceIndex
     t = Table("tss", 1, [KeyField("a", 1, 16, MatchKind.TERNARY), KeyField("b", 2, 4, MatchKind.TERNARY),
                          KeyField("c", 3, 1, MatchKind.OPTIONAL)], {"a": ActionInfo("a", 1)})
     assert isinstance(t._index, TupleSpaceIndex)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from sw_helpers import Capture, Switch
 
-from p4sim.switch.lab import Lab, switch_env
-from p4sim.switch.nsio import write_frames
+from p4exec.switch.lab import Lab, switch_env
+from p4exec.switch.nsio import write_frames
 
 
 @pytest.fixture

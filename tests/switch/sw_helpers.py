@@ -7,8 +7,8 @@ import socket
 import subprocess
 from pathlib import Path
 
-from p4sim.switch.lab import Lab, SwitchProcess, switch_env
-from p4sim.switch.nsio import read_frames, write_frames
+from p4exec.switch.lab import Lab, SwitchProcess, switch_env
+from p4exec.switch.nsio import read_frames, write_frames
 
 ROOT = Path(__file__).resolve().parents[2]
 BASIC_L3 = ROOT / "p4src" / "basic_l3.p4"
@@ -30,7 +30,7 @@ def send_frames(lab: Lab, tmp: Path, host: int, frames: list[bytes]) -> None:
 
 
 class Switch:
-    """A running `p4sim switch` bound to the lab's ports, with its gRPC address and stats file."""
+    """A running `p4exec switch` bound to the lab's ports, with its gRPC address and stats file."""
 
     def __init__(self, lab: Lab, tmp: Path, *extra: str, grpc: bool = True) -> None:
         self.lab = lab
@@ -76,7 +76,7 @@ class Capture:
 
 def compiled(path: Path):
     """(p4info, device config bytes) of a program, compiled in this process as the controller would."""
-    from p4sim.switch.program import load_program
+    from p4exec.switch.program import load_program
 
     config = path.read_bytes()
     return load_program(config).p4info, config

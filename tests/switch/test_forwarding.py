@@ -1,4 +1,4 @@
-"""Two namespaces around `p4sim switch` running p4src/basic_l3.p4, pushed and populated over P4Runtime."""
+"""Two namespaces around `p4exec switch` running p4src/basic_l3.p4, pushed and populated over P4Runtime."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from scapy.all import ARP, IP, UDP, Ether, Raw
 from sw_helpers import BASIC_L3, compiled, table_entry
 
-from p4sim.switch.pcap import read_pcap
+from p4exec.switch.pcap import read_pcap
 
 pytestmark = pytest.mark.netns
 

@@ -6,7 +6,7 @@ import subprocess
 
 from scapy.all import IP, UDP, Ether
 
-from p4sim.switch.pcap import PcapWriter, read_pcap
+from p4exec.switch.pcap import PcapWriter, read_pcap
 
 
 def test_tcpdump_reads_our_pcap(tmp_path) -> None:

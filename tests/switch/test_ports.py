@@ -8,9 +8,9 @@ import time
 import pytest
 from scapy.all import IP, UDP, Dot1Q, Ether
 
-from p4sim.switch.lab import sh
-from p4sim.switch.nsio import write_frames
-from p4sim.switch.ports import Port, link_state
+from p4exec.switch.lab import sh
+from p4exec.switch.nsio import write_frames
+from p4exec.switch.ports import Port, link_state
 
 pytestmark = pytest.mark.netns
 
@@ -60,7 +60,7 @@ def test_link_state_and_vanishing_interface(lab) -> None:
 
 
 def test_link_monitor_reports_carrier_and_deletion(lab) -> None:
-    from p4sim.switch.linkmon import LinkMonitor
+    from p4exec.switch.linkmon import LinkMonitor
 
     mon = LinkMonitor()
     try:

@@ -11,8 +11,8 @@ from scapy.all import Ether, Raw
 from sw_helpers import QUEUE_PROBE, Capture, Switch, compiled, send_frames, table_entry
 from test_queueing import queue_cmd
 
-from p4sim.switch.lab import sh
-from p4sim.switch.nsio import write_frames
+from p4exec.switch.lab import sh
+from p4exec.switch.nsio import write_frames
 
 pytestmark = pytest.mark.netns
 

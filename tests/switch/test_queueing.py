@@ -9,7 +9,7 @@ import pytest
 from scapy.all import Ether, Raw
 from sw_helpers import QUEUE_PROBE, compiled, table_entry
 
-from p4sim.switch.lab import switch_env
+from p4exec.switch.lab import switch_env
 
 pytestmark = pytest.mark.netns
 
@@ -19,7 +19,7 @@ SECONDS = 2.0
 
 
 def queue_cmd(sw, *args: str) -> str:
-    cmd = [sys.executable, "-m", "p4sim.switch.queue_cmd", "--grpc-server-addr", sw.addr, "--device-id", "1", *args]
+    cmd = [sys.executable, "-m", "p4exec.switch.queue_cmd", "--grpc-server-addr", sw.addr, "--device-id", "1", *args]
     out = subprocess.run(cmd, capture_output=True, text=True, env=switch_env(), timeout=30)
     assert out.returncode == 0, out.stderr
     return out.stdout

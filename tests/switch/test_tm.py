@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from p4sim.switch.tm import QueueConfig, TrafficManager
+from p4exec.switch.tm import QueueConfig, TrafficManager
 
 
 def test_fifo_metadata_and_tail_drop() -> None:

@@ -79,7 +79,7 @@ def test_ethlab_clean_removes_a_run_whose_owner_forgot_it(capsys):
     f.net = None  # the run is gone; nothing for the builder to stop
 
 
-def test_p4sim_switch_process_lifecycle():
+def test_p4exec_switch_process_lifecycle():
     with Fabric(build("line", n=1), FabricOptions(rate_scale=1e-3)) as f:
         f.start()
         sw = f.switch("s1")
@@ -120,7 +120,7 @@ def test_a_switch_that_cannot_start_is_reported_and_everything_is_removed(tmp_pa
     from topologies.switches import SwitchStartError
 
     f = Fabric(build("line", n=2), FabricOptions(json_path=str(tmp_path / "missing.json"), ready_timeout=30))
-    with pytest.raises(SwitchStartError, match=r"(?s)s1: p4sim switch exited \(status 1\).*missing.json"):
+    with pytest.raises(SwitchStartError, match=r"(?s)s1: p4exec switch exited \(status 1\).*missing.json"):
         with f:
             f.start()
     assert leftovers(f.run) == []
@@ -180,7 +180,7 @@ def test_bmv2_queues_set_over_thrift_once_its_port_listens(tmp_path, monkeypatch
     with Fabric(build("line", n=1), opts) as f:
         sw = f.switch("s1")
         assert sw.queue_commands() == ["set_queue_depth 64", "set_queue_rate 833 1", "set_queue_rate 833 2"]
-        cmd = sw.command()  # p4sim's queue and stats options are not simple_switch_grpc's
+        cmd = sw.command()  # p4exec's queue and stats options are not simple_switch_grpc's
         assert not {"--queue-depth", "--queue-rate-port", "--stats-file", "--log-file"} & set(cmd)
         sw.proc = subprocess.Popen(["sleep", "30"])  # stands for the running switch process
         try:

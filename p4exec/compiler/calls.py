@@ -1,0 +1,400 @@
+"""Calls: argument binding to parameters, action/function calls, extern functions (hash, checksums,
+clone/resubmit field lists); separate because call semantics (directions, copy-in/out) are their own job."""
+from __future__ import annotations
+
+from p4exec.compiler import ir
+from p4exec.compiler import types as T
+from p4exec.compiler.emit import pyfield
+from p4exec.compiler.symbols import E, Sym, _loc
+from p4exec.errors import P4Unsupported
+from p4exec.frontend import ast as A
+
+
+class CallCompiler:
+    """Calls: argument binding, action/function calls, extern functions and field lists."""
+
+    # ------------------------------------------------------------------ calls
+    def bind_args(self, params: list, args: list[A.Arg], node, what: str) -> list:
+        """Match arguments to parameters (positional or by name, defaults, @optional)."""
+        named = [a for a in args if a.name is not None]
+        if named and len(named) != len(args):
+            raise self.err(f"{what}: mix of named and positional arguments", node)
+        out: list = [None] * len(params)
+        if named:
+            pnames = [p.name for p in params]
+            for a in args:
+                if a.name not in pnames:
+                    raise self.err(f"{what}: no parameter named '{a.name}'", a)
+                out[pnames.index(a.name)] = a
+        else:
+            if len(args) > len(params):
+                raise self.err(f"{what}: expected {len(params)} argument(s), got {len(args)}", node)
+            for i, a in enumerate(args):
+                out[i] = a
+        for i, p in enumerate(params):
+            if out[i] is None:
+                if p.default is not None:
+                    out[i] = A.Arg(p.default, loc=_loc(p.default))
+                elif A.anno(p.annos, "optional") is not None:
+                    out[i] = None
+                else:
+                    raise self.err(f"{what}: expected {len(params)} argument(s), got {len(args)}", node)
+        return out
+
+    def arg_for_param(self, p_type, direction: str, arg, node, what: str) -> E:
+        if arg is None or arg.value is None:
+            if direction in ("out",):
+                return E(p_type, "None", extra="dontcare")
+            raise self.err(f"{what}: don't-care argument for a non-out parameter", node)
+        e = self.expr(arg.value, p_type)
+        if direction in ("out", "inout"):
+            if e.lv is None:
+                raise self.err(f"{what}: argument for {direction} parameter must be an assignable l-value",
+                               arg.value)
+            if not T.same_type(T.strip_new(e.type), T.strip_new(p_type)) and not isinstance(p_type, T.TypeVar):
+                raise self.err(f"{what}: argument of type {e.type} for {direction} parameter of type {p_type}",
+                               arg.value)
+            return e
+        return self.coerce(e, p_type, arg.value, what)
+
+    def x_Call(self, n):
+        e = self.call(n)
+        if isinstance(e.type, T.VoidT):
+            raise self.err("a call that returns no value used as an expression", n)
+        return e
+
+    def call(self, n: A.Call) -> E:
+        f = self.expr(n.func)
+        ex = f.extra
+        if isinstance(ex, tuple) and ex[0] == "method":
+            _, base, name, mnode = ex
+            return self.method_call(n, base, name)
+        if isinstance(ex, Sym):
+            if ex.kind == "action":
+                return self.action_call(n, ex)
+            if ex.kind == "extern_func":
+                return self.extern_func_call(n, ex)
+            if ex.kind == "function":
+                return self.function_call(n, ex)
+        raise self.err("this is not something that can be called", n.func)
+
+    def lvals_assign(self, targets: list[tuple[E, str]]) -> list[str]:
+        lines = []
+        for e, val in targets:
+            if e.extra == "dontcare":
+                continue
+            lines.extend(e.lv.assign(val))
+        return lines
+
+    def call_with_params(self, n, params, fcode: str, what: str, prefix_args: str = "",
+                         ptypes=None) -> tuple[list[str], str]:
+        """Compile a call to a generated function with P4 params; returns (lines, call-expression)."""
+        bound = self.bind_args(params, n.args, n, what)
+        codes = []
+        outs = []
+        for i, (p, a) in enumerate(zip(params, bound, strict=True)):
+            pt = ptypes[i] if ptypes else self.resolve_type(p.type)
+            e = self.arg_for_param(pt, p.direction, a, n, f"{what}, argument {i + 1} ({p.name})")
+            scalar = T.strip_new(pt).is_scalar
+            if p.direction == "out" and scalar:
+                codes.append("0" if e.extra == "dontcare" else e.code)
+                outs.append(e)
+            elif p.direction == "inout" and scalar:
+                codes.append(e.code)
+                outs.append(e)
+            elif p.direction == "out" and e.extra == "dontcare":
+                codes.append(self.default_value(pt))
+            else:
+                codes.append(e.code if (p.direction in ("out", "inout") or scalar) else self.objval(e))
+        allargs = ", ".join(([prefix_args] if prefix_args else []) + codes)
+        call = f"{fcode}({allargs})"
+        lines = []
+        if outs:
+            t = self.tmp()
+            lines.append(f"{t} = {call}")
+            lines.extend(self.lvals_assign([(e, f"{t}[{i}]") for i, e in enumerate(outs)]))
+            return lines, t
+        lines.append(call)
+        return lines, call
+
+    def action_call(self, n, sym: Sym) -> E:
+        info = sym.info
+        d = info.decl
+        prefix = self.ctx.ctx_args if sym.const == "local" else ""
+        lines, _ = self.call_with_params(n, d.params, info.pyfunc, f"call of action {info.local}", prefix)
+        return E(T.VOID, "\n".join(lines))
+
+    def function_call(self, n, sym: Sym) -> E:
+        d = sym.decl
+        ret = self.resolve_type(d.proto.ret)
+        lines, call = self.call_with_params(n, d.proto.params, sym.py, f"call of function {d.name}")
+        if isinstance(ret, T.VoidT):
+            return E(T.VOID, "\n".join(lines))
+        if len(lines) > 1:
+            raise self.err("unsupported: calling a function with out/inout arguments inside an expression", n,
+                           P4Unsupported)
+        return E(ret, call)
+
+    def field_values(self, e: E, node) -> list[tuple[str, int]]:
+        """Flatten a field list (list expression, struct, header, tuple or scalar) to (code, width) pairs."""
+        t = T.strip_new(e.type)
+        if isinstance(t, T.ListT):
+            out = []
+            for it in e.extra:
+                out.extend(self.field_values(it, node))
+            return out
+        if isinstance(t, T.StructInitT):
+            out = []
+            for it in e.extra.values():
+                out.extend(self.field_values(it, node))
+            return out
+        if isinstance(t, T.HeaderT | T.StructT):
+            out = []
+            for f, ft in t.fields.items():
+                out.extend(self.field_values(E(ft, f"{e.code}.{pyfield(f)}"), node))
+            return out
+        if isinstance(t, T.TupleT):
+            out = []
+            for i, ft in enumerate(t.items):
+                out.extend(self.field_values(E(ft, f"{e.code}[{i}]"), node))
+            return out
+        if isinstance(t, T.Bits):
+            return [(f"({e.code} & {t.mask:#x})" if t.signed else e.code, t.width)]
+        if isinstance(t, T.BoolT):
+            return [(f"(1 if {e.code} else 0)", 1)]
+        if isinstance(t, T.EnumT) and t.base is not None:
+            return [(e.code, t.base.width)]
+        if isinstance(t, T.InfIntT):
+            raise self.err("an 'int' constant in a field list needs a width (e.g. 8w5)", node)
+        raise self.err(f"values of type {e.type} cannot be hashed or sent", node)
+
+    def packed_bytes(self, e: E, node) -> str | None:
+        """Code for the BMv2 byte layout of a field list (MSB-first concatenation, zero pad to a byte)."""
+        fv = self.field_values(e, node)
+        total = sum(w for _, w in fv)
+        if total == 0:
+            return "b''"
+        parts = []
+        shift = total
+        for c, w in fv:
+            shift -= w
+            parts.append(f"({c} << {shift})" if shift else c)
+        pad = -total % 8
+        expr = " | ".join(parts)
+        if pad:
+            expr = f"(({expr}) << {pad})"
+        return f"({expr}).to_bytes({(total + pad) // 8}, 'big')"
+
+    def hash_fn(self, algo: str, node=None) -> str:
+        if algo not in ("crc32", "crc32_custom", "crc16", "crc16_custom", "identity", "csum16", "xor16"):
+            raise self.err(f"unsupported: hash algorithm {algo} here", node, P4Unsupported)
+        self.hash_algos.add(algo)
+        return f"_hb_{algo}"
+
+    def fields_tuple(self, e: E, node) -> str:
+        fv = self.field_values(e, node)
+        return "(" + "".join(f"({c}, {w}), " for c, w in fv) + ")"
+
+    def enum_member_name(self, e: E, enum_name: str, node) -> str:
+        t = T.strip_new(e.type)
+        if not (isinstance(t, T.EnumT) and t.name == enum_name) or e.const is None:
+            raise self.err(f"expected a constant {enum_name} value", node)
+        return t.members[e.const] if t.base is None else next(k for k, v in t.values.items() if v == e.const)
+
+    def sm_code(self) -> str:
+        return "PK.sm"
+
+    def extern_func_call(self, n, sym: Sym) -> E:
+        protos = sym.decl
+        name = protos[0].name
+        nargs = len(n.args)
+        cands = [p for p in protos if len(p.params) == nargs] or \
+            [p for p in protos if sum(1 for q in p.params if q.default is None and
+                                      A.anno(q.annos, "optional") is None) <= nargs <= len(p.params)]
+        if not cands:
+            counts = sorted({len(p.params) for p in protos})
+            raise self.err(f"{name}: expected {' or '.join(map(str, counts))} argument(s), got {nargs}", n)
+        proto = cands[0]
+        what = f"call of {name}"
+        args = self.bind_args(proto.params, n.args, n, what)
+        tparams = set(proto.type_params)
+        if n.type_args and len(n.type_args) != len(proto.type_params):
+            raise self.err(f"{name}: expected {len(proto.type_params)} type argument(s), got {len(n.type_args)}", n)
+        targs = {tp: self.resolve_type(ta) for tp, ta in zip(proto.type_params, n.type_args, strict=False)}
+
+        def arg(i, t=None):
+            p = proto.params[i]
+            pt = t
+            if pt is None:
+                if isinstance(p.type, A.NamedType) and p.type.name in targs:
+                    pt = targs[p.type.name]
+                elif isinstance(p.type, A.NamedType) and p.type.name in tparams:
+                    pt = T.TypeVar(p.type.name)
+                else:
+                    pt = self.resolve_type(p.type)
+            return self.arg_for_param(pt, p.direction, args[i], n, f"{what}, argument {i + 1} ({p.name})")
+
+        if name == "mark_to_drop":
+            if not proto.params:
+                # backends/bmv2/simple_switch/simpleSwitch.cpp: "Expected 1 argument for mark_to_drop()".
+                raise self.err("mark_to_drop() without arguments is not accepted by p4c-bm2-ss; write "
+                               "mark_to_drop(standard_metadata)", n)
+            sm = arg(0).code
+            return E(T.VOID, f"{sm}.egress_spec = 511\n{sm}.mcast_grp = 0")
+        if name == "verify":
+            if self.ctx.kind != "parser":
+                raise self.err("verify() can only be called in a parser", n)
+            c = arg(0)
+            err = arg(1)
+            return E(T.VOID, f"if not {c.code}: raise _ParserErr({err.code})")
+        if name == "hash":
+            res = arg(0)
+            rt = T.strip_new(res.type)
+            if not isinstance(rt, T.Bits):
+                raise self.err(f"hash result must be bit<N>, not {res.type}", n.args[0])
+            algo = self.enum_member_name(arg(1), "HashAlgorithm", n.args[1].value)
+            base = arg(2)
+            data = arg(3)
+            mx = arg(4)
+            for x, i in ((base, 2), (mx, 4)):
+                if not isinstance(T.strip_new(x.type), T.Bits | T.InfIntT):
+                    raise self.err(f"hash argument {i + 1} must be a number", n.args[i].value)
+            if algo == "random":
+                code = f"_rand({base.code}, {base.code} + {mx.code} - 1) if {mx.code} else {base.code}"
+                self.rand_used = True
+            else:
+                hb = f"{self.hash_fn(algo, n)}({self.packed_bytes(data, n)})"
+                if mx.const is not None:
+                    code = f"((({hb} % {mx.const or 1}) + {base.code}) & {rt.mask:#x})"
+                else:
+                    code = f"((({hb} % ({mx.code} or 1)) + {base.code}) & {rt.mask:#x})"
+            return E(T.VOID, "\n".join(res.lv.assign(code)))
+        if name == "random":
+            res = arg(0)
+            rt = T.strip_new(res.type)
+            if not isinstance(rt, T.Bits):
+                raise self.err(f"random result must be bit<N>, not {res.type}", n.args[0])
+            lo = self.coerce(arg(1, res.type), res.type, n, what)
+            hi = self.coerce(arg(2, res.type), res.type, n, what)
+            self.rand_used = True
+            return E(T.VOID, "\n".join(res.lv.assign(f"_rand({lo.code}, {hi.code})")))
+        if name == "digest":
+            arg(0)
+            data = arg(1)
+            dt = T.strip_new(data.type)
+            if isinstance(dt, T.StructT | T.HeaderT):
+                dname = dt.name
+                fields = [(f, T.bit_width(ft) or 0) for f, ft in dt.fields.items()]
+            else:
+                raise self.err("digest data must be a struct (P4Runtime needs its type name)", n.args[1])
+            if dname not in self.info.digests:
+                self.info.digests[dname] = ir.DigestInfo(dname, fields, dt)
+            vals = "(" + "".join(c + ", " for c, _ in self.field_values(data, n)) + ")"
+            return E(T.VOID, f"_digest({dname!r}, {vals})")
+        if name in ("verify_checksum", "verify_checksum_with_payload", "update_checksum",
+                    "update_checksum_with_payload"):
+            c = self.coerce(arg(0), T.BOOL, n, what)
+            data = arg(1)
+            ck = arg(2)
+            ckt = T.strip_new(ck.type)
+            if not isinstance(ckt, T.Bits):
+                raise self.err(f"checksum field must be bit<N>, not {ck.type}", n.args[2])
+            algo = self.enum_member_name(arg(3), "HashAlgorithm", n.args[3].value)
+            packed = self.packed_bytes(data, n)
+            if name.endswith("with_payload"):
+                packed = f"{packed} + PK.payload"
+            hv = f"({self.hash_fn(algo, n)}({packed}) & {ckt.mask:#x})"
+            if name.startswith("verify"):
+                return E(T.VOID, f"if {c.code} and {hv} != {ck.code}: {self.sm_code()}.checksum_error = 1")
+            lines = [f"if {c.code}:"] + ["    " + x for x in ck.lv.assign(hv)]
+            return E(T.VOID, "\n".join(lines))
+        if name == "clone":
+            ct = self.enum_member_name(arg(0), "CloneType", n.args[0].value)
+            self.check_pipeline_block(name, "ingress" if ct == "I2E" else "egress", n, f"CloneType.{ct}")
+            s = arg(1)
+            return E(T.VOID, f"PK.clone = ({0 if ct == 'I2E' else 1}, {s.code}, None)")
+        if name in ("clone3", "clone_preserving_field_list"):
+            ct = self.enum_member_name(arg(0), "CloneType", n.args[0].value)
+            self.check_pipeline_block(name, "ingress" if ct == "I2E" else "egress", n, f"CloneType.{ct}")
+            s = arg(1)
+            fl = self.field_list_fn(arg(2), n, name == "clone_preserving_field_list")
+            return E(T.VOID, f"PK.clone = ({0 if ct == 'I2E' else 1}, {s.code}, {fl})")
+        if name in ("resubmit", "resubmit_preserving_field_list", "recirculate",
+                    "recirculate_preserving_field_list"):
+            self.check_pipeline_block(name, "ingress" if name.startswith("resubmit") else "egress", n)
+            fl = self.field_list_fn(arg(0), n, name.endswith("field_list")) if proto.params else "_NOFL"
+            attr = "resubmit" if name.startswith("resubmit") else "recirc"
+            return E(T.VOID, f"PK.{attr} = {fl}")
+        if name == "truncate":
+            ln = arg(0)
+            return E(T.VOID, f"PK.truncate = {ln.code}")
+        if name in ("assert", "assume"):
+            c = self.coerce(arg(0), T.BOOL, n, what)
+            return E(T.VOID, f"if not {c.code}: _assert_fail({str(n.loc)!r})")
+        if name == "log_msg":
+            msg = arg(0)
+            if len(proto.params) > 1:
+                data = arg(1)
+                vals = "(" + "".join(c + ", " for c, _ in self.field_values(data, n)) + ")"
+            else:
+                vals = "()"
+            return E(T.VOID, f"_log({msg.code}, {vals})")
+        raise self.err(f"extern function '{name}' has no p4exec implementation", n, P4Unsupported)
+
+    def check_pipeline_block(self, name: str, block: str, n, what: str = "") -> None:
+        """p4c-bm2-ss (backends/bmv2/simple_switch/simpleSwitch.cpp) converts clone(I2E)/resubmit only in
+        ingress and clone(E2E)/recirculate only in egress, and reports an error elsewhere. Code outside the
+        V1Switch blocks (a top-level action) is checked where p4c checks it: not at all here."""
+        role = self.pipeline_role
+        if role is not None and role != block:
+            call = f"{name}({what}, ...)" if what else f"{name}(...)"
+            raise self.err(f"{call} can only be called in {block} on p4c-bm2-ss / BMv2 (this is the {role} "
+                           f"block)", n)
+
+    def field_list_fn(self, e: E, node, by_index: bool) -> str:
+        """A function copying preserved metadata fields into a new packet instance."""
+        if by_index:
+            if e.const is None:
+                raise self.err("field list index must be a compile-time constant", node)
+            idx = e.const
+            key = ("idx", idx)
+        else:
+            key = ("data", id(e))
+        paths = []
+        if by_index:
+            mt = self.v1.get("M")
+            if mt is not None:
+                self._collect_field_list(mt, "m", idx, paths)
+        else:
+            self._data_paths(e, node, paths)
+        name = f"_FL{len(self.field_lists)}"
+        self.field_lists.append((name, key, paths))
+        return name
+
+    def _collect_field_list(self, t, path, idx, out):
+        for f, ft in t.fields.items():
+            a = A.anno(t.annos.get(f), "field_list")
+            p = f"{path}.{pyfield(f)}"
+            if a is not None and idx in a.args:
+                out.append((p, T.strip_new(ft).is_scalar))
+            elif isinstance(T.strip_new(ft), T.StructT):
+                self._collect_field_list(T.strip_new(ft), p, idx, out)
+
+    def _data_paths(self, e: E, node, out):
+        t = T.strip_new(e.type)
+        if isinstance(t, T.ListT):
+            for it in e.extra:
+                self._data_paths(it, node, out)
+            return
+        if isinstance(t, T.StructInitT):
+            for it in e.extra.values():
+                self._data_paths(it, node, out)
+            return
+        code = e.code
+        roots = self.ctx.roots if hasattr(self.ctx, "roots") else {}
+        for py, role in roots.items():
+            if code == py or code.startswith(py + "."):
+                out.append((role + code[len(py):], t.is_scalar))
+                return
+        raise self.err("preserved fields must be fields of the user metadata or standard_metadata "
+                       "parameters", node)

@@ -1,0 +1,430 @@
+"""Compiler state, scopes and symbol lookup, type resolution, Python classes for P4 data types, and
+top-level/type/enum/const declarations: what every other part of the compiler builds on."""
+from __future__ import annotations
+
+from typing import Any
+
+from p4exec.compiler import ir
+from p4exec.compiler import types as T
+from p4exec.compiler.emit import Emitter, pyfield, pyident
+from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, _loc, wrap
+from p4exec.errors import P4TypeError, P4Unsupported, SourceLoc
+from p4exec.frontend import ast as A
+
+# Type references that name one fixed type (exact classes: none of them has subclasses).
+_SIMPLE_TYPES: dict[type, T.Type] = {
+    A.BoolType: T.BOOL, A.ErrorTypeRef: T.ERROR, A.StringTypeRef: T.STRING, A.VoidType: T.VOID,
+    A.IntInfType: T.INFINT, A.MatchKindTypeRef: T.MATCH_KIND, A.DontCareType: T.DONTCARE,
+}
+
+
+class CompilerCore:
+    """State, scopes, types and top-level declarations."""
+
+    def __init__(self, program: A.Program, filename: str = "<input>"):
+        self.program = program
+        self.filename = filename
+        self.types: dict[str, Any] = {}           # name -> Type | ("extern", decl) | ("block", decl)
+        self.globals: dict[str, Sym] = {}
+        self.scopes: list[dict[str, Sym]] = []
+        self.errors: list[str] = []
+        self.match_kinds: list[str] = []
+        self.info = ir.ProgramInfo()
+        self.out = Emitter()            # module-level code
+        self.classes: dict[int, str] = {}
+        self.class_code = Emitter()
+        self.tvars: list[dict[str, T.Type]] = []
+        self.bind: list[tuple[str, str, str]] = []   # (python name, kind, runtime object name)
+        self.py_names: set[str] = set()
+        self.ctx: Ctx | None = None
+        self.tmp_counter = 0
+        self.field_lists: list[tuple] = []   # preserve functions
+        self.field_list_by_index: dict[int, str] = {}
+        self.blocks: dict[str, Any] = {}
+        self.v1 = {}
+        self.compiled_blocks: dict[str, str] = {}
+        self.rand_used = False
+        self.hash_algos: set[str] = set()
+        self.obj_paths: set[str] = set()     # python paths of header/struct objects (stable per packet)
+        # p4c-bm2-ss rules checked across the whole program (methods.py, calls.py, blocks.py)
+        self.apply_sites: dict[tuple, Any] = {}     # table/control instance -> location of its one apply
+        self.dm_reads: list[tuple] = []             # (direct_meter instance, action, node) of each read()
+        self.pipeline_role: str | None = None       # V1Switch block being compiled (parser, ingress, ...)
+
+    # ------------------------------------------------------------------ utilities
+    def err(self, msg, node_or_loc, cls=P4TypeError):
+        loc = node_or_loc if isinstance(node_or_loc, SourceLoc) or node_or_loc is None else _loc(node_or_loc)
+        return cls(msg, loc)
+
+    def unique(self, base: str) -> str:
+        base = pyident(base)
+        name = base
+        i = 1
+        while name in self.py_names:
+            i += 1
+            name = f"{base}_{i}"
+        self.py_names.add(name)
+        return name
+
+    def tmp(self) -> str:
+        self.tmp_counter += 1
+        return f"_t{self.tmp_counter}"
+
+    def push(self):
+        self.scopes.append({})
+
+    def pop(self):
+        self.scopes.pop()
+
+    def declare(self, name: str, sym: Sym, node) -> None:
+        scope = self.scopes[-1] if self.scopes else self.globals
+        if name in scope:
+            prev = scope[name]
+            # extern functions and methods may be overloaded; everything else is a duplicate
+            if not (prev.kind == "extern_func" and sym.kind == "extern_func"):
+                where = f" (previous declaration at {prev.loc})" if prev.loc else ""
+                raise self.err(f"duplicate declaration of '{name}'{where}", node)
+            prev.decl = prev.decl + sym.decl
+            return
+        sym.loc = sym.loc or _loc(node)
+        scope[name] = sym
+
+    def lookup(self, name: str, node, glob=False) -> Sym:
+        if not glob:
+            for scope in reversed(self.scopes):
+                if name in scope:
+                    return scope[name]
+        if name in self.globals:
+            return self.globals[name]
+        raise self.err(f"unknown name '{name}'", node)
+
+    def lookup_opt(self, name: str):
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return self.globals.get(name)
+
+    # ------------------------------------------------------------------ types
+    def resolve_type(self, tref) -> T.Type:
+        if isinstance(tref, T.Type):
+            return tref
+        if isinstance(tref, A.BitType):
+            w = self.const_int(tref.width, "bit width")
+            if w <= 0 or (tref.signed and w < 1):
+                raise self.err(f"bit width must be positive, not {w}", tref)
+            return T.Bits(w, tref.signed)
+        simple = _SIMPLE_TYPES.get(type(tref))
+        if simple is not None:
+            return simple
+        if isinstance(tref, A.VarbitType):
+            return T.Varbit(self.const_int(tref.width, "varbit width"))
+        if isinstance(tref, A.TupleType):
+            return T.TupleT(tuple(self.resolve_type(x) for x in tref.args))
+        if isinstance(tref, A.StackType):
+            elem = self.resolve_type(tref.elem)
+            if not isinstance(elem, T.HeaderT | T.UnionT):
+                raise self.err(f"header stack elements must be headers, not {elem}", tref)
+            n = self.const_int(tref.size, "header stack size")
+            if n <= 0:
+                raise self.err("header stack size must be positive", tref)
+            return T.StackT(elem, n)
+        if isinstance(tref, A.NamedType):
+            for tv in reversed(self.tvars):
+                if tref.name in tv:
+                    return tv[tref.name]
+            t = self.types.get(tref.name)
+            if t is None:
+                raise self.err(f"unknown type '{tref.name}'", tref)
+            if isinstance(t, tuple):
+                kind, decl = t
+                if kind == "extern":
+                    args = tuple(self.resolve_type(a) for a in tref.args)
+                    if tref.args and len(tref.args) > len(decl.type_params):
+                        hint = ""
+                        if decl.name in ("counter", "meter", "register") and self.v1model_version() is not None:
+                            hint = (f" (V1MODEL_VERSION {self.v1model_version()}; the index type argument of "
+                                    f"counter<I>, meter<I>, register<T, I> needs V1MODEL_VERSION >= 20200408)")
+                        raise self.err(f"extern {decl.name} takes {len(decl.type_params)} type argument(s), "
+                                       f"got {len(tref.args)}{hint}", tref)
+                    return T.ExternT(decl.name, decl, args)
+                return T.BlockT(kind, decl.name, decl)
+            if tref.args:
+                raise self.err(f"type '{tref.name}' takes no type arguments", tref)
+            return t
+        raise self.err(f"unsupported type {type(tref).__name__}", tref, P4Unsupported)
+
+    def const_int(self, expr, what="value") -> int:
+        e = self.expr(expr)
+        if e.const is None or isinstance(e.const, bool) or not isinstance(e.const, int):
+            raise self.err(f"{what} must be a compile-time integer constant", expr)
+        return e.const
+
+    # ------------------------------------------------------------------ python classes for data types
+    def pyclass(self, t) -> str:
+        t = T.strip_new(t)
+        key = id(t)
+        if key in self.classes:
+            return self.classes[key]
+        if isinstance(t, T.HeaderT):
+            name = self.unique("H_" + t.name)
+        elif isinstance(t, T.UnionT):
+            name = self.unique("U_" + t.name)
+        else:
+            name = self.unique("S_" + t.name)
+        self.classes[key] = name
+        fields = [(pyfield(f), ft) for f, ft in t.fields.items()]
+        em = Emitter()
+        slots = (["_v"] if isinstance(t, T.HeaderT) else []) + [f for f, _ in fields]
+        em(f"class {name}:")
+        em.indent()
+        em(f"__slots__ = {tuple(slots)!r}")
+        em("def __init__(self):")
+        em.indent()
+        if isinstance(t, T.HeaderT):
+            em("self._v = False")
+        for f, ft in fields:
+            em(f"self.{f} = {self.default_value(ft)}")
+        if not slots:
+            em("pass")
+        em.dedent()
+        em("def _set(self, o):")
+        em.indent()
+        if isinstance(t, T.HeaderT):
+            em("self._v = o._v")
+        for f, ft in fields:
+            if ft.is_scalar:
+                em(f"self.{f} = o.{f}")
+            else:
+                em(f"self.{f}._set(o.{f})")
+        em("return self")
+        em.dedent()
+        em("def _copy(self):")
+        em.indent()
+        em(f"n = {name}.__new__({name})")
+        if isinstance(t, T.HeaderT):
+            em("n._v = self._v")
+        for f, ft in fields:
+            em(f"n.{f} = self.{f}" + ("" if ft.is_scalar else "._copy()"))
+        em("return n")
+        em.dedent()
+        em("def _eq(self, o):")
+        em.indent()
+        parts = []
+        for f, ft in fields:
+            parts.append(f"self.{f} == o.{f}" if ft.is_scalar else f"self.{f}._eq(o.{f})")
+        if isinstance(t, T.HeaderT):
+            em(f"return self._v == o._v and (not self._v or ({' and '.join(parts) or 'True'}))")
+        else:
+            em(f"return {' and '.join(parts) or 'True'}")
+        em.dedent()
+        em("@staticmethod")
+        em(f"def _mk({', '.join(f'a{i}' for i in range(len(fields)))}):")
+        em.indent()
+        em(f"n = {name}.__new__({name})")
+        if isinstance(t, T.HeaderT):
+            em("n._v = True")
+        for i, (f, _ft) in enumerate(fields):
+            em(f"n.{f} = a{i}")
+        em("return n")
+        em.dedent()
+        if isinstance(t, T.HeaderT):
+            em("@staticmethod")
+            em("def _unpack(v):")
+            em.indent()
+            em(f"n = {name}()")
+            for line in self.header_unpack_lines(t, "n", "v"):
+                em(line)
+            em("n._v = True")
+            em("return n")
+            em.dedent()
+        if isinstance(t, T.HeaderT):
+            em("def _setinvalid(self):")
+            em.indent()
+            em("self._v = False")
+            em.dedent()
+        if isinstance(t, T.UnionT):
+            em("def _valid(self):")
+            em.indent()
+            em(f"return {' or '.join(f'self.{f}._v' for f, _ in fields) or 'False'}")
+            em.dedent()
+            em("def _setinvalid(self):")
+            em.indent()
+            for f, _ in fields:
+                em(f"self.{f}._v = False")
+            em("pass")
+            em.dedent()
+        em.dedent()
+        self.class_code.extend(em)
+        return name
+
+    def default_value(self, t) -> str:
+        t = T.strip_new(t)
+        if isinstance(t, T.Bits | T.InfIntT | T.Varbit):
+            return "0"
+        if isinstance(t, T.BoolT):
+            return "False"
+        if isinstance(t, T.ErrorT):
+            return "0"
+        if isinstance(t, T.EnumT):
+            return "0" if t.base is None else "0"
+        if isinstance(t, T.StringT):
+            return "''"
+        if isinstance(t, T.HeaderT | T.StructT | T.UnionT):
+            return f"{self.pyclass(t)}()"
+        if isinstance(t, T.StackT):
+            return f"_Stack({self.pyclass(t.elem)}, {t.size})"
+        if isinstance(t, T.TupleT):
+            return "(" + "".join(self.default_value(x) + ", " for x in t.items) + ")"
+        return "None"
+
+    # ------------------------------------------------------------------ top-level declarations
+    def run(self):
+        main = None
+        for d in self.program.decls:
+            if isinstance(d, A.Instantiation) and not self._is_extern_type(d.type):
+                if main is not None and d.name == "main":
+                    raise self.err("duplicate declaration of 'main'", d)
+                t = self.resolve_type(d.type)
+                if isinstance(t, T.BlockT) and t.kind == "package":
+                    main = d
+                    self.declare(d.name, Sym("block", t, decl=d), d)
+                    continue
+                if isinstance(t, T.BlockT):
+                    self.declare(d.name, Sym("block", t, decl=d), d)
+                    continue
+            self.top_decl(d)
+        if main is None:
+            raise self.err("no 'main' package instantiation (expected e.g. V1Switch(...) main;)",
+                           SourceLoc(self.filename, 1, 1))
+        self.compile_main(main)
+        self.check_direct_meter_reads()
+
+    def _is_extern_type(self, tref) -> bool:
+        return isinstance(tref, A.NamedType) and isinstance(self.types.get(tref.name), tuple) \
+            and self.types[tref.name][0] == "extern"
+
+    def declare_type(self, name, t, node):
+        if name in self.types:
+            raise self.err(f"duplicate declaration of type '{name}'", node)
+        self.types[name] = t
+
+    def top_decl(self, d):
+        if isinstance(d, A.ErrorDecl):
+            for m in d.members:
+                if m in self.info.errors:
+                    raise self.err(f"duplicate error member '{m}'", d)
+                self.info.errors.append(m)
+            return
+        if isinstance(d, A.MatchKindDecl):
+            for m in d.members:
+                if m in self.match_kinds:
+                    raise self.err(f"duplicate match_kind '{m}'", d)
+                self.match_kinds.append(m)
+                self.declare(m, Sym("const", T.MATCH_KIND, repr(m), m), d)
+            return
+        if isinstance(d, A.HeaderDecl | A.StructDecl | A.HeaderUnionDecl):
+            self.type_decl(d)
+            return
+        if isinstance(d, A.EnumDecl):
+            self.enum_decl(d)
+            return
+        if isinstance(d, A.TypedefDecl):
+            t = self.resolve_type(d.type)
+            self.declare_type(d.name, T.NewT(d.name, t) if d.newtype else t, d)
+            return
+        if isinstance(d, A.ConstDecl):
+            self.const_decl(d)
+            return
+        if isinstance(d, A.ExternDecl):
+            self.declare_type(d.name, ("extern", d), d)
+            return
+        if isinstance(d, A.ExternFunc):
+            self.declare(d.name, Sym("extern_func", decl=[d.proto]), d)
+            return
+        if isinstance(d, A.ParserTypeDecl | A.ControlTypeDecl):
+            self.declare_type(d.name, ("parser" if isinstance(d, A.ParserTypeDecl) else "control", d), d)
+            return
+        if isinstance(d, A.PackageDecl):
+            self.declare_type(d.name, ("package", d), d)
+            return
+        if isinstance(d, A.ParserDecl | A.ControlDecl):
+            kind = "parser" if isinstance(d, A.ParserDecl) else "control"
+            if d.type_params:
+                raise self.err(f"unsupported: generic {kind} declarations", d, P4Unsupported)
+            self.declare_type(d.name, (kind, d), d)
+            self.blocks[d.name] = d
+            return
+        if isinstance(d, A.ActionDecl):
+            self.ctx = Ctx("control", "", "", False)
+            self.action_decl(d, "")
+            self.ctx = None
+            return
+        if isinstance(d, A.FunctionDecl):
+            self.function_decl(d)
+            return
+        if isinstance(d, A.Instantiation):
+            self.ctx = Ctx("control", "", "", False)
+            self.instantiation(d, "")
+            self.ctx = None
+            return
+        if isinstance(d, A.VarDecl):
+            raise self.err("variables cannot be declared at the top level", d)
+        raise self.err(f"unsupported declaration {type(d).__name__}", d, P4Unsupported)
+
+    def type_decl(self, d):
+        if isinstance(d, A.HeaderDecl):
+            t = T.HeaderT(d.name)
+        elif isinstance(d, A.StructDecl):
+            t = T.StructT(d.name)
+        else:
+            t = T.UnionT(d.name)
+        t.decl_annos = d.annos
+        self.declare_type(d.name, t, d)
+        for f in d.fields:
+            if f.name in t.fields:
+                raise self.err(f"duplicate field '{f.name}' in {d.name}", f)
+            ft = self.resolve_type(f.type)
+            base = T.strip_new(ft)
+            if isinstance(t, T.HeaderT):
+                if isinstance(base, T.Varbit):
+                    raise self.err("unsupported: varbit header fields", f, P4Unsupported)
+                if not (isinstance(base, T.Bits | T.BoolT) or (isinstance(base, T.EnumT) and base.base)):
+                    raise self.err(f"header field '{f.name}' has type {ft}; header fields must be bit<N>, int<N>, "
+                                   "bool or a serializable enum", f)
+            if isinstance(t, T.UnionT) and not isinstance(base, T.HeaderT):
+                raise self.err(f"header_union member '{f.name}' must be a header", f)
+            t.fields[f.name] = ft
+            t.annos[f.name] = f.annos
+        if isinstance(t, T.HeaderT):
+            if t.width % 8:
+                raise self.err(f"header {d.name} is {t.width} bits long; p4exec (like BMv2) needs headers to be a "
+                               "multiple of 8 bits", d)
+            ch = _anno_arg(d.annos, "controller_header")
+            if ch is not None:
+                self.info.controller_headers[ch] = ir.ControllerHeaderInfo(
+                    ch, d.name, [(n, T.bit_width(ft), t.annos[n]) for n, ft in t.fields.items()], d.annos)
+
+    def enum_decl(self, d):
+        if d.base is None:
+            t = T.EnumT(d.name, list(d.members), None, {m: i for i, m in enumerate(d.members)})
+        else:
+            base = T.strip_new(self.resolve_type(d.base))
+            if not isinstance(base, T.Bits):
+                raise self.err(f"serializable enum must have a bit<N> or int<N> base type, not {base}", d)
+            vals = {}
+            for m, v in zip(d.members, d.values, strict=True):
+                e = self.expr(v, base)
+                if e.const is None:
+                    raise self.err(f"value of enum member {m} must be a compile-time constant", v)
+                vals[m] = wrap(e.const, base)
+            t = T.EnumT(d.name, list(d.members), base, vals)
+        if len(set(d.members)) != len(d.members):
+            raise self.err(f"duplicate member in enum {d.name}", d)
+        self.declare_type(d.name, t, d)
+
+    def const_decl(self, d):
+        t = self.resolve_type(d.type)
+        e = self.coerce(self.expr(d.value, t), t, d.value, f"constant {d.name}")
+        if e.const is None:
+            raise self.err(f"initializer of constant '{d.name}' is not a compile-time constant", d.value)
+        self.declare(d.name, Sym("const", t, e.code, e.const, decl=d), d)

@@ -1,0 +1,274 @@
+"""Expression checking and code generation for operands: literals, coercion to an expected type, names,
+members, indexing, slices, list/struct initializers and ?:; P4_16's typing rules for values live here."""
+from __future__ import annotations
+
+from p4exec.compiler import types as T
+from p4exec.compiler.emit import pyfield
+from p4exec.compiler.symbols import LV, E, _loc, wrap
+from p4exec.errors import P4Unsupported
+from p4exec.frontend import ast as A
+from p4exec.frontend.parser import name_loc
+
+
+class ExpressionCompiler:
+    """Expressions: literals, coercion, names/members/indexing, initializers and ?:."""
+
+    # ------------------------------------------------------------------ expressions
+    def wrapcode(self, code: str, t: T.Bits) -> str:
+        if t.signed:
+            h = 1 << (t.width - 1)
+            return f"(((({code}) + {h:#x}) & {t.mask:#x}) - {h:#x})"
+        return f"(({code}) & {t.mask:#x})"
+
+    def lit(self, v, t) -> E:
+        if isinstance(v, bool):
+            return E(t, "True" if v else "False", v)
+        if isinstance(v, int):
+            return E(t, repr(v) if -10 < v < 10 or v < 0 else hex(v), v)
+        return E(t, repr(v), v)
+
+    def coerce(self, e: E, t, node, what="value") -> E:
+        st = e.type
+        if st is t or T.same_type(st, t):
+            return e
+        bt = T.strip_new(t)
+        bs = T.strip_new(st)
+        if isinstance(bt, T.DontCareT) or isinstance(bt, T.TypeVar):
+            return e
+        if isinstance(bs, T.InfIntT):
+            if isinstance(bt, T.Bits):
+                if e.const is None:
+                    raise self.err(f"{what}: an 'int' value that is not a compile-time constant cannot be used "
+                                   f"as {t}", node)
+                return self.lit(wrap(e.const, bt), t)
+            if isinstance(bt, T.InfIntT):
+                return e
+        if (isinstance(st, T.NewT) or isinstance(t, T.NewT)) and T.same_type(bs, bt):
+            return E(t, e.code, e.const, e.lv, e.loc)
+        if isinstance(bs, T.ListT) and isinstance(bt, T.HeaderT | T.StructT | T.TupleT):
+            items = e.extra
+            ftypes = list(bt.items) if isinstance(bt, T.TupleT) else list(bt.fields.values())
+            if len(items) != len(ftypes):
+                raise self.err(f"{what}: {len(items)} values given for {t}, which has {len(ftypes)} fields", node)
+            vals = [self.coerce(it, ft, node, what) for it, ft in zip(items, ftypes, strict=True)]
+            if isinstance(bt, T.TupleT):
+                return E(t, "(" + "".join(self.objval(v) + ", " for v in vals) + ")")
+            return E(t, f"{self.pyclass(bt)}._mk({', '.join(self.objval(v) for v in vals)})")
+        if isinstance(bs, T.StructInitT) and isinstance(bt, T.HeaderT | T.StructT):
+            given = e.extra
+            for k in given:
+                if k not in bt.fields:
+                    raise self.err(f"{what}: {t} has no field '{k}'", node)
+            missing = [k for k in bt.fields if k not in given]
+            if missing:
+                raise self.err(f"{what}: no value for field(s) {', '.join(missing)} of {t}", node)
+            vals = [self.coerce(given[k], ft, node, what) for k, ft in bt.fields.items()]
+            return E(t, f"{self.pyclass(bt)}._mk({', '.join(self.objval(v) for v in vals)})")
+        if isinstance(bs, T.Bits) and isinstance(bt, T.Bits):
+            raise self.err(f"{what}: cannot convert {st} to {t} implicitly (an explicit cast is needed)", node)
+        raise self.err(f"{what}: type {st} does not match expected type {t}", node)
+
+    def objval(self, e: E) -> str:
+        """Code for a value to be stored: objects are copied (P4 has value semantics)."""
+        if not T.strip_new(e.type).is_scalar and not isinstance(e.type, T.ListT | T.StructInitT):
+            if isinstance(T.strip_new(e.type), T.TupleT):
+                return e.code
+            if e.lv is not None or e.extra == "ref":
+                return f"{e.code}._copy()"
+        return e.code
+
+    def expr(self, node, expected=None) -> E:
+        m = getattr(self, "x_" + type(node).__name__, None)
+        if m is None:
+            raise self.err(f"unsupported expression {type(node).__name__}", node, P4Unsupported)
+        e = m(node, expected) if type(node).__name__ in ("ListExpr", "StructInit", "Cond") else m(node)
+        e.loc = _loc(node)
+        return e
+
+    def x_IntLit(self, n):
+        if n.width is None:
+            return self.lit(n.value, T.INFINT)
+        t = T.Bits(n.width, n.signed)
+        return self.lit(wrap(n.value, t), t)
+
+    def x_BoolLit(self, n):
+        return self.lit(n.value, T.BOOL)
+
+    def x_StrLit(self, n):
+        return E(T.STRING, repr(n.value), n.value)
+
+    def x_ErrorMember(self, n):
+        if n.name not in self.info.errors:
+            raise self.err(f"unknown error 'error.{n.name}'", name_loc(n.name, n.loc))
+        i = self.info.errors.index(n.name)
+        return self.lit(i, T.ERROR)
+
+    def x_TypeMember(self, n):
+        t = self.resolve_type(n.type)
+        bt = T.strip_new(t)
+        if isinstance(bt, T.EnumT):
+            if n.name not in bt.values:
+                raise self.err(f"enum {bt.name} has no member '{n.name}'", name_loc(n.name, n.loc))
+            return self.lit(bt.values[n.name], t)
+        if isinstance(bt, T.ErrorT):
+            return self.x_ErrorMember(A.ErrorMember(n.name, loc=n.loc))
+        raise self.err(f"type {t} has no member '{n.name}'", name_loc(n.name, n.loc))
+
+    def x_Name(self, n):
+        s = self.lookup(n.name, n, n.glob)
+        if s.kind == "const":
+            return E(s.type, s.py, s.const)
+        if s.kind in ("var", "param"):
+            lv = None if s.direction == "in" or s.kind == "const" else LV(s.py, type_=s.type)
+            e = E(s.type, s.py, None, lv)
+            if s.direction == "in" and not T.strip_new(s.type).is_scalar:
+                e.extra = "ref"
+            return e
+        if s.kind == "table":
+            return E(T.TableT(s.info), s.py, extra=s)
+        if s.kind == "instance":
+            return E(s.type, s.py, extra=s)
+        if s.kind in ("action", "extern_func", "function", "block"):
+            return E(T.VOID, s.py, extra=s)
+        if s.kind == "state":
+            raise self.err(f"parser state '{n.name}' used as a value", n)
+        raise self.err(f"'{n.name}' cannot be used here", n)
+
+    def x_Member(self, n):
+        base = self.expr(n.expr)
+        bt = T.strip_new(base.type)
+        name = n.name
+        if isinstance(bt, T.HeaderT | T.StructT | T.UnionT):
+            if name in bt.fields:
+                ft = bt.fields[name]
+                code = f"{base.code}.{pyfield(name)}"
+                if not T.strip_new(ft).is_scalar:
+                    self.obj_paths.add(code)
+                e = E(ft, code, None, LV(code, type_=ft) if base.lv is not None else None)
+                if base.extra == "ref":
+                    e.extra = "ref"
+                return e
+            if name in ("isValid", "setValid", "setInvalid", "minSizeInBits", "minSizeInBytes", "maxSizeInBits",
+                        "maxSizeInBytes"):
+                return E(T.VOID, "", extra=("method", base, name, n))
+            raise self.err(f"{base.type} has no field '{name}'", name_loc(name, n.loc))
+        if isinstance(bt, T.StackT):
+            if name == "size":
+                return self.lit(bt.size, T.Bits(32))
+            if name == "next":
+                code = f"{base.code}.h[{base.code}.nxt]"
+                return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None,
+                         extra=("stack_next", base))
+            if name == "last":
+                code = f"_stack_last({base.code})"
+                return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None,
+                         extra=("stack_last", base))
+            if name == "lastIndex":
+                return E(T.Bits(32), f"(({base.code}.nxt - 1) & 0xffffffff)")
+            if name in ("push_front", "pop_front"):
+                return E(T.VOID, "", extra=("method", base, name, n))
+            raise self.err(f"header stack has no member '{name}'", n)
+        if isinstance(bt, T.TableT):
+            if name == "apply":
+                return E(T.VOID, "", extra=("method", base, name, n))
+            raise self.err(f"table has no member '{name}'", n)
+        if isinstance(bt, T.ApplyResultT):
+            if name == "hit":
+                return E(T.BOOL, f"{base.code}.hit")
+            if name == "miss":
+                return E(T.BOOL, f"(not {base.code}.hit)")
+            if name == "action_run":
+                return E(T.ActionRunT(bt.table), f"{base.code}.action.action")
+            raise self.err(f"table apply result has no member '{name}' (hit, miss, action_run)", n)
+        if isinstance(bt, T.ExternT | T.BlockT):
+            return E(T.VOID, "", extra=("method", base, name, n))
+        raise self.err(f"{base.type} has no member '{name}'", n)
+
+    def x_Index(self, n):
+        base = self.expr(n.expr)
+        bt = T.strip_new(base.type)
+        if isinstance(bt, T.StackT):
+            idx = self.expr(n.index)
+            if idx.const is not None:
+                if not 0 <= idx.const < bt.size:
+                    raise self.err(f"index {idx.const} out of range for header stack of size {bt.size}", n.index)
+                code = f"{base.code}.h[{idx.const}]"
+            else:
+                if not isinstance(T.strip_new(idx.type), T.Bits):
+                    raise self.err(f"header stack index must be bit<N>, not {idx.type}", n.index)
+                code = f"{base.code}.h[{idx.code}]"
+            return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None)
+        if isinstance(bt, T.TupleT):
+            i = self.const_int(n.index, "tuple index")
+            if not 0 <= i < len(bt.items):
+                raise self.err(f"tuple index {i} out of range", n.index)
+            return E(bt.items[i], f"{base.code}[{i}]")
+        raise self.err(f"cannot index a value of type {base.type}", n)
+
+    def x_Slice(self, n):
+        base = self.expr(n.expr)
+        bt = T.strip_new(base.type)
+        hi = self.const_int(n.hi, "slice bound")
+        lo = self.const_int(n.lo, "slice bound")
+        if isinstance(bt, T.InfIntT) and base.const is not None:
+            w = hi - lo + 1
+            return self.lit((base.const >> lo) & ((1 << w) - 1), T.Bits(w))
+        if not isinstance(bt, T.Bits):
+            raise self.err(f"cannot slice a value of type {base.type}", n)
+        if not (0 <= lo <= hi < bt.width):
+            raise self.err(f"slice [{hi}:{lo}] out of range for {base.type}", n)
+        w = hi - lo + 1
+        t = T.Bits(w)
+        if base.const is not None:
+            return self.lit((base.const >> lo) & t.mask, t)
+        if lo == 0 and hi == bt.width - 1 and not bt.signed:
+            code = base.code
+        elif lo == 0:
+            code = f"({base.code} & {t.mask:#x})"
+        elif hi == bt.width - 1 and not bt.signed:
+            code = f"({base.code} >> {lo})"
+        else:
+            code = f"(({base.code} >> {lo}) & {t.mask:#x})"
+        lv = LV(base=base, hi=hi, lo=lo, type_=t) if base.lv is not None else None
+        return E(t, code, None, lv)
+
+    def x_ListExpr(self, n, expected=None):
+        bt = T.strip_new(expected) if expected is not None else None
+        if isinstance(bt, T.HeaderT | T.StructT | T.TupleT):
+            ftypes = list(bt.items) if isinstance(bt, T.TupleT) else list(bt.fields.values())
+            if len(ftypes) == len(n.items):
+                items = [self.expr(x, ft) for x, ft in zip(n.items, ftypes, strict=True)]
+                return self.coerce(E(T.ListT([i.type for i in items]), "", extra=items), expected, n, "initializer")
+        items = [self.expr(x) for x in n.items]
+        return E(T.ListT([i.type for i in items]), "(" + "".join(i.code + ", " for i in items) + ")", extra=items)
+
+    def x_StructInit(self, n, expected=None):
+        bt = T.strip_new(expected) if expected is not None else None
+        fields = {}
+        for k, v in n.fields:
+            if k in fields:
+                raise self.err(f"field '{k}' given twice", v)
+            ft = bt.fields.get(k) if isinstance(bt, T.HeaderT | T.StructT) else None
+            fields[k] = self.expr(v, ft)
+        e = E(T.StructInitT({k: v.type for k, v in fields.items()}), "", extra=fields)
+        if isinstance(bt, T.HeaderT | T.StructT):
+            return self.coerce(e, expected, n, "initializer")
+        return e
+
+    def x_CtorCall(self, n):
+        raise self.err("constructor call is only allowed in an instantiation or table property", n)
+
+    def x_Cond(self, n, expected=None):
+        c = self.coerce(self.expr(n.cond), T.BOOL, n.cond, "condition of ?:")
+        a = self.expr(n.then, expected)
+        b = self.expr(n.other, expected)
+        a, b = self.unify(a, b, n, "?:")
+        if c.const is not None:
+            return a if c.const else b
+        if isinstance(a.type, T.InfIntT):
+            if expected is not None and isinstance(T.strip_new(expected), T.Bits):
+                a = self.coerce(a, expected, n)
+                b = self.coerce(b, expected, n)
+            else:
+                raise self.err("the branches of ?: are both 'int': give them a width (e.g. 8w1)", n)
+        return E(a.type, f"({a.code} if {c.code} else {b.code})")

@@ -1,0 +1,337 @@
+"""Method calls on headers, stacks and extern objects, and packet_in/packet_out (extract/emit with header
+pack/unpack); kept apart from plain calls because they dispatch on the receiver's type."""
+from __future__ import annotations
+
+from p4exec.compiler import types as T
+from p4exec.compiler.emit import pyfield
+from p4exec.compiler.symbols import V1_ERRORS, E
+from p4exec.errors import P4Unsupported
+from p4exec.frontend import ast as A
+
+
+class MethodCompiler:
+    """Method calls: header/stack methods, extern object methods, packet_in/packet_out."""
+
+    def method_call(self, n, base: E, name: str) -> E:
+        bt = T.strip_new(base.type)
+        nargs = len(n.args)
+
+        def noargs():
+            if nargs:
+                raise self.err(f"{name}() takes no arguments", n)
+
+        if isinstance(bt, T.HeaderT | T.UnionT):
+            if name == "isValid":
+                noargs()
+                return E(T.BOOL, f"{base.code}._valid()" if isinstance(bt, T.UnionT) else f"{base.code}._v")
+            if name in ("setValid", "setInvalid"):
+                noargs()
+                if base.lv is None:
+                    raise self.err(f"cannot call {name}() on a read-only header", n)
+                if isinstance(bt, T.UnionT):
+                    raise self.err(f"{name}() is not defined on header unions", n)
+                lines = [f"{base.code}._v = {name == 'setValid'}"]
+                lines[:0] = self.union_siblings_invalidate(n.func.expr) if name == "setValid" else []
+                return E(T.VOID, "\n".join(lines))
+            if name in ("minSizeInBits", "maxSizeInBits", "minSizeInBytes", "maxSizeInBytes"):
+                noargs()
+                w = T.bit_width(bt) or 0
+                return self.lit(w if "Bits" in name else w // 8, T.INFINT)
+        if isinstance(bt, T.StructT) and name in ("minSizeInBits", "minSizeInBytes"):
+            w = T.bit_width(bt) or 0
+            return self.lit(w if "Bits" in name else w // 8, T.INFINT)
+        if isinstance(bt, T.StackT):
+            if name in ("push_front", "pop_front"):
+                if nargs != 1:
+                    raise self.err(f"{name} takes 1 argument", n)
+                k = self.const_int(n.args[0].value, f"{name} count")
+                if base.lv is None:
+                    raise self.err(f"cannot call {name}() on a read-only stack", n)
+                return E(T.VOID, f"{base.code}.{name}({k})")
+        if isinstance(bt, T.TableT):
+            noargs()
+            info = bt.info
+            self.note_single_apply(("table", info.name), f"table {info.name}", n)
+            return E(T.ApplyResultT(info), f"{info.pyfunc}({self.ctx.ctx_args})")
+        if isinstance(bt, T.BlockT) and isinstance(bt.decl, A.ParserDecl):
+            if name != "apply":
+                raise self.err(f"{bt.name} has no method '{name}'", n)
+            if self.ctx.kind != "parser":
+                raise self.err("a sub-parser can only be applied in a parser state", n)
+            d = bt.decl
+            params = d.params
+            if not params or not isinstance(T.strip_new(self.resolve_type(params[0].type)), T.ExternT):
+                raise self.err(f"sub-parser {d.name} must take packet_in first", n)
+            if len(n.args) != len(params):
+                raise self.err(f"apply of {d.name}: expected {len(params)} argument(s), got {len(n.args)}", n)
+            rest = A.Call(n.func, n.args[1:], loc=n.loc)
+            lines, call = self.call_with_params(rest, params[1:], base.extra.py, f"apply of {d.name}",
+                                                "data, off")
+            if len(lines) != 1:
+                raise self.err("unsupported: scalar out/inout parameters of a sub-parser", n, P4Unsupported)
+            return E(T.VOID, f"off = {call}")
+        if isinstance(bt, T.BlockT):
+            if name != "apply":
+                raise self.err(f"{bt.name} has no method '{name}'", n)
+            d = bt.decl
+            sym = base.extra
+            self.note_single_apply(("control", sym.py), f"control instance {n.func.expr.name}"
+                                   if isinstance(n.func.expr, A.Name) else f"control instance of {bt.name}", n)
+            lines, _ = self.call_with_params(n, d.params, sym.py, f"apply of {bt.name}")
+            return E(T.VOID, "\n".join(lines))
+        if isinstance(bt, T.ExternT):
+            return self.extern_method(n, base, bt, name)
+        raise self.err(f"{base.type} has no method '{name}'", n)
+
+    def note_single_apply(self, key, what: str, n) -> None:
+        """p4c-bm2-ss cannot apply a table more than once per pipeline: BMv2's JSON gives each table one set of
+        next_tables, so the back end reports a cycle (p4lang/p4c#457, #878, #986). A control instance applied
+        twice applies its tables twice. Any second apply site is therefore rejected, even in another branch."""
+        seen = self.apply_sites
+        first = seen.get(key)
+        if first is not None:
+            raise self.err(f"{what} is applied more than once (first at {first}); p4c-bm2-ss rejects a table "
+                           f"applied twice in a pipeline (BMv2 JSON has one successor per table)", n)
+        seen[key] = n.loc
+
+    def note_direct_meter_read(self, base: E, n) -> None:
+        """v1model: direct_meter.read() may only be called in an action run by the table the meter is attached
+        to (`meters = ...`). BMv2 writes the colour into the read's destination when that table's entry matches
+        (p4c-bm2-ss turns the call into the table's direct-meter destination and drops it from the action), so a
+        read anywhere else would not see a fresh colour; checked when all tables are known."""
+        inst = getattr(base.extra, "info", None)
+        action = getattr(self.ctx, "action", None) if self.ctx.kind == "action" else None
+        if action is None:
+            raise self.err("direct_meter.read() may only be called in an action of the table the meter is "
+                           "attached to (v1model; BMv2 writes the colour when that table's entry matches)", n)
+        self.dm_reads.append((inst, action, n))
+
+    def check_direct_meter_reads(self) -> None:
+        for inst, action, n in self.dm_reads:
+            if inst is None:
+                continue
+            if not inst.tables:
+                raise self.err(f"direct_meter '{inst.name}' is read in action {action.name} but attached to no "
+                               f"table (meters = {inst.name.rsplit('.', 1)[-1]};)", n)
+            owner = self.info.tables.get(inst.tables[0])
+            if owner is not None and all(r.action.name != action.name for r in owner.actions):
+                raise self.err(f"direct_meter.read() in action {action.name}, which is not an action of table "
+                               f"{owner.name}, the table the meter is attached to (v1model; BMv2 writes the "
+                               f"colour only when that table's entry matches)", n)
+
+    def union_siblings_invalidate(self, hdr_node) -> list[str]:
+        if isinstance(hdr_node, A.Member):
+            parent = self.expr(hdr_node.expr)
+            pt = T.strip_new(parent.type)
+            if isinstance(pt, T.UnionT):
+                return [f"{parent.code}.{pyfield(f)}._v = False" for f in pt.fields if f != hdr_node.name]
+        return []
+
+    def extern_method(self, n, base: E, et: T.ExternT, name: str) -> E:
+        ename = et.name
+
+        args = n.args
+        what = f"{ename}.{name}"
+
+        def expect(k):
+            if len(args) != k:
+                raise self.err(f"{what}: expected {k} argument(s), got {len(args)}", n)
+
+        def val(i, t=None):
+            if args[i].value is None:
+                raise self.err(f"{what}: argument {i + 1} cannot be '_'", n)
+            e = self.expr(args[i].value, t)
+            return self.coerce(e, t, args[i].value, what) if t is not None else e
+
+        def index(i):
+            # p4c's v1model: the index parameter is `in bit<32>` (default V1MODEL_VERSION 20180101) or `in I`,
+            # the extern's index type argument (>= 20200408). Either way P4_16 has no implicit width
+            # conversion, so a bit<9> port number needs an explicit (bit<32>) cast.
+            e = val(i)
+            it = T.strip_new(e.type)
+            want = T.Bits(32)
+            tps = list(getattr(et.decl, "type_params", None) or [])
+            if "I" in tps and len(et.args) == len(tps):
+                want = et.args[tps.index("I")]
+            if isinstance(it, T.InfIntT):
+                return self.coerce(e, want, args[i].value, what)
+            if not isinstance(it, T.Bits):
+                raise self.err(f"{what}: index must be {want}, not {e.type}", args[i].value)
+            if not T.same_type(it, T.strip_new(want)):
+                raise self.err(f"{what}: index of type {e.type} where {want} is expected (p4c's v1model declares "
+                               f"the index as {want}; no implicit width conversion, cast it)", args[i].value)
+            return e
+
+        def outarg(i):
+            if args[i].value is None:
+                return None
+            e = self.expr(args[i].value)
+            if e.lv is None:
+                raise self.err(f"{what}: argument {i + 1} must be an assignable l-value", args[i].value)
+            return e
+
+        if ename == "packet_in":
+            return self.packet_in_method(n, base, name)
+        if ename == "packet_out":
+            if name != "emit":
+                raise self.err(f"packet_out has no method '{name}'", n)
+            expect(1)
+            return E(T.VOID, "\n".join(self.emit_code(val(0), base.code)))
+        if ename == "counter" and name == "count":
+            expect(1)
+            i = index(0)
+            return E(T.VOID, f"{base.code}.count({i.code}, PK.pkt_len)")
+        if ename == "direct_counter" and name == "count":
+            expect(0)
+            return E(T.VOID, "pass")
+        if ename == "meter" and name == "execute_meter":
+            expect(2)
+            i = index(0)
+            r = outarg(1)
+            code = f"{base.code}.execute({i.code}, PK.pkt_len, PK.now)"
+            return E(T.VOID, "\n".join(r.lv.assign(code)) if r is not None else "pass")
+        if ename == "direct_meter" and name == "read":
+            expect(1)
+            self.note_direct_meter_read(base, n)
+            r = outarg(0)
+            code = f"{base.code}.execute(PK.dm_entry, PK.pkt_len, PK.now)"
+            return E(T.VOID, "\n".join(r.lv.assign(code)) if r is not None else "pass")
+        if ename == "register":
+            cell = et.args[0] if et.args else T.Bits(32)
+            if name == "read":
+                if len(args) == 1:
+                    raise self.err(f"{what}: v1model's register has only read(out T result, in index); "
+                                   f"there is no value-returning read(index)", n)
+                expect(2)
+                r = outarg(0)
+                i = index(1)
+                if r is not None and not T.same_type(T.strip_new(r.type), T.strip_new(cell)):
+                    raise self.err(f"{what}: result of type {r.type} for a register of {cell}", args[0].value)
+                code = f"{base.code}.dp_read({i.code})"
+                return E(T.VOID, "\n".join(r.lv.assign(code)) if r is not None else "pass")
+            if name == "write":
+                expect(2)
+                i = index(0)
+                v = val(1, cell)
+                return E(T.VOID, f"{base.code}.dp_write({i.code}, {v.code})")
+        raise self.err(f"{ename} has no method '{name}' in p4exec", n)
+
+    # ------------------------------------------------------------------ packet_in / packet_out
+    def packet_in_method(self, n, base, name) -> E:
+        if self.ctx.kind != "parser":
+            raise self.err("packet_in methods can only be used in a parser", n)
+        args = n.args
+        if name == "extract":
+            if len(args) == 2:
+                raise self.err("unsupported: variable-size extract (varbit)", n, P4Unsupported)
+            if len(args) != 1:
+                raise self.err("extract takes 1 argument", n)
+            target = self.expr(args[0].value)
+            return E(T.VOID, "\n".join(self.extract_code(target, args[0].value)))
+        if name == "lookahead":
+            if len(n.type_args) != 1:
+                raise self.err("lookahead needs one type argument, e.g. lookahead<bit<16>>()", n)
+            t = self.resolve_type(n.type_args[0])
+            bt = T.strip_new(t)
+            w = T.bit_width(bt)
+            if w is None:
+                raise self.err(f"cannot lookahead a value of type {t}", n)
+            raw = f"_lookahead(data, off, {w})"
+            if isinstance(bt, T.Bits):
+                if bt.signed:
+                    h = 1 << (w - 1)
+                    return E(t, f"(({raw} ^ {h:#x}) - {h:#x})")
+                return E(t, raw)
+            if isinstance(bt, T.HeaderT):
+                return E(t, f"{self.pyclass(bt)}._unpack({raw})")
+            raise self.err(f"unsupported: lookahead of {t}", n, P4Unsupported)
+        if name == "advance":
+            if len(args) != 1:
+                raise self.err("advance takes 1 argument", n)
+            e = self.coerce(self.expr(args[0].value), T.Bits(32), args[0].value, "advance")
+            return E(T.VOID, f"off = _advance(n, off, {e.code})")
+        if name == "length":
+            return E(T.Bits(32), "n")
+        raise self.err(f"packet_in has no method '{name}'", n)
+
+    def header_unpack_lines(self, t: T.HeaderT, target: str, v: str) -> list[str]:
+        lines = []
+        shift = t.width
+        for f, ft in t.fields.items():
+            w = T.bit_width(ft)
+            shift -= w
+            m = (1 << w) - 1
+            if shift == 0:
+                x = f"{v} & {m:#x}" if t.width != w else v
+            elif shift + w == t.width:
+                x = f"{v} >> {shift}"
+            else:
+                x = f"({v} >> {shift}) & {m:#x}"
+            bft = T.strip_new(ft)
+            if isinstance(bft, T.Bits) and bft.signed:
+                h = 1 << (w - 1)
+                x = f"(({x}) ^ {h:#x}) - {h:#x}"
+            elif isinstance(bft, T.BoolT):
+                x = f"({x}) != 0"
+            lines.append(f"{target}.{pyfield(f)} = {x}")
+        return lines
+
+    def header_pack_expr(self, t: T.HeaderT, src: str) -> str:
+        parts = []
+        shift = t.width
+        for f, ft in t.fields.items():
+            w = T.bit_width(ft)
+            shift -= w
+            bft = T.strip_new(ft)
+            x = f"{src}.{pyfield(f)}"
+            if isinstance(bft, T.Bits) and bft.signed:
+                x = f"({x} & {bft.mask:#x})"
+            parts.append(f"({x} << {shift})" if shift else x)
+        return " | ".join(parts) or "0"
+
+    def extract_code(self, target: E, node) -> list[str]:
+        t = T.strip_new(target.type)
+        if not isinstance(t, T.HeaderT):
+            raise self.err(f"extract needs a header, not {target.type}", node)
+        if target.lv is None:
+            raise self.err("extract target must be an assignable header", node)
+        nbytes = t.width // 8
+        lines = []
+        code = target.code
+        if isinstance(target.extra, tuple) and target.extra[0] == "stack_next":
+            stk = target.extra[1].code
+            lines.append(f"if {stk}.nxt >= {stk}.size: raise _ParserErr({V1_ERRORS.index('StackOutOfBounds')})")
+            lines.append(f"_h = {stk}.h[{stk}.nxt]")
+            lines.append(f"{stk}.nxt += 1")
+            code = "_h"
+        elif isinstance(target.extra, tuple) and target.extra[0] == "stack_last":
+            raise self.err("cannot extract into .last", node)
+        lines.extend(self.union_siblings_invalidate(node))
+        lines.append(f"if off + {nbytes} > n: raise _ParserErr({V1_ERRORS.index('PacketTooShort')})")
+        if nbytes:
+            lines.append(f"_x = int.from_bytes(data[off:off + {nbytes}], 'big')")
+            lines.extend(self.header_unpack_lines(t, code, "_x"))
+        lines.append(f"{code}._v = True")
+        lines.append(f"off += {nbytes}")
+        return lines
+
+    def emit_code(self, e: E, out: str) -> list[str]:
+        t = T.strip_new(e.type)
+        if isinstance(t, T.HeaderT):
+            nbytes = t.width // 8
+            if e.lv is None and e.extra != "ref" and not e.code.replace(".", "").replace("_", "").isalnum():
+                tmp = self.tmp()
+                return [f"{tmp} = {e.code}", f"if {tmp}._v: {out}.append(({self.header_pack_expr(t, tmp)})"
+                        f".to_bytes({nbytes}, 'big'))"]
+            return [f"if {e.code}._v: {out}.append(({self.header_pack_expr(t, e.code)}).to_bytes({nbytes}, 'big'))"]
+        if isinstance(t, T.StructT | T.UnionT):
+            lines = []
+            for f, ft in t.fields.items():
+                lines.extend(self.emit_code(E(ft, f"{e.code}.{pyfield(f)}", extra="ref"), out))
+            return lines
+        if isinstance(t, T.StackT):
+            lines = []
+            for i in range(t.size):
+                lines.extend(self.emit_code(E(t.elem, f"{e.code}.h[{i}]", extra="ref"), out))
+            return lines
+        raise self.err(f"emit needs a header, header stack, header union or struct of those, not {e.type}", e.loc)

@@ -1,0 +1,252 @@
+"""P4Info (p4.config.v1.P4Info) for a compiled program, with p4c's names and ids."""
+from __future__ import annotations
+
+from p4.config.v1 import p4info_pb2, p4types_pb2
+
+from p4exec.compiler import ir
+from p4exec.compiler import types as T
+from p4exec.frontend import ast as A
+from p4exec.runtime.p4info_ids import Prefix, assign_ids
+
+_MATCH = {"exact": p4info_pb2.MatchField.EXACT, "lpm": p4info_pb2.MatchField.LPM,
+          "ternary": p4info_pb2.MatchField.TERNARY, "range": p4info_pb2.MatchField.RANGE,
+          "optional": p4info_pb2.MatchField.OPTIONAL}
+_CUNIT = {"packets": p4info_pb2.CounterSpec.PACKETS, "bytes": p4info_pb2.CounterSpec.BYTES,
+          "packets_and_bytes": p4info_pb2.CounterSpec.BOTH}
+_MUNIT = {"packets": p4info_pb2.MeterSpec.PACKETS, "bytes": p4info_pb2.MeterSpec.BYTES}
+_SKIP_ANNOS = {"name", "id", "hidden", "tableonly", "defaultonly", "priority", "controller_header",
+               "field_list", "match"}
+
+
+def _annos(annos) -> list[str]:
+    out = []
+    for a in annos or ():
+        if a.name in _SKIP_ANNOS:
+            continue
+        out.append(f"@{a.name}({a.body})" if a.body else f"@{a.name}")
+    return out
+
+
+def _anno_id(annos):
+    a = A.anno(annos, "id")
+    if a is not None and a.args and isinstance(a.args[0], int):
+        return a.args[0]
+    return None
+
+
+def _aliases(names: list[str]) -> dict[str, str]:
+    """Shortest dot-suffix of each name that no other name ends with (p4c's alias rule)."""
+    out = {}
+    parts = {n: n.split(".") for n in names}
+    for n, p in parts.items():
+        for k in range(1, len(p) + 1):
+            suffix = ".".join(p[-k:])
+            clash = any(m != n and (m == suffix or m.endswith("." + suffix)) for m in names)
+            if not clash:
+                out[n] = suffix
+                break
+        else:
+            out[n] = n
+    return out
+
+
+def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
+    p4 = p4info_pb2.P4Info()
+    p4.pkg_info.arch = "v1model"
+    tables = [t for t in info.tables.values() if not t.hidden]
+    used_actions: dict[str, ir.ActionInfo] = {}
+    for t in tables:
+        for r in t.actions:
+            used_actions.setdefault(r.action.name, r.action)
+    externs = list(info.externs.values())
+    # ---- ids
+    pairs = []
+    annotated = {}
+
+    def reg(prefix, name, annos):
+        pairs.append((int(prefix), name))
+        i = _anno_id(annos)
+        if i is not None:
+            annotated[(int(prefix), name)] = i
+
+    for t in tables:
+        reg(Prefix.TABLE, t.name, t.annos)
+    for a in used_actions.values():
+        reg(Prefix.ACTION, a.name, a.annos)
+    kind_prefix = {"counter": Prefix.COUNTER, "direct_counter": Prefix.DIRECT_COUNTER, "meter": Prefix.METER,
+                   "direct_meter": Prefix.DIRECT_METER, "register": Prefix.REGISTER,
+                   "action_profile": Prefix.ACTION_PROFILE, "action_selector": Prefix.ACTION_PROFILE}
+    for x in externs:
+        reg(kind_prefix[x.kind], x.name, x.annos)
+    for d in info.digests.values():
+        reg(Prefix.DIGEST, d.name, [])
+    for c in info.controller_headers.values():
+        reg(Prefix.CONTROLLER_HEADER, c.name, c.annos)
+    for v in info.value_sets.values():
+        reg(Prefix.VALUE_SET, v.name, v.annos)
+    ids = assign_ids(pairs, annotated)
+    aliases = _aliases([n for _, n in pairs])
+
+    def pre(msg, prefix, name, annos):
+        msg.preamble.id = ids[(int(prefix), name)]
+        msg.preamble.name = name
+        msg.preamble.alias = aliases.get(name, name)
+        msg.preamble.annotations.extend(_annos(annos))
+
+    for t in sorted(tables, key=lambda t: ids[(int(Prefix.TABLE), t.name)]):
+        m = p4.tables.add()
+        pre(m, Prefix.TABLE, t.name, t.annos)
+        fid = 0
+        for k in t.keys:
+            if k.match_kind == "selector":
+                continue
+            fid += 1
+            mf = m.match_fields.add()
+            mf.id = _anno_id(k.annos) or fid
+            mf.name = k.name
+            mf.bitwidth = k.width
+            mf.match_type = _MATCH[k.match_kind]
+            mf.annotations.extend(_annos(k.annos))
+        for r in t.actions:
+            ar = m.action_refs.add()
+            ar.id = ids[(int(Prefix.ACTION), r.action.name)]
+            ar.scope = {"TABLE_AND_DEFAULT": 0, "TABLE_ONLY": 1, "DEFAULT_ONLY": 2}[r.scope]
+            ar.annotations.extend(_annos(r.annos))
+        if t.default_action is not None and (int(Prefix.ACTION), t.default_action) in ids:
+            aid = ids[(int(Prefix.ACTION), t.default_action)]
+            if t.default_const:
+                m.const_default_action_id = aid
+            m.initial_default_action.action_id = aid
+            ainfo = used_actions.get(t.default_action)
+            if ainfo is not None:
+                for i, (p, v) in enumerate(zip(ainfo.params, t.default_args, strict=False)):
+                    arg = m.initial_default_action.arguments.add()
+                    arg.param_id = i + 1
+                    arg.value = v.to_bytes(max(1, (p.width + 7) // 8), "big")
+        if t.implementation:
+            x = info.externs[t.implementation]
+            m.implementation_id = ids[(int(kind_prefix[x.kind]), x.name)]
+        for res in (t.direct_counter, t.direct_meter):
+            if res:
+                x = info.externs[res]
+                m.direct_resource_ids.append(ids[(int(kind_prefix[x.kind]), x.name)])
+        m.size = t.size
+        if t.idle_timeout:
+            m.idle_timeout_behavior = p4info_pb2.Table.NOTIFY_CONTROL
+        if t.const_entries:
+            m.is_const_table = True
+        elif t.entries:
+            m.has_initial_entries = True
+    for a in sorted(used_actions.values(), key=lambda a: ids[(int(Prefix.ACTION), a.name)]):
+        m = p4.actions.add()
+        pre(m, Prefix.ACTION, a.name, a.annos)
+        for i, p in enumerate(a.params):
+            pm = m.params.add()
+            pm.id = _anno_id(p.annos) or (i + 1)
+            pm.name = p.name
+            pm.bitwidth = p.width
+            pm.annotations.extend(_annos(p.annos))
+    for x in sorted(externs, key=lambda x: ids[(int(kind_prefix[x.kind]), x.name)]):
+        pf = kind_prefix[x.kind]
+        if x.kind in ("action_profile", "action_selector"):
+            m = p4.action_profiles.add()
+            pre(m, pf, x.name, x.annos)
+            for tn in x.tables:
+                m.table_ids.append(ids[(int(Prefix.TABLE), tn)])
+            m.with_selector = x.kind == "action_selector"
+            m.size = x.size
+            mg = A.anno(x.annos, "max_group_size")
+            if mg is not None and mg.args:
+                m.max_group_size = int(mg.args[0])
+        elif x.kind in ("counter", "direct_counter", "meter", "direct_meter"):
+            # counters and meters differ only in their unit enum; direct ones name their table, not a size
+            direct = x.kind.startswith("direct_")
+            group = {"counter": p4.counters, "direct_counter": p4.direct_counters, "meter": p4.meters,
+                     "direct_meter": p4.direct_meters}[x.kind]
+            m = group.add()
+            pre(m, pf, x.name, x.annos)
+            m.spec.unit = (_CUNIT if x.kind.endswith("counter") else _MUNIT)[x.unit]
+            if not direct:
+                m.size = x.size
+            elif x.tables:
+                m.direct_table_id = ids[(int(Prefix.TABLE), x.tables[0])]
+        elif x.kind == "register":
+            m = p4.registers.add()
+            pre(m, pf, x.name, x.annos)
+            m.type_spec.bitstring.bit.bitwidth = x.width
+            m.size = x.size
+    for c in sorted(info.controller_headers.values(), key=lambda c: ids[(int(Prefix.CONTROLLER_HEADER), c.name)]):
+        m = p4.controller_packet_metadata.add()
+        pre(m, Prefix.CONTROLLER_HEADER, c.name, c.annos)
+        for i, (fname, w, fannos) in enumerate(c.fields):
+            md = m.metadata.add()
+            md.id = _anno_id(fannos) or (i + 1)
+            md.name = fname
+            md.bitwidth = w
+            md.annotations.extend(_annos(fannos))
+    for v in sorted(info.value_sets.values(), key=lambda v: ids[(int(Prefix.VALUE_SET), v.name)]):
+        m = p4.value_sets.add()
+        pre(m, Prefix.VALUE_SET, v.name, v.annos)
+        m.size = v.size
+        for i, (fname, w, mk) in enumerate(v.fields):
+            mf = m.match.add()
+            mf.id = i + 1
+            mf.name = fname
+            mf.bitwidth = w
+            mf.match_type = _MATCH[mk]
+    for d in sorted(info.digests.values(), key=lambda d: ids[(int(Prefix.DIGEST), d.name)]):
+        m = p4.digests.add()
+        pre(m, Prefix.DIGEST, d.name, [])
+        m.type_spec.struct.name = d.name
+        _add_type_info(p4.type_info, d.type)
+    return p4
+
+
+def _add_type_info(ti, t) -> None:
+    t = T.strip_new(t)
+    if isinstance(t, T.StructT):
+        if t.name in ti.structs:
+            return
+        st = ti.structs[t.name]
+        for f, ft in t.fields.items():
+            m = st.members.add()
+            m.name = f
+            _type_spec(ti, m.type_spec, ft)
+    elif isinstance(t, T.HeaderT):
+        if t.name in ti.headers:
+            return
+        h = ti.headers[t.name]
+        for f, ft in t.fields.items():
+            m = h.members.add()
+            m.name = f
+            b = T.strip_new(ft)
+            if isinstance(b, T.Bits) and b.signed:
+                m.type_spec.int.bitwidth = b.width
+            else:
+                m.type_spec.bit.bitwidth = T.bit_width(b) or 0
+
+
+def _type_spec(ti, spec, t) -> None:
+    b = T.strip_new(t)
+    if isinstance(b, T.Bits):
+        if b.signed:
+            spec.bitstring.int.bitwidth = b.width
+        else:
+            spec.bitstring.bit.bitwidth = b.width
+    elif isinstance(b, T.BoolT):
+        spec.bool.SetInParent()
+    elif isinstance(b, T.StructT):
+        spec.struct.name = b.name
+        _add_type_info(ti, b)
+    elif isinstance(b, T.HeaderT):
+        spec.header.name = b.name
+        _add_type_info(ti, b)
+    elif isinstance(b, T.EnumT) and b.base is not None:
+        spec.bitstring.bit.bitwidth = b.base.width
+    elif isinstance(b, T.ErrorT):
+        spec.error.SetInParent()
+    else:
+        spec.bitstring.bit.bitwidth = T.bit_width(b) or 0
+
+
+_ = p4types_pb2

@@ -1,0 +1,249 @@
+"""Statement code generation (assignments, if/switch, blocks, return/exit) and emission of the Python
+function around a compiled body."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from p4exec.compiler import types as T
+from p4exec.compiler.emit import Emitter, pyident
+from p4exec.compiler.symbols import Sym, expr_text
+from p4exec.errors import P4Unsupported
+from p4exec.frontend import ast as A
+
+
+class StatementCompiler:
+    """Statements and function emission."""
+
+    # ------------------------------------------------------------------ statements
+    def new_local(self, name: str) -> str:
+        base = "v_" + pyident(name)
+        py = base
+        i = 1
+        while py in self.ctx.pyused:
+            i += 1
+            py = f"{base}_{i}"
+        self.ctx.pyused.add(py)
+        return py
+
+    def stmts(self, stmts, em: Emitter):
+        for s in stmts:
+            self.stmt(s, em)
+
+    def emit_lines(self, code: str, em: Emitter):
+        for line in code.split("\n"):
+            em(line)
+
+    def stmt(self, s, em: Emitter):
+        if isinstance(s, A.Assign):
+            lhs = self.expr(s.lhs)
+            if lhs.lv is None:
+                raise self.err(f"cannot assign to '{expr_text(s.lhs)}' (not an l-value or read-only)", s.lhs)
+            rhs = self.coerce(self.expr(s.rhs, lhs.type), lhs.type, s.rhs, "assignment")
+            if T.strip_new(lhs.type).is_scalar or isinstance(T.strip_new(lhs.type), T.TupleT):
+                for line in lhs.lv.assign(rhs.code):
+                    em(line)
+            else:
+                em(f"{lhs.code}._set({rhs.code})")
+            return
+        if isinstance(s, A.CallStmt):
+            e = self.call(s.call)
+            if isinstance(e.type, T.VoidT):
+                self.emit_lines(e.code or "pass", em)
+            else:
+                em(e.code)
+            return
+        if isinstance(s, A.If):
+            kw = "if"
+            while True:               # else-if chains become elif (no deep nesting in the generated code)
+                c = self.coerce(self.expr(s.cond), T.BOOL, s.cond, "if condition")
+                em(f"{kw} {c.code}:")
+                self.sub_block(s.then, em)
+                if isinstance(s.other, A.If):
+                    s = s.other
+                    kw = "elif"
+                    continue
+                if s.other is not None:
+                    em("else:")
+                    self.sub_block(s.other, em)
+                return
+        if isinstance(s, A.Block):
+            self.push()
+            self.stmts(s.stmts, em)
+            self.pop()
+            if not s.stmts:
+                em("pass")
+            return
+        if isinstance(s, A.Switch):
+            self.switch_stmt(s, em)
+            return
+        if isinstance(s, A.Exit):
+            if self.ctx.kind in ("parser", "function"):
+                raise self.err(f"exit is not allowed in a {self.ctx.kind}", s)
+            em("raise _EXIT")
+            return
+        if isinstance(s, A.Return):
+            if self.ctx.kind == "parser":
+                raise self.err("return is not allowed in a parser", s)
+            if self.ctx.kind == "function":
+                rt = self.ctx.ret_type
+                if s.value is None:
+                    if not isinstance(rt, T.VoidT):
+                        raise self.err(f"function must return a value of type {rt}", s)
+                    em(self.ret_code(None))
+                else:
+                    if isinstance(rt, T.VoidT):
+                        raise self.err("a void function cannot return a value", s)
+                    v = self.coerce(self.expr(s.value, rt), rt, s.value, "return value")
+                    em(self.ret_code(self.objval(v)))
+                return
+            if s.value is not None:
+                raise self.err(f"return with a value in a {self.ctx.kind}", s)
+            em(self.ret_code(None))
+            return
+        if isinstance(s, A.VarDecl):
+            t = self.resolve_type(s.type)
+            py = self.new_local(s.name)
+            if s.init is not None:
+                v = self.coerce(self.expr(s.init, t), t, s.init, f"initializer of {s.name}")
+                em(f"{py} = {self.objval(v)}")
+            else:
+                em(f"{py} = {self.default_value(t)}")
+            self.declare(s.name, Sym("var", t, py), s)
+            return
+        if isinstance(s, A.ConstDecl):
+            self.const_decl(s)
+            return
+        if isinstance(s, A.Empty):
+            em("pass")
+            return
+        if isinstance(s, A.Instantiation):
+            raise self.err("instantiations are not allowed inside blocks", s, P4Unsupported)
+        raise self.err(f"unsupported statement {type(s).__name__}", s, P4Unsupported)
+
+    def ret_code(self, value):
+        outs = self.ctx.out_params
+        if value is not None:
+            if outs:
+                return f"return ({value}, " + "".join(o + ", " for o in outs) + ")"
+            return f"return {value}"
+        if outs:
+            return "return (" + "".join(o + ", " for o in outs) + ")"
+        return "return"
+
+    def sub_block(self, s, em: Emitter):
+        em.indent()
+        self.push()
+        n0 = len(em.lines)
+        if isinstance(s, A.Block):
+            self.stmts(s.stmts, em)
+        else:
+            self.stmt(s, em)
+        if len(em.lines) == n0:
+            em("pass")
+        self.pop()
+        em.dedent()
+
+    def switch_stmt(self, s: A.Switch, em: Emitter):
+        e = self.expr(s.expr)
+        t = e.type
+        tv = self.tmp()
+        em(f"{tv} = {e.code}")
+        groups: list[tuple[list, Any]] = []
+        pending: list = []
+        seen = set()
+        has_default = False
+        for c in s.cases:
+            if c.label is None:
+                if has_default:
+                    raise self.err("duplicate default label", c)
+                has_default = True
+                pending.append(None)
+            else:
+                if isinstance(t, T.ActionRunT):
+                    if not isinstance(c.label, A.Name):
+                        raise self.err("switch on action_run needs action names as labels", c.label)
+                    names = {a.action.local: a.action for a in t.table.actions}
+                    if c.label.name not in names:
+                        raise self.err(f"'{c.label.name}' is not an action of table {t.table.local}", c.label)
+                    key = names[c.label.name].name
+                    pending.append(repr(key))
+                else:
+                    lv = self.coerce(self.expr(c.label, t), t, c.label, "switch label")
+                    if lv.const is None:
+                        raise self.err("switch label must be a compile-time constant", c.label)
+                    key = lv.const
+                    pending.append(lv.code)
+                if key in seen:
+                    raise self.err("duplicate switch label", c.label)
+                seen.add(key)
+            if c.body is not None:
+                groups.append((pending, c.body))
+                pending = []
+        if pending:
+            groups.append((pending, None))
+        first = True
+        default_body = None
+        for labels, body in groups:
+            if None in labels:
+                default_body = (labels, body)
+                continue
+            cond = " or ".join(f"{tv} == {x}" for x in labels)
+            em(f"{'if' if first else 'elif'} {cond}:")
+            first = False
+            if body is None:
+                em.indent()
+                em("pass")
+                em.dedent()
+            else:
+                self.sub_block(body, em)
+        if default_body is not None and default_body[1] is not None:
+            if first:
+                em("if True:")
+            else:
+                em("else:")
+            self.sub_block(default_body[1], em)
+
+    # ------------------------------------------------------------------ function emission
+    _PATH = re.compile(r"\b(?:p|a)_\w+(?:\.\w+)+")
+
+    def emit_function(self, em: Emitter) -> None:
+        """Add a generated function to the module, binding header/struct objects used more than once to locals
+        (header and struct objects are never replaced during a packet, only assigned in place)."""
+        lines = em.lines
+        m = re.match(r"\s*def \w+\((.*)\):", lines[0]) if lines else None
+        if m is None or len(lines) < 2:
+            self.out.extend(em)
+            return
+        params = {x.strip() for x in m.group(1).split(",") if x.strip()}
+        body = "\n".join(lines[1:])
+        counts: dict[str, int] = {}
+        for path in self._PATH.findall(body):
+            parts = path.split(".")
+            for k in range(2, len(parts) + 1):
+                pre = ".".join(parts[:k])
+                if pre in self.obj_paths and parts[0] in params:
+                    counts[pre] = counts.get(pre, 0) + 1
+        hoist = [p for p, c in counts.items() if c >= 2]
+        if not hoist:
+            self.out.extend(em)
+            return
+        hoist.sort(key=lambda p: (p.count("."), p))
+        indent = re.match(r"\s*", lines[1]).group(0)
+        pre_lines = []
+        aliases = {}
+        for i, path in enumerate(hoist):
+            alias = f"_o{i}"
+            src = path
+            for prev in sorted(aliases, key=len, reverse=True):   # build on shorter aliases
+                if src.startswith(prev + "."):
+                    src = aliases[prev] + src[len(prev):]
+                    break
+            pre_lines.append(f"{indent}{alias} = {src}")
+            aliases[path] = alias
+        for path in sorted(aliases, key=len, reverse=True):
+            body = re.sub(re.escape(path) + r"(?![\w\[])", aliases[path], body)
+        # the alias definitions themselves must keep the original paths
+        self.out.lines.append(lines[0])
+        self.out.lines.extend(pre_lines)
+        self.out.lines.extend(body.split("\n"))

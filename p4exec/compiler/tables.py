@@ -1,0 +1,410 @@
+"""Actions and tables: fully-qualified names, action bodies, table properties, keys, const entries and
+their action dispatchers; the part that feeds P4Info and the runtime's table objects."""
+from __future__ import annotations
+
+from p4exec.compiler import ir
+from p4exec.compiler import types as T
+from p4exec.compiler.emit import Emitter, pyident
+from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, expr_text
+from p4exec.errors import P4Unsupported
+from p4exec.frontend import ast as A
+from p4exec.frontend.parser import name_loc
+
+
+class TableCompiler:
+    """Actions and tables."""
+
+    # ------------------------------------------------------------------ names
+    @staticmethod
+    def fq(prefix: str, name: str, annos) -> str:
+        n = _anno_arg(annos, "name")
+        if isinstance(n, str) and n:
+            if n.startswith("."):
+                return n[1:]
+            name = n
+        return f"{prefix}.{name}" if prefix else name
+
+    # ------------------------------------------------------------------ actions
+    def action_decl(self, d: A.ActionDecl, prefix: str):
+        fqn = self.fq(prefix, d.name, d.annos)
+        pyf = self.unique("A_" + fqn)
+        seen_dirless = False
+        cp = []
+        for p in d.params:
+            if p.direction == "":
+                seen_dirless = True
+                t = self.resolve_type(p.type)
+                w = T.bit_width(t)
+                if w is None or not T.strip_new(t).is_scalar:
+                    raise self.err(f"action parameter '{p.name}' has type {t}; control-plane parameters must be "
+                                   "bit<N>, int<N>, bool or a serializable enum", p)
+                cp.append(ir.ParamInfo(p.name, w, p.annos))
+            elif seen_dirless:
+                raise self.err(f"directional parameter '{p.name}' after a directionless one (directional "
+                               "parameters come first)", p)
+        info = ir.ActionInfo(fqn, d.name, cp, d.annos, pyf, len(d.params) - len(cp), decl=d)
+        sym = Sym("action", py=pyf, info=info, const="local" if prefix else "global")
+        self.declare(d.name, sym, d)
+        saved = self.ctx
+        ctx = Ctx("action", prefix, saved.ctx_args if prefix else "", saved.frame, control=saved.control,
+                  roots=saved.roots)
+        ctx.action = info
+        self.ctx = ctx
+        self.push()
+        pnames = []
+        for p in d.params:
+            t = self.resolve_type(p.type)
+            py = "a_" + pyident(p.name)
+            if py in ctx.pyused:
+                raise self.err(f"duplicate parameter '{p.name}'", p)
+            ctx.pyused.add(py)
+            pnames.append(py)
+            self.declare(p.name, Sym("param", t, py, direction=p.direction or "in"), p)
+            if p.direction in ("out", "inout") and T.strip_new(t).is_scalar:
+                ctx.out_params.append(py)
+        em = Emitter()
+        args = ([ctx.ctx_args] if ctx.ctx_args else []) + pnames
+        em(f"def {pyf}({', '.join(args)}):")
+        em.indent()
+        n0 = len(em.lines)
+        self.stmts(d.body.stmts, em)
+        if ctx.out_params:
+            em(self.ret_code(None))
+        if len(em.lines) == n0:
+            em("pass")
+        em.dedent()
+        self.pop()
+        self.ctx = saved
+        self.emit_function(em)
+        return info
+
+    # ------------------------------------------------------------------ tables
+    def table_decl(self, d: A.TableDecl, prefix: str):
+        fqn = self.fq(prefix, d.name, d.annos)
+        props = {}
+        for p in d.props:
+            if p.name in props:
+                raise self.err(f"table property '{p.name}' given twice", p)
+            props[p.name] = p
+        if "actions" not in props:
+            raise self.err(f"table {d.name} has no 'actions' property", d)
+        info = ir.TableInfo(fqn, d.name, [], [], annos=d.annos, hidden=A.anno(d.annos, "hidden") is not None)
+        key_codes = []
+        if "key" in props:
+            lpm = 0
+            for k in props["key"].value:
+                e = self.expr(k.expr)
+                kt = T.strip_new(e.type)
+                if k.match_kind not in self.match_kinds:
+                    raise self.err(f"unknown match kind '{k.match_kind}'", name_loc(k.match_kind, k.loc))
+                if k.match_kind not in ("exact", "lpm", "ternary", "range", "optional", "selector"):
+                    raise self.err(f"unsupported: match kind '{k.match_kind}'", k, P4Unsupported)
+                if k.match_kind == "lpm":
+                    lpm += 1
+                    if lpm > 1:
+                        raise self.err(f"table {d.name} has more than one lpm key field", k)
+                if isinstance(kt, T.BoolT):
+                    code, w = f"(1 if {e.code} else 0)", 1
+                elif isinstance(kt, T.Bits):
+                    code = f"({e.code} & {kt.mask:#x})" if kt.signed else e.code
+                    w = kt.width
+                elif isinstance(kt, T.EnumT) and kt.base is not None:
+                    code, w = e.code, kt.base.width
+                elif isinstance(kt, T.ErrorT):
+                    code, w = e.code, 32
+                else:
+                    raise self.err(f"table key of type {e.type} is not supported", k)
+                kname = _anno_arg(k.annos, "name") or expr_text(k.expr)
+                info.keys.append(ir.KeyInfo(kname, k.match_kind, w, k.annos))
+                key_codes.append(code)
+        # actions
+        refs: dict[str, tuple] = {}
+        for ref in props["actions"].value:
+            s = self.lookup(ref.name, ref)
+            if s.kind != "action":
+                raise self.err(f"'{ref.name}' in the actions of table {d.name} is not an action", ref)
+            if s.info.name in refs:
+                raise self.err(f"action '{ref.name}' listed twice in table {d.name}", ref)
+            scope = "TABLE_AND_DEFAULT"
+            if A.anno(ref.annos, "tableonly"):
+                scope = "TABLE_ONLY"
+            elif A.anno(ref.annos, "defaultonly"):
+                scope = "DEFAULT_ONLY"
+            info.actions.append(ir.ActionRefInfo(s.info, scope, ref.annos))
+            refs[ref.name] = (s, ref)
+            refs[s.info.name] = (s, ref)
+        by_local = {r.action.local: r.action for r in info.actions}
+        # other properties
+        for pname, p in props.items():
+            if pname in ("key", "actions", "entries"):
+                continue
+            v = p.value
+            if pname == "default_action":
+                aname, args = self._action_ref_expr(v)
+                if aname not in refs:
+                    raise self.err(f"default action '{aname}' is not in the actions list of table {d.name}", v)
+                s = refs[aname][0]
+                info.default_action = s.info.name
+                info.default_args = self._const_action_args(s.info, args, v)
+                info.default_const = p.const
+                if any(r.action is s.info and r.scope == "TABLE_ONLY" for r in info.actions):
+                    raise self.err(f"action '{aname}' is @tableonly and cannot be the default action", v)
+            elif pname == "size":
+                info.size = self.const_int(v, "table size")
+            elif pname == "counters":
+                inst = self._instance_ref(v, "direct_counter", d, fqn)
+                info.direct_counter = inst.name
+            elif pname == "meters":
+                inst = self._instance_ref(v, "direct_meter", d, fqn)
+                info.direct_meter = inst.name
+            elif pname == "implementation":
+                inst = self._instance_ref(v, ("action_profile", "action_selector"), d, fqn)
+                info.implementation = inst.name
+            elif pname == "support_timeout":
+                e = self.expr(v)
+                info.idle_timeout = bool(e.const)
+            elif pname == "largest_priority_wins":
+                pass
+            elif pname == "priority_delta":
+                pass
+        if info.implementation and "default_action" in props and info.default_action != "NoAction":
+            # backends/bmv2/common/control.cpp: "Target does not support default_action for %1% (due to
+            # action profiles)" -- a warning, and the default is left out of the BMv2 JSON, so on BMv2 a miss
+            # runs no action while p4exec runs this default.
+            loc = getattr(props["default_action"], "loc", None) or d.loc
+            self.info.warnings.append(f"{loc}: warning: default_action of table {fqn}, which has an "
+                                      f"action profile/selector: p4c-bm2-ss ignores it (BMv2 runs no action on "
+                                      f"a miss); p4exec runs it")
+        if any(k.match_kind == "selector" for k in info.keys):
+            impl = self.info.externs.get(info.implementation or "")
+            if impl is None or impl.kind != "action_selector":
+                raise self.err(f"table {d.name} has a selector key but no action_selector implementation", d)
+        if "entries" in props:
+            info.const_entries = props["entries"].const
+            self._table_entries(info, props["entries"], refs, d, props)
+        if info.default_action is None:
+            if "NoAction" in refs or any(r.action.name == "NoAction" for r in info.actions):
+                info.default_action = "NoAction"
+            else:
+                na = self.globals.get("NoAction")
+                info.default_action = "NoAction"
+                if na is not None and na.kind == "action" and "NoAction" not in self.info.actions:
+                    pass
+        info.pyobj = self.unique("TBL_" + fqn)
+        info.pyfunc = self.unique("TA_" + fqn)
+        self.bind.append((info.pyobj, "table", fqn))
+        # dispatchers
+        disp = {}
+        ctxa = self.ctx.ctx_args
+        for r in info.actions:
+            s, ref = refs[r.action.local] if r.action.local in refs else refs[r.action.name]
+            a = r.action
+            if ref.args or a.n_dir_params:
+                if len(ref.args or []) != a.n_dir_params:
+                    raise self.err(f"action '{a.local}' in table {d.name} must bind its {a.n_dir_params} "
+                                   "directional parameter(s)", ref)
+                disp[a.name] = self._bound_dispatcher(a, ref, s, ctxa)
+            elif s.const == "local" or not ctxa:
+                disp[a.name] = a.pyfunc
+            else:
+                ad = self.unique("D_" + a.name)
+                self.out(f"def {ad}({ctxa}, *cp):")
+                self.out(f"    {a.pyfunc}(*cp)")
+                disp[a.name] = ad
+            self.info.actions.setdefault(a.name, a)
+        if info.default_action == "NoAction" and "NoAction" not in disp:
+            na = self.globals.get("NoAction")
+            if na is None or na.kind != "action":
+                raise self.err(f"table {d.name} has no default action and NoAction is not declared", d)
+            ad = self.unique("D_NoAction")
+            self.out(f"def {ad}({ctxa + ', ' if ctxa else ''}*cp):")
+            self.out("    pass")
+            disp["NoAction"] = ad
+            self.info.actions.setdefault("NoAction", na.info)
+        dname = self.unique("DISP_" + fqn)
+        self.out(f"{dname} = {{" + ", ".join(f"{k!r}: {v}" for k, v in disp.items()) + "}")
+        em = Emitter()
+        em(f"def {info.pyfunc}({ctxa}):")
+        em.indent()
+        keyt = "(" + "".join(c + ", " for c in key_codes) + ")"
+        em(f"r = {info.pyobj}.lookup({keyt}, PK.pkt_len)")
+        if info.direct_meter:
+            em("PK.dm_entry = r.entry")
+        em("a = r.action")
+        em("if a is not None:")
+        em(f"    {dname}[a.action]({ctxa + ', ' if ctxa else ''}*a.args)")
+        em("return r")
+        em.dedent()
+        self.emit_function(em)
+        self.info.tables[fqn] = info
+        sym = Sym("table", T.TableT(info), info.pyfunc, info=info)
+        self.declare(d.name, sym, d)
+        _ = by_local
+        return info
+
+    def _bound_dispatcher(self, a: ir.ActionInfo, ref, sym: Sym, ctxa: str) -> str:
+        """A function running action `a` with the directional arguments bound in the table's action list."""
+        d = a.decl
+        cps = [p for p in d.params if p.direction == ""]
+        self.push()
+        cp_args = []
+        names = []
+        for i, p in enumerate(cps):
+            py = f"c{i}"
+            names.append(py)
+            self.declare(f"__cp{i}", Sym("param", self.resolve_type(p.type), py, direction="in"), ref)
+            cp_args.append(A.Arg(A.Name(f"__cp{i}", loc=ref.loc), loc=ref.loc))
+        call = A.Call(A.Name(ref.name, loc=ref.loc), list(ref.args or []) + cp_args, loc=ref.loc)
+        prefix = ctxa if sym.const == "local" else ""
+        lines, _ = self.call_with_params(call, d.params, a.pyfunc, f"action {a.local} in a table", prefix)
+        self.pop()
+        fn = self.unique("D_" + a.name)
+        self.out(f"def {fn}({', '.join(([ctxa] if ctxa else []) + names)}):")
+        for line in lines:
+            self.out("    " + line)
+        return fn
+
+    def _action_ref_expr(self, v):
+        if isinstance(v, A.Call) and isinstance(v.func, A.Name):
+            return v.func.name, v.args
+        if isinstance(v, A.Name):
+            return v.name, []
+        raise self.err("expected an action call, e.g. drop() or set_port(1)", v)
+
+    def _const_action_args(self, ainfo: ir.ActionInfo, args, node) -> tuple:
+        d = ainfo.decl
+        cps = [p for p in d.params if p.direction == ""]
+        if ainfo.n_dir_params and len(args) == len(d.params):
+            args = args[ainfo.n_dir_params:]
+        if len(args) != len(cps):
+            raise self.err(f"action '{ainfo.local}' expects {len(cps)} argument(s), got {len(args)}", node)
+        bound = self.bind_args(cps, args, node, f"action {ainfo.local}")
+        out = []
+        for p, a in zip(cps, bound, strict=True):
+            t = self.resolve_type(p.type)
+            e = self.coerce(self.expr(a.value, t), t, a.value, f"argument '{p.name}' of {ainfo.local}")
+            if e.const is None:
+                raise self.err(f"argument '{p.name}' of {ainfo.local} must be a compile-time constant", a.value)
+            v = e.const
+            bt = T.strip_new(t)
+            if isinstance(v, bool):
+                v = int(v)
+            if isinstance(bt, T.Bits) and bt.signed:
+                v &= bt.mask
+            out.append(v)
+        return tuple(out)
+
+    def _instance_ref(self, v, kinds, d, table_fqn):
+        if isinstance(kinds, str):
+            kinds = (kinds,)
+        if isinstance(v, A.Name):
+            s = self.lookup(v.name, v)
+            if s.kind != "instance" or not isinstance(s.info, ir.ExternInstance) or s.info.kind not in kinds:
+                raise self.err(f"'{v.name}' is not a {' or '.join(kinds)}", v)
+            inst = s.info
+        elif isinstance(v, A.CtorCall):
+            t = self.resolve_type(v.type)
+            if not isinstance(t, T.ExternT) or t.name not in kinds:
+                raise self.err(f"expected a {' or '.join(kinds)}", v)
+            inst = self.extern_instance(t, v.args, table_fqn + "_" + t.name, v, [])
+            py = self.unique("X_" + inst.name)
+            inst.pyobj = py
+            self.bind.append((py, inst.kind, inst.name))
+        else:
+            raise self.err(f"expected a {' or '.join(kinds)}", v)
+        if table_fqn not in inst.tables:
+            if inst.kind in ("direct_counter", "direct_meter") and inst.tables:
+                raise self.err(f"{inst.kind} '{inst.name}' is already used by table {inst.tables[0]}", v)
+            inst.tables.append(table_fqn)
+        return inst
+
+    def _keyset_items(self, ks, n):
+        if isinstance(ks, A.KsTuple):
+            items = ks.items
+        elif isinstance(ks, A.KsDefault | A.KsDontCare) and n != 1:
+            items = [A.KsDontCare(loc=ks.loc)] * n
+        else:
+            items = [ks]
+        if len(items) != n:
+            raise self.err(f"entry has {len(items)} key value(s), the table has {n} key field(s)", ks)
+        return items
+
+    def _table_entries(self, info: ir.TableInfo, prop, refs, d, props):
+        keys = [k for k in info.keys if k.match_kind != "selector"]
+        needs_prio = any(k.match_kind in ("ternary", "range", "optional") for k in keys)
+        entries = prop.value
+        explicit = [e for e in entries if e.priority is not None or A.anno(e.annos, "priority")]
+        lpw = True
+        if "largest_priority_wins" in props:
+            lpw = bool(self.expr(props["largest_priority_wins"].value).const)
+        n = len(entries)
+        for i, ent in enumerate(entries):
+            items = self._keyset_items(ent.keyset, len(keys))
+            match = []
+            for k, it in zip(keys, items, strict=True):
+                match.append(self._entry_match(k, it))
+            aname = ent.action.name
+            if aname not in refs:
+                raise self.err(f"action '{aname}' is not in the actions list of table {d.name}", ent.action)
+            s = refs[aname][0]
+            args = self._const_action_args(s.info, ent.action.args or [], ent.action)
+            prio = 0
+            if needs_prio or explicit:
+                if ent.priority is not None:
+                    prio = self.const_int(ent.priority, "entry priority")
+                elif A.anno(ent.annos, "priority") is not None:
+                    prio = int(_anno_arg(ent.annos, "priority"))
+                elif explicit:
+                    raise self.err("when some entries have priorities, all must have one", ent)
+                else:
+                    prio = n - i
+                if explicit and not lpw:
+                    prio = (1 << 24) - prio
+            info.entries.append(ir.ConstEntry(tuple(match), prio, s.info.name, args))
+
+    def _entry_match(self, k: ir.KeyInfo, it):
+        t = T.Bits(k.width)
+        if isinstance(it, A.KsDontCare | A.KsDefault):
+            if k.match_kind == "exact":
+                raise self.err("don't-care '_' is not allowed for an exact key field", it)
+            return None
+        if isinstance(it, A.KsMask):
+            v = self.coerce(self.expr(it.value, t), t, it.value, "entry key").const
+            m = self.coerce(self.expr(it.mask, t), t, it.mask, "entry mask").const
+            if v is None or m is None:
+                raise self.err("entry key values must be compile-time constants", it)
+            if k.match_kind == "ternary":
+                return ("ternary", v & m, m)
+            if k.match_kind == "lpm":
+                plen = bin(m).count("1")
+                if m != ((1 << plen) - 1) << (k.width - plen):
+                    raise self.err("lpm mask must be a prefix mask", it)
+                return ("lpm", v & m, plen)
+            raise self.err(f"mask '&&&' not allowed for a {k.match_kind} key field", it)
+        if isinstance(it, A.KsRange):
+            if k.match_kind != "range":
+                raise self.err(f"range '..' not allowed for a {k.match_kind} key field", it)
+            lo = self.coerce(self.expr(it.lo, t), t, it.lo, "entry key").const
+            hi = self.coerce(self.expr(it.hi, t), t, it.hi, "entry key").const
+            return ("range", lo, hi)
+        e = self.expr(it, t)
+        if isinstance(T.strip_new(e.type), T.BoolT):
+            e = self.lit(int(e.const), t) if e.const is not None else e
+        else:
+            e = self.coerce(e, T.Bits(k.width) if not isinstance(T.strip_new(e.type), T.EnumT | T.ErrorT)
+                            else e.type, it, "entry key")
+        if e.const is None:
+            raise self.err("entry key values must be compile-time constants", it)
+        v = int(e.const) & ((1 << k.width) - 1)
+        mk = k.match_kind
+        if mk == "exact":
+            return ("exact", v)
+        if mk == "lpm":
+            return ("lpm", v, k.width)
+        if mk == "ternary":
+            return ("ternary", v, (1 << k.width) - 1)
+        if mk == "range":
+            return ("range", v, v)
+        if mk == "optional":
+            return ("optional", v)
+        raise self.err(f"unsupported match kind {mk} in entries", it)

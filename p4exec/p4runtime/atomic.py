@@ -1,0 +1,97 @@
+"""ROLLBACK_ON_ERROR and DATAPLANE_ATOMIC batches: undo what a failed batch already did.
+
+Before each update the server reads the state it is about to change (with the same
+Read code the RPC uses) and keeps the updates that would restore it. If a later
+update fails, those are applied in reverse order, so the device ends as it was.
+"""
+
+from __future__ import annotations
+
+from google.protobuf import struct_pb2
+from p4.v1 import p4runtime_pb2
+
+from p4exec.p4runtime import dispatch
+from p4exec.p4runtime.errors import P4RuntimeError
+
+U = p4runtime_pb2.Update
+_INDEXED = {"counter_entry", "meter_entry", "register_entry", "direct_counter_entry",
+            "direct_meter_entry", "value_set_entry", "extern_entry"}
+_DATA_FIELDS = {"counter_entry": ("data",), "meter_entry": ("config", "counter_data"),
+                "register_entry": ("data",), "direct_counter_entry": ("data",),
+                "direct_meter_entry": ("config", "counter_data"), "value_set_entry": ("members",),
+                "extern_entry": ("entry",)}
+
+
+def _probe(update: p4runtime_pb2.Update) -> p4runtime_pb2.Entity:
+    """A Read request for exactly the state `update` touches."""
+    ent = p4runtime_pb2.Entity()
+    ent.CopyFrom(update.entity)
+    kind = ent.WhichOneof("entity")
+    msg = getattr(ent, kind)
+    if kind == "table_entry":
+        for f in ("action", "idle_timeout_ns", "metadata", "controller_metadata"):
+            msg.ClearField(f)
+        if not msg.is_default_action:
+            msg.counter_data.SetInParent()
+            msg.meter_config.SetInParent()
+    elif kind == "action_profile_member":
+        msg.ClearField("action")
+    elif kind == "action_profile_group":
+        msg.ClearField("members")
+        msg.ClearField("max_size")
+    elif kind == "packet_replication_engine_entry":
+        inner = getattr(msg, msg.WhichOneof("type"))
+        inner.ClearField("replicas")
+        for f in ("class_of_service", "packet_length_bytes", "metadata"):
+            if f in inner.DESCRIPTOR.fields_by_name:
+                inner.ClearField(f)
+    elif kind == "digest_entry":
+        msg.ClearField("config")
+    elif kind in _DATA_FIELDS:
+        for f in _DATA_FIELDS[kind]:
+            msg.ClearField(f)
+    return ent
+
+
+def undo_for(ctx, device, update: p4runtime_pb2.Update) -> list[p4runtime_pb2.Update]:
+    """Updates that restore what `update` is about to change (empty if it cannot succeed)."""
+    kind = update.entity.WhichOneof("entity")
+    try:
+        old = list(dispatch.read_entity(ctx, device, _probe(update)))
+    except P4RuntimeError:
+        return []
+    if kind == "extern_entry":
+        for ent in old:
+            st = struct_pb2.Struct()
+            ent.extern_entry.entry.Unpack(st)
+            st.fields.pop("up", None)
+            ent.extern_entry.entry.Pack(st)
+    if kind in _INDEXED or (kind == "table_entry" and update.entity.table_entry.is_default_action):
+        return [U(type=U.MODIFY, entity=e) for e in old]
+    if update.type == U.INSERT:
+        return [U(type=U.DELETE, entity=update.entity)] if not old else []
+    if update.type == U.MODIFY:
+        return [U(type=U.MODIFY, entity=e) for e in old]
+    return [U(type=U.INSERT, entity=e) for e in old]
+
+
+def run_all_or_nothing(ctx, device, updates) -> list[P4RuntimeError | None]:
+    """Apply `updates` in order; on the first failure undo the applied ones.
+
+    Returns one error per update: the failure's own error, ABORTED for every other
+    update (rolled back or never tried), or all None on success.
+    """
+    done: list[list[p4runtime_pb2.Update]] = []
+    for i, update in enumerate(updates):
+        undo = undo_for(ctx, device, update)
+        try:
+            dispatch.write_update(ctx, device, update)
+        except Exception as exc:  # noqa: BLE001 - any failure rolls the batch back
+            err = exc if isinstance(exc, P4RuntimeError) else P4RuntimeError("INTERNAL", repr(exc))
+            for steps in reversed(done):
+                for step in steps:
+                    dispatch.write_update(ctx, device, step)
+            aborted = P4RuntimeError("ABORTED", "rolled back: another update of the batch failed")
+            return [err if j == i else aborted for j in range(len(updates))]
+        done.append(undo)
+    return [None] * len(updates)

@@ -1,0 +1,318 @@
+"""The runtime half of the seam: mirror accepted writes into `p4exec.runtime` objects and read
+live data-plane values (counters, registers, direct counters, digests) back from them.
+
+Names of runtime classes and methods appear only here and in `backend.py`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2
+
+from p4exec.p4runtime.backend import Program, _optional, call
+from p4exec.p4runtime.codec import decode, encode
+
+U = p4runtime_pb2.Update
+
+
+class Binding:
+    """Applies accepted writes to the runtime objects of one program."""
+
+    def __init__(self, program: Program) -> None:
+        self.state = program.state
+        self.p4info = program.p4info
+        self._actions = {a.preamble.id: a for a in program.p4info.actions}
+
+    def _obj(self, kind: str, name: str) -> Any:
+        if self.state is None:
+            return None
+        return getattr(self.state, kind, {}).get(name)
+
+    # tables
+    def action_call(self, action: p4runtime_pb2.Action) -> Any:
+        runtime = _optional("p4exec.runtime")
+        info = self._actions[action.action_id]
+        given = {p.param_id: p.value for p in action.params}
+        args = tuple(decode(given[p.id], p.bitwidth, p.name) for p in info.params)
+        return runtime.ActionCall(info.preamble.name, args)
+
+    def runtime_entry(self, table: p4info_pb2.Table, entry: p4runtime_pb2.TableEntry) -> Any:
+        runtime = _optional("p4exec.runtime")
+        by_field = {m.field_id: m for m in entry.match}
+        match = []
+        for mf in table.match_fields:
+            fm = by_field.get(mf.id)
+            match.append(None if fm is None else _field_match(runtime, mf, fm))
+        kind = entry.action.WhichOneof("type")
+        kwargs: dict[str, Any] = {"priority": entry.priority, "idle_timeout_ns": entry.idle_timeout_ns,
+                                  "metadata": bytes(entry.metadata)}
+        if kind == "action":
+            kwargs["action"] = self.action_call(entry.action.action)
+        elif kind == "action_profile_member_id":
+            kwargs["member_id"] = entry.action.action_profile_member_id
+        elif kind == "action_profile_group_id":
+            kwargs["group_id"] = entry.action.action_profile_group_id
+        return runtime.TableEntry(match=tuple(match), **kwargs)
+
+    def action_proto(self, call: Any) -> p4runtime_pb2.Action | None:
+        """Protobuf form (canonical bytes) of a runtime ActionCall."""
+        info = next((a for a in self._actions.values() if a.preamble.name == call.action), None)
+        if info is None:
+            return None
+        out = p4runtime_pb2.Action(action_id=info.preamble.id)
+        for p, value in zip(info.params, call.args, strict=False):
+            out.params.add(param_id=p.id, value=encode(value))
+        return out
+
+    def program_entries(self, table: p4info_pb2.Table) -> list[p4runtime_pb2.TableEntry]:
+        """Entries the program itself installed (const entries / initial entries)."""
+        obj = self._obj("tables", table.preamble.name)
+        if obj is None:
+            return []
+        out = []
+        for e in obj.entries():
+            te = p4runtime_pb2.TableEntry(table_id=table.preamble.id, priority=e.priority,
+                                          is_const=bool(e.is_const))
+            for mf, fm in zip(table.match_fields, e.match, strict=False):
+                if fm is not None:
+                    te.match.append(_field_match_proto(mf, fm))
+            if e.action is not None:
+                action = self.action_proto(e.action)
+                if action is None:
+                    continue
+                te.action.action.CopyFrom(action)
+            elif e.member_id is not None:
+                te.action.action_profile_member_id = e.member_id
+            elif e.group_id is not None:
+                te.action.action_profile_group_id = e.group_id
+            out.append(te)
+        return out
+
+    def current_default(self, table: p4info_pb2.Table) -> p4runtime_pb2.Action | None:
+        obj = self._obj("tables", table.preamble.name)
+        call_ = getattr(obj, "default_action", None)
+        return None if call_ is None else self.action_proto(call_)
+
+    def table_write(self, table: p4info_pb2.Table, update_type: int,
+                    entry: p4runtime_pb2.TableEntry) -> None:
+        obj = self._obj("tables", table.preamble.name)
+        if obj is None:
+            return
+        rentry = self.runtime_entry(table, entry)
+        op = {U.INSERT: obj.insert, U.MODIFY: obj.modify, U.DELETE: obj.delete}[update_type]
+        call(op, rentry)
+
+    def table_default(self, table: p4info_pb2.Table, action: p4runtime_pb2.Action | None) -> None:
+        obj = self._obj("tables", table.preamble.name)
+        if obj is None:
+            return
+        if action is None:
+            reset = getattr(obj, "reset_default", None)
+            if reset is not None:
+                call(reset)
+                return
+            action = p4runtime_pb2.Action(action_id=table.initial_default_action.action_id or
+                                          table.const_default_action_id)
+            for i, arg in enumerate(table.initial_default_action.arguments):
+                action.params.add(param_id=arg.param_id or i + 1, value=arg.value)
+            if not action.action_id:
+                return
+        call(obj.set_default, self.action_call(action))
+
+    def _runtime_entry_ref(self, table: p4info_pb2.Table, entry) -> Any:
+        """The runtime's own TableEntry object for a stored entry (direct resources live on it)."""
+        obj = self._obj("tables", table.preamble.name)
+        if obj is None:
+            return None
+        runtime = _optional("p4exec.runtime")
+        by_field = {m.field_id: m for m in entry.match}
+        match = tuple(None if by_field.get(mf.id) is None
+                      else _field_match(runtime, mf, by_field[mf.id])
+                      for mf in table.match_fields)
+        return obj.get(match, entry.priority)
+
+    def direct_counter(self, table: p4info_pb2.Table, entry) -> tuple[int, int] | None:
+        """(byte_count, packet_count) of an entry's direct counter, from the data plane."""
+        found = self._runtime_entry_ref(table, entry)
+        return None if found is None else (found.byte_count, found.packet_count)
+
+    def set_direct_counter(self, table, entry, byte_count: int, packet_count: int) -> bool:
+        found = self._runtime_entry_ref(table, entry)
+        if found is None:
+            return False
+        found.packet_count, found.byte_count = packet_count, byte_count
+        return True
+
+    # indexed externs
+    def counter_read(self, name: str, index: int) -> tuple[int, int] | None:
+        """(byte_count, packet_count); the runtime counts (packets, bytes)."""
+        obj = self._obj("counters", name)
+        if obj is None:
+            return None
+        packets, nbytes = call(obj.read, index)
+        return nbytes, packets
+
+    def counter_write(self, name: str, index: int, byte_count: int, packet_count: int) -> bool:
+        obj = self._obj("counters", name)
+        if obj is None:
+            return False
+        call(obj.write, index, packet_count, byte_count)
+        return True
+
+    def register_read(self, name: str, index: int) -> int | None:
+        obj = self._obj("registers", name)
+        return None if obj is None else call(obj.read, index)
+
+    def register_write(self, name: str, index: int, value: int) -> bool:
+        obj = self._obj("registers", name)
+        if obj is None:
+            return False
+        call(obj.write, index, value)
+        return True
+
+    def meter_set(self, name: str, index: int, cfg: p4runtime_pb2.MeterConfig | None) -> None:
+        obj = self._obj("meters", name)
+        if obj is None:
+            return
+        if cfg is None:
+            call(obj.clear_config, index)
+        else:
+            call(obj.set_config, index, cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
+
+    def direct_meter_set(self, table, entry, cfg: p4runtime_pb2.MeterConfig | None) -> None:
+        found = self._runtime_entry_ref(table, entry)
+        meter = None
+        for dm in (getattr(self.state, "direct_meters", None) or {}).values():
+            if dm.table == table.preamble.name:
+                meter = dm
+        if found is None or meter is None:
+            return
+        if cfg is None:
+            if found.meter is not None:
+                found.meter.configure(None)
+        else:
+            call(meter.set_config, found, cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
+
+    def value_set_write(self, info, members: list[list[p4runtime_pb2.FieldMatch]]) -> None:
+        obj = self._obj("value_sets", info.preamble.name)
+        if obj is None:
+            return
+        runtime = _optional("p4exec.runtime")
+        rows = []
+        for match in members:
+            by_field = {m.field_id: m for m in match}
+            rows.append(tuple(None if by_field.get(mf.id) is None
+                              else _field_match(runtime, mf, by_field[mf.id]) for mf in info.match))
+        obj.members[:] = rows
+
+    def digest_config(self, name: str, cfg) -> None:
+        obj = self._obj("digests", name)
+        if obj is not None:
+            obj.config = cfg
+
+    # action profiles
+    def member_write(self, profile: str, update_type: int,
+                     member: p4runtime_pb2.ActionProfileMember) -> None:
+        obj = self._obj("action_profiles", profile)
+        if obj is None:
+            return
+        if update_type == U.DELETE:
+            call(obj.delete_member, member.member_id)
+        elif update_type == U.INSERT:
+            call(obj.insert_member, member.member_id, self.action_call(member.action))
+        else:
+            call(obj.modify_member, member.member_id, self.action_call(member.action))
+
+    def group_write(self, profile: str, update_type: int,
+                    group: p4runtime_pb2.ActionProfileGroup) -> None:
+        obj = self._obj("action_profiles", profile)
+        if obj is None:
+            return
+        members = [(m.member_id, m.weight) for m in group.members]
+        watch = {}
+        for m in group.members:
+            kind = m.WhichOneof("watch_kind")
+            if kind == "watch_port" and m.watch_port:
+                watch[m.member_id] = int.from_bytes(m.watch_port, "big")
+            elif kind == "watch" and m.watch:
+                watch[m.member_id] = m.watch
+        extra = {"watch_ports": watch} if watch else {}
+        if update_type == U.DELETE:
+            call(obj.delete_group, group.group_id)
+        elif update_type == U.INSERT:
+            call(obj.insert_group, group.group_id, members, group.max_size, **extra)
+        else:
+            call(obj.modify_group, group.group_id, members, group.max_size, **extra)
+
+    # packet replication engine
+    def mcast_write(self, update_type: int, entry: p4runtime_pb2.MulticastGroupEntry) -> None:
+        pre = getattr(self.state, "pre", None)
+        if pre is None:
+            return
+        gid = entry.multicast_group_id
+        if update_type == U.DELETE:
+            call(pre.delete_group, gid)
+            return
+        replicas = [(_replica_port(r), r.instance) for r in entry.replicas]
+        call(pre.insert_group if update_type == U.INSERT else pre.modify_group, gid, replicas)
+
+    def clone_write(self, update_type: int, entry: p4runtime_pb2.CloneSessionEntry) -> None:
+        pre = getattr(self.state, "pre", None)
+        if pre is None:
+            return
+        sid = entry.session_id
+        if update_type == U.DELETE:
+            call(pre.delete_session, sid)
+            return
+        runtime = _optional("p4exec.runtime")
+        session = runtime.CloneSession(
+            sid, tuple((_replica_port(r), r.instance) for r in entry.replicas),
+            entry.class_of_service, entry.packet_length_bytes)
+        call(pre.insert_session if update_type == U.INSERT else pre.modify_session, session)
+
+    # digests emitted by the data plane
+    def drain_digests(self) -> list[tuple[int, tuple[int, ...]]]:
+        out = []
+        for d in (getattr(self.state, "digests", None) or {}).values():
+            if d.pending:
+                out.extend((d.id, values) for values in d.drain())
+        return out
+
+
+def _replica_port(replica: p4runtime_pb2.Replica) -> int:
+    if replica.WhichOneof("port_kind") == "port":
+        return int.from_bytes(replica.port, "big")
+    return replica.egress_port
+
+
+def _field_match_proto(mf: p4info_pb2.MatchField, fm: Any) -> p4runtime_pb2.FieldMatch:
+    out = p4runtime_pb2.FieldMatch(field_id=mf.id)
+    kind = type(fm).__name__
+    if kind == "Exact":
+        out.exact.value = encode(fm.value)
+    elif kind == "Lpm":
+        out.lpm.value, out.lpm.prefix_len = encode(fm.value), fm.prefix_len
+    elif kind == "Ternary":
+        out.ternary.value, out.ternary.mask = encode(fm.value), encode(fm.mask)
+    elif kind == "Range":
+        out.range.low, out.range.high = encode(fm.low), encode(fm.high)
+    else:
+        out.optional.value = encode(fm.value)
+    return out
+
+
+def _field_match(runtime: Any, mf: p4info_pb2.MatchField, fm: p4runtime_pb2.FieldMatch) -> Any:
+    w = mf.bitwidth
+    kind = fm.WhichOneof("field_match_type")
+    if kind == "exact":
+        return runtime.Exact(decode(fm.exact.value, w, mf.name))
+    if kind == "lpm":
+        return runtime.Lpm(decode(fm.lpm.value, w, mf.name), fm.lpm.prefix_len)
+    if kind == "ternary":
+        return runtime.Ternary(decode(fm.ternary.value, w, mf.name),
+                               decode(fm.ternary.mask, w, mf.name))
+    if kind == "range":
+        return runtime.Range(decode(fm.range.low, w, mf.name), decode(fm.range.high, w, mf.name))
+    return runtime.Optional_(decode(fm.optional.value, w, mf.name))

@@ -1,0 +1,209 @@
+"""`p4exec switch`: command line and process life cycle, flag-compatible with simple_switch_grpc.
+
+BMv2 puts target options after a bare `--` (`... --no-p4 -- --grpc-server-addr A --cpu-port 255`);
+we accept both that and the flat form, so Mininet switch classes written for BMv2 work unchanged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from p4exec.switch.ports import Port, parse_interface
+from p4exec.switch.tm import QueueConfig, TrafficManager
+
+log = logging.getLogger("p4exec.switch")
+
+LOG_LEVELS = {
+    "trace": logging.DEBUG,
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warn": logging.WARNING,
+    "error": logging.ERROR,
+    "off": logging.CRITICAL + 10,
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", nargs="?", help="program: p4exec compiled JSON (p4exec compile -o) or P4 source")
+    p.add_argument("-i", "--interface", action="append", default=[], metavar="N@IFACE",
+                   help="attach port N to interface IFACE (repeatable)")
+    p.add_argument("--device-id", type=int, default=0, help="P4Runtime device id")
+    p.add_argument("--grpc-server-addr", default="127.0.0.1:9559", help="P4Runtime server address")
+    p.add_argument("--no-grpc", action="store_true", help="do not start the P4Runtime server")
+    p.add_argument("--cpu-port", type=int, default=None, help="CPU port for packet-in/out")
+    p.add_argument("--pcap", nargs="?", const=".", default=None, metavar="DIR",
+                   help="write IFACE_in.pcap / IFACE_out.pcap per port into DIR")
+    p.add_argument("--log-console", action="store_true", help="log to stderr")
+    p.add_argument("--log-file", default=None, help="log to this file")
+    p.add_argument("-L", "--log-level", default="info", choices=sorted(LOG_LEVELS))
+    p.add_argument("--seed", type=int, default=0, help="seed for random() in the program")
+    p.add_argument("--no-p4", action="store_true", help="start without a program (wait for the controller)")
+    p.add_argument("--thrift-port", type=int, default=None, help="accepted for BMv2 compatibility; unused")
+    p.add_argument("--queue-depth", type=int, default=64, help="default egress queue depth, packets")
+    p.add_argument("--queue-rate", type=float, default=0.0, help="default egress rate, packets/s (0 = unlimited)")
+    p.add_argument("--queue-rate-bps", type=float, default=0.0, help="default egress rate, bits/s (0 = unlimited)")
+    p.add_argument("--queue-rate-port", action="append", default=[], metavar="P:PPS", help="per-port rate")
+    p.add_argument("--queue-depth-port", action="append", default=[], metavar="P:PKTS", help="per-port depth")
+    p.add_argument("--priority-queues", type=int, default=1, help="strict-priority queues per port")
+    p.add_argument("--rx-ring-mb", type=float, default=16.0,
+                   help="memory for the receive rings of all ports together, MB (0: socket buffers, slower)")
+    p.add_argument("--stats-file", default=None, help="write per-port accounting JSON here on exit and SIGUSR1")
+
+
+def normalize_argv(argv: list[str]) -> list[str]:
+    """Drop BMv2's bare `--` separator between generic and target options."""
+    return [a for a in argv if a != "--"]
+
+
+def _pairs(items: list[str], what: str) -> list[tuple[int, float]]:
+    out = []
+    for item in items:
+        try:
+            port, value = item.split(":", 1)
+            out.append((int(port), float(value)))
+        except ValueError:
+            raise SystemExit(f"p4exec switch: bad {what} {item!r} (want PORT:VALUE)") from None
+    return out
+
+
+def setup_logging(args: argparse.Namespace) -> None:
+    level = LOG_LEVELS[args.log_level]
+    handlers: list[logging.Handler] = []
+    if args.log_console:
+        handlers.append(logging.StreamHandler(sys.stderr))
+    if args.log_file:
+        handlers.append(logging.FileHandler(args.log_file))
+    if not handlers:
+        handlers.append(logging.StreamHandler(sys.stderr))
+        level = max(level, logging.WARNING)
+    fmt = logging.Formatter("%(asctime)s p4exec-switch %(levelname)s %(message)s")
+    root = logging.getLogger("p4exec")
+    root.handlers.clear()
+    for h in handlers:
+        h.setFormatter(fmt)
+        root.addHandler(h)
+    root.setLevel(level)
+    root.propagate = False
+
+
+def build_ports(specs: list[str], ring_mb: float = 16.0) -> list[Port]:
+    """Ports from `-i` flags; the ring budget is shared (a big switch gets smaller rings per port)."""
+    ports: list[Port] = []
+    used: set[int] = set()
+    for spec in specs:
+        num, iface = parse_interface(spec, max(used, default=0) + 1)
+        if num in used:
+            raise SystemExit(f"p4exec switch: port {num} given twice")
+        used.add(num)
+        ports.append(Port(num, iface))
+    if ports:
+        # Rings are preallocated (and count in RSS); below 1 MB per port they hold too few frames to be worth
+        # it, so big switches read from socket buffers instead, whose memory the kernel only uses when busy.
+        per_port = int(ring_mb * (1 << 20) / len(ports))
+        per_port = 0 if per_port < (1 << 20) else min(per_port, 8 << 20)
+        for p in ports:
+            p.ring_bytes = per_port
+    return ports
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the switch until SIGTERM/SIGINT, then end the process (returns only a failure to start)."""
+    from p4exec.switch.dataplane import DataPlane
+    from p4exec.switch.device import SwitchDevice
+
+    setup_logging(args)
+    tm = TrafficManager(QueueConfig(args.queue_depth, args.queue_rate, args.queue_rate_bps), args.priority_queues)
+    for port, pps in _pairs(args.queue_rate_port, "--queue-rate-port"):
+        tm.configure(port, rate_pps=pps)
+    for port, depth in _pairs(args.queue_depth_port, "--queue-depth-port"):
+        tm.configure(port, depth=int(depth))
+    dp = DataPlane(build_ports(args.interface, args.rx_ring_mb), tm, args.cpu_port, args.pcap)
+    device = SwitchDevice(dp, device_id=args.device_id, seed=args.seed)
+
+    if args.config and not args.no_p4:
+        try:
+            prog = device.load_config(None, Path(args.config).read_bytes())
+        except OSError as exc:
+            print(f"p4exec switch: {exc}", file=sys.stderr)
+            return 1
+        except Exception as exc:  # noqa: BLE001 - P4Error and friends: message, no traceback
+            print(f"p4exec switch: cannot load {args.config}: {exc}", file=sys.stderr)
+            return 1
+        device.commit(prog)
+        log.info("program %s loaded", args.config)
+    else:
+        log.info("no program: waiting for SetForwardingPipelineConfig")
+
+    dp.open_ports()
+    server = None
+    if not args.no_grpc:
+        from p4exec.switch.grpc_link import start_p4runtime
+
+        try:
+            server = start_p4runtime(device, args.grpc_server_addr)
+        except Exception as exc:  # noqa: BLE001
+            print(f"p4exec switch: cannot start P4Runtime server on {args.grpc_server_addr}: {exc}", file=sys.stderr)
+            dp.close()
+            return 1
+        log.info("P4Runtime server on %s, device id %d", args.grpc_server_addr, args.device_id)
+
+    def on_stop(signum: int, _frame: object) -> None:
+        log.info("signal %d: stopping", signum)
+        dp.stop()
+
+    def on_usr1(_signum: int, _frame: object) -> None:
+        if args.stats_file:
+            dp.post(lambda: write_stats(args.stats_file, device))
+
+    signal.signal(signal.SIGTERM, on_stop)
+    signal.signal(signal.SIGINT, on_stop)
+    signal.signal(signal.SIGUSR1, on_usr1)
+    print(f"p4exec switch ready: {len(dp.ports)} ports, grpc {'off' if server is None else args.grpc_server_addr}",
+          file=sys.stderr, flush=True)
+    try:
+        dp.run()
+    finally:
+        stopper = None
+        if server is not None:
+            stopper = threading.Thread(target=_stop_server, args=(server,), daemon=True)
+            stopper.start()
+        dp.close()
+        if args.stats_file:
+            write_stats(args.stats_file, device)
+        log.info("stopped: %s", json.dumps(dp.acct.snapshot()["total"]))
+        if stopper is not None:
+            stopper.join(0.5)
+    # gRPC's worker threads can hold interpreter exit for seconds; everything is closed and written, so
+    # leave now to keep shutdown bounded (Mininet and the tests wait for us).
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def _stop_server(server: object) -> None:
+    try:
+        server.stop(0.2)  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001
+        log.exception("stopping the P4Runtime server")
+
+
+def write_stats(path: str, device: object) -> None:
+    snap = device.stats()  # type: ignore[attr-defined]
+    tmp = Path(path).with_suffix(".tmp")
+    tmp.write_text(json.dumps(snap, indent=1))
+    tmp.replace(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="p4exec switch", description="p4exec software switch (simple_switch_grpc flags)")
+    add_arguments(parser)
+    args = parser.parse_args(normalize_argv(sys.argv[1:] if argv is None else argv))
+    return run(args)

@@ -1,0 +1,14 @@
+"""The one seam between the switch process and the P4Runtime server package."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def start_p4runtime(device: Any, address: str) -> Any:
+    """Start the P4Runtime server for `device` on `address`; returns an object with `.stop(grace)`."""
+    from p4exec.p4runtime import P4RuntimeServer
+
+    server = P4RuntimeServer(device, address)
+    server.start()
+    return server

@@ -1,0 +1,71 @@
+"""P4Info from p4exec's compiler: p4c's names and ids, so one P4Info serves p4exec and BMv2."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from p4.config.v1 import p4info_pb2
+
+from p4exec.compiler.program import compile_file
+from tests.p4exec.p4prog import harness
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_ids_equal_the_ones_p4c_gave_the_tutorial_program() -> None:
+    """tests/p4exec/data/basic_l3.p4 has the object names of p4lang's tutorial basic.p4, whose P4Info (made by
+    p4c) is public: these ids are facts from it."""
+    p = compile_file(str(DATA / "basic_l3.p4")).p4info
+    ids = {o.preamble.name: o.preamble.id for o in [*p.tables, *p.actions]}
+    assert ids == {"MyIngress.ipv4_lpm": 37375156, "MyIngress.ipv4_forward": 28792405,
+                   "MyIngress.drop": 25652968, "NoAction": 21257015}
+    t = p.tables[0]
+    assert t.preamble.alias == "ipv4_lpm" and t.size == 1024
+    mf = t.match_fields[0]
+    assert (mf.id, mf.name, mf.bitwidth, mf.match_type) == (1, "hdr.ipv4.dstAddr", 32, p4info_pb2.MatchField.LPM)
+    fwd = next(a for a in p.actions if a.preamble.name == "MyIngress.ipv4_forward")
+    assert [(q.id, q.name, q.bitwidth) for q in fwd.params] == [(1, "dstAddr", 48), (2, "port", 9)]
+    assert t.initial_default_action.action_id == 25652968
+    assert not t.const_default_action_id
+
+
+def test_externs_digests_and_controller_headers() -> None:
+    h = harness(decls="""
+@controller_header("packet_in") header pin_t { bit<9> ingress_port; bit<7> pad; }
+struct learn_t { bit<8> a; bit<16> b; }
+""", hdr_fields="pin_t pin;", ingress_decls="""
+    action fwd(bit<9> port) { sm.egress_spec = port; }
+    direct_counter(CounterType.packets_and_bytes) dc;
+    direct_meter<bit<2>>(MeterType.bytes) dm;
+    table t { key = { hdr.h.a: exact; hdr.h.b: ternary; } actions = { fwd; @defaultonly NoAction; }
+              counters = dc; meters = dm; const default_action = NoAction(); }
+    action_selector(HashAlgorithm.crc16, 32w64, 32w14) sel;
+    table e { key = { hdr.h.a: exact; hdr.h.c: selector; } actions = { fwd; } implementation = sel; }
+    register<bit<48>>(16) r;
+    meter(8, MeterType.packets) m;
+""", ingress="t.apply(); e.apply(); digest<learn_t>(1, { hdr.h.a, 16w0 });")
+    p = h.p4info
+    t = next(x for x in p.tables if x.preamble.name == "MyIngress.t")
+    assert [m.match_type for m in t.match_fields] == [p4info_pb2.MatchField.EXACT, p4info_pb2.MatchField.TERNARY]
+    assert t.const_default_action_id == next(a.preamble.id for a in p.actions if a.preamble.name == "NoAction")
+    assert [r.scope for r in t.action_refs] == [0, 2]
+    assert sorted(t.direct_resource_ids) == sorted([p.direct_counters[0].preamble.id, p.direct_meters[0].preamble.id])
+    assert p.direct_counters[0].direct_table_id == t.preamble.id
+    assert p.direct_counters[0].spec.unit == p4info_pb2.CounterSpec.BOTH
+    assert p.direct_meters[0].spec.unit == p4info_pb2.MeterSpec.BYTES
+    e = next(x for x in p.tables if x.preamble.name == "MyIngress.e")
+    assert [m.name for m in e.match_fields] == ["hdr.h.a"]          # selector fields are not in P4Info
+    prof = p.action_profiles[0]
+    assert prof.preamble.name == "MyIngress.sel" and prof.with_selector and prof.size == 64
+    assert e.implementation_id == prof.preamble.id and list(prof.table_ids) == [e.preamble.id]
+    assert (p.registers[0].preamble.name, p.registers[0].size) == ("MyIngress.r", 16)
+    assert p.registers[0].type_spec.bitstring.bit.bitwidth == 48
+    assert p.meters[0].spec.unit == p4info_pb2.MeterSpec.PACKETS and p.meters[0].size == 8
+    d = p.digests[0]
+    assert d.preamble.name == "learn_t" and d.type_spec.struct.name == "learn_t"
+    members = p.type_info.structs["learn_t"].members
+    assert [(m.name, m.type_spec.bitstring.bit.bitwidth) for m in members] == [("a", 8), ("b", 16)]
+    cpm = p.controller_packet_metadata[0]
+    assert cpm.preamble.name == "packet_in"
+    assert [(m.id, m.name, m.bitwidth) for m in cpm.metadata] == [(1, "ingress_port", 9), (2, "pad", 7)]
+    # the runtime state built from this P4Info runs the program
+    assert h.send(0, bytes(4)) == [(1, bytes(4))]
