@@ -118,23 +118,37 @@ def _cpp_binary() -> str:
     return found
 
 
-def _limiter(limits: CppLimits):
-    def apply() -> None:  # runs in the child between fork and exec: only setrlimit calls
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s))
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output_bytes, limits.output_bytes))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+def lower_limit(which: int, value: int) -> None:
+    """Set soft and hard limit to ``value``, or keep a lower hard limit the process already has (a limit can
+    only be raised with CAP_SYS_RESOURCE, which a container may not grant even to root)."""
+    _, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY and hard < value:
+        value = hard
+    resource.setrlimit(which, (value, value))
+
+
+def _limiter(limits: CppLimits, run_as: tuple[int, int] | None):
+    def apply() -> None:  # runs in the child between fork and exec: only system calls
+        lower_limit(resource.RLIMIT_CPU, limits.cpu_s)
+        lower_limit(resource.RLIMIT_AS, limits.memory_bytes)
+        lower_limit(resource.RLIMIT_FSIZE, limits.output_bytes)
+        lower_limit(resource.RLIMIT_CORE, 0)
+        if run_as is not None:
+            os.setgroups([])
+            os.setgid(run_as[1])
+            os.setuid(run_as[0])
     return apply
 
 
-def _run_cpp(text: str, display: str, args: list[str], cwd: str, limits: CppLimits) -> tuple[int, str, str]:
+def _run_cpp(text: str, display: str, args: list[str], cwd: str, limits: CppLimits,
+             run_as: tuple[int, int] | None = None) -> tuple[int, str, str]:
     """Run cpp on ``text`` (presented to it as file ``display``); return (status, stdout, stderr)."""
     src = f'# 1 "{_quote(display)}"\n{text}'
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:
             proc = subprocess.run([_cpp_binary(), *args, "-"], input=src.encode("utf-8", "surrogateescape"),
                                   stdout=out, stderr=err, cwd=cwd, timeout=limits.wall_s,
-                                  preexec_fn=_limiter(limits), env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})
+                                  preexec_fn=_limiter(limits, run_as), env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})
             status = proc.returncode
         except subprocess.TimeoutExpired:
             status = -1000
@@ -156,9 +170,9 @@ class _Namer:
     """Turns the paths cpp prints into the names errors show: ``<core.p4>`` for the standard headers, the
     path relative to the working directory (as before) for the user's files."""
 
-    def __init__(self, cwd: str):
+    def __init__(self, cwd: str, include_dir: str):
         self.cwd = cwd
-        self.include_dir = str(INCLUDE_DIR)
+        self.include_dir = os.path.normpath(include_dir)
 
     def real(self, name: str) -> str:
         return name if os.path.isabs(name) or name.startswith("<") else os.path.join(self.cwd, name)
@@ -204,12 +218,16 @@ def _error_from_stderr(stderr: str, status: int, filename: str, namer: _Namer, u
 
 def preprocess(text: str, filename: str = "<input>", include_dirs: list[str] | None = None,
                defines: dict[str, str] | None = None, *, base_dir: str | None = None, untrusted: bool = False,
-               limits: CppLimits = DEFAULT_LIMITS) -> Preprocessed:
+               limits: CppLimits = DEFAULT_LIMITS, include_dir: str | None = None,
+               run_as: tuple[int, int] | None = None) -> Preprocessed:
     """Preprocess ``text`` (shown in errors as ``filename``).
 
     Quoted includes are searched in ``base_dir`` (default: the directory of ``filename``), then in
-    ``include_dirs``, then in p4exec's standard include directory, as cpp does for the including file.
+    ``include_dirs``, then in the standard include directory (``include_dir``, default p4exec/include), as
+    cpp does for the including file.  ``untrusted``: see the module docstring; ``base_dir`` is then cpp's
+    working directory (give an empty private one) and ``run_as`` (uid, gid) the user cpp runs as.
     """
+    std_dir = include_dir or str(INCLUDE_DIR)
     if len(text) > limits.input_bytes:
         raise P4Error(f"program too large ({len(text)} bytes; at most {limits.input_bytes})",
                       SourceLoc(filename, 1, 1))
@@ -220,11 +238,11 @@ def preprocess(text: str, filename: str = "<input>", include_dirs: list[str] | N
     else:
         cwd = os.path.abspath(base_dir or (os.path.dirname(os.path.abspath(filename)) if filename else "."))
         search = ["-iquote", cwd] + [a for d in include_dirs or [] for a in ("-I", os.path.abspath(d))]
-    args = ["-E", "-undef", "-nostdinc", "-w", "-fdiagnostics-column-unit=byte", "-I", str(INCLUDE_DIR), *search]
+    args = ["-E", "-undef", "-nostdinc", "-w", "-fdiagnostics-column-unit=byte", "-I", std_dir, *search]
     for name, value in {**PREDEFINED, **(defines or {})}.items():
         args.append(f"-D{name}={value}")
-    status, out, err = _run_cpp(text, filename, args, cwd, limits)
-    namer = _Namer(cwd)
+    status, out, err = _run_cpp(text, filename, args, cwd, limits, run_as)
+    namer = _Namer(cwd, std_dir)
     if status != 0:
         raise _error_from_stderr(err, status, filename, namer, untrusted, limits)
     return _assemble(out, filename, text, namer, untrusted)
