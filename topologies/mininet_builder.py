@@ -25,6 +25,7 @@ from mininet.net import Mininet
 from p4exec.privdir import ensure_private_dir, open_new
 from topologies.cleanup import CleanReport, clean_run
 from topologies.model import Topology, switch_mac
+from topologies.portguard import guard_ports, table_name
 from topologies.rundirs import new_run_dir, socket_dir
 from topologies.state import RunState, new_run_id, proc_start_time
 from topologies.switches import (
@@ -160,6 +161,10 @@ class Fabric:
         if issubclass(self.opts.switch_cls, Bmv2Switch):  # BMv2 also listens on a Thrift port (queue rates)
             thrift = allocate_ports(nsw, self.opts.grpc_base_port + 1000, avoid=set(ports))
             extra = [{"thrift_port": t} for t in thrift]
+            # BMv2 binds Thrift to every address and serves gRPC on TCP: root on this machine only (portguard)
+            self.run.nft_table = table_name(self.run.run_id)
+            self.run.save()
+            guard_ports(self.run.nft_table, ports + thrift)
         if self.opts.switch_cls.unix_grpc:  # the controller reaches these over Unix sockets only root can open
             extra = [{**m, "grpc_address": f"unix:{self.socket_dir}/{n.name}.sock"}
                      for m, n in zip(extra, self.topo.switches, strict=True)]

@@ -56,6 +56,7 @@ class RunState:
     # batched kernel operation instead of one RCU grace period each (cleanup checks every member is ours first)
     link_group: int | None = None
     log_dir: str = ""
+    nft_table: str = ""  # nftables table keeping the run's TCP ports for root on this machine (portguard)
 
     @property
     def path(self) -> Path:
