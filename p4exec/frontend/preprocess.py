@@ -307,51 +307,15 @@ def _read_blanked(path: str) -> list[str] | None:
         return None
 
 
+_COMMENT_OR_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"?|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
+
+
 def _blank_comments(text: str) -> list[str]:
     """The source's lines with comments replaced by blanks (line count and columns kept)."""
-    out: list[str] = []
-    buf: list[str] = []
-    i, n = 0, len(text)
-    in_block = False
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            out.append("".join(buf))
-            buf = []
-            i += 1
-            continue
-        if in_block:
-            if text.startswith("*/", i):
-                buf.append("  ")
-                i += 2
-                in_block = False
-            else:
-                buf.append(" " if c != "\t" else "\t")
-                i += 1
-            continue
-        if c == "/" and text.startswith("/*", i):
-            in_block = True
-            buf.append("  ")
-            i += 2
-            continue
-        if c == "/" and text.startswith("//", i):
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-            buf.append(" " * (end - i))
-            i = end
-            continue
-        if c == '"':
-            j = i + 1
-            while j < n and text[j] not in '"\n':
-                j += 2 if text[j] == "\\" else 1
-            j = min(j + 1, n) if j < n and text[j] == '"' else j
-            buf.append(text[i:j])
-            i = j
-            continue
-        buf.append(c)
-        i += 1
-    out.append("".join(buf))
-    return [ln.rstrip("\r") for ln in out]
+    def blank(m: re.Match[str]) -> str:
+        tok = m.group(0)
+        return tok if tok.startswith('"') else re.sub(r"[^\n\t]", " ", tok)
+    return [ln.rstrip("\r") for ln in _COMMENT_OR_STRING.sub(blank, text).split("\n")]
 
 
 _TOKEN = re.compile(r'"(?:\\.|[^"\\])*"?|\w+|\S')

@@ -122,3 +122,37 @@ def test_cpp_errors_keep_cpp_locations() -> None:
     with pytest.raises(P4Error) as ei:
         preprocess("x\n  #include\n", "i.p4")
     assert (ei.value.loc.file, ei.value.loc.line, ei.value.loc.col) == ("i.p4", 2, 11)  # where cpp (and p4c) say
+
+
+def _compile_peak_rss_kib(path) -> int:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    p4exec = Path(sys.executable).parent / "p4exec"
+    probe = ("import resource, subprocess, sys\n"
+             "r = subprocess.run(sys.argv[1:], capture_output=True)\n"
+             "assert r.returncode == 0, r.stderr[-300:]\n"
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    out = subprocess.run([sys.executable, "-c", probe, str(p4exec), "compile", str(path), "-o", str(path) + ".json"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-500:]
+    return int(out.stdout)
+
+
+def test_a_megabyte_block_comment_costs_little_compile_memory(tmp_path) -> None:
+    """Issue 15: a 1 MB block comment cost 327 MB (the comment travelled through lexer and line map); cpp drops
+    it, so compiling costs about what the program without it costs."""
+    from pathlib import Path
+
+    src = (Path(__file__).resolve().parents[1] / "p4runtime" / "cpu_l2.p4").read_text()
+    plain, commented = tmp_path / "plain.p4", tmp_path / "commented.p4"
+    plain.write_text(src)
+    commented.write_text("/*" + "x" * (1 << 20) + "*/\n" + src)
+    base, big = _compile_peak_rss_kib(plain), _compile_peak_rss_kib(commented)
+    assert big < base + 64 * 1024, (base, big)
+
+
+def test_no_compiler_predefined_macros_but_p4exec_ones() -> None:
+    text = preprocess("unix linux __GNUC__ __x86_64__\n#ifdef __p4exec__\nours\n#endif\n", "u.p4").text
+    assert text.split("\n")[0].split() == ["unix", "linux", "__GNUC__", "__x86_64__"] and "ours" in text
