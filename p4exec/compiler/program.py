@@ -7,12 +7,13 @@ import random
 import threading
 from typing import Any
 
-from p4exec.compiler import ir, rt
+from p4exec.compiler import ir
 from p4exec.compiler.compile import V1_ERRORS, Compiler
 from p4exec.compiler.p4info import build_p4info
 from p4exec.errors import P4Error, SourceLoc
 from p4exec.frontend.parser import parse_preprocessed
 from p4exec.frontend.preprocess import Preprocessed, preprocess, preprocess_file
+from p4exec.v1model import rt
 
 
 class CompiledProgram:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
-from p4exec.compiler import rt
+from p4exec.v1model import rt
 
 log = logging.getLogger("p4exec.pipeline")
 
