@@ -359,7 +359,7 @@ def write_extern(ctx: Context | None, device, update_type: int, msg: p4runtime_p
                 or v.number_value != int(v.number_value):
             raise invalid(f"queue field {k!r} must be a non-negative integer")
         values[k] = int(v.number_value)
-    ports = getattr(device, "port_status", lambda: {})()
+    ports = device.port_status()
     if ports and msg.extern_id not in ports:
         raise not_found(f"no port {msg.extern_id}")
     device.set_queue(msg.extern_id, **values)
@@ -368,7 +368,7 @@ def write_extern(ctx: Context | None, device, update_type: int, msg: p4runtime_p
 def read_externs(ctx: Context | None, device, req: p4runtime_pb2.ExternEntry) -> Iterator[Entity]:
     if req.extern_type_id not in (0, P4EXEC_QUEUE_TYPE):
         raise not_found(f"unknown extern type {req.extern_type_id:#x}")
-    ports = getattr(device, "port_status", lambda: {})()
+    ports = device.port_status()
     if req.extern_id:
         if ports and req.extern_id not in ports:
             raise not_found(f"no port {req.extern_id}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from p4.config.v1 import p4info_pb2
 
@@ -21,7 +22,7 @@ class P4InfoIndex:
 
     p4info: p4info_pb2.P4Info
     by_id: dict[str, dict[int, object]] = field(default_factory=dict)
-    by_name: dict[str, dict[str, object]] = field(default_factory=dict)
+    by_name: dict[str, dict[str, Any]] = field(default_factory=dict)
     match_fields: dict[int, dict[int, p4info_pb2.MatchField]] = field(default_factory=dict)
     action_params: dict[int, dict[int, p4info_pb2.Action.Param]] = field(default_factory=dict)
 

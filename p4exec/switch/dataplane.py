@@ -33,6 +33,7 @@ ERR_EVENTS = select.EPOLLERR | select.EPOLLHUP
 TICK_S = 0.5  # pcap flushes; sysfs link check every LINK_TICKS ticks (netlink tells us sooner)
 LINK_TICKS_NETLINK = 10
 LINK_TICKS_POLL = 1
+CALL_POLL_S = 0.2  # how often a waiting `call` checks that the loop still runs
 
 
 class DataPlane(PortStateMixin):
@@ -93,8 +94,11 @@ class DataPlane(PortStateMixin):
     def now_us(self) -> int:
         return int((time.monotonic() - self.t0) * 1_000_000)
 
-    def call(self, fn: Callable[[], Any], timeout: float = 5.0) -> Any:
-        """Run `fn` on the data-plane thread (directly if the loop is not running) and return its result."""
+    def call(self, fn: Callable[[], Any], timeout: float | None = 5.0) -> Any:
+        """Run `fn` on the data-plane thread (directly if the loop is not running) and return its result.
+
+        `timeout` None waits as long as `fn` takes. If the loop ends before it took the job, the job
+        runs on the caller's thread (nothing else touches the packets any more)."""
         if self._loop_thread is None or self._loop_thread == threading.get_ident():
             return fn()
         done = threading.Event()
@@ -110,8 +114,17 @@ class DataPlane(PortStateMixin):
 
         self._calls.append(job)
         os.eventfd_write(self._wake_fd, 1)
-        if not done.wait(timeout):
-            raise TimeoutError("switch data plane did not answer")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not done.wait(CALL_POLL_S):
+            if self._loop_thread is None:
+                try:
+                    self._calls.remove(job)
+                except ValueError:
+                    continue  # the loop's last drain took it: it finishes there
+                job()
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError("switch data plane did not answer")
         if box[1] is not None:
             raise box[1]
         return box[0]
