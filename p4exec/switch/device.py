@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from p4exec.p4runtime import backend
 from p4exec.switch.dataplane import DataPlane
 from p4exec.switch.program import load_program, make_live
 from p4exec.switch.tm import QueueConfig
@@ -53,8 +54,6 @@ class SwitchDevice:
 
     def commit(self, program: Any) -> None:
         """Make `program` the live pipeline; packets already queued finish on the old one."""
-        from p4exec.p4runtime import backend
-
         backend.attach_digest_sink(program, self._emit_digest)
         live = make_live(program)
         self.dp.call(lambda: self.dp.commit(live))

@@ -11,6 +11,7 @@ import logging
 from collections import Counter
 
 from p4exec.v1model import rt
+from p4exec.v1model.namespace import build_namespace
 
 log = logging.getLogger("p4exec.pipeline")
 
@@ -52,7 +53,7 @@ class V1Pipeline:
         self.digest_log: list[tuple[str, tuple]] = []
         self.digest_sink = None
         self.max_logs = 10000
-        ns = program.namespace(state, self)
+        ns = build_namespace(program, state, self)
         self.ns = ns
         self._parse = ns["PARSER"]
         self._verify = ns["VERIFY"]

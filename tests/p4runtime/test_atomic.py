@@ -11,7 +11,7 @@ from client import U, update, write_errors
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
 
-from p4exec.compiler import load_device_config
+from p4exec.v1model.loader import load_config
 
 SOURCE = (Path(__file__).parent / "implicit_default.p4").read_bytes()
 Entity = p4runtime_pb2.Entity
@@ -25,7 +25,7 @@ def frame(dst: int) -> bytes:
 
 @pytest.fixture
 def prog(make_client, device):
-    p4info, _ = load_device_config(SOURCE)
+    p4info = load_config(SOURCE).p4info
     c = make_client(election_id=1)
     c.connect()
     c.set_pipeline(p4info, SOURCE)
