@@ -20,6 +20,7 @@ from p4exec.p4runtime.errors import (
     abort_with_status,
     batch_status,
     canonical_code,
+    details_budget,
 )
 from p4exec.p4runtime.packetio import packet_in_message, packet_out_frame
 
@@ -186,7 +187,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         except Exception as exc:  # noqa: BLE001 - e.g. the switch's data plane did not answer
             abort_with(context, _unexpected(exc))
         if any(r.error is not None for r in results):
-            abort_with_status(context, batch_status(results))
+            abort_with_status(context, batch_status(results, budget=details_budget(context)))
         return p4runtime_pb2.WriteResponse()
 
     def _write(self, request) -> list[UpdateResult]:
