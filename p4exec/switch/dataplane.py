@@ -204,6 +204,7 @@ class DataPlane(PortStateMixin):
                     if ticks % link_ticks == 0:
                         self._guarded(self._check_links)
                     self._guarded(self._flush_pcaps)
+                    self._guarded(self.collect_ring_drops)
                     # Everything alive for a tick (program, tables, sockets) is long-lived: move it out of
                     # the collector's view so a full collection scans only recent objects. Measured: full
                     # collections of an ETH+ switch with its tables took 30-50 ms (≈1.5k packets at 30k/s).
@@ -212,6 +213,18 @@ class DataPlane(PortStateMixin):
         finally:
             self._loop_thread = None
             self._run_calls()
+
+    def collect_ring_drops(self) -> None:
+        """Count what the kernel lost in the ports' receive rings (received, dropped as rx_ring)."""
+        for num, port in self.ports.items():
+            drops = port.take_drops()
+            if drops:
+                self.acct.ring_dropped(num, drops)
+
+    def stats_snapshot(self) -> dict:
+        """The accounting with the ring drops up to now (on the loop thread)."""
+        self.collect_ring_drops()
+        return self.acct.snapshot()
 
     def _guarded(self, fn: Callable[[], None]) -> None:
         """Housekeeping must never stop the packet loop: log its failures and carry on."""
@@ -249,7 +262,7 @@ class DataPlane(PortStateMixin):
             ps.dropped[MALFORMED] += 1
             return
         if not jobs:
-            ps.dropped[PIPELINE] += 1
+            ps.dropped[MALFORMED if live.malformed() else PIPELINE] += 1
             return
         ports = self.ports
         cpu = self.cpu_port
@@ -364,6 +377,7 @@ class DataPlane(PortStateMixin):
     def close(self) -> None:
         for num in list(self.tm.ports):
             self._flush_queue(num)
+        self._guarded(self.collect_ring_drops)
         for port in self.ports.values():
             port.close()
         for w in list(self._pcap_in.values()) + list(self._pcap_out.values()):

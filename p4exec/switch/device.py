@@ -111,7 +111,7 @@ class SwitchDevice:
         self.dp.port_listeners.append(fn)
 
     def stats(self) -> dict:
-        snap = self.dp.call(self.dp.acct.snapshot)
+        snap = self.dp.call(self.dp.stats_snapshot)
         snap["queues"] = {
             str(n): dict(pq.config.as_dict(), backlog=pq.backlog, tail_drops=pq.drops)
             for n, pq in sorted(self.dp.tm.ports.items())

@@ -8,6 +8,7 @@ needs: the pipeline halves around the traffic manager and the liveness register.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ class Live:
     ingress: Any = None  # pipeline.ingress(port, data, now_us) -> list[EgressJob]
     egress: Any = None  # pipeline.egress(job, now_us, queue_info) -> list[(port, bytes)]
     liveness: list = field(default_factory=list)  # [(register, value_if_up, value_if_down)]
+    malformed: Callable[[], bool] = lambda: False  # did the last ingress fail to parse/process its frame?
 
     def set_port_up(self, port: int, up: bool) -> None:
         for reg, if_up, if_down in self.liveness:
@@ -50,7 +52,9 @@ def make_live(program: Program) -> Live:
     """The pipeline halves of a loaded program (none for a control-only one) and its liveness register."""
     live = Live(program)
     if program.loaded is not None:
-        live.ingress, live.egress = program.loaded.pipeline.ingress, program.loaded.pipeline.egress
+        pipeline = program.loaded.pipeline
+        live.ingress, live.egress = pipeline.ingress, pipeline.egress
+        live.malformed = lambda: pipeline.last_malformed
     for name, (if_up, if_down) in LIVENESS_REGISTERS.items():
         reg = find_register(program.state, name)
         if reg is not None:

@@ -52,6 +52,7 @@ class V1Pipeline:
         self.logs: list[str] = []
         self.digest_log: list[tuple[str, tuple]] = []
         self.digest_sink = None
+        self.last_malformed = False  # the last ingress() met a parser error or failed on its frame
         self.max_logs = 10000
         ns = build_namespace(program, state, self)
         self.ns = ns
@@ -89,6 +90,7 @@ class V1Pipeline:
         off, err = self._parse(data, hdr, meta, sm)
         if err > 0:
             sm.parser_error = err
+            self.last_malformed = True
         payload = data[off:]
         pk.payload = payload
         pk.sm = sm
@@ -97,6 +99,7 @@ class V1Pipeline:
 
     def ingress(self, port: int, data: bytes, now_us: int) -> list[EgressJob]:
         jobs: list[EgressJob] = []
+        self.last_malformed = False
         try:
             self._ingress_pass(port, bytes(data), now_us, NORMAL, None, None, None, jobs, 0)
         except rt.P4AssertError as e:
@@ -104,6 +107,7 @@ class V1Pipeline:
             log.warning("assert/assume failed at %s: packet dropped", e)
             return []
         except Exception:  # noqa: BLE001 - a bug in a program must not kill the switch
+            self.last_malformed = True
             self.stats["runtime_error"] += 1
             log.exception("p4exec: error while processing a packet in ingress; packet dropped")
             return []
