@@ -6,8 +6,8 @@ import threading
 from concurrent import futures
 
 import grpc
-from p4.v1 import p4runtime_pb2_grpc
 
+from p4exec.p4runtime.handlers import add_to_server
 from p4exec.p4runtime.service import P4RuntimeService
 
 TICK_S = 0.002  # digest timeout resolution (digests configured, or idle-timeout tables)
@@ -28,7 +28,7 @@ class P4RuntimeServer:
             options=[("grpc.max_receive_message_length", MAX_MESSAGE),
                      ("grpc.max_send_message_length", MAX_MESSAGE)],
         )
-        p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(self.service, self._server)
+        add_to_server(self.service, self._server)  # Write reads its bytes itself (handlers.py)
         self.port = self._server.add_insecure_port(address)
         if self.port == 0:
             raise OSError(f"cannot listen on {address}")

@@ -6,9 +6,10 @@ import logging
 import queue
 import threading
 
+from google.protobuf.message import DecodeError
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
-from p4exec.p4runtime import atomic, dispatch, idle
+from p4exec.p4runtime import atomic, dispatch, fastpath, idle, wire
 from p4exec.p4runtime.arbitration import Arbitrator, Session, election_int
 from p4exec.p4runtime.context import Context
 from p4exec.p4runtime.device_api import P4RuntimeDevice
@@ -189,6 +190,69 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         if any(r.error is not None for r in results):
             abort_with_status(context, batch_status(results, budget=details_budget(context)))
         return p4runtime_pb2.WriteResponse()
+
+    def WriteRaw(self, raw: bytes, context):  # noqa: N802 - the Write RPC, request as bytes (handlers.py)
+        """Write, reading simple table entries straight from the wire; the rest as protobuf."""
+        try:
+            head = wire.split_write(raw)
+        except (wire.Unusual, IndexError, UnicodeDecodeError):
+            head = None
+        if head is None or head.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR or head.has_role_id:
+            try:
+                request = p4runtime_pb2.WriteRequest.FromString(raw)
+            except DecodeError:
+                abort_with(context, P4RuntimeError("INVALID_ARGUMENT", "the WriteRequest does not parse"))
+            return self.Write(request, context)
+        try:
+            results = self._write_raw(raw, head)
+        except P4RuntimeError as err:
+            abort_with(context, err)
+        except Exception as exc:  # noqa: BLE001 - e.g. the switch's data plane did not answer
+            abort_with(context, _unexpected(exc))
+        if any(r.error is not None for r in results):
+            abort_with_status(context, batch_status(results, budget=details_budget(context)))
+        return p4runtime_pb2.WriteResponse()
+
+    def _write_raw(self, raw: bytes, head: wire.RawWrite) -> list[UpdateResult]:
+        items = []
+        for start, end in head.updates:
+            try:
+                utype, simple = wire.read_update(raw, start, end)
+            except (wire.Unusual, IndexError):
+                utype, simple = 0, None
+            items.append((utype, simple, start, end))
+        if all(simple is None for _, simple, _, _ in items):  # nothing for the fast path
+            try:
+                request = p4runtime_pb2.WriteRequest.FromString(raw)
+            except DecodeError:
+                raise P4RuntimeError("INVALID_ARGUMENT", "the WriteRequest does not parse") from None
+            return self._write(request)
+        self._check_device(head.device_id)
+        self.arbitrator.check_primary(head.device_id, head.role, head.election)
+        results: list[UpdateResult] = []
+        with self._lock:
+            ctx = self._need_pipeline()  # a table entry: never device-level
+            for first in range(0, len(items), WRITE_CHUNK):
+                chunk = items[first:first + WRITE_CHUNK]
+
+                def apply_chunk(c: list = chunk) -> list[UpdateResult]:
+                    out = []
+                    for utype, simple, start, end in c:
+                        if simple is not None and fastpath.apply(ctx, utype, simple):
+                            out.append(UpdateResult())
+                        else:
+                            out.append(self._apply_raw(ctx, raw, start, end))
+                    return out
+
+                results.extend(self._control(apply_chunk))
+        return results
+
+    def _apply_raw(self, ctx: Context, raw: bytes, start: int, end: int) -> UpdateResult:
+        try:
+            update = p4runtime_pb2.Update.FromString(raw[start:end])
+        except DecodeError:
+            return UpdateResult(P4RuntimeError("INVALID_ARGUMENT", "the update does not parse"))
+        return self._apply_one(ctx, update)
 
     def _write(self, request) -> list[UpdateResult]:
         self._check_device(request.device_id)

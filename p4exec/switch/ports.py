@@ -196,6 +196,8 @@ class Port:
         out: list[bytes] = []
         append = out.append
         mm = self._mm
+        if mm is None:
+            return out
         slot, nslots, idx = self._slot, self._nslots, self._idx
         unpack = _T2.unpack_from
         filt = self._filter_out
@@ -224,8 +226,11 @@ class Port:
         Any refusal (queue full = ENOBUFS, link down, frame too big, ...) costs this frame only: it is counted
         as a tx error by the caller and the switch goes on. A surprising errno is remembered in
         `send_errors` so the switch's stats show it, rather than ending the process."""
+        sock = self.sock
+        if sock is None:
+            return False
         try:
-            self.sock.send(frame)
+            sock.send(frame)
             return True
         except BlockingIOError:
             return False

@@ -60,13 +60,13 @@ def test_rejected_big_writes_do_not_grow_memory(routes):
         with pytest.raises(grpc.RpcError):
             routes.write(route(1, port=b"\xff" * (1 << 20)))
 
-    for _ in range(5):  # warm-up: buffers and caches reach their size
+    for _ in range(40):  # warm-up: buffers, caches and the gRPC threads' malloc arenas reach their size
         rejected()
     before = rss_kib()
-    for _ in range(40):
+    for _ in range(60):
         rejected()
     grown_mib = (rss_kib() - before) / 1024
-    assert grown_mib < 30, f"{grown_mib:.0f} MiB more after 40 rejected writes"  # was ~2 MiB per write
+    assert grown_mib < 45, f"{grown_mib:.0f} MiB more after 60 rejected writes"  # was ~2 MiB per write
 
 
 def test_every_failure_of_a_500_batch_reaches_a_default_client(routes):
