@@ -33,7 +33,12 @@ from controller.pre import PreMixin
 
 _STOP = object()
 # Big pipeline configs and batches: the server accepts up to 256 MB.
-_CHANNEL_OPTIONS = [("grpc.max_send_message_length", 256 << 20), ("grpc.max_receive_message_length", 256 << 20)]
+# Big metadata limits: the per-update errors of a failed 500-update batch travel in the status details
+# (trailing metadata); with gRPC's default 8/16 KiB limits the server has to send them compact or cut.
+_CHANNEL_OPTIONS = [("grpc.max_send_message_length", 256 << 20), ("grpc.max_receive_message_length", 256 << 20),
+                    ("grpc.max_metadata_size", 1 << 20), ("grpc.absolute_max_metadata_size", 1 << 20)]
+# Tells p4exec's server that this client takes status details up to 1 MiB: every failure's message arrives.
+_WRITE_METADATA = (("p4exec-status-details-budget", str(1 << 20)),)
 __all__ = ["SwitchConnection", "as_entity", "parse_write_error"]
 
 
@@ -323,7 +328,7 @@ class SwitchConnection(PreMixin, DeviceMixin):
                                   role=self.role, updates=batch)
         try:
             # A loaded 2-core host can take a while per update: the deadline grows with the batch.
-            self.stub.Write(request, timeout=max(self.timeout, 60, 0.25 * len(batch)))
+            self.stub.Write(request, timeout=max(self.timeout, 60, 0.25 * len(batch)), metadata=_WRITE_METADATA)
         except grpc.RpcError as err:
             raise parse_write_error(err) from None
         return len(batch)

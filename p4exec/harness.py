@@ -1,7 +1,7 @@
-"""In-process harness: load a P4 program, install entries, send packets, read state.
+"""In-process harness: a LoadedProgram with a virtual clock, name-based entry helpers and observations.
 
-The same object backs `p4exec stf`, the benchmarks, the tests and `load_device_config` (the P4Runtime server
-and the switch use ``.pipeline.ingress/egress``).
+It backs `p4exec stf`, the benchmarks and the tests; devices (the switch, the P4Runtime server) run the
+LoadedProgram itself (`p4exec.v1model.loader`).
 """
 from __future__ import annotations
 
@@ -9,40 +9,32 @@ from collections.abc import Mapping
 from typing import Any
 
 from p4exec.compiler.program import CompiledProgram, compile_file, compile_source
-
-
-class _QueueInfo:
-    __slots__ = ("enq_timestamp", "enq_qdepth", "deq_timedelta", "deq_qdepth", "qid")
-
-    def __init__(self, enq_timestamp, enq_qdepth, deq_timedelta, deq_qdepth, qid):
-        self.enq_timestamp = enq_timestamp
-        self.enq_qdepth = enq_qdepth
-        self.deq_timedelta = deq_timedelta
-        self.deq_qdepth = deq_qdepth
-        self.qid = qid
+from p4exec.switch.tm import QueueInfo
+from p4exec.v1model.loader import LoadedProgram, load
 
 
 class Harness:
-    """A compiled program bound to a DeviceState, with a virtual clock (microseconds)."""
+    """A LoadedProgram with a virtual clock (microseconds)."""
 
-    def __init__(self, program: CompiledProgram, seed: int = 0, state=None):
-        self.program = program
-        self.seed = seed
-        self.pipeline = program.instantiate(state, seed)
-        self.state = self.pipeline.state
-        self.p4info = program.p4info
+    def __init__(self, loaded: LoadedProgram):
+        self.loaded = loaded
+        self.program: CompiledProgram = loaded.compiled
+        self.seed = loaded.seed
+        self.pipeline = loaded.pipeline
+        self.state = loaded.state
+        self.p4info = loaded.p4info
         self.clock_us = 0
         self.queue_depths: dict[int, int] = {}
 
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_file(cls, path: str, seed: int = 0, include_dirs: list[str] | None = None) -> Harness:
-        return cls(compile_file(str(path), include_dirs), seed)
+        return cls(load(compile_file(str(path), include_dirs), seed))
 
     @classmethod
     def from_source(cls, text: str, filename: str = "<input>", seed: int = 0,
                     include_dirs: list[str] | None = None) -> Harness:
-        return cls(compile_source(text, filename, include_dirs), seed)
+        return cls(load(compile_source(text, filename, include_dirs), seed))
 
     # ------------------------------------------------------------------ packets
     @property
@@ -62,7 +54,7 @@ class Harness:
         for job in pipe.ingress(port, data, now):
             if depths:
                 d = depths.get(job.egress_port, 0)
-                out.extend(pipe.egress(job, now, _QueueInfo(now, d, 0, d, 0) if d else None))
+                out.extend(pipe.egress(job, now, QueueInfo(now, d, 0, d, 0) if d else None))
             else:
                 out.extend(pipe.egress(job, now, None))
         return out

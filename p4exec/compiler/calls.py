@@ -191,10 +191,6 @@ class CallCompiler:
         self.hash_algos.add(algo)
         return f"_hb_{algo}"
 
-    def fields_tuple(self, e: E, node) -> str:
-        fv = self.field_values(e, node)
-        return "(" + "".join(f"({c}, {w}), " for c, w in fv) + ")"
-
     def enum_member_name(self, e: E, enum_name: str, node) -> str:
         t = T.strip_new(e.type)
         if not (isinstance(t, T.EnumT) and t.name == enum_name) or e.const is None:

@@ -53,14 +53,11 @@ def is_compiled_json(data: bytes) -> bool:
     return isinstance(obj, dict) and isinstance(obj.get("program"), str)
 
 
-def load_untrusted_device_config(data: bytes, limits: WorkerLimits = DEFAULT_LIMITS):
-    """Like ``p4exec.compiler.load_device_config``, for a config a client sent: source is compiled in the
-    bounded worker first."""
-    from p4exec.compiler import load_device_config
-
-    if not is_compiled_json(data):
-        data = compile_in_worker(data, limits).encode()
-    return load_device_config(data)
+def untrusted_config(data: bytes, limits: WorkerLimits = DEFAULT_LIMITS) -> bytes:
+    """A config a client sent, as `p4exec compile` JSON: P4 source is compiled in the bounded worker first."""
+    if is_compiled_json(data):
+        return data
+    return compile_in_worker(data, limits).encode()
 
 
 def compile_in_worker(source: bytes, limits: WorkerLimits = DEFAULT_LIMITS) -> str:

@@ -20,7 +20,8 @@ def decode(data: bytes, bitwidth: int, what: str) -> int:
         raise P4RuntimeError("OUT_OF_RANGE", f"{what}: empty byte string")
     value = int.from_bytes(data, "big")
     if bitwidth > 0 and value >> bitwidth:
-        raise P4RuntimeError("OUT_OF_RANGE", f"{what}: value {value:#x} does not fit in {bitwidth} bits")
+        shown = f"value {value:#x}" if len(data) <= 16 else f"a {len(data)}-byte value"
+        raise P4RuntimeError("OUT_OF_RANGE", f"{what}: {shown} does not fit in {bitwidth} bits")
     return value
 
 

@@ -23,6 +23,7 @@ class Context:
     cookie: int = 0
     store: Store = field(default_factory=Store)
     has_idle_tables: bool = False  # any NOTIFY_CONTROL table: only then scan for idle entries
+    fast_layouts: dict[int, Any] = field(default_factory=dict)  # table id -> fastpath.TableLayout | None
 
     @classmethod
     def build(cls, program: Program, device: Any, cookie: int = 0) -> Context:

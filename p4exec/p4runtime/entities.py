@@ -272,7 +272,7 @@ def write_group(ctx: Context, update_type: int, msg: p4runtime_pb2.ActionProfile
             raise invalid(f"member {m.member_id} listed twice")
         if m.weight <= 0:
             raise invalid(f"member {m.member_id}: weight must be positive")
-        check_watch_port(ctx, m)
+        oneshot.check_watch_port(ctx, m)
         seen.add(m.member_id)
         total += m.weight
         stored.members.add().CopyFrom(m)
@@ -286,18 +286,6 @@ def write_group(ctx: Context, update_type: int, msg: p4runtime_pb2.ActionProfile
     stored.max_size = max_size
     ctx.binding.group_write(name, update_type, stored)
     groups[msg.group_id] = stored
-
-
-def check_watch_port(ctx: Context, member) -> None:
-    """A watch port must be empty or a port of the device (spec)."""
-    kind = member.WhichOneof("watch_kind")
-    port = int.from_bytes(member.watch_port, "big") if kind == "watch_port" and member.watch_port \
-        else (member.watch if kind == "watch" and member.watch else None)
-    if port is None:
-        return
-    ports = getattr(ctx.device, "port_status", lambda: {})()
-    if ports and port not in ports:
-        raise invalid(f"watch port {port} is not a port of this device")
 
 
 def read_members(ctx: Context, req: p4runtime_pb2.ActionProfileMember) -> Iterator[Entity]:

@@ -46,7 +46,7 @@ def _indices(req_has_index: bool, index: int, size: int, what: str) -> range:
 
 # -- counters ----------------------------------------------------------------------------------
 def write_counter(ctx: Context, update_type: int, msg: p4runtime_pb2.CounterEntry) -> None:
-    info = ctx.index.get("counters", msg.counter_id, "counter")
+    info = ctx.index.lookup("counters", msg.counter_id, "counter")
     name = info.preamble.name
     _modify_only(update_type, f"counter {name!r}")
     data = msg.data
@@ -61,7 +61,7 @@ def _counter_value(ctx: Context, cid: int, name: str, i: int) -> tuple[int, int]
 
 
 def read_counters(ctx: Context, req: p4runtime_pb2.CounterEntry) -> Iterator[Entity]:
-    infos = [ctx.index.get("counters", req.counter_id, "counter")] if req.counter_id \
+    infos = [ctx.index.lookup("counters", req.counter_id, "counter")] if req.counter_id \
         else list(ctx.index.p4info.counters)
     for info in infos:
         cid, name = info.preamble.id, info.preamble.name
@@ -134,7 +134,7 @@ def _check_meter_config(cfg: p4runtime_pb2.MeterConfig) -> None:
 
 
 def write_meter(ctx: Context, update_type: int, msg: p4runtime_pb2.MeterEntry) -> None:
-    info = ctx.index.get("meters", msg.meter_id, "meter")
+    info = ctx.index.lookup("meters", msg.meter_id, "meter")
     name = info.preamble.name
     _modify_only(update_type, f"meter {name!r}")
     cells = _indices(msg.HasField("index"), msg.index.index, info.size, f"meter {name!r}")
@@ -150,7 +150,7 @@ def write_meter(ctx: Context, update_type: int, msg: p4runtime_pb2.MeterEntry) -
 
 
 def read_meters(ctx: Context, req: p4runtime_pb2.MeterEntry) -> Iterator[Entity]:
-    infos = [ctx.index.get("meters", req.meter_id, "meter")] if req.meter_id \
+    infos = [ctx.index.lookup("meters", req.meter_id, "meter")] if req.meter_id \
         else list(ctx.index.p4info.meters)
     for info in infos:
         mid = info.preamble.id
@@ -198,7 +198,7 @@ def _register_width(info) -> int:
 
 
 def write_register(ctx: Context, update_type: int, msg: p4runtime_pb2.RegisterEntry) -> None:
-    info = ctx.index.get("registers", msg.register_id, "register")
+    info = ctx.index.lookup("registers", msg.register_id, "register")
     name = info.preamble.name
     _modify_only(update_type, f"register {name!r}")
     cells = _indices(msg.HasField("index"), msg.index.index, info.size, f"register {name!r}")
@@ -211,7 +211,7 @@ def write_register(ctx: Context, update_type: int, msg: p4runtime_pb2.RegisterEn
 
 
 def read_registers(ctx: Context, req: p4runtime_pb2.RegisterEntry) -> Iterator[Entity]:
-    infos = [ctx.index.get("registers", req.register_id, "register")] if req.register_id \
+    infos = [ctx.index.lookup("registers", req.register_id, "register")] if req.register_id \
         else list(ctx.index.p4info.registers)
     for info in infos:
         rid, name = info.preamble.id, info.preamble.name
@@ -285,7 +285,7 @@ def read_pre(ctx: Context, req: p4runtime_pb2.PacketReplicationEngineEntry) -> I
 
 # -- digests -----------------------------------------------------------------------------------
 def write_digest(ctx: Context, update_type: int, msg: p4runtime_pb2.DigestEntry) -> None:
-    info = ctx.index.get("digests", msg.digest_id, "digest")
+    info = ctx.index.lookup("digests", msg.digest_id, "digest")
     name = info.preamble.name
     configs = ctx.store.digests
     if update_type == U.INSERT and msg.digest_id in configs:
@@ -307,7 +307,7 @@ def write_digest(ctx: Context, update_type: int, msg: p4runtime_pb2.DigestEntry)
 
 def read_digests(ctx: Context, req: p4runtime_pb2.DigestEntry) -> Iterator[Entity]:
     if req.digest_id:
-        ctx.index.get("digests", req.digest_id, "digest")
+        ctx.index.lookup("digests", req.digest_id, "digest")
     for did, cfg in ctx.store.digests.items():
         if not req.digest_id or did == req.digest_id:
             ent = Entity()
@@ -319,7 +319,7 @@ def read_digests(ctx: Context, req: p4runtime_pb2.DigestEntry) -> Iterator[Entit
 # -- parser value sets -------------------------------------------------------------------------
 def write_value_set(ctx: Context, update_type: int, msg: p4runtime_pb2.ValueSetEntry) -> None:
     """MODIFY replaces the whole member list (P4Runtime: value sets have one entry each)."""
-    info = ctx.index.get("value_sets", msg.value_set_id, "value set")
+    info = ctx.index.lookup("value_sets", msg.value_set_id, "value set")
     name = info.preamble.name
     _modify_only(update_type, f"value set {name!r}")
     stored = p4runtime_pb2.ValueSetEntry(value_set_id=msg.value_set_id)
@@ -335,7 +335,7 @@ def write_value_set(ctx: Context, update_type: int, msg: p4runtime_pb2.ValueSetE
 
 
 def read_value_sets(ctx: Context, req: p4runtime_pb2.ValueSetEntry) -> Iterator[Entity]:
-    infos = [ctx.index.get("value_sets", req.value_set_id, "value set")] if req.value_set_id \
+    infos = [ctx.index.lookup("value_sets", req.value_set_id, "value set")] if req.value_set_id \
         else list(ctx.index.p4info.value_sets)
     for info in infos:
         stored = ctx.store.value_sets.get(info.preamble.id)
@@ -359,7 +359,7 @@ def write_extern(ctx: Context | None, device, update_type: int, msg: p4runtime_p
                 or v.number_value != int(v.number_value):
             raise invalid(f"queue field {k!r} must be a non-negative integer")
         values[k] = int(v.number_value)
-    ports = getattr(device, "port_status", lambda: {})()
+    ports = device.port_status()
     if ports and msg.extern_id not in ports:
         raise not_found(f"no port {msg.extern_id}")
     device.set_queue(msg.extern_id, **values)
@@ -368,7 +368,7 @@ def write_extern(ctx: Context | None, device, update_type: int, msg: p4runtime_p
 def read_externs(ctx: Context | None, device, req: p4runtime_pb2.ExternEntry) -> Iterator[Entity]:
     if req.extern_type_id not in (0, P4EXEC_QUEUE_TYPE):
         raise not_found(f"unknown extern type {req.extern_type_id:#x}")
-    ports = getattr(device, "port_status", lambda: {})()
+    ports = device.port_status()
     if req.extern_id:
         if ports and req.extern_id not in ports:
             raise not_found(f"no port {req.extern_id}")

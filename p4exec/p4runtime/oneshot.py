@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from p4.v1 import p4runtime_pb2
 
+from p4exec.p4runtime.context import Context
 from p4exec.p4runtime.errors import invalid
 
 U = p4runtime_pb2.Update
@@ -57,8 +58,6 @@ def realize(ctx, table, entry: p4runtime_pb2.TableEntry) -> tuple[p4runtime_pb2.
         used_members.update(r.member_ids)
         used_groups.add(r.group_id)
     actions = entry.action.action_profile_action_set.action_profile_actions
-    from p4exec.p4runtime.entities import check_watch_port  # (entities imports this module)
-
     for a in actions:
         check_watch_port(ctx, a)
     member_ids = _free_ids(used_members, len(actions))
@@ -96,3 +95,15 @@ def release(ctx, done: Realized, group_made: bool = True) -> None:
     for mid in done.member_ids:
         ctx.binding.member_write(name, U.DELETE, p4runtime_pb2.ActionProfileMember(
             action_profile_id=done.ap_id, member_id=mid))
+
+
+def check_watch_port(ctx: Context, member) -> None:
+    """A watch port must be empty or a port of the device (spec)."""
+    kind = member.WhichOneof("watch_kind")
+    port = int.from_bytes(member.watch_port, "big") if kind == "watch_port" and member.watch_port \
+        else (member.watch if kind == "watch" and member.watch else None)
+    if port is None:
+        return
+    ports = ctx.device.port_status()
+    if ports and port not in ports:
+        raise invalid(f"watch port {port} is not a port of this device")

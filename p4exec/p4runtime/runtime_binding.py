@@ -11,7 +11,8 @@ from typing import Any
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
-from p4exec.p4runtime.backend import Program, _optional, call
+from p4exec import runtime
+from p4exec.p4runtime.backend import Program, call
 from p4exec.p4runtime.codec import decode, encode
 
 U = p4runtime_pb2.Update
@@ -32,14 +33,12 @@ class Binding:
 
     # tables
     def action_call(self, action: p4runtime_pb2.Action) -> Any:
-        runtime = _optional("p4exec.runtime")
         info = self._actions[action.action_id]
         given = {p.param_id: p.value for p in action.params}
         args = tuple(decode(given[p.id], p.bitwidth, p.name) for p in info.params)
         return runtime.ActionCall(info.preamble.name, args)
 
     def runtime_entry(self, table: p4info_pb2.Table, entry: p4runtime_pb2.TableEntry) -> Any:
-        runtime = _optional("p4exec.runtime")
         by_field = {m.field_id: m for m in entry.match}
         match = []
         for mf in table.match_fields:
@@ -126,7 +125,6 @@ class Binding:
         obj = self._obj("tables", table.preamble.name)
         if obj is None:
             return None
-        runtime = _optional("p4exec.runtime")
         by_field = {m.field_id: m for m in entry.match}
         match = tuple(None if by_field.get(mf.id) is None
                       else _field_match(runtime, mf, by_field[mf.id])
@@ -199,7 +197,6 @@ class Binding:
         obj = self._obj("value_sets", info.preamble.name)
         if obj is None:
             return
-        runtime = _optional("p4exec.runtime")
         rows = []
         for match in members:
             by_field = {m.field_id: m for m in match}
@@ -266,7 +263,6 @@ class Binding:
         if update_type == U.DELETE:
             call(pre.delete_session, sid)
             return
-        runtime = _optional("p4exec.runtime")
         session = runtime.CloneSession(
             sid, tuple((_replica_port(r), r.instance) for r in entry.replicas),
             entry.class_of_service, entry.packet_length_bytes)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
-from p4.v1 import p4runtime_pb2_grpc
 
+from p4exec.p4runtime.handlers import add_to_server
 from p4exec.p4runtime.service import P4RuntimeService
 
 TICK_S = 0.002  # digest timeout resolution (digests configured, or idle-timeout tables)
@@ -95,7 +95,7 @@ class P4RuntimeServer:
             options=[("grpc.max_receive_message_length", MAX_MESSAGE),
                      ("grpc.max_send_message_length", MAX_MESSAGE)],
         )
-        p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(self.service, self._server)
+        add_to_server(self.service, self._server)  # Write reads its bytes itself (handlers.py)
         sock = unix_path(address)
         if sock is not None and tls is not None:
             raise ValueError("TLS is for TCP addresses; a Unix socket is protected by its directory")

@@ -6,11 +6,13 @@ import logging
 import queue
 import threading
 
+from google.protobuf.message import DecodeError
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
-from p4exec.p4runtime import atomic, dispatch, idle
+from p4exec.p4runtime import atomic, dispatch, fastpath, idle, wire
 from p4exec.p4runtime.arbitration import Arbitrator, Session, election_int
 from p4exec.p4runtime.context import Context
+from p4exec.p4runtime.device_api import P4RuntimeDevice
 from p4exec.p4runtime.digests import DigestEngine
 from p4exec.p4runtime.errors import (
     P4RuntimeError,
@@ -19,6 +21,7 @@ from p4exec.p4runtime.errors import (
     abort_with_status,
     batch_status,
     canonical_code,
+    details_budget,
 )
 from p4exec.p4runtime.packetio import packet_in_message, packet_out_frame
 
@@ -35,7 +38,7 @@ GET = p4runtime_pb2.GetForwardingPipelineConfigRequest
 class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
     """One device behind the P4Runtime service; all control-plane changes under one lock."""
 
-    def __init__(self, device) -> None:
+    def __init__(self, device: P4RuntimeDevice) -> None:
         self.device = device
         self.arbitrator = Arbitrator({device.device_id})
         # ctx: what Read/Write address (after VERIFY_AND_SAVE, the saved config, whose state
@@ -49,13 +52,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self.digests = DigestEngine(self._send_digest)
         self._polls = 0
         self._idle_reported: dict[int, int] = {}
-        # Runs state changes where the data plane cannot see them half-done (switch: its own thread).
-        self._control = getattr(device, "control", None) or (lambda fn: fn())
+        # Every state change runs where the data plane cannot see it half-done (switch: its own thread).
+        self._control = device.control
         device.add_packet_in_listener(self._on_packet_in)
-        add_digest = getattr(device, "add_digest_listener", None)
-        if add_digest is not None:
-            add_digest(self._on_digest)
-        current = getattr(device, "program", None)
+        device.add_digest_listener(self._on_digest)
+        current = device.program
         if current is not None:  # the switch may start with a program (p4exec switch OUT.json)
             self._install(current, cookie=0)
 
@@ -71,11 +72,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
 
     def _install(self, program, cookie: int) -> None:
         self.ctx = self.live = Context.build(program, self.device, cookie)
-        self._went_live()
+        self._went_live(self.live)
 
-    def _went_live(self) -> None:
+    def _went_live(self, live: Context) -> None:
         self.digests.reset()
-        self.digests.configure(self.live.store.digests)
+        self.digests.configure(live.store.digests)
         self._idle_reported.clear()
 
     # -- RPCs -----------------------------------------------------------------------------------
@@ -113,7 +114,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 self.device.commit(self._saved)  # its state already holds the writes made since
                 self.live = self.ctx
                 self._saved = None
-                self._went_live()
+                if self.live is not None:
+                    self._went_live(self.live)
                 return
             if not request.HasField("config"):
                 raise P4RuntimeError("INVALID_ARGUMENT", "the request has no config")
@@ -141,7 +143,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         if old is None:
             self._commit(program, cookie)
             return
-        updates = dispatch.snapshot(old, self.device)
+        updates = self._control(lambda: dispatch.snapshot(old, self.device))
         fresh = Context.build(program, self.device, cookie)
         for update in updates:
             try:
@@ -159,7 +161,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self.device.commit(program)
         self.ctx = self.live = fresh
         self._saved = None
-        self._went_live()
+        self._went_live(fresh)
 
     def GetForwardingPipelineConfig(self, request, context):  # noqa: N802
         try:
@@ -190,14 +192,77 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         except Exception as exc:  # noqa: BLE001 - e.g. the switch's data plane did not answer
             abort_with(context, _unexpected(exc))
         if any(r.error is not None for r in results):
-            abort_with_status(context, batch_status(results))
+            abort_with_status(context, batch_status(results, budget=details_budget(context)))
         return p4runtime_pb2.WriteResponse()
+
+    def WriteRaw(self, raw: bytes, context):  # noqa: N802 - the Write RPC, request as bytes (handlers.py)
+        """Write, reading simple table entries straight from the wire; the rest as protobuf."""
+        try:
+            head = wire.split_write(raw)
+        except (wire.Unusual, IndexError, UnicodeDecodeError):
+            head = None
+        if head is None or head.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR or head.has_role_id:
+            try:
+                request = p4runtime_pb2.WriteRequest.FromString(raw)
+            except DecodeError:
+                abort_with(context, P4RuntimeError("INVALID_ARGUMENT", "the WriteRequest does not parse"))
+            return self.Write(request, context)
+        try:
+            results = self._write_raw(raw, head)
+        except P4RuntimeError as err:
+            abort_with(context, err)
+        except Exception as exc:  # noqa: BLE001 - e.g. the switch's data plane did not answer
+            abort_with(context, _unexpected(exc))
+        if any(r.error is not None for r in results):
+            abort_with_status(context, batch_status(results, budget=details_budget(context)))
+        return p4runtime_pb2.WriteResponse()
+
+    def _write_raw(self, raw: bytes, head: wire.RawWrite) -> list[UpdateResult]:
+        items = []
+        for start, end in head.updates:
+            try:
+                utype, simple = wire.read_update(raw, start, end)
+            except (wire.Unusual, IndexError):
+                utype, simple = 0, None
+            items.append((utype, simple, start, end))
+        if all(simple is None for _, simple, _, _ in items):  # nothing for the fast path
+            try:
+                request = p4runtime_pb2.WriteRequest.FromString(raw)
+            except DecodeError:
+                raise P4RuntimeError("INVALID_ARGUMENT", "the WriteRequest does not parse") from None
+            return self._write(request)
+        self._check_device(head.device_id)
+        self.arbitrator.check_primary(head.device_id, head.role, head.election)
+        results: list[UpdateResult] = []
+        with self._lock:
+            ctx = self._need_pipeline()  # a table entry: never device-level
+            for first in range(0, len(items), WRITE_CHUNK):
+                chunk = items[first:first + WRITE_CHUNK]
+
+                def apply_chunk(c: list = chunk) -> list[UpdateResult]:
+                    out = []
+                    for utype, simple, start, end in c:
+                        if simple is not None and fastpath.apply(ctx, utype, simple):
+                            out.append(UpdateResult())
+                        else:
+                            out.append(self._apply_raw(ctx, raw, start, end))
+                    return out
+
+                results.extend(self._control(apply_chunk))
+        return results
+
+    def _apply_raw(self, ctx: Context, raw: bytes, start: int, end: int) -> UpdateResult:
+        try:
+            update = p4runtime_pb2.Update.FromString(raw[start:end])
+        except DecodeError:
+            return UpdateResult(P4RuntimeError("INVALID_ARGUMENT", "the update does not parse"))
+        return self._apply_one(ctx, update)
 
     def _write(self, request) -> list[UpdateResult]:
         self._check_device(request.device_id)
         self.arbitrator.check_primary(request.device_id, request.role,
                                       election_int(request.election_id))
-        results = []
+        results: list[UpdateResult] = []
         with self._lock:
             ctx = self.ctx if _device_level(request.updates) else self._need_pipeline()
             if request.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR:
@@ -211,10 +276,14 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             updates = list(request.updates)
             for start in range(0, len(updates), WRITE_CHUNK):
                 chunk = updates[start:start + WRITE_CHUNK]
-                results.extend(self._control(lambda c=chunk: [self._apply_one(ctx, u) for u in c]))
+
+                def apply_chunk(c: list = chunk) -> list[UpdateResult]:
+                    return [self._apply_one(ctx, u) for u in c]
+
+                results.extend(self._control(apply_chunk))
         return results
 
-    def _apply_one(self, ctx: Context, update) -> UpdateResult:
+    def _apply_one(self, ctx: Context | None, update) -> UpdateResult:
         try:
             dispatch.write_update(ctx, self.device, update)
             return UpdateResult()
@@ -314,7 +383,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             raise P4RuntimeError("UNIMPLEMENTED", f"stream message {kind} is not supported")
 
     def _check_stream_primary(self, session: Session) -> None:
-        if session.election_id is None:
+        if session.election_id is None or session.device_id is None:
             raise P4RuntimeError("PERMISSION_DENIED", "only the primary client may send packets")
         self.arbitrator.check_primary(session.device_id, session.role or "", session.election_id)
 
@@ -373,9 +442,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
     def close(self) -> None:
         """Wake every stream so the server can stop promptly; stop listening to the device."""
         self._closing.set()
-        remove = getattr(self.device, "remove_packet_in_listener", None)
-        if remove is not None:
-            remove(self._on_packet_in)
+        self.device.remove_packet_in_listener(self._on_packet_in)
         for s in self.arbitrator.sessions():
             s.close()
 

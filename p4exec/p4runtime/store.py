@@ -12,12 +12,43 @@ from dataclasses import dataclass, field
 from p4.v1 import p4runtime_pb2
 
 from p4exec.p4runtime.translate import EntryKey
+from p4exec.p4runtime.wire import encode_entry
+
+_MISSING = object()
+
+
+class EntryMap(dict):
+    """key -> canonical TableEntry of one table; the fast path stores the entry's canonical parts
+    (a tuple, see fastpath.py), which become a message when first read (most written entries are
+    never read back)."""
+
+    def raw(self, key: EntryKey):
+        return dict.__getitem__(self, key)
+
+    def _msg(self, key: EntryKey, value) -> p4runtime_pb2.TableEntry:
+        if type(value) is tuple:
+            value = p4runtime_pb2.TableEntry.FromString(encode_entry(*value))
+            dict.__setitem__(self, key, value)
+        return value
+
+    def __getitem__(self, key: EntryKey) -> p4runtime_pb2.TableEntry:
+        return self._msg(key, dict.__getitem__(self, key))
+
+    def get(self, key, default=None):
+        value = dict.get(self, key, _MISSING)
+        return default if value is _MISSING else self._msg(key, value)
+
+    def values(self):  # type: ignore[override]
+        return [self._msg(k, v) for k, v in dict.items(self)]
+
+    def items(self):  # type: ignore[override]
+        return [(k, self._msg(k, v)) for k, v in dict.items(self)]
 
 
 @dataclass
 class Store:
     # table_id -> key -> canonical TableEntry (insertion order kept for reads)
-    tables: dict[int, dict[EntryKey, p4runtime_pb2.TableEntry]] = field(default_factory=dict)
+    tables: dict[int, EntryMap] = field(default_factory=dict)
     # table_id -> canonical default action (absent: the P4Info's initial default action)
     defaults: dict[int, p4runtime_pb2.Action] = field(default_factory=dict)
     # action profile id -> member id -> ActionProfileMember
@@ -35,8 +66,11 @@ class Store:
     direct_counters: dict[tuple[int, EntryKey], tuple[int, int]] = field(default_factory=dict)
     registers: dict[tuple[int, int], int] = field(default_factory=dict)
 
-    def table(self, table_id: int) -> dict[EntryKey, p4runtime_pb2.TableEntry]:
-        return self.tables.setdefault(table_id, {})
+    def table(self, table_id: int) -> EntryMap:
+        entries = self.tables.get(table_id)
+        if entries is None:
+            entries = self.tables[table_id] = EntryMap()
+        return entries
 
     def member_users(self, ap_id: int, member_id: int) -> bool:
         """Is the member referenced by a group or a table entry? (then it cannot be deleted)"""
@@ -50,10 +84,11 @@ class Store:
 
     def _entries_using(self, ap_id: int, kind: str, ref: int) -> bool:
         for table_id, entries in self.tables.items():
+            if self.table_profile.get(table_id) != ap_id:
+                continue
             for entry in entries.values():
                 if entry.action.WhichOneof("type") == kind and getattr(entry.action, kind) == ref:
-                    if self.table_profile.get(table_id) == ap_id:
-                        return True
+                    return True
         return False
 
     # (table id, entry key) -> oneshot.Realized: the hidden group behind a one-shot entry

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from p4exec.runtime.match import Exact, Lpm, MatchKind, Optional_, Ternary, prefix_mask
 
 if TYPE_CHECKING:
-    from p4exec.runtime.tables import KeyField, TableEntry
+    from p4exec.runtime.entry import KeyField, TableEntry
 
 
 def _rank(e: TableEntry) -> tuple[int, int]:

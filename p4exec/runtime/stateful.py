@@ -15,12 +15,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from p4exec.runtime.errors import RuntimeOpError, invalid
 
-if TYPE_CHECKING:
-    from p4exec.runtime.tables import TableEntry
+
+class Counted(Protocol):
+    """What a direct counter counts on: an entry's packet and byte counts."""
+
+    packet_count: int
+    byte_count: int
+
+
+class Metered(Protocol):
+    """What a direct meter meters on: an entry's meter cell."""
+
+    meter: MeterCell | None
 
 GREEN, YELLOW, RED = 0, 1, 2
 
@@ -127,11 +137,11 @@ class DirectCounter:
     unit: Unit = Unit.BOTH
 
     @staticmethod
-    def read(entry: TableEntry) -> tuple[int, int]:
+    def read(entry: Counted) -> tuple[int, int]:
         return entry.packet_count, entry.byte_count
 
     @staticmethod
-    def write(entry: TableEntry, packets: int, nbytes: int) -> None:
+    def write(entry: Counted, packets: int, nbytes: int) -> None:
         if packets < 0 or nbytes < 0:
             raise invalid("negative counter value")
         entry.packet_count, entry.byte_count = packets, nbytes
@@ -261,7 +271,7 @@ class DirectMeter:
     def new_cell(self) -> MeterCell:
         return MeterCell(self.unit is Unit.PACKETS)
 
-    def set_config(self, entry: TableEntry, cir: int, cburst: int, pir: int, pburst: int) -> None:
+    def set_config(self, entry: Metered, cir: int, cburst: int, pir: int, pburst: int) -> None:
         cfg = MeterConfig(cir, cburst, pir, pburst)
         _check_meter_config(self.name, cfg)
         if entry.meter is None:
@@ -269,7 +279,7 @@ class DirectMeter:
         entry.meter.configure(cfg)
 
     @staticmethod
-    def execute(entry: TableEntry | None, nbytes: int, now_us: int) -> int:
+    def execute(entry: Metered | None, nbytes: int, now_us: int) -> int:
         if entry is None or entry.meter is None:
             return GREEN
         return entry.meter.execute(nbytes, now_us)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from p4exec.runtime.actions import ActionCall, ActionInfo, Scope
+from p4exec.runtime.entry import KeyField, LookupResult, TableEntry
 from p4exec.runtime.errors import RuntimeOpError, invalid
 from p4exec.runtime.index import make_index
 from p4exec.runtime.match import (
@@ -25,57 +25,8 @@ from p4exec.runtime.match import (
 
 if TYPE_CHECKING:
     from p4exec.runtime.profiles import ActionProfile
-    from p4exec.runtime.stateful import DirectMeter, MeterCell
+    from p4exec.runtime.stateful import DirectMeter
 
-
-@dataclass(frozen=True)
-class KeyField:
-    name: str
-    id: int
-    bitwidth: int
-    kind: MatchKind
-
-
-@dataclass(eq=False)
-class TableEntry:
-    """One entry.  ``match`` has one item per non-selector key field, ``None`` = don't care.
-
-    ``priority`` has P4Runtime meaning (larger wins).  Either ``action`` (direct) or ``member_id`` /
-    ``group_id`` (action profile) is set.  Direct counter data and the direct meter cell live here.
-    """
-
-    match: tuple[FieldMatch | None, ...]
-    priority: int = 0
-    action: ActionCall | None = None
-    member_id: int | None = None
-    group_id: int | None = None
-    idle_timeout_ns: int = 0
-    metadata: bytes = b""
-    packet_count: int = 0
-    byte_count: int = 0
-    meter: MeterCell | None = None
-    last_hit_ns: int = 0
-    is_const: bool = False
-    _result: LookupResult | None = field(default=None, repr=False)
-    _seq: int = field(default=0, repr=False)
-
-    @property
-    def key(self) -> tuple[tuple[FieldMatch | None, ...], int]:
-        return (self.match, self.priority)
-
-
-class LookupResult:
-    """What ``Table.lookup`` returns: hit flag, action to run (``None``: nothing to run), matched entry."""
-
-    __slots__ = ("hit", "action", "entry")
-
-    def __init__(self, hit: bool, action: ActionCall | None, entry: TableEntry | None):
-        self.hit = hit
-        self.action = action
-        self.entry = entry
-
-    def __repr__(self) -> str:
-        return f"LookupResult(hit={self.hit}, action={self.action}, entry={self.entry})"
 
 
 class Table:
@@ -192,9 +143,13 @@ class Table:
 
     # ----------------------------------------------------------------------------------- writes
 
-    def insert(self, entry: TableEntry, *, _const: bool = False) -> TableEntry:
-        """Add ``entry``; ALREADY_EXISTS if an entry with the same match (and priority) exists."""
-        entry = self._checked(entry, check_const=not _const)
+    def insert(self, entry: TableEntry, *, _const: bool = False, trusted: bool = False) -> TableEntry:
+        """Add ``entry``; ALREADY_EXISTS if an entry with the same match (and priority) exists.
+
+        ``trusted``: the caller (the P4Runtime fast path) has already checked the match, priority
+        and action against this table's layout, and the table is not const."""
+        if not trusted:
+            entry = self._checked(entry, check_const=not _const)
         key = entry.key
         if key in self._entries:
             raise RuntimeOpError("ALREADY_EXISTS", f"{self.name}: entry already exists")
@@ -212,12 +167,13 @@ class Table:
         self._index_add(entry)
         return entry
 
-    def modify(self, entry: TableEntry) -> TableEntry:
+    def modify(self, entry: TableEntry, *, trusted: bool = False) -> TableEntry:
         """Replace the action (and idle timeout / metadata) of the entry with ``entry``'s match.
 
         Without an action (nor member/group) the action stays, as P4Runtime MODIFY allows.
         """
-        entry = self._checked(entry, modify=True)
+        if not trusted:
+            entry = self._checked(entry, modify=True)
         old = self._entries.get(entry.key)
         if old is None:
             raise RuntimeOpError("NOT_FOUND", f"{self.name}: no such entry to modify")

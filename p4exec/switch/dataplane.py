@@ -33,6 +33,7 @@ ERR_EVENTS = select.EPOLLERR | select.EPOLLHUP
 TICK_S = 0.5  # pcap flushes; sysfs link check every LINK_TICKS ticks (netlink tells us sooner)
 LINK_TICKS_NETLINK = 10
 LINK_TICKS_POLL = 1
+CALL_POLL_S = 0.2  # how often a waiting `call` checks that the loop still runs
 
 
 class DataPlane(PortStateMixin):
@@ -93,8 +94,11 @@ class DataPlane(PortStateMixin):
     def now_us(self) -> int:
         return int((time.monotonic() - self.t0) * 1_000_000)
 
-    def call(self, fn: Callable[[], Any], timeout: float = 5.0) -> Any:
-        """Run `fn` on the data-plane thread (directly if the loop is not running) and return its result."""
+    def call(self, fn: Callable[[], Any], timeout: float | None = 5.0) -> Any:
+        """Run `fn` on the data-plane thread (directly if the loop is not running) and return its result.
+
+        `timeout` None waits as long as `fn` takes. If the loop ends before it took the job, the job
+        runs on the caller's thread (nothing else touches the packets any more)."""
         if self._loop_thread is None or self._loop_thread == threading.get_ident():
             return fn()
         done = threading.Event()
@@ -110,8 +114,17 @@ class DataPlane(PortStateMixin):
 
         self._calls.append(job)
         os.eventfd_write(self._wake_fd, 1)
-        if not done.wait(timeout):
-            raise TimeoutError("switch data plane did not answer")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not done.wait(CALL_POLL_S):
+            if self._loop_thread is None:
+                try:
+                    self._calls.remove(job)
+                except ValueError:
+                    continue  # the loop's last drain took it: it finishes there
+                job()
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError("switch data plane did not answer")
         if box[1] is not None:
             raise box[1]
         return box[0]
@@ -191,6 +204,7 @@ class DataPlane(PortStateMixin):
                     if ticks % link_ticks == 0:
                         self._guarded(self._check_links)
                     self._guarded(self._flush_pcaps)
+                    self._guarded(self.collect_ring_drops)
                     # Everything alive for a tick (program, tables, sockets) is long-lived: move it out of
                     # the collector's view so a full collection scans only recent objects. Measured: full
                     # collections of an ETH+ switch with its tables took 30-50 ms (≈1.5k packets at 30k/s).
@@ -199,6 +213,18 @@ class DataPlane(PortStateMixin):
         finally:
             self._loop_thread = None
             self._run_calls()
+
+    def collect_ring_drops(self) -> None:
+        """Count what the kernel lost in the ports' receive rings (received, dropped as rx_ring)."""
+        for num, port in self.ports.items():
+            drops = port.take_drops()
+            if drops:
+                self.acct.ring_dropped(num, drops)
+
+    def stats_snapshot(self) -> dict:
+        """The accounting with the ring drops up to now (on the loop thread)."""
+        self.collect_ring_drops()
+        return self.acct.snapshot()
 
     def _guarded(self, fn: Callable[[], None]) -> None:
         """Housekeeping must never stop the packet loop: log its failures and carry on."""
@@ -236,7 +262,7 @@ class DataPlane(PortStateMixin):
             ps.dropped[MALFORMED] += 1
             return
         if not jobs:
-            ps.dropped[PIPELINE] += 1
+            ps.dropped[MALFORMED if live.malformed() else PIPELINE] += 1
             return
         ports = self.ports
         cpu = self.cpu_port
@@ -351,6 +377,7 @@ class DataPlane(PortStateMixin):
     def close(self) -> None:
         for num in list(self.tm.ports):
             self._flush_queue(num)
+        self._guarded(self.collect_ring_drops)
         for port in self.ports.values():
             port.close()
         for w in list(self._pcap_in.values()) + list(self._pcap_out.values()):

@@ -10,11 +10,14 @@ from __future__ import annotations
 import errno
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from p4exec.p4runtime import backend
 from p4exec.switch.dataplane import DataPlane
 from p4exec.switch.program import load_program, make_live
 from p4exec.switch.tm import QueueConfig
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -51,11 +54,16 @@ class SwitchDevice:
 
     def commit(self, program: Any) -> None:
         """Make `program` the live pipeline; packets already queued finish on the old one."""
-        from p4exec.p4runtime import backend
-
         backend.attach_digest_sink(program, self._emit_digest)
         live = make_live(program)
         self.dp.call(lambda: self.dp.commit(live))
+
+    def control(self, fn: Callable[[], T]) -> T:
+        """Run a control-plane change on the data-plane thread, between two packets.
+
+        No time bound: a DATAPLANE_ATOMIC batch of 20k updates takes seconds, and giving up
+        would leave it running anyway (the loop would still execute it later)."""
+        return self.dp.call(fn, timeout=None)
 
     def add_digest_listener(self, fn: Callable[[int, list], None]) -> None:
         """fn(digest_id, values) for every digest() the program executes (data-plane thread)."""
@@ -68,9 +76,10 @@ class SwitchDevice:
     # ---------------------------------------------------------------- packet I/O
 
     def packet_out(self, frame: bytes) -> None:
-        if self.dp.cpu_port is None:
+        cpu = self.dp.cpu_port
+        if cpu is None:
             raise ValueError("switch has no CPU port (--cpu-port)")
-        self.dp.post(lambda: self.dp.inject(self.dp.cpu_port, bytes(frame)))
+        self.dp.post(lambda: self.dp.inject(cpu, bytes(frame)))
 
     def add_packet_in_listener(self, fn: Callable[[bytes], None]) -> None:
         self.dp.packet_in_listeners.append(fn)
@@ -102,7 +111,7 @@ class SwitchDevice:
         self.dp.port_listeners.append(fn)
 
     def stats(self) -> dict:
-        snap = self.dp.call(self.dp.acct.snapshot)
+        snap = self.dp.call(self.dp.stats_snapshot)
         snap["queues"] = {
             str(n): dict(pq.config.as_dict(), backlog=pq.backlog, tail_drops=pq.drops)
             for n, pq in sorted(self.dp.tm.ports.items())

@@ -23,6 +23,8 @@ PACKET_MR_PROMISC = 1
 PACKET_AUXDATA = 8
 PACKET_IGNORE_OUTGOING = 23
 PACKET_OUTGOING = 4
+PACKET_STATISTICS = 6
+_TP_STATS = struct.Struct("II")  # struct tpacket_stats: tp_packets, tp_drops
 TP_STATUS_VLAN_VALID = 1 << 4
 TP_STATUS_VLAN_TPID_VALID = 1 << 6
 SOCK_BUF = 8 << 20
@@ -194,6 +196,8 @@ class Port:
         out: list[bytes] = []
         append = out.append
         mm = self._mm
+        if mm is None:
+            return out
         slot, nslots, idx = self._slot, self._nslots, self._idx
         unpack = _T2.unpack_from
         filt = self._filter_out
@@ -222,8 +226,11 @@ class Port:
         Any refusal (queue full = ENOBUFS, link down, frame too big, ...) costs this frame only: it is counted
         as a tx error by the caller and the switch goes on. A surprising errno is remembered in
         `send_errors` so the switch's stats show it, rather than ending the process."""
+        sock = self.sock
+        if sock is None:
+            return False
         try:
-            self.sock.send(frame)
+            sock.send(frame)
             return True
         except BlockingIOError:
             return False
@@ -231,6 +238,16 @@ class Port:
             code = exc.errno or 0
             self.send_errors[code] = self.send_errors.get(code, 0) + 1
             return False
+
+    def take_drops(self) -> int:
+        """Frames the kernel dropped for this socket (ring or buffer full) since the last call."""
+        if self.sock is None:
+            return 0
+        try:
+            raw = self.sock.getsockopt(SOL_PACKET, PACKET_STATISTICS, _TP_STATS.size)
+        except OSError:
+            return 0
+        return _TP_STATS.unpack(raw)[1]  # reading resets the kernel's counters
 
     def close(self) -> None:
         self._drop_ring()

@@ -8,8 +8,14 @@ needs: the pipeline halves around the traffic manager and the liveness register.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from p4.config.v1 import p4info_pb2
+
+from p4exec.p4runtime import backend
+from p4exec.p4runtime.backend import Program
 
 # Registers the switch keeps in step with link state, by local name: value written when a port is up/down.
 # `port_down` is the convention of p4src/include/port_state.p4 (1 = down, so 0 = up after a fresh load).
@@ -20,10 +26,11 @@ LIVENESS_REGISTERS = {"port_down": (0, 1), "port_up": (1, 0)}
 class Live:
     """What the data plane runs: the committed program's halves and its liveness register."""
 
-    program: Any  # p4exec.p4runtime.backend.Program (p4info, config, state, pipeline)
+    program: Program
     ingress: Any = None  # pipeline.ingress(port, data, now_us) -> list[EgressJob]
     egress: Any = None  # pipeline.egress(job, now_us, queue_info) -> list[(port, bytes)]
     liveness: list = field(default_factory=list)  # [(register, value_if_up, value_if_down)]
+    malformed: Callable[[], bool] = lambda: False  # did the last ingress fail to parse/process its frame?
 
     def set_port_up(self, port: int, up: bool) -> None:
         for reg, if_up, if_down in self.liveness:
@@ -33,38 +40,21 @@ class Live:
                 pass
 
 
-def load_program(config: bytes, p4info: Any = None, seed: int = 0) -> Any:
+def load_program(config: bytes, p4info: p4info_pb2.P4Info | None = None, seed: int = 0) -> Program:
     """Compile and verify `config` (p4exec JSON or P4 source); P4Info taken from it if not given.
 
-    Raises P4Error (bad source) or P4RuntimeError (config and P4Info disagree). `seed` seeds the
-    program's random() (--seed), as BMv2 does for its own.
+    Raises P4RuntimeError (bad source, or config and P4Info disagree).
     """
-    from p4exec.p4runtime import backend
-
-    if p4info is None:
-        from p4exec.compiler import load_device_config
-
-        loaded = load_device_config(bytes(config))
-        p4info, state, pipeline = backend._unpack_loaded(loaded)
-        program = backend.Program(p4info=p4info, config=bytes(config), state=state, pipeline=pipeline)
-    else:
-        program = backend.load_program(p4info, bytes(config))
-    if seed and program.pipeline is not None and hasattr(program.pipeline, "program"):
-        from p4exec.harness import Harness
-
-        seeded = Harness(program.pipeline.program, seed=seed)  # fresh state: nothing is live yet
-        program.pipeline, program.state = seeded, seeded.state
-    return program
+    return backend.load_program(p4info, bytes(config), seed)
 
 
-def make_live(program: Any) -> Live:
-    """Find the pipeline halves (on the loaded object or its `.pipeline`) and the liveness register."""
+def make_live(program: Program) -> Live:
+    """The pipeline halves of a loaded program (none for a control-only one) and its liveness register."""
     live = Live(program)
-    obj = program.pipeline
-    for cand in (obj, getattr(obj, "pipeline", None)):
-        if cand is not None and hasattr(cand, "ingress") and hasattr(cand, "egress"):
-            live.ingress, live.egress = cand.ingress, cand.egress
-            break
+    if program.loaded is not None:
+        pipeline = program.loaded.pipeline
+        live.ingress, live.egress = pipeline.ingress, pipeline.egress
+        live.malformed = lambda: pipeline.last_malformed
     for name, (if_up, if_down) in LIVENESS_REGISTERS.items():
         reg = find_register(program.state, name)
         if reg is not None:

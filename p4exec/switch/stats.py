@@ -17,7 +17,8 @@ QUEUE_FULL = "queue_full"  # tail drop in the traffic manager
 PORT_DOWN = "port_down"  # egress port's link is down or the interface is gone
 NO_PORT = "no_port"  # egress port that the switch does not have
 TX_ERROR = "tx_error"  # the kernel refused the frame
-REASONS = (MALFORMED, PIPELINE, QUEUE_FULL, PORT_DOWN, NO_PORT, TX_ERROR)
+RX_RING = "rx_ring"  # lost in the port's receive ring before the switch read it (PACKET_STATISTICS)
+REASONS = (MALFORMED, PIPELINE, QUEUE_FULL, PORT_DOWN, NO_PORT, TX_ERROR, RX_RING)
 
 
 @dataclass
@@ -77,6 +78,12 @@ class Accounting:
 
     def dropped_now(self, ps: PortStats, reason: str) -> None:
         ps.dropped[reason] += 1
+
+    def ring_dropped(self, num: int, count: int) -> None:
+        """Frames the kernel took for port `num` but lost in its ring: received, and dropped there."""
+        ps = self.ports.get(num) or self.port(num)
+        ps.received += count
+        ps.dropped[RX_RING] += count
 
     def start(self, ps: PortStats, copies: int) -> Fate:
         self.in_flight += 1

@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
-from p4exec.compiler import rt
+from p4exec.v1model import rt
+from p4exec.v1model.namespace import build_namespace
 
 log = logging.getLogger("p4exec.pipeline")
 
@@ -51,8 +52,9 @@ class V1Pipeline:
         self.logs: list[str] = []
         self.digest_log: list[tuple[str, tuple]] = []
         self.digest_sink = None
+        self.last_malformed = False  # the last ingress() met a parser error or failed on its frame
         self.max_logs = 10000
-        ns = program.namespace(state, self)
+        ns = build_namespace(program, state, self)
         self.ns = ns
         self._parse = ns["PARSER"]
         self._verify = ns["VERIFY"]
@@ -88,6 +90,7 @@ class V1Pipeline:
         off, err = self._parse(data, hdr, meta, sm)
         if err > 0:
             sm.parser_error = err
+            self.last_malformed = True
         payload = data[off:]
         pk.payload = payload
         pk.sm = sm
@@ -96,6 +99,7 @@ class V1Pipeline:
 
     def ingress(self, port: int, data: bytes, now_us: int) -> list[EgressJob]:
         jobs: list[EgressJob] = []
+        self.last_malformed = False
         try:
             self._ingress_pass(port, bytes(data), now_us, NORMAL, None, None, None, jobs, 0)
         except rt.P4AssertError as e:
@@ -103,6 +107,7 @@ class V1Pipeline:
             log.warning("assert/assume failed at %s: packet dropped", e)
             return []
         except Exception:  # noqa: BLE001 - a bug in a program must not kill the switch
+            self.last_malformed = True
             self.stats["runtime_error"] += 1
             log.exception("p4exec: error while processing a packet in ingress; packet dropped")
             return []

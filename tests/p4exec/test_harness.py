@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from p4exec.compiler import load_device_config
 from p4exec.harness import Harness
 from p4exec.runtime import Lpm, Ternary
+from p4exec.v1model.loader import load_config
 from tests.p4exec.p4prog import harness, program
 
 DATA = Path(__file__).parent / "data"
@@ -108,17 +108,19 @@ def test_split_pipeline_ingress_then_egress() -> None:
     assert h.pipeline.egress(jobs[0], 5, None) == [(1, b"\0\0\0\x01")]
 
 
-def test_load_device_config_from_json_and_source(tmp_path) -> None:
+def test_load_config_from_json_and_source(tmp_path) -> None:
     from p4exec.compiler.program import compile_file
 
     prog = compile_file(str(BASIC))
     blob = prog.to_json().encode()
     assert json.loads(blob)["format"] == "p4exec-compiled-1"
-    p4info, dev = load_device_config(blob)
+    dev = load_config(blob)
+    p4info = dev.p4info
     assert [t.preamble.name for t in p4info.tables] == ["MyIngress.ipv4_lpm"]
     assert dev.state.tables["MyIngress.ipv4_lpm"] is not None
     assert hasattr(dev.pipeline, "ingress") and hasattr(dev.pipeline, "egress")
-    p4info2, dev2 = load_device_config(BASIC.read_bytes())
+    dev2 = load_config(BASIC.read_bytes())
+    p4info2 = dev2.p4info
     assert p4info2 == p4info
     assert dev2.state is not dev.state
 

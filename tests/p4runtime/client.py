@@ -122,6 +122,9 @@ def write_errors(err: grpc.RpcError) -> list[tuple[int, str]]:
     out = []
     for detail in status.details:
         e = p4runtime_pb2.Error()
+        if not detail.type_url and not detail.value:  # compact form of a success (big batches)
+            out.append((0, ""))
+            continue
         assert detail.Unpack(e)
         out.append((e.canonical_code, e.message))
     return out

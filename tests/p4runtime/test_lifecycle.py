@@ -59,10 +59,10 @@ def test_two_servers_side_by_side_are_independent(p4info):
 def test_device_started_with_a_program_is_served_at_once():
     from test_program import SOURCE
 
-    from p4exec.compiler import load_device_config
+    from p4exec.v1model.loader import load_config
 
     dev = Device(device_id=1)
-    p4info, _ = load_device_config(SOURCE)
+    p4info = load_config(SOURCE).p4info
     dev.commit(dev.load_config(p4info, SOURCE))  # as `p4exec switch OUT.json` does before serving
     srv = P4RuntimeServer(dev, "127.0.0.1:0").start()
     c = Client(srv.address, election_id=1)

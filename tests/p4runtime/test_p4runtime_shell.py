@@ -9,7 +9,7 @@ import pytest
 from google.protobuf import text_format
 from test_program import SOURCE, frame
 
-from p4exec.compiler import load_device_config
+from p4exec.v1model.loader import load_config
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def shell(server, device, p4info, tmp_path):
 @pytest.fixture
 def shell_prog(server, tmp_path):
     """p4runtime-shell pushing a real P4 program (source as p4_device_config) and its P4Info."""
-    p4info, _ = load_device_config(SOURCE)
+    p4info = load_config(SOURCE).p4info
     p4info_path = tmp_path / "cpu_l2.p4info.txtpb"
     p4info_path.write_text(text_format.MessageToString(p4info))
     bin_path = tmp_path / "cpu_l2.p4"

@@ -10,7 +10,7 @@ import pytest
 from client import U, update
 from p4.v1 import p4data_pb2, p4runtime_pb2
 
-from p4exec.compiler import load_device_config
+from p4exec.v1model.loader import load_config
 
 SOURCE = (Path(__file__).parent / "cpu_l2.p4").read_bytes()
 MAC_A, MAC_CPU, MAC_LEARN, MAC_FLOOD = 0xA, 0xB, 0xC, 0xD
@@ -39,7 +39,7 @@ class Names:
 
 @pytest.fixture
 def prog(make_client, device):
-    p4info, _ = load_device_config(SOURCE)
+    p4info = load_config(SOURCE).p4info
     c = make_client(election_id=1)
     c.connect()
     c.set_pipeline(p4info, SOURCE)
@@ -63,7 +63,7 @@ def test_p4info_must_agree_with_program(make_client, p4info):
     with pytest.raises(grpc.RpcError) as exc:
         c.set_pipeline(p4info, SOURCE)  # the router P4Info of the other tests
     assert exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    compiled, _ = load_device_config(SOURCE)
+    compiled = load_config(SOURCE).p4info
     real = type(compiled)()
     real.CopyFrom(compiled)  # the compiler caches its P4Info: never mutate that one
     real.actions[0].params.add(id=9, name="extra", bitwidth=8)

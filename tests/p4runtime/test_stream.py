@@ -17,7 +17,7 @@ class EchoProgram:
     frames from the CPU port leave on the port named by their packet_out header; frames
     from other ports go to the CPU port behind a packet_in header with the ingress port."""
 
-    def send(self, port: int, frame: bytes) -> list[tuple[int, bytes]]:
+    def run(self, port: int, frame: bytes) -> list[tuple[int, bytes]]:
         if port == 255:
             hdr = int.from_bytes(frame[:2], "big")
             return [(hdr >> 7, frame[2:])]
@@ -26,7 +26,7 @@ class EchoProgram:
 
 @pytest.fixture
 def wired(primary, device):
-    device.program.pipeline = EchoProgram()
+    device.program.loaded = EchoProgram()
     out: list[tuple[int, bytes]] = []
     device.on_output = lambda port, data: out.append((port, data))
     return primary, device, out

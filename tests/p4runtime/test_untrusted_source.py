@@ -18,10 +18,10 @@ import grpc
 import pytest
 from p4.v1 import p4runtime_pb2
 
-from p4exec.compiler import load_device_config
 from p4exec.compiler.worker import WorkerLimits, compile_in_worker
 from p4exec.errors import P4Error
 from p4exec.frontend import preprocess as pp
+from p4exec.v1model.loader import load_config
 
 SOURCE = (Path(__file__).parent / "cpu_l2.p4").read_bytes()
 CFG = p4runtime_pb2.SetForwardingPipelineConfigRequest
@@ -37,7 +37,7 @@ def verify(client, p4info, source: bytes) -> grpc.RpcError | None:
 
 @pytest.fixture
 def compiled_p4info():
-    p4info, _ = load_device_config(SOURCE)
+    p4info = load_config(SOURCE).p4info
     return p4info
 
 

@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BASIC_L3 = ROOT / "p4src" / "basic_l3.p4"
 QUEUE_PROBE = Path(__file__).with_name("p4") / "queue_probe.p4"
 FLOOD_CPU = Path(__file__).with_name("p4") / "flood_cpu.p4"
+ATOMIC_FLIP = Path(__file__).with_name("p4") / "atomic_flip.p4"
 
 
 def free_port() -> int:

@@ -42,10 +42,6 @@ class PacketCtx:
         self.dm_entry = None
 
 
-class HeaderBase:
-    __slots__ = ()
-
-
 class Stack:
     """A header stack: `h` holds the element objects, `nxt` the next index."""
 

@@ -1,0 +1,223 @@
+"""Fast path of table writes: a simple entry read from the wire goes straight into the runtime table.
+
+"Simple": a table with match fields, no action profile, no direct counter/meter, not const, and an
+entry with a direct action (what fabrics write by the ten thousand). Per table the key layout and
+the actions are prepared once. The fast path only *accepts*: anything it would reject or does not
+know returns False before any state changes, and the general path (translate.py, entities.py) then
+handles the update and gives the error — so both paths answer alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2
+
+from p4exec.p4runtime.store import EntryMap
+from p4exec.p4runtime.wire import SimpleEntry
+from p4exec.runtime import ActionCall, Exact, Lpm, Optional_, Range, RuntimeOpError, Ternary
+from p4exec.runtime import TableEntry as RuntimeEntry
+
+U = p4runtime_pb2.Update
+MF = p4info_pb2.MatchField
+ActionRef = p4info_pb2.ActionRef
+_KIND_OF = {MF.EXACT: "exact", MF.LPM: "lpm", MF.TERNARY: "ternary", MF.RANGE: "range", MF.OPTIONAL: "optional"}
+
+
+@dataclass
+class ActionLayout:
+    name: str
+    params: dict[int, int]  # param id -> bitwidth
+    order: tuple[int, ...]  # param ids in P4Info order (the runtime's argument order)
+
+
+@dataclass
+class TableLayout:
+    table_id: int
+    size: int
+    fields: dict[int, tuple[int, str, int]]  # field id -> (position, kind, bitwidth)
+    nfields: int
+    exact_ids: frozenset[int]
+    needs_priority: bool
+    idle_ok: bool
+    actions: dict[int, ActionLayout]  # actions allowed in entries
+    runtime: Any  # p4exec.runtime.Table
+    entries: EntryMap
+
+
+def layout(ctx, table_id: int) -> TableLayout | None:
+    """The table's layout (cached on the context), or None if the table is not for the fast path."""
+    cache = ctx.fast_layouts
+    if table_id in cache:
+        return cache[table_id]
+    cache[table_id] = lay = _build(ctx, table_id)
+    return lay
+
+
+def _build(ctx, table_id: int) -> TableLayout | None:
+    table = ctx.index.by_id["tables"].get(table_id)
+    if table is None or not table.match_fields or table.implementation_id or table.is_const_table:
+        return None
+    if table.direct_resource_ids:
+        return None
+    runtime = ctx.binding._obj("tables", table.preamble.name)
+    if runtime is None:
+        return None
+    fields: dict[int, tuple[int, str, int]] = {}
+    for pos, mf in enumerate(table.match_fields):
+        kind = _KIND_OF.get(mf.match_type)
+        if kind is None or mf.bitwidth <= 0:
+            return None
+        fields[mf.id] = (pos, kind, mf.bitwidth)
+    if [f.name for f in runtime.fields] != [mf.name for mf in table.match_fields]:
+        return None
+    actions: dict[int, ActionLayout] = {}
+    for ref in table.action_refs:
+        if ref.scope == ActionRef.DEFAULT_ONLY:
+            continue
+        info = ctx.index.by_id["actions"].get(ref.id)
+        if info is None:
+            continue
+        actions[ref.id] = ActionLayout(info.preamble.name, {p.id: p.bitwidth for p in info.params},
+                                       tuple(p.id for p in info.params))
+    return TableLayout(
+        table_id, table.size, fields, len(table.match_fields),
+        frozenset(mf.id for mf in table.match_fields if mf.match_type == MF.EXACT),
+        ctx.index.table_needs_priority(table),
+        table.idle_timeout_behavior != p4info_pb2.Table.NO_TIMEOUT,
+        actions, runtime, ctx.store.table(table_id))
+
+
+def _canon(data: bytes, width: int) -> tuple[int, bytes] | None:
+    """(value, canonical bytes) if `data` is a valid value of `width` bits."""
+    if not data:
+        return None
+    value = int.from_bytes(data, "big")
+    if value >> width:
+        return None
+    return value, value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
+
+
+def apply(ctx, utype: int, e: SimpleEntry) -> bool:
+    """Apply a simple entry; False (nothing changed) if the general path must judge it."""
+    if utype not in (U.INSERT, U.MODIFY, U.DELETE):
+        return False
+    lay = layout(ctx, e.table_id)
+    if lay is None:
+        return False
+    fields = lay.fields
+    runtime_match: list = [None] * lay.nfields
+    canon: list[tuple[int, str, bytes, bytes | int | None]] = []
+    seen: set[int] = set()
+    for fid, kind, a, b in sorted(e.matches, key=lambda m: m[0]):
+        spec = fields.get(fid)
+        if spec is None or fid in seen:
+            return False
+        seen.add(fid)
+        pos, fkind, width = spec
+        if kind != fkind:
+            return False
+        va = _canon(a, width)
+        if va is None:
+            return False
+        if kind == "exact":
+            runtime_match[pos] = Exact(va[0])
+            canon.append((fid, kind, va[1], None))
+        elif kind == "lpm":
+            plen = b
+            if not isinstance(plen, int) or not 0 < plen <= width:
+                return False
+            if va[0] & ~(((1 << plen) - 1) << (width - plen)):
+                return False
+            runtime_match[pos] = Lpm(va[0], plen)
+            canon.append((fid, kind, va[1], plen))
+        elif kind == "optional":
+            runtime_match[pos] = Optional_(va[0])
+            canon.append((fid, kind, va[1], None))
+        else:
+            vb = _canon(b, width)  # type: ignore[arg-type]
+            if vb is None:
+                return False
+            if kind == "ternary":
+                if vb[0] == 0 or va[0] & ~vb[0]:
+                    return False
+                runtime_match[pos] = Ternary(va[0], vb[0])
+            else:
+                if va[0] > vb[0] or (va[0] == 0 and vb[0] == (1 << width) - 1):
+                    return False
+                runtime_match[pos] = Range(va[0], vb[0])
+            canon.append((fid, kind, va[1], vb[1]))
+    if not lay.exact_ids <= seen:
+        return False
+    if lay.needs_priority:
+        if not 0 < e.priority < 1 << 31:
+            return False
+    elif e.priority:
+        return False
+    key = (tuple(_key_part(c) for c in canon), e.priority)
+    entries = lay.entries
+    if utype == U.DELETE:
+        if key not in entries:
+            return False
+        old = entries.raw(key)
+        if isinstance(old, p4runtime_pb2.TableEntry) and old.is_const:
+            return False
+        try:
+            lay.runtime.delete(RuntimeEntry(match=tuple(runtime_match), priority=e.priority))
+        except RuntimeOpError:
+            return False  # the runtime checks before it changes anything
+        del entries[key]
+        return True
+    if e.idle_timeout_ns and not lay.idle_ok:
+        return False
+    act = lay.actions.get(e.action_id)
+    if act is None:
+        return False
+    got: dict[int, tuple[int, bytes]] = {}
+    for pid, value in e.params:
+        pwidth = act.params.get(pid)
+        if pwidth is None or pid in got:
+            return False
+        v = _canon(value, pwidth)
+        if v is None:
+            return False
+        got[pid] = v
+    if len(got) != len(act.params):
+        return False
+    if utype == U.INSERT:
+        if key in entries or (lay.size and len(entries) >= lay.size):
+            return False
+    else:
+        if key not in entries:
+            return False
+        old = entries.raw(key)
+        if isinstance(old, p4runtime_pb2.TableEntry) and old.is_const:
+            return False
+    call = ActionCall(act.name, tuple(got[pid][0] for pid in act.order))
+    rentry = RuntimeEntry(match=tuple(runtime_match), priority=e.priority, action=call,
+                          idle_timeout_ns=e.idle_timeout_ns, metadata=e.metadata)
+    try:
+        if utype == U.INSERT:
+            lay.runtime.insert(rentry, trusted=True)
+        else:
+            lay.runtime.modify(rentry, trusted=True)
+    except RuntimeOpError:
+        return False
+    # kept as parts: serialized and parsed only if someone reads the entry (EntryMap)
+    entries[key] = (e.table_id, canon, e.priority, e.controller_metadata, e.idle_timeout_ns,
+                    e.metadata, e.action_id, [(pid, got[pid][1]) for pid in sorted(got)])
+    return True
+
+
+def _key_part(c: tuple[int, str, bytes, bytes | int | None]) -> tuple:
+    """The part of translate.entry_key for one canonical match."""
+    fid, kind, a, b = c
+    if kind == "exact":
+        return (fid, a)
+    if kind == "lpm" or kind == "ternary":
+        return (fid, a, b)
+    if kind == "range":
+        return (fid, a, b, 0)
+    return (fid, a, 0, 0, 0)
