@@ -25,7 +25,7 @@ def summary_table(running: RunningFabric, reach: Reachability | None) -> Table:
     for column in ("switch", "device", "ports", "entries", "grpc"):
         table.add_column(column)
     for sw in running.topo.switches:
-        state = running.controller.installed.get(sw.name)
+        state = running.controller.state.installed.get(sw.name)
         table.add_row(sw.name, str(sw.device_id), str(len(running.topo.ports(sw.name))),
                       str(state.entries if state else 0), running.controller.addresses[sw.name])
     return table
@@ -95,7 +95,7 @@ def _up(args: argparse.Namespace, console: Console) -> int:
         timings = ", ".join(f"{k} {v:.2f}s" for k, v in running.timings.items())
         console.print(f"{running.entries} table entries; bring-up phases: {timings}; "
                       f"total {time.monotonic() - start:.1f}s; peak RSS of ethlab {peak_rss_mb():.0f} MB")
-        for event in running.controller.events:
+        for event in running.controller.state.events:
             if event.kind == "port_monitor_off":  # BMv2: no port status over P4Runtime
                 console.print(f"[yellow]note:[/yellow] {event.detail}", highlight=False)
         if reach.retried:

@@ -20,7 +20,7 @@ _LINK_KEYS = {"a", "b", "a_port", "b_port", "rate_gbps", "delay_us"}
 _DEFAULT_KEYS = {"rate_gbps", "delay_us", "radix"}
 
 
-def _check_keys(what: str, d: Any, allowed: set[str], required: set[str] = frozenset()) -> dict:
+def _check_keys(what: str, d: Any, allowed: set[str], required: frozenset[str] | set[str] = frozenset()) -> dict:
     if not isinstance(d, dict):
         raise TopologyError(f"{what}: expected a mapping, got {type(d).__name__}")
     unknown = set(d) - allowed

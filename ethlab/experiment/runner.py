@@ -122,7 +122,11 @@ def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], N
                                    spec.sample_interval_s)
                 done = len(out.rows)
                 load_1m = round(os.getloadavg()[0], 2)  # foreign CPU load explains most rerun differences
-                result = run_trial(setup, tdir, progress=lambda m, c=current, d=done: say(f"{c}: {m}", d, total))
+
+                def trial_say(msg: str, c: str = current, d: int = done) -> None:
+                    say(f"{c}: {msg}", d, total)
+
+                result = run_trial(setup, tdir, progress=trial_say)
                 out.rows.append(agg.trial_row(variant.label, rep, seed, digest, result, load_1m))
                 _write_rows(root, out.rows)
                 say(f"{current}: done", len(out.rows), total)

@@ -206,7 +206,8 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
         except Exception as err:
             raise SpecError(f"traffic.size: {err}") from None
     policies = data.get("policies")
-    _need(isinstance(policies, list) and policies, "policies", "must be a non-empty list")
+    _need(isinstance(policies, list) and bool(policies), "policies", "must be a non-empty list")
+    assert isinstance(policies, list)
     variants = [_variant(i, p) for i, p in enumerate(policies)]
     labels = [v.label for v in variants]
     _need(len(set(labels)) == len(labels), "policies", f"labels must be unique (got {labels}); add label:")

@@ -136,15 +136,13 @@ class _Measured:
 
 def _measure(setup: TrialSetup, running: Any, out_dir: Path, say: Callable[[str], None]) -> _Measured:
     """Replay the plan on the running fabric with faults and sampling; the switch-side numbers it yields."""
-    ctl = running.controller
     (out_dir / "bringup.json").write_text(json.dumps({"entries": running.entries,
                                                       "timings": running.timings}, indent=1))
     ports = ports_for_topology(setup.topo, running.fabric.netns)
-    collect.reset_queue_maxima(ctl)
-    before = collect.snapshot(ctl)
+    collect.reset_queue_maxima(running.readable())
+    before = collect.snapshot(running.readable())
     injector = FaultInjector(running, list(setup.faults))
-    sampler = collect.Sampler(ctl, setup.topo, setup.sample_interval_s or 0.25)
-    sampler.skip = injector.stopped
+    sampler = collect.Sampler(running.readable, setup.topo, setup.sample_interval_s or 0.25)
     say(f"replaying {len(setup.plan)} collective(s) under {setup.policy.name}")
     t0 = time.monotonic()
     if setup.sample_interval_s:
@@ -159,8 +157,8 @@ def _measure(setup: TrialSetup, running: Any, out_dir: Path, say: Callable[[str]
     # Utilisation over the engine's own send/receive window (not its socket and frame set-up).
     duration = result.duration_s or (time.monotonic() - t0)
     say("reading switch counters")
-    after = collect.snapshot(ctl)
-    qmax = collect.merge_maxima(sampler.qmax, collect.read_queue_maxima(ctl))
+    after = collect.snapshot(running.readable())
+    qmax = collect.merge_maxima(sampler.qmax, collect.read_queue_maxima(running.readable()))
     links = collect.link_stats(setup.topo, before, after, qmax, duration, setup.rate_scale)
     drops = collect.drop_stats(before, after)
     timings = dict(running.timings)
