@@ -16,6 +16,7 @@ from rich.table import Table
 from controller.artifacts import DEFAULT_PROGRAM
 from controller.policies import POLICIES
 from ethlab.bringup import TARGETS, Reachability, RunningFabric, check_reachability, running_fabric
+from ethlab.checks import positive_float, positive_int
 from ethlab.topo_cmd import load_from_args
 from topologies.switches import SwitchStartError
 
@@ -141,9 +142,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     up.add_argument("--target", choices=sorted(TARGETS), default="p4exec")
     up.add_argument("--policy", choices=sorted(POLICIES), default="ecmp")
     up.add_argument("--program", default=str(DEFAULT_PROGRAM), help="P4 program (default p4src/ethplus.p4)")
-    up.add_argument("--rate-scale", type=float, default=None,
+    up.add_argument("--rate-scale", type=positive_float, default=None,
                     help="serve links at nominal rate × this factor in the switch queues (default: unlimited)")
-    up.add_argument("--sample", type=int, default=None, help="ping only this many peers per host and plane")
+    up.add_argument("--sample", type=positive_int, default=None, help="ping only this many peers per host and plane")
     up.add_argument("--check", action="store_true", help="check, print the summary, tear down; exit 1 if unreachable")
     up.add_argument("--cli", action="store_true", help="drop into the Mininet CLI")
     up.set_defaults(func=run_up, accepts_extra=True)

@@ -1,4 +1,4 @@
-"""Faults injected while traffic runs: link down/up, slow link (queue rate cut), switch stop/restart.
+"""Faults injected while traffic runs: link down/up, slow link (queue rate cut), switch stop/restart/kill.
 
 A fault is data (`Fault`); `FaultInjector` fires each at its time after the traffic starts on a timer
 thread and logs what it did and how long the control plane took, so the report can show recovery.
@@ -16,8 +16,8 @@ from typing import Any
 
 from ethlab.bringup import RunningFabric
 
-ACTIONS = ("link_down", "link_up", "slow_link", "restore_link", "switch_stop", "switch_restart", "controller_stop",
-           "controller_restart")
+ACTIONS = ("link_down", "link_up", "slow_link", "restore_link", "switch_stop", "switch_restart", "switch_kill",
+           "controller_stop", "controller_restart")
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,10 @@ class Fault:
             raise ValueError(f"fault {self.action} needs switch")
         if self.at_s < 0:
             raise ValueError("fault at_s must be >= 0")
+        if self.for_s is not None and self.for_s <= 0:
+            raise ValueError("fault for_s must be > 0")
+        if self.action == "switch_kill" and self.for_s is not None:
+            raise ValueError("switch_kill cannot be undone (no for_s): the process is gone")
 
 
 @dataclass
@@ -142,6 +146,10 @@ class FaultInjector:
 
     def _do_switch_restart(self, fault: Fault) -> None:
         self.running.thaw_switch(fault.switch or "")
+
+    def _do_switch_kill(self, fault: Fault) -> None:
+        """SIGKILL the switch process: a crash. The controller routes around it; the trial reports it."""
+        self.running.kill_switch(fault.switch or "")
 
     def _do_controller_stop(self, fault: Fault) -> None:
         """The controller goes away (connections closed, helpers stopped); the switches keep forwarding with
