@@ -23,7 +23,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         spec = load_spec(args.spec)
     except SpecError as err:
-        console.print(f"ethlab run: {err}", style="red", markup=False, highlight=False)
+        Console(stderr=True).print(f"ethlab run: error: {err}", style="red", markup=False, highlight=False,
+                                   soft_wrap=True)
         return 2
     if args.target:
         spec.target = args.target
@@ -31,6 +32,10 @@ def run(args: argparse.Namespace) -> int:
         spec.repetitions = args.repetitions
     if args.seed is not None:
         spec.seed = args.seed
+    if args.dry_run:
+        console.print(f"checked: {spec.name}: {spec.topology} on {spec.target}, {len(spec.variants)} policies × "
+                      f"{spec.repetitions} repetitions; nothing brought up (--dry-run)", markup=False)
+        return 0
     root = Path(args.out) if args.out else results_dir(spec, args.results)
     console.print(f"experiment [bold]{spec.name}[/]: {spec.topology} {spec.topology_params} on {spec.target}, "
                   f"{len(spec.variants)} policies × {spec.repetitions} repetitions, seed {spec.seed}")
@@ -84,4 +89,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--results", default="results", help="base directory for results (default results/)")
     p.add_argument("--repetitions", type=positive_int, default=None, help="override the spec's repetitions")
     p.add_argument("--seed", type=nonneg_int, default=None, help="override the spec's seed")
+    p.add_argument("--dry-run", action="store_true", help="check the spec, bring nothing up")
     p.set_defaults(func=run)

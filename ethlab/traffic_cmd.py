@@ -106,6 +106,12 @@ def run_traffic(args: argparse.Namespace) -> int:
     if not console.is_terminal:
         console = Console(width=170)
     setup = prepare(args)
+    if args.dry_run:
+        transfers = sum(len(pc.schedule.transfers) for pc in setup.plan)
+        console.print(f"checked: {len(setup.plan)} collective(s), {transfers} transfers on {setup.topo.name} "
+                      f"({len(setup.topo.endpoints)} endpoints), {setup.policy.describe()}, {args.target}; "
+                      f"nothing brought up (--dry-run)", markup=False, highlight=False)
+        return 0
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     # First, so a run that fails later still says what was asked.
@@ -173,5 +179,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--loss-grace", type=nonneg_float, default=0.05, help="wait for stragglers before calling loss (s)")
     run.add_argument("--max-packets", type=positive_int, default=2_000_000)
     run.add_argument("--out", required=True)
+    run.add_argument("--dry-run", action="store_true", help="check every value and the plan, bring nothing up")
     run.set_defaults(func=run_traffic, accepts_extra=True)
     traffic.set_defaults(func=lambda _a: traffic.print_help() or 2)

@@ -78,6 +78,11 @@ def _up(args: argparse.Namespace, console: Console) -> int:
     program = Path(args.program)
     if not program.is_file():
         raise FileNotFoundError(f"P4 program {program} not found")
+    if args.dry_run:
+        console.print(f"checked: {topo.name} ({len(topo.switches)} switches, {len(topo.hosts)} hosts) on "
+                      f"{args.target}, policy {args.policy}, {program.name}; nothing brought up (--dry-run)",
+                      markup=False, highlight=False)
+        return 0
     start = time.monotonic()
 
     def progress(status: Status, msg: str) -> None:
@@ -147,6 +152,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     up.add_argument("--sample", type=positive_int, default=None, help="ping only this many peers per host and plane")
     up.add_argument("--check", action="store_true", help="check, print the summary, tear down; exit 1 if unreachable")
     up.add_argument("--cli", action="store_true", help="drop into the Mininet CLI")
+    up.add_argument("--dry-run", action="store_true", help="check the topology and options, bring nothing up")
     up.set_defaults(func=run_up, accepts_extra=True)
     down = subparsers.add_parser("down", help="stop every running ethlab fabric (recorded runs only)")
     down.set_defaults(func=run_down)

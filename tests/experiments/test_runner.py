@@ -135,7 +135,7 @@ def test_bad_engine_value_fails_before_any_fabric(tmp_path, capsys):
     out = tmp_path / "res"
     assert main(["run", str(_write(tmp_path, spec)), "--out", str(out)]) == 2
     assert not out.exists()  # nothing ran
-    err = capsys.readouterr().out
+    err = capsys.readouterr().err
     assert "policies[broken]" in err and "nope" in err and "Traceback" not in err
 
 
