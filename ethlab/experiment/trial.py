@@ -177,7 +177,7 @@ def _measure(setup: TrialSetup, running: Any, out_dir: Path, say: Callable[[str]
     unread: dict[str, str] = {}
     after = collect.snapshot(running.readable(), unread)
     qmax = collect.merge_maxima(sampler.qmax, collect.read_queue_maxima(running.readable(), unread))
-    for sw in before.tx:
+    for sw in (n.name for n in setup.topo.switches):
         if sw not in after.tx and sw not in unread:
             unread[sw] = "not readable (crashed, frozen or not managed)"
     links = collect.link_stats(setup.topo, before, after, qmax, duration, setup.rate_scale)
