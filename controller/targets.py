@@ -8,12 +8,21 @@ target names.
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
 
-from controller.artifacts import DEFAULT_PROGRAM, PipelineArtifacts, build_artifacts
+from controller.artifacts import (
+    DEFAULT_PROGRAM,
+    P4C_BMV2_TOOLCHAIN,
+    P4EXEC_TOOLCHAIN,
+    PipelineArtifacts,
+    Toolchain,
+    build_artifacts,
+)
 from controller.bmv2 import Bmv2Cli, Bmv2CliError, queue_commands, run_cli
 from controller.client import SwitchConnection
 from topologies.switches import Bmv2Switch, P4ExecSwitch, P4Switch, SwitchStartError
@@ -54,13 +63,16 @@ class Target:
     switch_cls: type[P4Switch]
     reports_port_status: bool  # port carrier over P4Runtime (p4exec's queue extern `up` field)
     queue_channel_for: Callable[[P4Switch], QueueChannel]
+    toolchain: Toolchain  # how programs are compiled for it (controller/artifacts.py)
+    versions: Callable[[], dict[str, str | None]]  # what a results directory records about the target
+    takes_seed: bool = False  # the switch process accepts `--seed N` (reproducible random())
     # the channel for registers/queues beside P4Runtime: (switch, Thrift port) -> channel
     side_channel_for: Callable[[str, int | None], Bmv2Cli] | None = None
     on_ready: Callable[[P4Switch], None] | None = None  # configuration once the switch listens
 
     def compile(self, program: Path = DEFAULT_PROGRAM) -> PipelineArtifacts:
         """P4Info + device config for this target (cached in build/p4)."""
-        return build_artifacts(program, self.name)
+        return build_artifacts(program, self.toolchain)
 
     def side_channel(self, switch: str, thrift_port: int | None) -> Bmv2Cli | None:
         return None if self.side_channel_for is None else self.side_channel_for(switch, thrift_port)
@@ -100,6 +112,21 @@ def configure_bmv2_queues(sw: P4Switch, thrift_timeout: float = 15.0) -> None:
         raise SwitchStartError(f"{sw.name}: setting queues: {err}") from None
 
 
+def _p4exec_versions() -> dict[str, str | None]:
+    try:
+        return {"p4exec": metadata.version("ethlab")}  # p4exec ships inside the ethlab distribution
+    except metadata.PackageNotFoundError:
+        return {"p4exec": None}
+
+
+def _bmv2_versions() -> dict[str, str | None]:
+    try:
+        res = subprocess.run(["simple_switch_grpc", "--version"], capture_output=True, text=True, timeout=10)
+        return {"bmv2": (res.stdout or res.stderr).strip() or None}
+    except (OSError, subprocess.SubprocessError):
+        return {"bmv2": None}
+
+
 def _p4exec_queue(sw: P4Switch) -> QueueChannel:
     return P4ExecQueue(sw.grpc_addr, sw.device_id, sw.name)
 
@@ -108,8 +135,10 @@ def _bmv2_queue(sw: P4Switch) -> QueueChannel:
     return Bmv2Cli(sw.thrift_port if isinstance(sw, Bmv2Switch) else None, name=sw.name)
 
 
-P4EXEC = Target("p4exec", P4ExecSwitch, reports_port_status=True, queue_channel_for=_p4exec_queue)
+P4EXEC = Target("p4exec", P4ExecSwitch, reports_port_status=True, queue_channel_for=_p4exec_queue,
+                toolchain=P4EXEC_TOOLCHAIN, versions=_p4exec_versions, takes_seed=True)
 BMV2 = Target("bmv2", Bmv2Switch, reports_port_status=False, queue_channel_for=_bmv2_queue,
+              toolchain=P4C_BMV2_TOOLCHAIN, versions=_bmv2_versions,
               side_channel_for=lambda switch, port: Bmv2Cli(port, name=switch), on_ready=configure_bmv2_queues)
 TARGETS: dict[str, Target] = {t.name: t for t in (P4EXEC, BMV2)}
 

@@ -21,7 +21,7 @@ from controller.client import SwitchConnection
 from controller.fabric import FabricController
 from controller.policies import Policy, make_policy
 from controller.targets import P4EXEC, TARGETS, Target, target_named
-from topologies.mininet_builder import Fabric, FabricOptions, switch_ifname
+from topologies.mininet_builder import Fabric, FabricOptions
 from topologies.model import Topology
 
 __all__ = ["TARGETS", "Reachability", "RunningFabric", "check_reachability", "running_fabric"]
@@ -58,21 +58,13 @@ class RunningFabric:
         link = self.topo.links[self.controller.link_index(a, b)]
         return [(end.owner, end.number) for end in (link.a, link.b) if self.topo.nodes[end.owner].is_switch]
 
-    def _carrier(self, a: str, b: str, up: bool) -> None:
-        for sw, port in self._switch_ends(a, b):
-            dev = self.topo.nodes[sw].device_id or 0
-            subprocess.run(["ip", "link", "set", switch_ifname(self.fabric.run, dev, port), "up" if up else "down"],
-                           check=True, capture_output=True, timeout=10)
-
     def link_down(self, a: str, b: str) -> float:
-        """A real failure: the switch-side veths lose carrier, then the controller reroutes around the link;
-        returns the controller's seconds."""
-        self._carrier(a, b, up=False)
-        return self.controller.link_down(a, b)
+        """A real failure: the link's cable is pulled (both ends down, the switches see carrier loss), then
+        the controller reroutes around it; returns the controller's seconds."""
+        return self.controller.link_change(self.fabric.set_link(a, b, up=False), up=False)
 
     def link_up(self, a: str, b: str) -> float:
-        self._carrier(a, b, up=True)
-        return self.controller.link_up(a, b)
+        return self.controller.link_change(self.fabric.set_link(a, b, up=True), up=True)
 
     # ---- queues ----------------------------------------------------------------------------------------
     def queue_rate_pps(self, switch: str, port: int) -> float:

@@ -2,9 +2,9 @@
 
 A fault is data (`Fault`); `FaultInjector` fires each at its time after the traffic starts on a timer
 thread and logs what it did and how long the control plane took, so the report can show recovery.
-Every action is one of `RunningFabric`'s verbs. Link failures are real: the switch-side veths are set down
-(the switch sees the carrier go and marks the port dead in its `port_down` register), then the controller
-reroutes around the link.
+Every action is one of `RunningFabric`'s verbs. Link failures are real: the link's veths are set down as a
+cable pull (the switch sees the carrier go and marks the port dead in its `port_down` register), then the
+controller reroutes around the link.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from controller.targets import target_named
 from ethlab.experiment import aggregate as agg
 from ethlab.experiment.markdown import write_report
 from ethlab.experiment.plots import draw_all
@@ -53,14 +54,7 @@ def versions(target: str) -> dict[str, Any]:
                                     timeout=5, cwd=Path(__file__).resolve().parents[2]).stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         out["git"] = None
-    if target == "p4exec":
-        out["p4exec"] = pkg("ethlab")  # p4exec ships inside the ethlab distribution
-    else:
-        try:
-            res = subprocess.run(["simple_switch_grpc", "--version"], capture_output=True, text=True, timeout=10)
-            out["bmv2"] = (res.stdout or res.stderr).strip() or None
-        except (OSError, subprocess.SubprocessError):
-            out["bmv2"] = None
+    out.update(target_named(target).versions())
     return out
 
 

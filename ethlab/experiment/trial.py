@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.policies import Policy
+from controller.targets import target_named
 from ethlab.bringup import running_fabric
 from ethlab.experiment import collect
 from ethlab.experiment.faults import Fault, FaultInjector, events_dicts
@@ -110,7 +111,8 @@ def run_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] 
     switch.json are written (naming the crashed and unread switches), then SwitchCrashed is raised."""
     say = progress or (lambda _m: None)
     out_dir.mkdir(parents=True, exist_ok=True)
-    switch_args = ("--seed", str(setup.seed)) if setup.seed is not None and setup.target == "p4exec" else ()
+    takes_seed = target_named(setup.target).takes_seed
+    switch_args = ("--seed", str(setup.seed)) if setup.seed is not None and takes_seed else ()
     with running_fabric(setup.topo, target=setup.target, policy=setup.policy, rate_scale=setup.rate_scale,
                         queue_depth=setup.queue_depth, log_dir=str(out_dir / "switch-logs"), progress=say,
                         switch_args=switch_args) as running:
