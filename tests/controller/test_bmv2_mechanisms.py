@@ -20,7 +20,7 @@ from controller.client import SwitchConnection
 from controller.errors import ControllerError
 from controller.fabric import FabricController
 from controller.policies import make_policy
-from tests.controller.ctl_helpers import install_fake_tool
+from tests.support.controller import install_fake_tool
 from topologies import load
 
 FAKE_CLI = """#!/bin/sh

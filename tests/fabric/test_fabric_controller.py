@@ -19,7 +19,7 @@ from controller.codec import decode
 from controller.fabric import FabricController
 from controller.routing import compute_routes
 from ethlab.bringup import RunningFabric, check_reachability, running_fabric
-from tests.fabric.fabric_helpers import flows, send_from_host, table_map, tx_packets, wait_event, wait_for
+from tests.support.fabric import flows, send_from_host, table_map, tx_packets, wait_event, wait_for
 from topologies import load
 from topologies.mininet_builder import switch_ifname
 

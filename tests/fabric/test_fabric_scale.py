@@ -11,7 +11,7 @@ from p4.v1 import p4runtime_pb2 as pb
 
 from controller.probes import PROBE_MGRP
 from ethlab.bringup import check_reachability, running_fabric
-from tests.fabric.fabric_helpers import wait_for
+from tests.support.fabric import wait_for
 from topologies import load
 
 pytestmark = pytest.mark.netns

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from ethlab.cli import main
-from tests.topologies.bridge import BridgeSwitch
+from tests.support.bridge import BridgeSwitch
 from topologies import build
 from topologies.mininet_builder import Fabric, FabricOptions
 from topologies.state import RunState, proc_start_time
