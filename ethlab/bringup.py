@@ -95,15 +95,30 @@ class RunningFabric:
         self._process(switch).send_signal(signal.SIGCONT)
         self.frozen.discard(switch)
 
+    def stop_switch(self, switch: str) -> None:
+        """Stop the switch process as an operator would (SIGTERM, bounded): the controller sees it go."""
+        self.fabric.switch(switch).stop_process()
+
+    def start_switch(self, switch: str, timeout_s: float = 30.0) -> None:
+        """Start a stopped (or crashed) switch process again with its original options, empty; the
+        controller's switch watcher notices it back and re-pushes and re-populates it."""
+        sw = self.fabric.switch(switch)
+        sw.start([])
+        sw.wait_ready(timeout_s)
+
     def kill_switch(self, switch: str) -> None:
         """SIGKILL: the switch process dies as in a crash (the controller notices its stream end)."""
         proc = self._process(switch)
         proc.kill()
         proc.wait(5)
 
+    def dead_switches(self) -> dict[str, str]:
+        """Switches whose process has exited, with its status and log tail."""
+        return self.fabric.dead_switches()
+
     def readable(self) -> dict[str, SwitchConnection]:
         """Sessions of the switches that can be read now: managed, not frozen, process alive."""
-        dead = self.fabric.dead_switches()
+        dead = self.dead_switches()
         return {n: c for n, c in sorted(self.controller.live_connections().items())
                 if n not in self.frozen and n not in dead}
 

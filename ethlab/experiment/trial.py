@@ -17,7 +17,7 @@ from typing import Any
 
 from controller.policies import Policy
 from controller.targets import target_named
-from ethlab.bringup import running_fabric
+from ethlab.bringup import RunningFabric, running_fabric
 from ethlab.experiment import collect
 from ethlab.experiment.faults import Fault, FaultInjector, events_dicts
 from topologies.model import Topology
@@ -119,11 +119,11 @@ def run_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] 
         try:
             m = _measure(setup, running, out_dir, say)
         except Exception as err:
-            dead = running.fabric.dead_switches()
+            dead = running.dead_switches()
             if dead:  # the real cause, not the controller's "connection refused" that followed it
                 raise SwitchCrashed(_crash_text(dead)) from err
             raise
-        crashed = running.fabric.dead_switches()
+        crashed = running.dead_switches()
     sw = {"summary": switch_summary(m.links, m.drops), "drops": m.drops, "links": m.links, "faults": m.events,
           "recovery": recovery(m.events, m.sampler.goodput, m.sampler.interval_s),
           "queue_samples": m.sampler.queue, "goodput_samples": m.sampler.goodput,
@@ -153,7 +153,7 @@ class _Measured:
     unread: dict[str, str]  # switch -> why its counters could not be read at the end
 
 
-def _measure(setup: TrialSetup, running: Any, out_dir: Path, say: Callable[[str], None]) -> _Measured:
+def _measure(setup: TrialSetup, running: RunningFabric, out_dir: Path, say: Callable[[str], None]) -> _Measured:
     """Replay the plan on the running fabric with faults and sampling; the switch-side numbers it yields."""
     (out_dir / "bringup.json").write_text(json.dumps({"entries": running.entries,
                                                       "timings": running.timings}, indent=1))

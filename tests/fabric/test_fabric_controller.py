@@ -113,11 +113,9 @@ def test_carrier_loss_seen_by_the_switch_reroutes(running: RunningFabric, tmp_pa
 
 def test_restarted_switch_is_repushed_and_repopulated(running: RunningFabric) -> None:
     ctl = running.controller
-    spine = running.fabric.switch("spine1")
     start = time.monotonic()
-    spine.stop_process()
-    spine.start([])
-    spine.wait_ready(30)
+    running.stop_switch("spine1")
+    running.start_switch("spine1")
     assert wait_event(ctl, "switch_lost", start, timeout=10), ctl.state.events[-5:]
     assert wait_event(ctl, "switch_recovered", start, timeout=60), ctl.state.events[-5:]
     assert "spine1" not in ctl.state.down_switches
