@@ -67,8 +67,8 @@ def bench(name: str, params: dict, writes: int, target: str) -> dict:
     t0 = time.monotonic()
     with running_fabric(topo, target=target, policy="ecmp") as running:
         up_s = time.monotonic() - t0
-        first = sorted(running.controller.connections)[0]
-        tput = write_throughput(running.controller.connections[first], writes)
+        first = sorted(running.controller.state.connections)[0]
+        tput = write_throughput(running.controller.connection(first), writes)
         switch_kib = sum(vm_hwm_kib(running.fabric.switch(s.name).proc.pid) for s in topo.switches
                          if running.fabric.switch(s.name).proc is not None)
         timings = dict(running.timings)

@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +27,6 @@ from controller.p4info_index import load_p4info
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_PROGRAM = REPO / "p4src" / "ethplus.p4"
-P4INFO_SUFFIX = {"p4exec": "p4info.txtpb", "bmv2": "p4info.txt"}
 
 
 @dataclass
@@ -44,17 +44,6 @@ def _tool(name: str) -> str:
     if found is None:
         raise FileNotFoundError(f"{name} not found (run 'make setup'; for bmv2 see 'ethlab doctor')")
     return found
-
-
-def compile_command(program: Path, target: str, config: Path, p4info: Path) -> list[str]:
-    if target == "p4exec":
-        return [_tool("p4exec"), "compile", str(program), "-o", str(config), "--p4runtime-files", str(p4info)]
-    if target == "bmv2":
-        # The binary copy is what is loaded: a P4Info field newer than our p4runtime package survives it
-        # (kept as an unknown field and sent on to PI as it is); text parsing would refuse it.
-        return [_tool("p4c-bm2-ss"), "--arch", "v1model", "--std", "p4-16", "-o", str(config),
-                "--p4runtime-files", f"{p4info},{p4info.with_suffix('.bin')}", str(program)]
-    raise ValueError(f"unknown target {target!r} (p4exec or bmv2)")
 
 
 _P4C_DIAG = re.compile(r"^\s*(?P<file>\S.*?)\((?P<line>\d+)\):\s*(?:\[--W[\w-]+=[\w-]+\]\s*)?"
@@ -81,36 +70,70 @@ def p4c_diagnostics(text: str) -> str:
     return "\n".join(out)
 
 
-def _toolchain(target: str) -> list[Path]:
-    """Files whose change makes cached outputs stale besides the program: the compiler and the headers it
-    puts into the output (p4exec's compiled JSON carries the preprocessed program, v1model.p4 included)."""
-    if target == "p4exec":
-        root = REPO / "p4exec"
-        return [*root.glob("include/*.p4"), *root.glob("frontend/*.py"), *root.glob("compiler/*.py")]
+@dataclass(frozen=True)
+class Toolchain:
+    """How one target's compiler runs and what it leaves: the compile half of a Target (controller/targets.py)."""
+
+    target: str
+    p4info_suffix: str  # of the readable P4Info copy
+    load_binary: bool  # load the `.bin` P4Info copy (p4c writes both)
+    command: Callable[[Path, Path, Path], list[str]]  # (program, device config, P4Info) -> argv
+    inputs: Callable[[], list[Path]]  # compiler files whose change makes cached outputs stale
+    diagnostics: Callable[[str], str] = str  # the compiler's report in ethlab's file:line:col form
+
+    def p4info_path(self, build_dir: Path, stem: str) -> Path:
+        return build_dir / f"{stem}.{self.target}.{self.p4info_suffix}"
+
+
+def _p4exec_command(program: Path, config: Path, p4info: Path) -> list[str]:
+    return [_tool("p4exec"), "compile", str(program), "-o", str(config), "--p4runtime-files", str(p4info)]
+
+
+def _p4exec_inputs() -> list[Path]:
+    """The compiler and the headers it puts into the output (p4exec's compiled JSON carries the preprocessed
+    program, v1model.p4 included)."""
+    root = REPO / "p4exec"
+    return [*root.glob("include/*.p4"), *root.glob("frontend/*.py"), *root.glob("compiler/*.py")]
+
+
+def _p4c_command(program: Path, config: Path, p4info: Path) -> list[str]:
+    # The binary copy is what is loaded: a P4Info field newer than our p4runtime package survives it
+    # (kept as an unknown field and sent on to PI as it is); text parsing would refuse it.
+    return [_tool("p4c-bm2-ss"), "--arch", "v1model", "--std", "p4-16", "-o", str(config),
+            "--p4runtime-files", f"{p4info},{p4info.with_suffix('.bin')}", str(program)]
+
+
+def _p4c_inputs() -> list[Path]:
     found = shutil.which("p4c-bm2-ss")
     return [Path(found)] if found else []
 
 
-def build_artifacts(program: Path = DEFAULT_PROGRAM, target: str = "p4exec",
+P4EXEC_TOOLCHAIN = Toolchain("p4exec", "p4info.txtpb", False, _p4exec_command, _p4exec_inputs)
+P4C_BMV2_TOOLCHAIN = Toolchain("bmv2", "p4info.txt", True, _p4c_command, _p4c_inputs, p4c_diagnostics)
+TOOLCHAINS = {t.target: t for t in (P4EXEC_TOOLCHAIN, P4C_BMV2_TOOLCHAIN)}
+
+
+def build_artifacts(program: Path = DEFAULT_PROGRAM, target: str | Toolchain = "p4exec",
                     build_dir: Path = REPO / "build" / "p4") -> PipelineArtifacts:
+    """Compile (or take the cached outputs, when newer than every input) and load P4Info + device config."""
+    if isinstance(target, str):
+        if target not in TOOLCHAINS:
+            raise ValueError(f"unknown target {target!r} ({' or '.join(TOOLCHAINS)})")
+        target = TOOLCHAINS[target]
+    tc = target
     program = Path(program).resolve()
-    if target not in P4INFO_SUFFIX:
-        raise ValueError(f"unknown target {target!r} (p4exec or bmv2)")
     build_dir.mkdir(parents=True, exist_ok=True)
     stem = program.stem
-    config = build_dir / f"{stem}.{target}.json"
-    p4info = build_dir / f"{stem}.{target}.{P4INFO_SUFFIX[target]}"
-    sources = [program, *program.parent.glob("include/*.p4"), *_toolchain(target)]
+    config = build_dir / f"{stem}.{tc.target}.json"
+    p4info = tc.p4info_path(build_dir, stem)
+    sources = [program, *program.parent.glob("include/*.p4"), *tc.inputs()]
     newest = max(p.stat().st_mtime for p in sources if p.exists())
-    load_from = p4info.with_suffix(".bin") if target == "bmv2" else p4info
+    load_from = p4info.with_suffix(".bin") if tc.load_binary else p4info
     outputs = [config, p4info, load_from]
     fresh = all(p.exists() for p in outputs) and min(p.stat().st_mtime for p in outputs) > newest
     if not fresh:
-        cmd = compile_command(program, target, config, p4info)
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        done = subprocess.run(tc.command(program, config, p4info), capture_output=True, text=True, timeout=600)
         if done.returncode != 0:
-            report = done.stderr or done.stdout
-            if target == "bmv2":
-                report = p4c_diagnostics(report)
-            raise RuntimeError(f"compiling {program} for {target} failed:\n{report}")
-    return PipelineArtifacts(program, target, load_p4info(load_from), config.read_bytes(), p4info, config)
+            raise RuntimeError(f"compiling {program} for {tc.target} failed:\n"
+                               f"{tc.diagnostics(done.stderr or done.stdout)}")
+    return PipelineArtifacts(program, tc.target, load_p4info(load_from), config.read_bytes(), p4info, config)

@@ -4,6 +4,7 @@ target. p4exec serves all of it over P4Runtime (registers; its queue extern, doc
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from p4.v1 import p4runtime_pb2 as pb
@@ -13,12 +14,18 @@ from controller.messages import queue_extern, unpack_queue_extern
 
 if TYPE_CHECKING:
     from controller.bmv2 import Bmv2Cli
+    from controller.p4info_index import P4InfoIndex
 
 
 class DeviceMixin:
     """Mixed into SwitchConnection, which provides `_index`, `read` and `modify`."""
 
     bmv2: Bmv2Cli | None = None
+
+    if TYPE_CHECKING:  # provided by SwitchConnection
+        def _index(self) -> P4InfoIndex: ...
+        def read(self, *entities: Any, timeout: float | None = None) -> Iterator[pb.Entity]: ...
+        def modify(self, *entities: Any) -> int: ...
 
     def read_counter(self, name: str, index: int | None = None) -> dict[int, tuple[int, int]]:
         counter = self._index().get("counters", name)

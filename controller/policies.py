@@ -9,13 +9,14 @@ set `name` and `mode`, override `lb_params`/`ecn_for_port`/`start`/`stop`, and d
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-if TYPE_CHECKING:
-    from controller.fabric import FabricController
-    from controller.probes import ProbeSender
+from controller.ethplus import LB_ADAPTIVE, LB_ECMP, LB_FLOWLET, LB_SPRAY
+from controller.events import FabricEvents
+from controller.watch import ProbeSender
 
-LB_ECMP, LB_SPRAY, LB_FLOWLET, LB_ADAPTIVE = 0, 1, 2, 3
+__all__ = ["LB_ADAPTIVE", "LB_ECMP", "LB_FLOWLET", "LB_SPRAY", "POLICIES", "EcnSettings", "Policy", "make_policy",
+           "register"]
 
 
 @dataclass(frozen=True)
@@ -60,14 +61,14 @@ class Policy:
     def ecn_for_port(self, switch: str, port: int) -> EcnSettings | None:
         return self.ecn
 
-    fabric: FabricController | None = None
+    fabric: FabricEvents | None = None
 
-    def bind(self, fabric: FabricController) -> None:
-        """Called when the controller is made, before any table is computed: `self.fabric` (topology,
-        connections) is then available to `lb_params`/`ecn_for_port`."""
+    def bind(self, fabric: FabricEvents) -> None:
+        """Called when the controller is made, before any table is computed: `self.fabric` (topology, live
+        connections; controller/events.py) is then available to `lb_params`/`ecn_for_port`."""
         self.fabric = fabric
 
-    def start(self, fabric: FabricController) -> None:
+    def start(self, fabric: FabricEvents) -> None:
         """Called once the tables are installed; start helpers here."""
 
     def stop(self) -> None:
@@ -130,9 +131,7 @@ class AdaptivePolicy(Policy):
         super().__init__(ecn, **options)
         self.sender: ProbeSender | None = None
 
-    def start(self, fabric: FabricController) -> None:
-        from controller.probes import ProbeSender
-
+    def start(self, fabric: FabricEvents) -> None:
         self.sender = ProbeSender(fabric, self.probe_interval_s).start()
 
     def stop(self) -> None:

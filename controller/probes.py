@@ -6,24 +6,19 @@ switch learns "data for this destination may leave through the port the probe ca
 queue depth. Transit switches (no endpoints attached) pass probes on to their other fabric ports through a
 multicast group (`probe_mgrp`), edge switches consume them, so in a leaf-spine every leaf learns the best
 spine towards every remote endpoint. `hop_limit` bounds any longer wandering.
+
+This module only plans and lays out probes; the sender (controller/watch.py) says when a round is due and the
+fabric (controller/fabric.py) sends it from the switches that are up.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from controller.ethplus import ETHERTYPE_ETHPLUS, PKT_PROBE
 from topologies.model import Topology, switch_mac
 
-if TYPE_CHECKING:
-    from controller.fabric import FabricController
-
-log = logging.getLogger("ethlab.controller.probes")
 PROBE_MGRP = 1000  # multicast group id used for passing probes on (transit switches only)
-ETHERTYPE_ETHPLUS = 0x88B5
-PKT_PROBE = 2
 SEQ_OFFSET = 14 + 12 + 4  # probe_seq: the last two bytes of the probe body
 
 
@@ -74,45 +69,6 @@ def probe_plan(topo: Topology) -> list[Probe]:
     return plan
 
 
-class ProbeSender:
-    """Sends the probe plan every `interval_s`, at most `max_per_round` probes per round (a large fabric is
-    covered over several rounds), until stopped. Switches that are down are skipped."""
-
-    def __init__(self, fabric: FabricController, interval_s: float, max_per_round: int = 2000) -> None:
-        self.fabric = fabric
-        self.interval_s = interval_s
-        self.max_per_round = max_per_round
-        self.plan = probe_plan(fabric.topo)
-        self.sent = 0
-        self.rounds = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True, name="probe-sender")
-
-    def start(self) -> ProbeSender:
-        if self.plan:
-            self._thread.start()
-        return self
-
-    def _run(self) -> None:
-        cursor = 0
-        while not self._stop.is_set():
-            batch = [self.plan[(cursor + i) % len(self.plan)] for i in range(min(self.max_per_round, len(self.plan)))]
-            cursor = (cursor + len(batch)) % len(self.plan)
-            seq = (self.rounds & 0xFFFF).to_bytes(2, "big")
-            for probe in batch:
-                conn = self.fabric.connections.get(probe.switch)
-                if conn is None or probe.switch in self.fabric.down_switches or not conn.stream_alive():
-                    continue
-                frame = probe.frame[:SEQ_OFFSET] + seq + probe.frame[SEQ_OFFSET + 2:]
-                try:
-                    conn.packet_out(frame, egress_port=probe.port)
-                    self.sent += 1
-                except Exception as err:  # noqa: BLE001 - a probe lost is harmless; keep sending
-                    log.debug("probe to %s failed: %s", probe.switch, err)
-            self.rounds += 1
-            self._stop.wait(self.interval_s)
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=2)
+def with_seq(frame: bytes, seq: int) -> bytes:
+    """The probe frame carrying round number `seq` in its probe_seq field."""
+    return frame[:SEQ_OFFSET] + (seq & 0xFFFF).to_bytes(2, "big") + frame[SEQ_OFFSET + 2:]

@@ -4,17 +4,20 @@ produce only the writes that close the gap.
 A restarted controller must not blindly re-insert (every update would fail with ALREADY_EXISTS) nor wipe the
 switch (traffic would stop): it reads, diffs and writes the difference. Entities are keyed the way the
 P4Runtime spec identifies them (table entry: table + match + priority; member/group: profile + id), and
-compared in the canonical byte form the switch answers with.
+compared as decoded data (numbers per field/parameter id), not as serialized bytes: a switch may answer a
+value in another byte form (leading zeros) and it is still the same entry.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from p4.v1 import p4runtime_pb2 as pb
 
 from controller.client import SwitchConnection, as_entity
+from controller.codec import decode
 
 Key = tuple
 
@@ -40,12 +43,51 @@ class Diff:
 _RANK = {"action_profile_member": 0, "action_profile_group": 1, "table_entry": 2}
 
 
+def _num(raw: bytes) -> int:
+    return decode(raw) if raw else 0
+
+
+def match_key(m: pb.FieldMatch) -> tuple[Any, ...]:
+    """One match field as numbers: a switch may answer another byte form of the same value (leading zero
+    bytes), which is still the same entry; a ternary value counts only under its mask."""
+    kind = m.WhichOneof("field_match_type")
+    if kind == "exact":
+        return (m.field_id, kind, _num(m.exact.value))
+    if kind == "lpm":
+        return (m.field_id, kind, _num(m.lpm.value), m.lpm.prefix_len)
+    if kind == "ternary":
+        mask = _num(m.ternary.mask)
+        return (m.field_id, kind, _num(m.ternary.value) & mask, mask)
+    if kind == "range":
+        return (m.field_id, kind, _num(m.range.low), _num(m.range.high))
+    if kind == "optional":
+        return (m.field_id, kind, _num(m.optional.value))
+    return (m.field_id, kind)
+
+
+def action_value(action: pb.Action) -> tuple[Any, ...]:
+    return (action.action_id, tuple(sorted((p.param_id, _num(p.value)) for p in action.params)))
+
+
+def table_action_value(ta: pb.TableAction) -> tuple[Any, ...]:
+    kind = ta.WhichOneof("type")
+    if kind == "action":
+        return (kind, action_value(ta.action))
+    if kind == "action_profile_member_id":
+        return (kind, ta.action_profile_member_id)
+    if kind == "action_profile_group_id":
+        return (kind, ta.action_profile_group_id)
+    if kind == "action_profile_action_set":
+        return (kind, tuple(sorted((action_value(a.action), a.weight, a.watch_port)
+                                   for a in ta.action_profile_action_set.action_profile_actions)))
+    return (kind,)
+
+
 def entity_key(entity: pb.Entity) -> Key:
     kind = entity.WhichOneof("entity")
     if kind == "table_entry":
         te = entity.table_entry
-        matches = tuple(sorted(m.SerializeToString(deterministic=True) for m in te.match))
-        return (kind, te.table_id, matches, te.priority, te.is_default_action)
+        return (kind, te.table_id, tuple(sorted(match_key(m) for m in te.match)), te.priority, te.is_default_action)
     if kind == "action_profile_member":
         return (kind, entity.action_profile_member.action_profile_id, entity.action_profile_member.member_id)
     if kind == "action_profile_group":
@@ -59,21 +101,20 @@ def entity_key(entity: pb.Entity) -> Key:
     raise ValueError(f"reconciliation does not handle {kind}")
 
 
-def entity_value(entity: pb.Entity) -> bytes:
-    """The part of an entity a MODIFY would change, in a comparable form."""
+def entity_value(entity: pb.Entity) -> tuple[Any, ...]:
+    """The part of an entity a MODIFY would change, as data."""
     kind = entity.WhichOneof("entity")
     if kind == "table_entry":
-        return entity.table_entry.action.SerializeToString(deterministic=True)
+        return table_action_value(entity.table_entry.action)
     if kind == "action_profile_member":
-        return entity.action_profile_member.action.SerializeToString(deterministic=True)
+        return action_value(entity.action_profile_member.action)
     if kind == "action_profile_group":
         group = entity.action_profile_group
-        members = sorted((m.member_id, m.weight or 1) for m in group.members)
-        return repr((members, group.max_size)).encode()
+        return (tuple(sorted((m.member_id, m.weight or 1) for m in group.members)), group.max_size)
     if kind == "packet_replication_engine_entry":
         pre = entity.packet_replication_engine_entry
         body = pre.multicast_group_entry if pre.HasField("multicast_group_entry") else pre.clone_session_entry
-        return repr(sorted((r.egress_port, r.instance) for r in body.replicas)).encode()
+        return tuple(sorted((r.egress_port, r.instance) for r in body.replicas))
     raise ValueError(f"reconciliation does not handle {kind}")
 
 

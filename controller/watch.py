@@ -1,14 +1,16 @@
-"""Background helpers of the fabric application: switch restart recovery and port status.
+"""Event sources of the fabric application: threads that notice things and tell the fabric through
+`FabricEvents` (controller/events.py). None of them changes the fabric's state; controller/fabric.py does.
 
 `SwitchWatcher`: a connection's stream ends when its switch process goes away (or another controller takes
-the primary role). The watcher then routes around the switch at once (its neighbours mark the ports
-towards it down and reroute), reconnects with bounded retries, re-pushes the pipeline if the switch lost it
-(the cookie tells), re-populates it (full install, or a diff if the pipeline survived) and brings its links
-back. One thread handles all switches, one at a time, so recoveries never race each other.
+the primary role). The watcher reports the switch lost (the fabric routes around it at once), reconnects
+with bounded retries and reports it back on the new session (the fabric re-pushes the pipeline if it was
+lost, re-populates it and brings its links back). One thread handles all switches, one at a time, so
+recoveries never race each other.
 
-`PortMonitor`: polls every switch's port status (p4exec's queue extern `up` field) and turns changes into
-`link_change` calls: the liveness flip and the reroute. It reacts to *changes* only, so a link failed
-through the API while its carrier stays up is not undone.
+`PortMonitor`: polls every live switch's port status (p4exec's queue extern `up` field) and reports
+*changes* only, so a link failed through the API while its carrier stays up is not undone.
+
+`ProbeSender`: says when a round of the adaptive policy's probes is due (controller/probes.py plans them).
 """
 
 from __future__ import annotations
@@ -17,13 +19,10 @@ import logging
 import queue
 import threading
 import time
-from typing import TYPE_CHECKING
 
 from controller.client import SwitchConnection
-from controller.routing import compute_routes
-
-if TYPE_CHECKING:
-    from controller.fabric import FabricController
+from controller.events import FabricEvents
+from controller.probes import probe_plan
 
 log = logging.getLogger("ethlab.controller.watch")
 
@@ -31,10 +30,10 @@ ATTEMPT_S = 2.0  # one reconnection attempt: connect + arbitration
 
 
 class SwitchWatcher:
-    def __init__(self, fabric: FabricController, retry_s: float = 0.5) -> None:
+    def __init__(self, fabric: FabricEvents, recover_timeout_s: float = 60.0, retry_s: float = 0.5) -> None:
         self.fabric = fabric
+        self.recover_timeout_s = recover_timeout_s
         self.retry_s = retry_s
-        self.recoveries = 0
         self._todo: queue.Queue[tuple[str, str] | None] = queue.Queue()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name="switch-watcher")
@@ -65,52 +64,28 @@ class SwitchWatcher:
             try:
                 self._handle(name, reason)
             except Exception as err:  # noqa: BLE001 - keep watching the other switches
-                self.fabric.event("recovery_failed", name, f"{type(err).__name__}: {err}")
+                self.fabric.note("recovery_failed", name, f"{type(err).__name__}: {err}")
 
     def _handle(self, name: str, reason: str) -> None:
-        fabric = self.fabric
-        if reason == "primary role lost":
-            fabric.event("primary_lost", name, "another controller took over; not managed any more")
-            with fabric.lock:
-                fabric.down_switches.add(name)
+        if not self.fabric.switch_lost(name, reason):
             return
-        with fabric.lock:
-            if name in fabric.down_switches:
-                return
-            fabric.event("switch_lost", name, reason)
-            fabric.down_switches.add(name)
-            self._neighbour_liveness(name, up=False)
-            fabric.reroute()
         conn = self._reconnect(name)
         if self._stop.is_set():  # the controller is closing: leave the switch alone
             if conn is not None:
                 conn.close()
             return
         if conn is None:
-            fabric.event("recovery_failed", name, f"no P4Runtime answer within {fabric.recover_timeout_s:g}s")
+            self.fabric.note("recovery_failed", name, f"no P4Runtime answer within {self.recover_timeout_s:g}s")
             return
-        with fabric.lock:
-            old = fabric.connections.get(name)
-            if old is not None:
-                old.on_lost = None
-                old.close()
-            fabric.connections[name] = conn
-            fabric.down_switches.discard(name)
-            routes = compute_routes(fabric.topo, fabric.all_dead_links())
-            written = fabric._reconcile_switch(name, routes[name])
-            conn.on_lost = self.notify
-            self._neighbour_liveness(name, up=True)
-            fabric.reroute()
-            self.recoveries += 1
-            fabric.event("switch_recovered", name, f"{written} updates written")
+        self.fabric.switch_back(name, conn)
 
     def _reconnect(self, name: str) -> SwitchConnection | None:
         """Try until the switch answers, in short attempts so stop() is honoured within ATTEMPT_S: a watcher
         outliving its controller would otherwise adopt whatever later listens on the switch's port."""
-        deadline = time.monotonic() + self.fabric.recover_timeout_s
+        deadline = time.monotonic() + self.recover_timeout_s
         while not self._stop.is_set() and time.monotonic() < deadline:
             try:
-                conn = self.fabric._connection(name, timeout=ATTEMPT_S)
+                conn = self.fabric.open_connection(name, timeout=ATTEMPT_S)
                 if conn.stream_alive() and not self._stop.is_set():
                     return conn
                 conn.close()
@@ -119,24 +94,9 @@ class SwitchWatcher:
             self._stop.wait(self.retry_s)
         return None
 
-    def _neighbour_liveness(self, name: str, up: bool) -> None:
-        """Mark the ports that face `name` on its neighbours (links that are not failed for other reasons)."""
-        fabric = self.fabric
-        for port, link in fabric.topo.ports(name).items():
-            far = link.other(name)
-            index = fabric.port_links[(name, port)]
-            if far.owner not in fabric.connections or far.owner in fabric.down_switches:
-                continue
-            if up and index in fabric.dead_links:
-                continue
-            try:
-                fabric.set_port_liveness(far.owner, far.number, up)
-            except Exception as err:  # noqa: BLE001 - the neighbour may be restarting too
-                log.warning("liveness %s:%d: %s", far.owner, far.number, err)
-
 
 class PortMonitor:
-    def __init__(self, fabric: FabricController, interval_s: float) -> None:
+    def __init__(self, fabric: FabricEvents, interval_s: float) -> None:
         self.fabric = fabric
         self.interval_s = interval_s
         self.last: dict[tuple[str, int], bool] = {}
@@ -158,10 +118,8 @@ class PortMonitor:
             self.poll()
 
     def poll(self) -> None:
-        fabric = self.fabric
-        for name in fabric.live_switches():
-            conn = fabric.connections.get(name)
-            if conn is None or not conn.stream_alive() or self._stop.is_set():
+        for name, conn in self.fabric.live_connections().items():
+            if not conn.stream_alive() or self._stop.is_set():
                 continue
             try:
                 status = conn.port_status(timeout=5.0)  # a frozen (SIGSTOP) switch must not stall the others
@@ -169,13 +127,42 @@ class PortMonitor:
                 log.debug("port status %s: %s", name, err)
                 continue
             for port, up in status.items():
-                index = fabric.port_links.get((name, port))
-                if index is None or self.last.get((name, port), True) == up:
-                    self.last[(name, port)] = up
-                    continue
+                was = self.last.get((name, port), True)
                 self.last[(name, port)] = up
-                try:
-                    fabric.link_change(index, up, source=f"port status {name}:{port}")
-                except Exception as err:  # noqa: BLE001 - keep polling
-                    fabric.event("port_change_failed", name, f"port {port}: {err}")
+                if was != up:
+                    self.fabric.port_changed(name, port, up)
         self.polls += 1
+
+
+class ProbeSender:
+    """Every `interval_s`, a round of at most `max_per_round` probes of the plan is due (a large fabric is
+    covered over several rounds), until stopped."""
+
+    def __init__(self, fabric: FabricEvents, interval_s: float, max_per_round: int = 2000) -> None:
+        self.fabric = fabric
+        self.interval_s = interval_s
+        self.max_per_round = max_per_round
+        self.plan = probe_plan(fabric.topo)
+        self.sent = 0
+        self.rounds = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="probe-sender")
+
+    def start(self) -> ProbeSender:
+        if self.plan:
+            self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        cursor = 0
+        while not self._stop.is_set():
+            batch = [self.plan[(cursor + i) % len(self.plan)] for i in range(min(self.max_per_round, len(self.plan)))]
+            cursor = (cursor + len(batch)) % len(self.plan)
+            self.sent += self.fabric.probe_due(batch, self.rounds)
+            self.rounds += 1
+            self._stop.wait(self.interval_s)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=2)

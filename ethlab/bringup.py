@@ -7,6 +7,8 @@ tears down everything created before it.
 from __future__ import annotations
 
 import random
+import signal
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,14 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.artifacts import DEFAULT_PROGRAM, build_artifacts
+from controller.artifacts import DEFAULT_PROGRAM
+from controller.client import SwitchConnection
 from controller.fabric import FabricController
 from controller.policies import Policy, make_policy
+from controller.targets import P4EXEC, TARGETS, Target, target_named
 from topologies.mininet_builder import Fabric, FabricOptions
 from topologies.model import Topology
-from topologies.switches import Bmv2Switch, P4ExecSwitch
 
-TARGETS = {"p4exec": P4ExecSwitch, "bmv2": Bmv2Switch}
+__all__ = ["TARGETS", "Reachability", "RunningFabric", "check_reachability", "running_fabric"]
 
 
 @dataclass
@@ -39,11 +42,85 @@ class Reachability:
 
 @dataclass
 class RunningFabric:
+    """A fabric that is up, and what experiments and faults may do to it: its verbs. Callers never reach
+    into switch processes, addresses or controller sessions themselves."""
+
     topo: Topology
     fabric: Fabric
     controller: FabricController
     entries: int
     timings: dict[str, float]
+    target: Target = P4EXEC
+    frozen: set[str] = field(default_factory=set)  # switches stopped with SIGSTOP: nobody may read them
+
+    # ---- links -----------------------------------------------------------------------------------------
+    def _switch_ends(self, a: str, b: str) -> list[tuple[str, int]]:
+        link = self.topo.links[self.controller.link_index(a, b)]
+        return [(end.owner, end.number) for end in (link.a, link.b) if self.topo.nodes[end.owner].is_switch]
+
+    def link_down(self, a: str, b: str) -> float:
+        """A real failure: the link's cable is pulled (both ends down, the switches see carrier loss), then
+        the controller reroutes around it; returns the controller's seconds."""
+        return self.controller.link_change(self.fabric.set_link(a, b, up=False), up=False)
+
+    def link_up(self, a: str, b: str) -> float:
+        return self.controller.link_change(self.fabric.set_link(a, b, up=True), up=True)
+
+    # ---- queues ----------------------------------------------------------------------------------------
+    def queue_rate_pps(self, switch: str, port: int) -> float:
+        """The rate the port's queue was configured with at bring-up (0 = unlimited)."""
+        return self.fabric.switch(switch).queue_rates_pps.get(port, 0.0)
+
+    def link_queues(self, a: str, b: str) -> list[tuple[str, int]]:
+        """The switch ports (switch, port) that serve link a-b."""
+        return self._switch_ends(a, b)
+
+    def set_queue(self, switch: str, port: int, rate_pps: float | None = None, depth: int | None = None) -> None:
+        """Change one egress queue through the target's own channel, so it works with the controller down."""
+        self.target.queue_channel(self.fabric.switch(switch)).set_queue(port, depth=depth, rate_pps=rate_pps)
+
+    # ---- switch processes ------------------------------------------------------------------------------
+    def _process(self, switch: str) -> subprocess.Popen[bytes]:
+        proc = self.fabric.switch(switch).proc
+        if proc is None:
+            raise RuntimeError(f"switch {switch} has no process")
+        return proc
+
+    def freeze_switch(self, switch: str) -> None:
+        """SIGSTOP: its links stay up but it forwards and answers nothing — a hung switch."""
+        self.frozen.add(switch)
+        self._process(switch).send_signal(signal.SIGSTOP)
+
+    def thaw_switch(self, switch: str) -> None:
+        self._process(switch).send_signal(signal.SIGCONT)
+        self.frozen.discard(switch)
+
+    def stop_switch(self, switch: str) -> None:
+        """Stop the switch process as an operator would (SIGTERM, bounded): the controller sees it go."""
+        self.fabric.switch(switch).stop_process()
+
+    def start_switch(self, switch: str, timeout_s: float = 30.0) -> None:
+        """Start a stopped (or crashed) switch process again with its original options, empty; the
+        controller's switch watcher notices it back and re-pushes and re-populates it."""
+        sw = self.fabric.switch(switch)
+        sw.start([])
+        sw.wait_ready(timeout_s)
+
+    def kill_switch(self, switch: str) -> None:
+        """SIGKILL: the switch process dies as in a crash (the controller notices its stream end)."""
+        proc = self._process(switch)
+        proc.kill()
+        proc.wait(5)
+
+    def dead_switches(self) -> dict[str, str]:
+        """Switches whose process has exited, with its status and log tail."""
+        return self.fabric.dead_switches()
+
+    def readable(self) -> dict[str, SwitchConnection]:
+        """Sessions of the switches that can be read now: managed, not frozen, process alive."""
+        dead = self.dead_switches()
+        return {n: c for n, c in sorted(self.controller.live_connections().items())
+                if n not in self.frozen and n not in dead}
 
 
 @contextmanager
@@ -61,31 +138,33 @@ def running_fabric(topo: Topology, target: str = "p4exec", policy: Policy | str 
     status monitor off, `watch_switches=False`, `workers=4`).
     `label`: recorded with the run, so `ethlab down` stops only the fabrics `ethlab up` made."""
     say = progress or (lambda _msg: None)
-    if target not in TARGETS:
-        raise ValueError(f"unknown target {target!r} (known: {', '.join(TARGETS)})")
+    spec = target_named(target)
     policy = make_policy(policy) if isinstance(policy, str) else policy
     t0 = time.monotonic()
     say(f"compiling {program.name} for {target}")
-    artifacts = build_artifacts(program, target)
+    artifacts = spec.compile(program)
     compile_s = time.monotonic() - t0
-    params = {"extra_args": tuple(switch_args)} if switch_args else {}
-    options = FabricOptions(switch_cls=TARGETS[target], rate_scale=rate_scale, queue_depth=queue_depth,
+    params = spec.switch_params()
+    if switch_args:
+        params["extra_args"] = tuple(switch_args)
+    options = FabricOptions(switch_cls=spec.switch_cls, rate_scale=rate_scale, queue_depth=queue_depth,
                             log_dir=log_dir, switch_params=params, label=label)
     say(f"creating {len(topo.hosts)} hosts and {len(topo.links)} links")
     with Fabric(topo, options) as fabric:
         say(f"starting {len(topo.switches)} {target} switches")
         fabric.start()
         ctl_options = dict(controller_options or {})
-        if target == "bmv2":  # registers and queues over Thrift (PI's P4Runtime server lacks them)
-            ctl_options.setdefault("thrift_ports", {n.name: fabric.switch(n.name).thrift_port for n in topo.switches})
+        side = spec.side_ports({n.name: fabric.switch(n.name) for n in topo.switches})
+        if side:  # BMv2: registers and queues over Thrift (PI's P4Runtime server lacks them)
+            ctl_options.setdefault("thrift_ports", side)
         controller = FabricController(topo, fabric.grpc_addrs(), artifacts, policy, **ctl_options)
         controller.progress = say
         running: RunningFabric | None = None
         try:
             entries = controller.start()
             timings = {"compile": round(compile_s, 3), **fabric.timings,
-                       **{k: round(v, 3) for k, v in controller.timings.items()}}
-            running = RunningFabric(topo, fabric, controller, entries, timings)
+                       **{k: round(v, 3) for k, v in controller.state.timings.items()}}
+            running = RunningFabric(topo, fabric, controller, entries, timings, spec)
             yield running
         finally:
             # Tests and tools may swap in another controller (e.g. a reconciling one): close that one too.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import pkgutil
 import signal
 import sys
@@ -63,17 +64,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra and not getattr(args, "accepts_extra", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.extra = extra
-    from topologies.model import TopologyError
-
     # SIGTERM unwinds like Ctrl-C, so every `with` block tears its fabric down instead of leaking it.
     signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         return int(args.func(args) or 0)
-    except TopologyError as err:
-        print(f"ethlab: error: {err}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         return 130
+    except (ValueError, OSError) as err:  # bad input (TopologyError, UsageError, SpecError, ...), a bad path
+        print(f"ethlab: error: {_one_line(err)}", file=sys.stderr)
+        return 1
+    except Exception as err:  # noqa: BLE001 - no traceback reaches a user; ETHLAB_DEBUG=1 shows it
+        if os.environ.get("ETHLAB_DEBUG"):
+            raise
+        print(f"ethlab: {args.command} failed: {type(err).__name__}: {err}\n"
+              f"(ETHLAB_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 1
+
+
+def _one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split()) or type(err).__name__
+    return text if len(text) <= 400 else text[:397] + "..."
 
 
 if __name__ == "__main__":

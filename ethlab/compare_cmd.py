@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from ethlab.checks import UsageError, need, nonneg_float
 from ethlab.experiment.aggregate import diff
 
 
@@ -16,7 +17,16 @@ def _load(path: str) -> dict:
     p = Path(path)
     if p.is_dir():
         p = p / "summary.json"
-    return json.loads(p.read_text())
+    if not p.is_file():
+        raise UsageError(f"{path}: not an experiment results directory (no {p.name})")
+    try:
+        data = json.loads(p.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise UsageError(f"{p}: not a results summary ({err})") from None
+    policies = data.get("policies") if isinstance(data, dict) else None
+    need(isinstance(policies, list) and all(isinstance(x, dict) and "policy" in x for x in policies), str(p),
+         "not a results summary (no list of policies)")
+    return data
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,6 +65,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("compare", help="compare two experiment result directories")
     p.add_argument("run_a")
     p.add_argument("run_b")
-    p.add_argument("--tolerance", type=float, default=None,
+    p.add_argument("--tolerance", type=nonneg_float, default=None,
                    help="exit 1 if any metric differs by more than this fraction (e.g. 0.5)")
     p.set_defaults(func=run)

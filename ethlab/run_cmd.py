@@ -10,6 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from ethlab.bringup import TARGETS
+from ethlab.checks import nonneg_int, positive_int
 from ethlab.experiment.aggregate import comparison_table
 from ethlab.experiment.runner import results_dir, run_experiment
 from ethlab.experiment.spec import SpecError, load_spec
@@ -22,14 +23,19 @@ def run(args: argparse.Namespace) -> int:
     try:
         spec = load_spec(args.spec)
     except SpecError as err:
-        console.print(f"[red]ethlab run: {err}")
+        Console(stderr=True).print(f"ethlab run: error: {err}", style="red", markup=False, highlight=False,
+                                   soft_wrap=True)
         return 2
     if args.target:
         spec.target = args.target
-    if args.repetitions:
+    if args.repetitions is not None:
         spec.repetitions = args.repetitions
     if args.seed is not None:
         spec.seed = args.seed
+    if args.dry_run:
+        console.print(f"checked: {spec.name}: {spec.topology} on {spec.target}, {len(spec.variants)} policies × "
+                      f"{spec.repetitions} repetitions; nothing brought up (--dry-run)", markup=False)
+        return 0
     root = Path(args.out) if args.out else results_dir(spec, args.results)
     console.print(f"experiment [bold]{spec.name}[/]: {spec.topology} {spec.topology_params} on {spec.target}, "
                   f"{len(spec.variants)} policies × {spec.repetitions} repetitions, seed {spec.seed}")
@@ -81,6 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--target", choices=sorted(TARGETS), default=None, help="override the spec's target")
     p.add_argument("--out", default=None, help="results directory (default results/<name>/<timestamp>)")
     p.add_argument("--results", default="results", help="base directory for results (default results/)")
-    p.add_argument("--repetitions", type=int, default=None, help="override the spec's repetitions")
-    p.add_argument("--seed", type=int, default=None, help="override the spec's seed")
+    p.add_argument("--repetitions", type=positive_int, default=None, help="override the spec's repetitions")
+    p.add_argument("--seed", type=nonneg_int, default=None, help="override the spec's seed")
+    p.add_argument("--dry-run", action="store_true", help="check the spec, bring nothing up")
     p.set_defaults(func=run)

@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from topologies.analysis import plane_diversity, ports_per_switch
+from topologies.catalog import get, names
 from topologies.model import Topology, TopologyError
-from topologies.registry import REGISTRY, names
 from topologies.yaml_loader import load, to_yaml
 
 
@@ -44,7 +44,7 @@ def run_list(args: argparse.Namespace) -> int:
     table.add_column("description")
     table.add_column("parameters (default)")
     for name in names():
-        b = REGISTRY[name]
+        b = get(name)
         params = "\n".join(f"--{p.name.replace('_', '-')} {p.default:g}  {p.help}" for p in b.params)
         table.add_row(name, b.description + (f"\n[dim]{b.model_note}[/dim]" if b.model_note else ""), params)
     Console(width=max(100, Console().width)).print(table)

@@ -16,6 +16,7 @@ from rich.table import Table
 from controller.artifacts import DEFAULT_PROGRAM
 from controller.policies import POLICIES
 from ethlab.bringup import TARGETS, Reachability, RunningFabric, check_reachability, running_fabric
+from ethlab.checks import positive_float, positive_int
 from ethlab.topo_cmd import load_from_args
 from topologies.switches import SwitchStartError
 
@@ -25,7 +26,7 @@ def summary_table(running: RunningFabric, reach: Reachability | None) -> Table:
     for column in ("switch", "device", "ports", "entries", "grpc"):
         table.add_column(column)
     for sw in running.topo.switches:
-        state = running.controller.installed.get(sw.name)
+        state = running.controller.state.installed.get(sw.name)
         table.add_row(sw.name, str(sw.device_id), str(len(running.topo.ports(sw.name))),
                       str(state.entries if state else 0), running.controller.addresses[sw.name])
     return table
@@ -77,6 +78,11 @@ def _up(args: argparse.Namespace, console: Console) -> int:
     program = Path(args.program)
     if not program.is_file():
         raise FileNotFoundError(f"P4 program {program} not found")
+    if args.dry_run:
+        console.print(f"checked: {topo.name} ({len(topo.switches)} switches, {len(topo.hosts)} hosts) on "
+                      f"{args.target}, policy {args.policy}, {program.name}; nothing brought up (--dry-run)",
+                      markup=False, highlight=False)
+        return 0
     start = time.monotonic()
 
     def progress(status: Status, msg: str) -> None:
@@ -95,7 +101,7 @@ def _up(args: argparse.Namespace, console: Console) -> int:
         timings = ", ".join(f"{k} {v:.2f}s" for k, v in running.timings.items())
         console.print(f"{running.entries} table entries; bring-up phases: {timings}; "
                       f"total {time.monotonic() - start:.1f}s; peak RSS of ethlab {peak_rss_mb():.0f} MB")
-        for event in running.controller.events:
+        for event in running.controller.state.events:
             if event.kind == "port_monitor_off":  # BMv2: no port status over P4Runtime
                 console.print(f"[yellow]note:[/yellow] {event.detail}", highlight=False)
         if reach.retried:
@@ -141,11 +147,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     up.add_argument("--target", choices=sorted(TARGETS), default="p4exec")
     up.add_argument("--policy", choices=sorted(POLICIES), default="ecmp")
     up.add_argument("--program", default=str(DEFAULT_PROGRAM), help="P4 program (default p4src/ethplus.p4)")
-    up.add_argument("--rate-scale", type=float, default=None,
+    up.add_argument("--rate-scale", type=positive_float, default=None,
                     help="serve links at nominal rate × this factor in the switch queues (default: unlimited)")
-    up.add_argument("--sample", type=int, default=None, help="ping only this many peers per host and plane")
+    up.add_argument("--sample", type=positive_int, default=None, help="ping only this many peers per host and plane")
     up.add_argument("--check", action="store_true", help="check, print the summary, tear down; exit 1 if unreachable")
     up.add_argument("--cli", action="store_true", help="drop into the Mininet CLI")
+    up.add_argument("--dry-run", action="store_true", help="check the topology and options, bring nothing up")
     up.set_defaults(func=run_up, accepts_extra=True)
     down = subparsers.add_parser("down", help="stop every running ethlab fabric (recorded runs only)")
     down.set_defaults(func=run_down)

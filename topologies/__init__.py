@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from topologies.catalog import build, get, names
 from topologies.model import Endpoint, Interface, Link, Node, NodeKind, Port, Topology, TopologyError
-from topologies.registry import build, get, names
 from topologies.yaml_loader import load, load_yaml, to_yaml
 
 __all__ = [

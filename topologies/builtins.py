@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 
 from topologies.model import Topology, TopologyError
-from topologies.registry import REGISTRY, Param, build, register
+from topologies.registry import Param, register
 
-__all__ = ["REGISTRY", "build", "erack", "upn", "hpn", "line", "leafspine"]
+__all__ = ["erack", "upn", "hpn", "line", "leafspine"]
 
 _RATE = Param("rate_gbps", float, 400.0, "host link rate, Gbit/s", 0.001)
 _DELAY = Param("delay_us", float, 0.0, "one-way link delay, µs", 0.0)

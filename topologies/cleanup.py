@@ -92,8 +92,8 @@ def clean_run(run: RunState) -> CleanReport:
         subprocess.run(["ip", "-force", "-batch", "-"], input="\n".join(batch) + "\n", capture_output=True,
                        text=True)
         rep.interfaces = [b.split()[-1] for b in batch]
-        left = [n for n in rep.interfaces if _link_exists(n)]
-        rep.errors.extend(f"interface {n} still present" for n in left)
+        remaining = [n for n in rep.interfaces if _link_exists(n)]
+        rep.errors.extend(f"interface {n} still present" for n in remaining)
     rep.interfaces = in_group + rep.interfaces
     for f in run.files:
         Path(f).unlink(missing_ok=True)

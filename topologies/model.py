@@ -281,13 +281,6 @@ class Topology:
                 sub.add_node(n.name, **g.nodes[n.name])
         return sub
 
-    def validate(self) -> Topology:
-        """Check the whole topology; raise TopologyError naming the first problem. Returns self."""
-        from topologies.validate import validate
-
-        validate(self)
-        return self
-
     def summary(self) -> dict[str, Any]:
         return {
             "name": self.name, "switches": len(self.switches), "hosts": len(self.hosts),

@@ -1,7 +1,8 @@
 """Registry of named topology builders with typed, defaulted parameters.
 
-The CLI, the experiment runner and the tests all go through `build(name, **params)`, so a parameter is
-checked (unknown name, wrong type, below its minimum) in one place and the result is always validated."""
+The CLI, the experiment runner and the tests all go through `build(name, **params)` (topologies/catalog.py,
+which loads the built-ins), so a parameter is checked (unknown name, wrong type, below its minimum) in one
+place and the result is always validated. This module only defines the registry the built-ins fill."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from topologies.model import Topology, TopologyError
+from topologies.validate import validate
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ class Builtin:
         topo = self.builder(**values)
         topo.params = dict(values)
         topo.description = self.description
-        return topo.validate()
+        return validate(topo)
 
 
 REGISTRY: dict[str, Builtin] = {}
@@ -73,22 +75,3 @@ def register(name: str, description: str, params: tuple[Param, ...], model_note:
         return fn
 
     return deco
-
-
-def get(name: str) -> Builtin:
-    import topologies.builtins  # noqa: F401  (registers the built-ins)
-
-    try:
-        return REGISTRY[name]
-    except KeyError:
-        raise TopologyError(f"unknown topology {name!r} (known: {', '.join(sorted(REGISTRY))})") from None
-
-
-def build(name: str, **params: Any) -> Topology:
-    return get(name).build(**params)
-
-
-def names() -> list[str]:
-    import topologies.builtins  # noqa: F401
-
-    return list(REGISTRY)

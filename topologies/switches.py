@@ -3,7 +3,9 @@
 `P4ExecSwitch` (ethlab's embedded target, `p4exec switch`) and `Bmv2Switch` (`simple_switch_grpc`) share one
 constructor and lifecycle (`P4Switch`): start() launches the process with one `-i PORT@IFACE` per port,
 wait_ready() waits for its gRPC port, stop() terminates it within a bounded time. They run in the root
-namespace (like Mininet's user switches); every pid goes into the run state as soon as it exists."""
+namespace (like Mininet's user switches); every pid goes into the run state as soon as it exists.
+What a target configures once its switch listens (BMv2's queues over Thrift) is the Target's
+(controller/targets.py), handed in as `on_ready`."""
 
 from __future__ import annotations
 
@@ -13,13 +15,13 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from mininet.link import Link
 from mininet.node import Host, Switch
 
-from controller.bmv2 import Bmv2CliError, queue_commands, run_cli
 from p4exec.privdir import ensure_private_dir, open_new
 from topologies.state import RunState, all_runs
 
@@ -104,7 +106,8 @@ class P4Switch(Switch):
                  log_dir: str = "/tmp", cpu_port: int | None = 255, pcap_dir: str | None = None,
                  log_level: str = "warn", queue_rates_pps: dict[int, float] | None = None,
                  queue_depth: int | None = None, run: RunState | None = None, extra_args: tuple[str, ...] = (),
-                 grpc_address: str | None = None, **params: Any) -> None:
+                 grpc_address: str | None = None, on_ready: Callable[[P4Switch], None] | None = None,
+                 **params: Any) -> None:
         params.pop("inNamespace", None)  # Mininet.addSwitch passes it; these switches live in the root namespace
         Switch.__init__(self, name, dpid=f"{device_id:x}", inNamespace=False, **params)
         self.device_id = device_id
@@ -119,6 +122,7 @@ class P4Switch(Switch):
         self.queue_depth = queue_depth
         self.run = run
         self.extra_args = tuple(extra_args)
+        self.on_ready = on_ready
         self.proc: subprocess.Popen[bytes] | None = None
         if run is not None:
             run.add_pid(f"shell:{name}", self.pid)
@@ -131,6 +135,8 @@ class P4Switch(Switch):
 
     def after_start(self) -> None:
         """Target-specific configuration once the process listens (e.g. BMv2 queue rates)."""
+        if self.on_ready is not None:
+            self.on_ready(self)
 
     # ---- shared lifecycle ---------------------------------------------------------------------------
     @property
@@ -274,31 +280,13 @@ class Bmv2Switch(P4Switch):
             cmd += ["--cpu-port", str(self.cpu_port)]
         return cmd
 
-    def queue_commands(self) -> list[str]:
-        """sswitch_CLI commands for the configured queues: depth for all ports, then each port's rate
-        (`set_queue_rate <rate_pps> <port>`, whole packets per second, at least 1: 0 is not a rate)."""
-        commands = queue_commands(0, depth=self.queue_depth) if self.queue_depth else []
-        for port, pps in sorted(self.queue_rates_pps.items()):
-            commands += queue_commands(port, rate_pps=max(pps, 1.0))
-        return commands
-
-    def after_start(self, thrift_timeout: float = 15.0) -> None:
-        """Set the queues over Thrift. simple_switch_grpc opens its Thrift server only after the gRPC one
-        (targets/simple_switch_grpc/switch_runner.cpp), so wait for that port first."""
-        commands = self.queue_commands()
-        if not commands:
-            return
-        deadline = time.monotonic() + thrift_timeout
+    def wait_thrift(self, timeout: float = 15.0) -> None:
+        """simple_switch_grpc opens its Thrift server only after the gRPC one
+        (targets/simple_switch_grpc/switch_runner.cpp): wait for it."""
+        deadline = time.monotonic() + timeout
         while not _listening(self.thrift_port):
             if self.proc is None or self.proc.poll() is not None or time.monotonic() > deadline:
                 raise SwitchStartError(f"{self.name}: Thrift port {self.thrift_port} not open, so queue rates and "
                                        f"depths cannot be set (simple_switch_grpc built without Thrift?); "
                                        f"{self.out_path}:\n{self.tail()}")
             time.sleep(0.1)
-        try:
-            run_cli(self.thrift_port, commands)
-        except Bmv2CliError as err:
-            raise SwitchStartError(f"{self.name}: setting queues: {err}") from None
-
-
-SWITCH_CLASSES: dict[str, type[P4Switch]] = {"p4exec": P4ExecSwitch, "bmv2": Bmv2Switch}

@@ -5,20 +5,18 @@ unique ids/MACs/IPs and connected planes."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from topologies.model import MAX_ENDPOINT_ID, TopologyError
-
-if TYPE_CHECKING:
-    from topologies.model import Topology
+from topologies.model import MAX_ENDPOINT_ID, Topology, TopologyError
 
 
-def validate(topo: Topology) -> None:
+def validate(topo: Topology) -> Topology:
+    """Check the whole topology; raise TopologyError naming the first problem. Returns the topology."""
     _check_links(topo)
     _check_unique_addresses(topo)
     _check_planes(topo)
+    return topo
 
 
 def _check_links(topo: Topology) -> None:

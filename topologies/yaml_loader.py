@@ -11,7 +11,9 @@ from typing import Any
 
 import yaml
 
+from topologies.catalog import build, names
 from topologies.model import MAX_SWITCH_PORT, Topology, TopologyError
+from topologies.validate import validate
 
 _TOP_KEYS = {"name", "description", "defaults", "switches", "hosts", "links"}
 _SWITCH_KEYS = {"name", "plane", "tier", "radix", "role", "attrs"}
@@ -20,7 +22,7 @@ _LINK_KEYS = {"a", "b", "a_port", "b_port", "rate_gbps", "delay_us"}
 _DEFAULT_KEYS = {"rate_gbps", "delay_us", "radix"}
 
 
-def _check_keys(what: str, d: Any, allowed: set[str], required: set[str] = frozenset()) -> dict:
+def _check_keys(what: str, d: Any, allowed: set[str], required: frozenset[str] | set[str] = frozenset()) -> dict:
     if not isinstance(d, dict):
         raise TopologyError(f"{what}: expected a mapping, got {type(d).__name__}")
     unknown = set(d) - allowed
@@ -70,7 +72,7 @@ def from_dict(doc: Any, source: str = "<yaml>") -> Topology:
         raise TopologyError(f"{source}: bad value: {e}") from None
     t.params = {"file": source}
     try:
-        return t.validate()
+        return validate(t)
     except TopologyError as e:
         raise TopologyError(f"{source}: {e}") from None
 
@@ -106,8 +108,6 @@ def to_yaml(t: Topology) -> str:
 
 def load(spec: str, **params: Any) -> Topology:
     """A built-in name (with params) or a path to a YAML file (no params)."""
-    from topologies.registry import build, names
-
     if spec in names():
         return build(spec, **params)
     if spec.endswith((".yaml", ".yml")) or Path(spec).exists():

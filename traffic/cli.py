@@ -4,10 +4,9 @@
   python -m traffic lab all_reduce --hosts 4 --size 1MiB --iterations 3 --out /tmp/run
   python -m traffic lab --trace traffic/examples/tp-dp-step.yaml --hosts 4
   python -m traffic lab --simai traffic/examples/simai-mini.txt --hosts 8 --size-scale 0.25
-  python -m traffic fabric all_to_all --topo leafspine --size 256KiB --policy spray --out /tmp/run
 
-The fabric version (`ethlab traffic run ... --topo`) calls the same `traffic.replay` functions with the
-fabric's ports instead of the lab's.
+On an emulated fabric: `ethlab traffic run PATTERN --topo TOPO ...` calls the same `traffic.replay`
+functions with the fabric's ports instead of the lab's.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from rich.console import Console
 
 from traffic.checker import ScheduleError, check, textbook_total_bytes
 from traffic.collectives import make_schedule
-from traffic.fabric_run import add_fabric_arguments, run_fabric
 from traffic.replay import replay, results_table
 from traffic.runargs import add_workload_arguments, config_from_args, parse_params, plan_from_args
 from traffic.trace import TraceError, parse_size
@@ -81,18 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--shape", metavar="RATE", help="tbf-limit the bridge port towards host 0 (e.g. 20mbit)")
     lab.add_argument("--prefix", default="ethtr-")
     lab.set_defaults(func=cmd_lab)
-    fab = sub.add_parser("fabric", help="bring an emulated fabric up, replay, tear down (ethlab traffic run)")
-    add_fabric_arguments(fab)
-    fab.set_defaults(func=run_fabric)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args, extra = build_parser().parse_known_args(argv)
-    if extra and args.command != "fabric":
-        print(f"error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
-        return 2
-    args.extra = extra  # topology parameters (--gpus 16 ...) for `fabric`
+    args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except (ScheduleError, TraceError, ValueError) as e:

@@ -20,6 +20,24 @@ from scapy.layers.inet import UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Packet, bind_layers
 
+# The constants of p4src/include/headers.p4, from the one module checked against it.
+from controller.ethplus import (
+    CPU_PORT,
+    ETHERTYPE_ETHPLUS,
+    ETHPLUS_VERSION,
+    LB_ADAPTIVE,
+    LB_ECMP,
+    LB_FLOWLET,
+    LB_SPRAY,
+    PKT_ACK,
+    PKT_CREDIT,
+    PKT_DATA,
+    PKT_PROBE,
+    PKT_TYPES,
+    PUNT_ARP,
+    UDP_PORT_ROCE,
+)
+
 __all__ = [
     "CPU_PORT",
     "ETHERTYPE_ETHPLUS",
@@ -40,17 +58,6 @@ __all__ = [
     "EthPlusProbe",
     "RoCEv2BTH",
 ]
-
-# Constants mirrored from p4src/include/headers.p4.
-ETHERTYPE_ETHPLUS = 0x88B5
-UDP_PORT_ROCE = 4791
-CPU_PORT = 255
-ETHPLUS_VERSION = 1
-PKT_DATA, PKT_ACK, PKT_PROBE, PKT_CREDIT = 0, 1, 2, 3
-LB_ECMP, LB_SPRAY, LB_FLOWLET, LB_ADAPTIVE = 0, 1, 2, 3
-PUNT_ARP = 1
-
-PKT_TYPES = {PKT_DATA: "data", PKT_ACK: "ack", PKT_PROBE: "probe", PKT_CREDIT: "credit"}
 
 
 class EthPlus(Packet):

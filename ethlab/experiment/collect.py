@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from p4.v1 import p4runtime_pb2 as pb
 
+from controller.client import SwitchConnection
 from controller.codec import decode, encode
-from controller.fabric import FabricController
 from topologies.model import Topology
+
+# The sessions of the switches that can be read right now (RunningFabric.readable): frozen, crashed and
+# unmanaged switches are left out, so one of them never costs the numbers of the others.
+Sessions = Mapping[str, SwitchConnection]
 
 TX = "MyEgress.telemetry.tx_port_counter"
 ECN = "MyEgress.ecn.ecn_marked"
@@ -37,9 +42,8 @@ class Snapshot:
     drops: dict[str, dict[int, tuple[int, int]]] = field(default_factory=dict)
 
 
-def reset_register(controller: FabricController, switch: str, name: str) -> None:
+def reset_register(conn: SwitchConnection, name: str) -> None:
     """Write 0 into every cell of a register (P4Runtime MODIFY without an index)."""
-    conn = controller.connections[switch]
     reg = conn._index().get("registers", name)
     width = reg.type_spec.bitstring.bit.bitwidth  # type: ignore[attr-defined]
     entry = pb.RegisterEntry(register_id=reg.preamble.id)  # type: ignore[attr-defined]
@@ -47,31 +51,34 @@ def reset_register(controller: FabricController, switch: str, name: str) -> None
     conn.modify(entry)
 
 
-def _switches(controller: FabricController) -> list[str]:
-    return sorted(name for name in controller.connections if name not in getattr(controller, "_stopped", ()))
-
-
-def snapshot(controller: FabricController, skip: set[str] | frozenset[str] = frozenset()) -> Snapshot:
+def snapshot(sessions: Sessions, unread: dict[str, str] | None = None) -> Snapshot:
+    """Counters of every readable switch; a switch that fails to answer is left out (and named in `unread`)."""
     snap = Snapshot(time.monotonic())
-    for sw in _switches(controller):
-        if sw in skip:
+    for sw, conn in sorted(sessions.items()):
+        try:
+            tx, ecn, drops = conn.read_counter(TX), conn.read_counter(ECN), conn.read_counter(DROP_REASON)
+        except Exception as err:  # noqa: BLE001 - a switch that died since: keep the others' numbers
+            if unread is not None:
+                unread[sw] = f"{type(err).__name__}: {err}"
             continue
-        conn = controller.connections[sw]
-        snap.tx[sw] = conn.read_counter(TX)
-        snap.ecn[sw] = conn.read_counter(ECN)
-        snap.drops[sw] = conn.read_counter(DROP_REASON)
+        snap.tx[sw], snap.ecn[sw], snap.drops[sw] = tx, ecn, drops
     return snap
 
 
-def reset_queue_maxima(controller: FabricController, skip: set[str] | frozenset[str] = frozenset()) -> None:
-    for sw in _switches(controller):
-        if sw not in skip:
-            reset_register(controller, sw, QMAX)
+def reset_queue_maxima(sessions: Sessions) -> None:
+    for _sw, conn in sorted(sessions.items()):
+        reset_register(conn, QMAX)
 
 
-def read_queue_maxima(controller: FabricController,
-                      skip: set[str] | frozenset[str] = frozenset()) -> dict[str, dict[int, int]]:
-    return {sw: controller.connections[sw].read_register(QMAX) for sw in _switches(controller) if sw not in skip}
+def read_queue_maxima(sessions: Sessions, unread: dict[str, str] | None = None) -> dict[str, dict[int, int]]:
+    out: dict[str, dict[int, int]] = {}
+    for sw, conn in sorted(sessions.items()):
+        try:
+            out[sw] = conn.read_register(QMAX)
+        except Exception as err:  # noqa: BLE001 - as in snapshot()
+            if unread is not None:
+                unread[sw] = f"{type(err).__name__}: {err}"
+    return out
 
 
 def _delta(after: dict[int, tuple[int, int]], before: dict[int, tuple[int, int]], port: int) -> tuple[int, int]:
@@ -115,17 +122,16 @@ def drop_stats(before: Snapshot, after: Snapshot) -> dict[str, dict[str, int]]:
 class Sampler:
     """Every `interval_s`: the queue-depth maximum of every port since the last sample (read, then reset) and
     the packets every switch sent towards hosts (delivered load). Gives queue depth and goodput over time at
-    the cost of three reads per switch per interval; `skip` names switches not to touch (frozen by a fault)."""
+    the cost of three reads per switch per interval; `readable` says which switches may be touched now."""
 
-    def __init__(self, controller: FabricController, topo: Topology, interval_s: float = 0.25,
+    def __init__(self, readable: Callable[[], Sessions], topo: Topology, interval_s: float = 0.25,
                  max_samples: int = 2000) -> None:
-        self.controller = controller
+        self.readable = readable
         self.interval_s = interval_s
         self.max_samples = max_samples
         self.queue: list[dict[str, Any]] = []
         self.goodput: list[dict[str, Any]] = []
         self.qmax: dict[str, dict[int, int]] = {}
-        self.skip: set[str] = set()
         self.host_ports = {sw.name: [p for p, ln in topo.ports(sw.name).items()
                                      if not topo.nodes[(ln.b if ln.a.owner == sw.name else ln.a).owner].is_switch]
                            for sw in topo.switches}
@@ -152,11 +158,10 @@ class Sampler:
             n += 1
             self.sample()
 
-    def _entities(self, sw: str) -> tuple[list[pb.RegisterEntry], list[pb.CounterEntry]]:
+    def _entities(self, sw: str, conn: SwitchConnection) -> tuple[list[pb.RegisterEntry], list[pb.CounterEntry]]:
         """One register cell per linked port and one counter cell per host port: a few cells per Read
         instead of whole 512-cell arrays, so sampling stays cheap on many switches."""
         if sw not in self._cells:
-            conn = self.controller.connections[sw]
             reg = conn._index().get("registers", QMAX)
             ctr = conn._index().get("counters", TX)
             regs, ctrs = [], []
@@ -176,11 +181,10 @@ class Sampler:
         t = round(time.monotonic() - self._t0, 3)
         delivered = 0
         read_any = False
-        for sw in _switches(self.controller):
-            if sw in self.skip or sw not in self.ports:
+        for sw, conn in sorted(self.readable().items()):
+            if sw not in self.ports:
                 continue
-            conn = self.controller.connections[sw]
-            regs, ctrs = self._entities(sw)
+            regs, ctrs = self._entities(sw, conn)
             try:
                 cells: dict[int, int] = {}
                 total = 0

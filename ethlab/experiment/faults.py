@@ -1,24 +1,23 @@
-"""Faults injected while traffic runs: link down/up, slow link (queue rate cut), switch stop/restart.
+"""Faults injected while traffic runs: link down/up, slow link (queue rate cut), switch stop/restart/kill.
 
 A fault is data (`Fault`); `FaultInjector` fires each at its time after the traffic starts on a timer
 thread and logs what it did and how long the control plane took, so the report can show recovery.
-Link failures are real: the switch-side veths are set down (the switch sees the carrier go and marks the
-port dead in its `port_down` register), then the controller reroutes around the link.
+Every action is one of `RunningFabric`'s verbs. Link failures are real: the link's veths are set down as a
+cable pull (the switch sees the carrier go and marks the port dead in its `port_down` register), then the
+controller reroutes around the link.
 """
 
 from __future__ import annotations
 
-import subprocess
 import threading
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ethlab.bringup import RunningFabric
-from topologies.mininet_builder import switch_ifname
 
-ACTIONS = ("link_down", "link_up", "slow_link", "restore_link", "switch_stop", "switch_restart", "controller_stop",
-           "controller_restart")
+ACTIONS = ("link_down", "link_up", "slow_link", "restore_link", "switch_stop", "switch_restart", "switch_kill",
+           "controller_stop", "controller_restart")
 
 
 @dataclass(frozen=True)
@@ -49,6 +48,10 @@ class Fault:
             raise ValueError(f"fault {self.action} needs switch")
         if self.at_s < 0:
             raise ValueError("fault at_s must be >= 0")
+        if self.for_s is not None and self.for_s <= 0:
+            raise ValueError("fault for_s must be > 0")
+        if self.action == "switch_kill" and self.for_s is not None:
+            raise ValueError("switch_kill cannot be undone (no for_s): the process is gone")
 
 
 @dataclass
@@ -68,7 +71,6 @@ class FaultInjector:
     _timers: list[threading.Timer] = field(default_factory=list)
     _t0: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    stopped: set[str] = field(default_factory=set)  # frozen switches: nobody may read them until resumed
     controller_down: bool = False
 
     def start(self) -> None:
@@ -91,9 +93,8 @@ class FaultInjector:
         """Cancel what has not fired and resume any switch still frozen, so teardown and reads work."""
         for timer in self._timers:
             timer.cancel()
-        for sw in list(self.stopped):
-            self._signal(sw, "CONT")
-            self.stopped.discard(sw)
+        for sw in list(self.running.frozen):
+            self.running.thaw_switch(sw)
         if self.controller_down:
             self._do_controller_restart(Fault(0.0, "controller_restart"))
         with self._lock:
@@ -113,49 +114,25 @@ class FaultInjector:
         with self._lock:
             self.events.append(event)
 
-    def _link_ends(self, fault: Fault) -> list[tuple[str, int]]:
-        topo = self.running.topo
-        link = topo.links[self.running.controller.link_index(fault.a or "", fault.b or "")]
-        return [(end.owner, end.number) for end in (link.a, link.b) if topo.nodes[end.owner].is_switch]
-
-    def _set_carrier(self, fault: Fault, up: bool) -> None:
-        run = self.running.fabric.run
-        for sw, port in self._link_ends(fault):
-            dev = self.running.topo.nodes[sw].device_id or 0
-            subprocess.run(["ip", "link", "set", switch_ifname(run, dev, port), "up" if up else "down"],
-                           check=True, capture_output=True, timeout=10)
-
     def _do_link_down(self, fault: Fault) -> None:
-        self._set_carrier(fault, up=False)
-        self.running.controller.link_down(fault.a or "", fault.b or "")
+        self.running.link_down(fault.a or "", fault.b or "")
 
     def _do_link_up(self, fault: Fault) -> None:
-        self._set_carrier(fault, up=True)
-        self.running.controller.link_up(fault.a or "", fault.b or "")
+        self.running.link_up(fault.a or "", fault.b or "")
 
     def _queue(self, fault: Fault, restore: bool) -> None:
-        from p4exec.switch.queue_cmd import set_queue
-
-        fabric = self.running.fabric
-        for sw, port in self._link_ends(fault):
-            base = fabric.switch(sw).queue_rates_pps.get(port, 0.0)
+        running = self.running
+        for sw, port in running.link_queues(fault.a or "", fault.b or ""):
+            base = running.queue_rate_pps(sw, port)
             if restore:
                 pps = base
             elif fault.rate_pps is not None:
                 pps = fault.rate_pps
             else:
                 # An unlimited queue has no rate to cut: take the link's nominal rate in 1500-byte packets.
-                link = self.running.topo.ports(sw)[port]
+                link = running.topo.ports(sw)[port]
                 pps = (base or link.rate_gbps * 1e9 / 12000) * fault.rate_factor
-            rate = max(1, round(pps)) if pps else 0
-            if fabric.switch(sw).target == "bmv2":
-                # BMv2's P4Runtime server has no queue extern: the controller's connection goes over its CLI.
-                self.running.controller.connections[sw].set_queue(port, rate_pps=rate)
-            else:
-                # p4exec: a connection of its own (the queue extern), so a slow link works with the
-                # controller stopped too.
-                set_queue(fabric.switch(sw).grpc_addr, self.running.topo.nodes[sw].device_id or 0, port,
-                          {"rate_pps": rate})
+            running.set_queue(sw, port, rate_pps=max(1, round(pps)) if pps else 0)
 
     def _do_slow_link(self, fault: Fault) -> None:
         self._queue(fault, restore=False)
@@ -165,12 +142,14 @@ class FaultInjector:
 
     def _do_switch_stop(self, fault: Fault) -> None:
         """Freeze the switch process (SIGSTOP): its links stay up but it forwards nothing — a hung switch."""
-        self.stopped.add(fault.switch or "")
-        self._signal(fault.switch or "", "STOP")
+        self.running.freeze_switch(fault.switch or "")
 
     def _do_switch_restart(self, fault: Fault) -> None:
-        self._signal(fault.switch or "", "CONT")
-        self.stopped.discard(fault.switch or "")
+        self.running.thaw_switch(fault.switch or "")
+
+    def _do_switch_kill(self, fault: Fault) -> None:
+        """SIGKILL the switch process: a crash. The controller routes around it; the trial reports it."""
+        self.running.kill_switch(fault.switch or "")
 
     def _do_controller_stop(self, fault: Fault) -> None:
         """The controller goes away (connections closed, helpers stopped); the switches keep forwarding with
@@ -184,12 +163,6 @@ class FaultInjector:
         self.running.controller.start(reconcile=True)
         with self._lock:
             self.controller_down = False
-
-    def _signal(self, switch: str, sig: str) -> None:
-        proc = self.running.fabric.switch(switch).proc
-        if proc is None:
-            raise RuntimeError(f"switch {switch} has no process")
-        subprocess.run(["kill", f"-{sig}", str(proc.pid)], check=True, capture_output=True, timeout=10)
 
 
 def events_dicts(events: list[FaultEvent]) -> list[dict[str, Any]]:

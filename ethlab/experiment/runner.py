@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from controller.targets import target_named
 from ethlab.experiment import aggregate as agg
 from ethlab.experiment.markdown import write_report
 from ethlab.experiment.plots import draw_all
@@ -53,14 +54,7 @@ def versions(target: str) -> dict[str, Any]:
                                     timeout=5, cwd=Path(__file__).resolve().parents[2]).stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         out["git"] = None
-    if target == "p4exec":
-        out["p4exec"] = pkg("ethlab")  # p4exec ships inside the ethlab distribution
-    else:
-        try:
-            res = subprocess.run(["simple_switch_grpc", "--version"], capture_output=True, text=True, timeout=10)
-            out["bmv2"] = (res.stdout or res.stderr).strip() or None
-        except (OSError, subprocess.SubprocessError):
-            out["bmv2"] = None
+    out.update(target_named(target).versions())
     return out
 
 
@@ -122,7 +116,11 @@ def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], N
                                    spec.sample_interval_s)
                 done = len(out.rows)
                 load_1m = round(os.getloadavg()[0], 2)  # foreign CPU load explains most rerun differences
-                result = run_trial(setup, tdir, progress=lambda m, c=current, d=done: say(f"{c}: {m}", d, total))
+
+                def trial_say(msg: str, c: str = current, d: int = done) -> None:
+                    say(f"{c}: {msg}", d, total)
+
+                result = run_trial(setup, tdir, progress=trial_say)
                 out.rows.append(agg.trial_row(variant.label, rep, seed, digest, result, load_1m))
                 _write_rows(root, out.rows)
                 say(f"{current}: done", len(out.rows), total)

@@ -31,6 +31,7 @@ import yaml
 
 from controller.policies import POLICIES, Policy, make_policy
 from ethlab.bringup import TARGETS
+from ethlab.checks import UsageError, check_engine, check_fabric, check_plan, check_traffic
 from ethlab.experiment.faults import Fault
 from topologies.model import Topology
 from topologies.yaml_loader import load as load_topology
@@ -206,7 +207,8 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
         except Exception as err:
             raise SpecError(f"traffic.size: {err}") from None
     policies = data.get("policies")
-    _need(isinstance(policies, list) and policies, "policies", "must be a non-empty list")
+    _need(isinstance(policies, list) and bool(policies), "policies", "must be a non-empty list")
+    assert isinstance(policies, list)
     variants = [_variant(i, p) for i, p in enumerate(policies)]
     labels = [v.label for v in variants]
     _need(len(set(labels)) == len(labels), "policies", f"labels must be unique (got {labels}); add label:")
@@ -224,9 +226,22 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
     _need(isinstance(reps, int) and 1 <= reps <= 100, "repetitions", "must be an integer 1..100")
     seed = data.get("seed", 1)
     _need(isinstance(seed, int) and seed >= 0, "seed", "must be a non-negative integer")
+    sample = data.get("sample_interval_s", 0.25)
+    _need(isinstance(sample, int | float) and not isinstance(sample, bool) and 0 <= sample <= 60,
+          "sample_interval_s", "must be a number of seconds 0..60 (0 = no sampling)")
     spec = Spec(data["name"], topo["name"], dict(topo.get("params") or {}), dict(traffic), variants, target, seed,
-                reps, dict(fabric), dict(engine), faults, float(data.get("sample_interval_s", 0.25)),
+                reps, dict(fabric), dict(engine), faults, float(sample),
                 str(data.get("description", "")), source, str(data.get("expect", "") or "").strip())
+    for v in variants:
+        where = f"policies[{v.label}]"
+        try:
+            check_engine(spec.engine_config(v), f"{where}: engine")
+            options = spec.fabric_options(v)
+            check_fabric(options["rate_scale"], options["queue_depth"])
+        except UsageError as err:
+            raise SpecError(str(err)) from None
+        except (TypeError, ValueError) as err:
+            raise SpecError(f"{where}: engine/fabric value: {err}") from None
     try:
         t = spec.build_topology()
     except Exception as err:
@@ -238,7 +253,14 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
             _need(any({ln.a.owner, ln.b.owner} == {f.a, f.b} for ln in t.links), f"faults[{i}]",
                   f"no link between {f.a} and {f.b}")
     try:
-        spec.plan(t)
+        size = parse_size(str(traffic["size"])) if "size" in traffic else None
+        iterations = traffic.get("iterations", 1)
+        _need(isinstance(iterations, int) and not isinstance(iterations, bool), "traffic.iterations",
+              "must be an integer")
+        check_traffic(size, iterations, dict(traffic.get("params") or {}), t)
+        check_plan(spec.plan(t), t)
+    except SpecError:
+        raise
     except Exception as err:
         raise SpecError(f"traffic: {err}") from None
     return spec
@@ -248,8 +270,10 @@ def load_spec(path: str | Path) -> Spec:
     p = Path(path)
     try:
         data = yaml.safe_load(p.read_text())
+    except UnicodeDecodeError:
+        raise SpecError(f"{p}: not a text file (a spec is YAML)") from None
     except (OSError, yaml.YAMLError) as err:
-        raise SpecError(f"{p}: {err}") from None
+        raise SpecError(f"{p}: {' '.join(str(err).split())}") from None
     return parse_spec(data, str(p))
 
 

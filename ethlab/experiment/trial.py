@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.policies import Policy
-from ethlab.bringup import running_fabric
+from controller.targets import target_named
+from ethlab.bringup import RunningFabric, running_fabric
 from ethlab.experiment import collect
 from ethlab.experiment.faults import Fault, FaultInjector, events_dicts
 from topologies.model import Topology
@@ -95,32 +96,49 @@ def recovery(events: list[dict[str, Any]], goodput: list[dict[str, Any]], interv
 
 
 class SwitchCrashed(RuntimeError):
-    """A switch process died during the trial (its exit status and log tail are in the message)."""
+    """A switch process died during the trial (its exit status and log tail are in the message); `result`
+    holds what could still be measured, when the trial got that far."""
+
+    def __init__(self, message: str, result: TrialResult | None = None) -> None:
+        super().__init__(message)
+        self.result = result
 
 
 def run_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] | None = None) -> TrialResult:
-    """Bring up, replay, collect, tear down; raises after recording what it had (the caller records errors)."""
+    """Bring up, replay, collect, tear down; raises after recording what it had (the caller records errors).
+
+    A switch that dies during the trial costs only its own numbers: the others are still read, links.csv and
+    switch.json are written (naming the crashed and unread switches), then SwitchCrashed is raised."""
     say = progress or (lambda _m: None)
     out_dir.mkdir(parents=True, exist_ok=True)
-    switch_args = ("--seed", str(setup.seed)) if setup.seed is not None and setup.target == "p4exec" else ()
+    takes_seed = target_named(setup.target).takes_seed
+    switch_args = ("--seed", str(setup.seed)) if setup.seed is not None and takes_seed else ()
     with running_fabric(setup.topo, target=setup.target, policy=setup.policy, rate_scale=setup.rate_scale,
                         queue_depth=setup.queue_depth, log_dir=str(out_dir / "switch-logs"), progress=say,
                         switch_args=switch_args) as running:
         try:
-            measured = _measure(setup, running, out_dir, say)
+            m = _measure(setup, running, out_dir, say)
         except Exception as err:
-            dead = running.fabric.dead_switches()
+            dead = running.dead_switches()
             if dead:  # the real cause, not the controller's "connection refused" that followed it
-                raise SwitchCrashed("; ".join(f"{n} {why}" for n, why in dead.items())) from err
+                raise SwitchCrashed(_crash_text(dead)) from err
             raise
-    m = measured
+        crashed = running.dead_switches()
     sw = {"summary": switch_summary(m.links, m.drops), "drops": m.drops, "links": m.links, "faults": m.events,
           "recovery": recovery(m.events, m.sampler.goodput, m.sampler.interval_s),
           "queue_samples": m.sampler.queue, "goodput_samples": m.sampler.goodput,
-          "traffic_duration_s": round(m.duration, 4), "bringup": m.timings}
+          "traffic_duration_s": round(m.duration, 4), "bringup": m.timings,
+          "unread": m.unread, "crashed": crashed}
     _write_csv(out_dir / "links.csv", m.links)
     (out_dir / "switch.json").write_text(json.dumps(sw, indent=1))
-    return TrialResult(m.metrics, m.links, sw, m.timings)
+    result = TrialResult(m.metrics, m.links, sw, m.timings)
+    if crashed:
+        raise SwitchCrashed(_crash_text(crashed), result)
+    return result
+
+
+def _crash_text(dead: dict[str, str]) -> str:
+    return "; ".join(f"{n} {why}" for n, why in dead.items())
 
 
 @dataclass
@@ -132,19 +150,18 @@ class _Measured:
     sampler: collect.Sampler
     duration: float
     timings: dict
+    unread: dict[str, str]  # switch -> why its counters could not be read at the end
 
 
-def _measure(setup: TrialSetup, running: Any, out_dir: Path, say: Callable[[str], None]) -> _Measured:
+def _measure(setup: TrialSetup, running: RunningFabric, out_dir: Path, say: Callable[[str], None]) -> _Measured:
     """Replay the plan on the running fabric with faults and sampling; the switch-side numbers it yields."""
-    ctl = running.controller
     (out_dir / "bringup.json").write_text(json.dumps({"entries": running.entries,
                                                       "timings": running.timings}, indent=1))
     ports = ports_for_topology(setup.topo, running.fabric.netns)
-    collect.reset_queue_maxima(ctl)
-    before = collect.snapshot(ctl)
+    collect.reset_queue_maxima(running.readable())
+    before = collect.snapshot(running.readable())
     injector = FaultInjector(running, list(setup.faults))
-    sampler = collect.Sampler(ctl, setup.topo, setup.sample_interval_s or 0.25)
-    sampler.skip = injector.stopped
+    sampler = collect.Sampler(running.readable, setup.topo, setup.sample_interval_s or 0.25)
     say(f"replaying {len(setup.plan)} collective(s) under {setup.policy.name}")
     t0 = time.monotonic()
     if setup.sample_interval_s:
@@ -159,9 +176,13 @@ def _measure(setup: TrialSetup, running: Any, out_dir: Path, say: Callable[[str]
     # Utilisation over the engine's own send/receive window (not its socket and frame set-up).
     duration = result.duration_s or (time.monotonic() - t0)
     say("reading switch counters")
-    after = collect.snapshot(ctl)
-    qmax = collect.merge_maxima(sampler.qmax, collect.read_queue_maxima(ctl))
+    unread: dict[str, str] = {}
+    after = collect.snapshot(running.readable(), unread)
+    qmax = collect.merge_maxima(sampler.qmax, collect.read_queue_maxima(running.readable(), unread))
+    for sw in (n.name for n in setup.topo.switches):
+        if sw not in after.tx and sw not in unread:
+            unread[sw] = "not readable (crashed, frozen or not managed)"
     links = collect.link_stats(setup.topo, before, after, qmax, duration, setup.rate_scale)
     drops = collect.drop_stats(before, after)
     timings = dict(running.timings)
-    return _Measured(metrics, links, drops, events, sampler, duration, timings)
+    return _Measured(metrics, links, drops, events, sampler, duration, timings, unread)

@@ -12,7 +12,7 @@ import pytest
 from controller.artifacts import PipelineArtifacts
 from controller.client import SwitchConnection
 from p4exec.switch.lab import Lab
-from tests.controller.ctl_helpers import Capture, LabSwitch, lab_artifacts
+from tests.support.controller import Capture, LabSwitch, lab_artifacts
 
 
 @pytest.fixture(scope="module")

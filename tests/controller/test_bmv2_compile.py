@@ -14,7 +14,7 @@ import pytest
 
 from controller.artifacts import build_artifacts, p4c_diagnostics
 from ethlab.up_cmd import one_line
-from tests.controller.ctl_helpers import install_fake_tool
+from tests.support.controller import install_fake_tool
 
 REPO = Path(__file__).resolve().parents[2]
 PROGRAM = REPO / "p4src" / "basic_l3.p4"

@@ -20,7 +20,7 @@ from controller.client import SwitchConnection
 from controller.errors import ControllerError
 from controller.fabric import FabricController
 from controller.policies import make_policy
-from tests.controller.ctl_helpers import install_fake_tool
+from tests.support.controller import install_fake_tool
 from topologies import load
 
 FAKE_CLI = """#!/bin/sh
@@ -121,7 +121,7 @@ def test_controller_picks_the_mechanism_per_target(p4exec_artifacts: PipelineArt
 
 def test_link_liveness_on_bmv2_uses_register_write(p4exec_artifacts: PipelineArtifacts, fake_cli: Path) -> None:
     ctl = _controller(p4exec_artifacts, "bmv2", thrift_ports={"leaf1": 51100})
-    ctl.connections["leaf1"] = ctl.new_connection("leaf1")
+    ctl.state.connections["leaf1"] = ctl.new_connection("leaf1")
     ctl.set_port_liveness("leaf1", 3, up=False)
     ctl.set_port_liveness("leaf1", 3, up=True)
     assert fake_cli.read_text().splitlines() == ["port 51100", "register_write port_down 3 1",
@@ -130,10 +130,10 @@ def test_link_liveness_on_bmv2_uses_register_write(p4exec_artifacts: PipelineArt
 
 def test_no_port_monitor_on_bmv2(p4exec_artifacts: PipelineArtifacts) -> None:
     ctl = _controller(p4exec_artifacts, "bmv2", watch_switches=False, port_poll_s=1.0)
-    ctl._start_watchers()
+    ctl._start_sources()
     try:
-        assert ctl._watchers == []
-        assert [e.kind for e in ctl.events] == ["port_monitor_off"]
+        assert ctl._sources == []
+        assert [e.kind for e in ctl.state.events] == ["port_monitor_off"]
     finally:
         ctl.close()
 

@@ -14,7 +14,7 @@ from controller.client import SwitchConnection
 from controller.codec import decode
 from controller.errors import WriteError
 from p4exec.switch.lab import Lab
-from tests.controller.ctl_helpers import LabSwitch, ether, send_frames
+from tests.support.controller import LabSwitch, ether, send_frames
 
 pytestmark = pytest.mark.netns
 

@@ -14,6 +14,7 @@ from controller.fabric import FabricController
 from controller.policies import LB_ADAPTIVE, POLICIES, make_policy
 from controller.probes import probe_flood_ports, probe_frame, probe_plan
 from controller.routing import compute_routes
+from controller.tables import desired
 from topologies import load
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "controller.md"
@@ -23,14 +24,14 @@ def _offline_controller(topo, policy) -> FabricController:
     """A controller whose connections are never opened: enough to compute what it would install."""
     art = build_artifacts()
     ctl = FabricController(topo, {s.name: "127.0.0.1:1" for s in topo.switches}, art, policy)
-    ctl.connections = {s.name: SwitchConnection("127.0.0.1:1", p4info=art.p4info, name=s.name)
-                       for s in topo.switches}
+    ctl.state.connections = {s.name: SwitchConnection("127.0.0.1:1", p4info=art.p4info, name=s.name)
+                             for s in topo.switches}
     return ctl
 
 
 def _ecn_ports(ctl: FabricController, switch: str) -> set[int]:
-    state, updates = ctl._desired(switch, compute_routes(ctl.topo)[switch])
-    table_id = ctl.connections[switch].index.table("ecn_config").preamble.id
+    _state, updates = desired(ctl.connection(switch), switch, compute_routes(ctl.topo)[switch], ctl.policy, ctl.topo)
+    table_id = ctl.connection(switch).index.table("ecn_config").preamble.id
     return {int.from_bytes(u.entity.table_entry.match[0].exact.value, "big") for u in updates
             if u.entity.table_entry.table_id == table_id}
 

@@ -1,11 +1,12 @@
-"""Fixtures for the data-plane tests (helpers live in dp_helpers.py)."""
+"""Fixtures for the data-plane tests (helpers live in tests/support/dataplane.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import pytest
-from dp_helpers import EthPlusSwitch, ethplus_source_ok, new_switch
+
+from tests.support.dataplane import EthPlusSwitch, ethplus_source_ok, new_switch
 
 
 @pytest.fixture

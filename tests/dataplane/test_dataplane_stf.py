@@ -10,8 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import gen_stf
 import pytest
+
+from tests.dataplane import gen_stf
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

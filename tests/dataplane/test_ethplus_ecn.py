@@ -9,10 +9,10 @@ packets per depth). Non-ECT packets are never touched.
 from __future__ import annotations
 
 import pytest
-from dp_helpers import ethplus_frame, roce_frame
 from scapy.layers.inet import IP
 from scapy.layers.l2 import Ether
 
+from tests.support.dataplane import ethplus_frame, roce_frame
 from traffic.layers import LB_SPRAY, EthPlus
 
 KMIN, KMAX, PMAX = 20, 100, 0.5

@@ -12,9 +12,9 @@ import random
 from collections import Counter
 
 import pytest
-from dp_helpers import ethplus_frame, probe_frame, roce_frame
 from scapy.layers.l2 import Ether
 
+from tests.support.dataplane import ethplus_frame, probe_frame, roce_frame
 from traffic.layers import LB_ADAPTIVE, LB_ECMP, LB_FLOWLET, LB_SPRAY, EthPlus
 
 UPLINKS = [2, 3, 4, 5]

@@ -11,9 +11,9 @@ link would.
 
 from __future__ import annotations
 
-from dp_helpers import ethplus_frame, probe_frame
 from scapy.layers.l2 import Ether
 
+from tests.support.dataplane import ethplus_frame, probe_frame
 from traffic.layers import CPU_PORT, LB_ADAPTIVE, LB_SPRAY, CpuPacketOut, EthPlus
 
 

@@ -19,7 +19,7 @@ from controller.codec import decode
 from controller.fabric import FabricController
 from controller.routing import compute_routes
 from ethlab.bringup import RunningFabric, check_reachability, running_fabric
-from tests.fabric.fabric_helpers import flows, send_from_host, table_map, tx_packets, wait_event, wait_for
+from tests.support.fabric import flows, send_from_host, table_map, tx_packets, wait_event, wait_for
 from topologies import load
 from topologies.mininet_builder import switch_ifname
 
@@ -42,7 +42,7 @@ def _installed_routes(controller: FabricController, switch: str) -> dict[int, tu
 def test_installed_entries_equal_routing(running: RunningFabric) -> None:
     expected = compute_routes(running.topo)
     for name, want in expected.items():
-        conn = running.controller.connections[name]
+        conn = running.controller.connection(name)
         want_eid = {r.eid: want.groups[r.group_id] for r in want.routes}
         assert _installed_routes(running.controller, name) == want_eid, name
         eid_rows = table_map(running.controller, name, "eid_table")
@@ -100,7 +100,7 @@ def test_carrier_loss_seen_by_the_switch_reroutes(running: RunningFabric, tmp_pa
     start = time.monotonic()
     subprocess.run(["ip", "link", "set", iface, "down"], check=True, timeout=10)
     try:
-        assert wait_event(ctl, "link_down", start, timeout=10), ctl.events[-5:]
+        assert wait_event(ctl, "link_down", start, timeout=10), ctl.state.events[-5:]
         assert _installed_routes(ctl, "leaf1")[3] == (4,)
         via_spine1, delivered = _deliver(running, tmp_path)
         assert (via_spine1, delivered) == (0, 64)
@@ -113,15 +113,13 @@ def test_carrier_loss_seen_by_the_switch_reroutes(running: RunningFabric, tmp_pa
 
 def test_restarted_switch_is_repushed_and_repopulated(running: RunningFabric) -> None:
     ctl = running.controller
-    spine = running.fabric.switch("spine1")
     start = time.monotonic()
-    spine.stop_process()
-    spine.start([])
-    spine.wait_ready(30)
-    assert wait_event(ctl, "switch_lost", start, timeout=10), ctl.events[-5:]
-    assert wait_event(ctl, "switch_recovered", start, timeout=60), ctl.events[-5:]
-    assert "spine1" not in ctl.down_switches
-    assert ctl.connections["spine1"].pipeline_cookie() == ctl.cookie
+    running.stop_switch("spine1")
+    running.start_switch("spine1")
+    assert wait_event(ctl, "switch_lost", start, timeout=10), ctl.state.events[-5:]
+    assert wait_event(ctl, "switch_recovered", start, timeout=60), ctl.state.events[-5:]
+    assert "spine1" not in ctl.state.down_switches
+    assert ctl.connection("spine1").pipeline_cookie() == ctl.cookie
     assert _installed_routes(ctl, "spine1") == {1: (1,), 2: (1,), 3: (2,), 4: (2,)}
     reach = check_reachability(running)
     assert reach.ok, reach.failed
@@ -130,20 +128,20 @@ def test_restarted_switch_is_repushed_and_repopulated(running: RunningFabric) ->
 def test_restarted_controller_reconciles_by_reading(running: RunningFabric) -> None:
     first = running.controller
     # Take one entry away behind the controller's back: the diff must put exactly that back.
-    leaf1 = first.connections["leaf1"]
+    leaf1 = first.connection("leaf1")
     leaf1.delete(leaf1.table_entry("eid_table", {"hdr.ethplus.dst_id": 3}))
     first.close()
     second = FabricController(running.topo, running.fabric.grpc_addrs(), first.artifacts, first.policy)
     running.controller = second  # torn down with the fabric
     second.start(reconcile=True)
-    assert second.pushed == set()  # every switch kept its pipeline (same cookie)
+    assert second.state.pushed == set()  # every switch kept its pipeline (same cookie)
     # Missing: the deleted entry only. Earlier reroutes left groups nobody uses any more: those are deleted
     # (entries pointing at them first). Nothing is modified, nothing re-inserted.
-    counts = second.reconciled
+    counts = second.state.reconciled
     assert {n: (c["insert"], c["modify"]) for n, c in counts.items()} == {
         "leaf1": (1, 0), "leaf2": (0, 0), "spine1": (0, 0), "spine2": (0, 0)}
     assert all(c["unchanged"] > 0 for c in counts.values())
-    assert sum(second.written.values()) == sum(c["insert"] + c["delete"] for c in counts.values())
+    assert sum(second.state.written.values()) == sum(c["insert"] + c["delete"] for c in counts.values())
     assert _installed_routes(second, "leaf1")[3] == (3, 4)
     assert second.reconcile() == 0  # in sync now: a second pass writes nothing
     reach = check_reachability(running)

@@ -11,7 +11,7 @@ from p4.v1 import p4runtime_pb2 as pb
 
 from controller.probes import PROBE_MGRP
 from ethlab.bringup import check_reachability, running_fabric
-from tests.fabric.fabric_helpers import wait_for
+from tests.support.fabric import wait_for
 from topologies import load
 
 pytestmark = pytest.mark.netns
@@ -33,22 +33,22 @@ def test_adaptive_probes_teach_every_leaf_a_spine() -> None:
 
         def learnt() -> bool:
             for leaf, eids in remote.items():
-                valid = ctl.connections[leaf].read_register("best_valid")
+                valid = ctl.connection(leaf).read_register("best_valid")
                 if not all(valid[e] == 1 for e in eids):
                     return False
             return True
 
         assert wait_for(learnt, timeout=20, step=0.2)
         for leaf, eids in remote.items():
-            ports = ctl.connections[leaf].read_register("best_port")
+            ports = ctl.connection(leaf).read_register("best_port")
             assert all(ports[e] in (3, 4) for e in eids)  # an uplink, never a host port
         assert ctl.policy.sender is not None and ctl.policy.sender.sent > 0
         for spine in ("spine1", "spine2"):  # transit switches pass probes on to the other leaves
-            [pre] = list(ctl.connections[spine].read(ctl.connections[spine].multicast_group(PROBE_MGRP, [])))
+            [pre] = list(ctl.connection(spine).read(ctl.connection(spine).multicast_group(PROBE_MGRP, [])))
             assert sorted(r.egress_port for r in pre.packet_replication_engine_entry.multicast_group_entry.replicas) \
                 == [1, 2]
-        [lb] = [e.table_entry for e in ctl.connections["leaf1"].read(pb.TableEntry(
-            table_id=ctl.connections["leaf1"].index.table("lb_config").preamble.id, is_default_action=True))]
+        [lb] = [e.table_entry for e in ctl.connection("leaf1").read(pb.TableEntry(
+            table_id=ctl.connection("leaf1").index.table("lb_config").preamble.id, is_default_action=True))]
         assert [int.from_bytes(p.value, "big") for p in lb.action.action.params][0] == 3  # adaptive mode
         reach = check_reachability(fab)
         assert reach.ok, reach.failed
@@ -67,8 +67,8 @@ def test_leafspine_on_bmv2_all_pairs() -> None:
         assert reach.ok, reach.failed
         ctl = fab.controller
         ctl.link_down("leaf1", "spine1")
-        assert ctl.connections["leaf1"].read_register("port_down")[3] == 1
+        assert ctl.connection("leaf1").read_register("port_down")[3] == 1
         reach = check_reachability(fab)
         assert reach.ok, reach.failed
         ctl.link_up("leaf1", "spine1")
-        assert ctl.connections["leaf1"].read_register("port_down")[3] == 0
+        assert ctl.connection("leaf1").read_register("port_down")[3] == 0

@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from client import RUNNING, Client  # noqa: E402
-from p4info_fixture import build_p4info  # noqa: E402
-
-from p4exec.p4runtime import Device, P4RuntimeServer  # noqa: E402
+from p4exec.p4runtime import Device, P4RuntimeServer
+from tests.support.p4rt_client import RUNNING, Client
+from tests.support.p4rt_fixture import build_p4info
 
 
 @pytest.fixture

@@ -6,10 +6,11 @@ import queue
 
 import grpc
 import pytest
-from client import U, update
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
-from test_pipeline import lpm_entry
+
+from tests.support.p4rt_client import U, update
+from tests.support.p4rt_fixture import lpm_entry
 
 
 def status(msg) -> int:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from client import U, current_server, update, write_errors
 from google.protobuf import struct_pb2
 from google.rpc import code_pb2
 from p4.v1 import p4data_pb2, p4runtime_pb2
-from p4info_fixture import (
+
+from tests.support.p4rt_client import U, current_server, fail_code, update, write_errors
+from tests.support.p4rt_fixture import (
     A_DROP,
     A_SET_NHOP,
     AP_SEL,
@@ -19,8 +20,8 @@ from p4info_fixture import (
     T_ACL,
     T_ECMP,
     VS_PORTS,
+    acl_entry,
 )
-from test_tables import acl_entry, fail_code
 
 Entity = p4runtime_pb2.Entity
 
@@ -333,7 +334,7 @@ def test_queue_extension_needs_no_pipeline(make_client, device):
 
 
 def test_rollback_restores_every_entity_kind(primary, device):
-    from test_tables import atomic_write
+    from tests.support.p4rt_client import atomic_write
     primary.write(update(U.INSERT, action_profile_member=member(1, port=1)))
     reg = p4runtime_pb2.RegisterEntry(register_id=R_REG)
     reg.data.bitstring = b"\x07"

@@ -4,12 +4,13 @@ update gets a spec error code, and Read shows exactly the accepted entries."""
 from __future__ import annotations
 
 import grpc
-from client import U, update, write_errors
 from google.rpc import code_pb2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from p4.v1 import p4runtime_pb2
-from p4info_fixture import A_DROP, A_SET_PORT, T_ACL
+
+from tests.support.p4rt_client import U, update, write_errors
+from tests.support.p4rt_fixture import A_DROP, A_SET_PORT, T_ACL
 
 ALLOWED = {code_pb2.OK, code_pb2.INVALID_ARGUMENT, code_pb2.OUT_OF_RANGE, code_pb2.NOT_FOUND,
            code_pb2.ALREADY_EXISTS, code_pb2.RESOURCE_EXHAUSTED, code_pb2.UNIMPLEMENTED}

@@ -6,10 +6,10 @@ import threading
 import time
 
 import grpc
-from client import END, Client
 from p4.v1 import p4runtime_pb2
 
 from p4exec.p4runtime import Device, P4RuntimeServer
+from tests.support.p4rt_client import END, Client
 
 
 def test_stop_is_bounded_with_open_streams_and_clients_see_the_end(p4info):
@@ -57,9 +57,8 @@ def test_two_servers_side_by_side_are_independent(p4info):
 
 
 def test_device_started_with_a_program_is_served_at_once():
-    from test_program import SOURCE
-
     from p4exec.v1model.loader import load_config
+    from tests.support.p4rt_fixture import SOURCE
 
     dev = Device(device_id=1)
     p4info = load_config(SOURCE).p4info

@@ -7,9 +7,9 @@ import time
 import p4runtime_sh.shell as sh
 import pytest
 from google.protobuf import text_format
-from test_program import SOURCE, frame
 
 from p4exec.v1model.loader import load_config
+from tests.support.p4rt_fixture import SOURCE, frame
 
 
 @pytest.fixture

@@ -4,24 +4,13 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from client import U, update
 from p4.v1 import p4runtime_pb2
-from p4info_fixture import A_SET_NHOP, T_LPM
+
+from tests.support.p4rt_client import U, update
+from tests.support.p4rt_fixture import T_LPM, lpm_entry
 
 CFG = p4runtime_pb2.SetForwardingPipelineConfigRequest
 GET = p4runtime_pb2.GetForwardingPipelineConfigRequest
-
-
-def lpm_entry(prefix: int = 0x0A000100, plen: int = 24, port: int = 1):
-    e = p4runtime_pb2.TableEntry(table_id=T_LPM)
-    m = e.match.add(field_id=1)
-    m.lpm.value = prefix.to_bytes(4, "big")
-    m.lpm.prefix_len = plen
-    a = e.action.action
-    a.action_id = A_SET_NHOP
-    a.params.add(param_id=1, value=b"\x0a")
-    a.params.add(param_id=2, value=bytes([port]))
-    return e
 
 
 def code_of(call) -> grpc.StatusCode:

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import grpc
 import pytest
-from client import U, update
 from p4.v1 import p4data_pb2, p4runtime_pb2
 
 from p4exec.v1model.loader import load_config
+from tests.support.p4rt_client import U, update
+from tests.support.p4rt_fixture import SOURCE, frame
 
-SOURCE = (Path(__file__).parent / "cpu_l2.p4").read_bytes()
 MAC_A, MAC_CPU, MAC_LEARN, MAC_FLOOD = 0xA, 0xB, 0xC, 0xD
 Entity = p4runtime_pb2.Entity
-
-
-def frame(dst: int, src: int = 0x02_00_00_00_00_01, payload: bytes = b"payload!") -> bytes:
-    return dst.to_bytes(6, "big") + src.to_bytes(6, "big") + b"\x88\xb5" + payload
 
 
 class Names:
@@ -199,7 +194,8 @@ def test_const_entries_read_and_only_direct_resources_change(prog):
     with_action.CopyFrom(key)
     with_action.action.action.action_id = n.id("actions", "NoAction")
     from google.rpc import code_pb2
-    from test_tables import fail_code
+
+    from tests.support.p4rt_client import fail_code
     assert fail_code(c, update(U.DELETE, table_entry=key),
                      update(U.MODIFY, table_entry=with_action)) == [code_pb2.PERMISSION_DENIED] * 2
     reset = p4runtime_pb2.TableEntry()

@@ -6,10 +6,11 @@ import queue
 import time
 
 import pytest
-from client import U, current_server, update
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
-from p4info_fixture import A_NOACTION, D_LEARN, T_HOSTS
+
+from tests.support.p4rt_client import U, current_server, update
+from tests.support.p4rt_fixture import A_NOACTION, D_LEARN, T_HOSTS
 
 
 class EchoProgram:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from client import U, update, write_errors
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
-from p4info_fixture import (
+
+from tests.support.p4rt_client import U, atomic_write, fail_code, update, write_errors
+from tests.support.p4rt_fixture import (
     A_DEFAULT_ONLY,
     A_DROP,
     A_NOACTION,
@@ -16,8 +17,9 @@ from p4info_fixture import (
     T_ACL,
     T_CONST,
     T_LPM,
+    acl_entry,
+    lpm_entry,
 )
-from test_pipeline import lpm_entry
 
 Entity = p4runtime_pb2.Entity
 
@@ -25,33 +27,6 @@ Entity = p4runtime_pb2.Entity
 def read_table(c, table_id=T_LPM, **kw):
     return [e.table_entry for e in c.read(Entity(table_entry=p4runtime_pb2.TableEntry(
         table_id=table_id, **kw)))]
-
-
-def fail_code(c, *updates) -> list[int]:
-    with pytest.raises(grpc.RpcError) as exc:
-        c.write(*updates)
-    assert exc.value.code() == grpc.StatusCode.UNKNOWN
-    return [code for code, _ in write_errors(exc.value)]
-
-
-def acl_entry(priority=10, src=(0x0A000000, 0xFF000000), ports=(80, 90), inport=None, proto=6,
-              action=A_SET_PORT):
-    e = p4runtime_pb2.TableEntry(table_id=T_ACL, priority=priority)
-    if src is not None:
-        m = e.match.add(field_id=1)
-        m.ternary.value = src[0].to_bytes(4, "big")
-        m.ternary.mask = src[1].to_bytes(4, "big")
-    if ports is not None:
-        m = e.match.add(field_id=2)
-        m.range.low = ports[0].to_bytes(2, "big")
-        m.range.high = ports[1].to_bytes(2, "big")
-    if inport is not None:
-        e.match.add(field_id=3).optional.value = inport.to_bytes(2, "big")
-    e.match.add(field_id=4).exact.value = bytes([proto])
-    e.action.action.action_id = action
-    if action == A_SET_PORT:
-        e.action.action.params.add(param_id=1, value=b"\x03")
-    return e
 
 
 def test_insert_read_modify_delete_lpm(primary):
@@ -171,7 +146,7 @@ def test_counter_data_only_when_requested(primary):
 
 
 def primary_state(_client):
-    from client import current_server
+    from tests.support.p4rt_client import current_server
     return current_server().service.ctx.program.state
 
 
@@ -248,17 +223,10 @@ def test_const_table_is_permission_denied(primary):
     assert fail_code(primary, update(U.INSERT, table_entry=e)) == [code_pb2.PERMISSION_DENIED]
 
 
-def atomic_write(c, atomicity, *updates):
-    req = p4runtime_pb2.WriteRequest(device_id=1, atomicity=atomicity)
-    req.election_id.low = c.election_id
-    req.updates.extend(updates)
-    return c.stub.Write(req, timeout=5)
-
-
 @pytest.mark.parametrize("atomicity", [p4runtime_pb2.WriteRequest.ROLLBACK_ON_ERROR,
                                        p4runtime_pb2.WriteRequest.DATAPLANE_ATOMIC])
 def test_all_or_nothing_batches_roll_back(primary, atomicity):
-    from client import current_server
+    from tests.support.p4rt_client import current_server
     state = current_server().service.ctx.program.state
     primary.write(update(U.INSERT, table_entry=lpm_entry(prefix=0x0A000000, plen=8, port=1)),
                   update(U.INSERT, table_entry=lpm_entry(prefix=0x0B000000, plen=8, port=1)))

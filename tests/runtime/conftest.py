@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import pytest
-from rt_p4info import make_p4info
 
 from p4exec.runtime import DeviceState
+from tests.support.rt_p4info import make_p4info
 
 
 @pytest.fixture

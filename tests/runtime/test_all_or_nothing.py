@@ -117,7 +117,7 @@ def apply(s: DeviceState, op) -> None:
 @settings(max_examples=40, deadline=None)
 @given(st.lists(op_strategy(), min_size=10, max_size=40))
 def test_rejected_writes_change_nothing(ops):
-    from rt_p4info import make_p4info
+    from tests.support.rt_p4info import make_p4info
     s = DeviceState.from_p4info(make_p4info())
     accepted = rejected = 0
     for op in ops:

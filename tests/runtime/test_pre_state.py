@@ -110,7 +110,8 @@ def test_state_reset(state):
 def test_initial_default_action_from_p4info():
     from google.protobuf import text_format
     from p4.config.v1 import p4info_pb2
-    from rt_p4info import P4INFO_TXT
+
+    from tests.support.rt_p4info import P4INFO_TXT
     txt = P4INFO_TXT.replace("const_default_action_id: 16777218", """initial_default_action {
     action_id: 16777217
     arguments { param_id: 1 value: "\\x00\\x00\\x00\\x00\\x00\\x01" }
@@ -144,7 +145,8 @@ def test_value_set_members():
 def test_unsupported_match_type_is_reported_as_unimplemented():
     from google.protobuf import text_format
     from p4.config.v1 import p4info_pb2
-    from rt_p4info import P4INFO_TXT
+
+    from tests.support.rt_p4info import P4INFO_TXT
     txt = P4INFO_TXT.replace('name: "meta.vrf" bitwidth: 8 match_type: EXACT }',
                              'name: "meta.vrf" bitwidth: 8 other_match_type: "dleft" }', 1)
     with pytest.raises(RuntimeOpError) as ei:

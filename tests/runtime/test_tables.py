@@ -264,9 +264,8 @@ def acl_entry(draw):
        st.lists(st.tuples(SMALL16, st.integers(0, 30), st.integers(0, 1)), min_size=1, max_size=30),
        st.data())
 def test_priority_lookup_equals_reference(entries, keys, data):
-    from rt_p4info import make_p4info
-
     from p4exec.runtime import DeviceState
+    from tests.support.rt_p4info import make_p4info
     t = DeviceState.from_p4info(make_p4info()).tables["MyIngress.acl"]
     inserted = _insert_all(t, entries)
     # delete a random subset to exercise index maintenance
@@ -291,9 +290,8 @@ PREFIXES = st.sampled_from([(0x0A000000, 8), (0x0A010000, 16), (0x0A010100, 24),
                                                              0x7F000001, 0x8A000000, 0x0A01FFFF])),
                 min_size=1, max_size=20))
 def test_lpm_lookup_equals_reference(routes, keys):
-    from rt_p4info import make_p4info
-
     from p4exec.runtime import DeviceState
+    from tests.support.rt_p4info import make_p4info
     t = DeviceState.from_p4info(make_p4info()).tables["MyIngress.vrf_lpm"]
     entries = [TableEntry((Exact(vrf), Lpm(v, p)), action=fwd(i % 500)) for i, (vrf, (v, p)) in enumerate(routes)]
     inserted = _insert_all(t, entries)

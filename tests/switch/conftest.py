@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sw_helpers import Capture, Switch
 
 from p4exec.switch.lab import Lab, switch_env
 from p4exec.switch.nsio import write_frames
+from tests.support.switch import Capture, Switch
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ import subprocess
 
 import pytest
 from scapy.all import ARP, IP, UDP, Ether, Raw
-from sw_helpers import BASIC_L3, compiled, table_entry
 
 from p4exec.switch.pcap import read_pcap
+from tests.support.switch import BASIC_L3, compiled, table_entry
 
 pytestmark = pytest.mark.netns
 

@@ -8,11 +8,10 @@ import time
 
 import pytest
 from scapy.all import Ether, Raw
-from sw_helpers import QUEUE_PROBE, Capture, Switch, compiled, send_frames, table_entry
-from test_queueing import queue_cmd
 
 from p4exec.switch.lab import sh
 from p4exec.switch.nsio import write_frames
+from tests.support.switch import QUEUE_PROBE, Capture, Switch, compiled, queue_cmd, send_frames, table_entry
 
 pytestmark = pytest.mark.netns
 

@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from scapy.all import Ether, Raw
-from sw_helpers import QUEUE_PROBE, compiled, table_entry
 
-from p4exec.switch.lab import switch_env
+from tests.support.switch import QUEUE_PROBE, compiled, queue_cmd, table_entry
 
 pytestmark = pytest.mark.netns
 
 RATE = 500  # packets/s on port 2
 DEPTH = 32  # packets
 SECONDS = 2.0
-
-
-def queue_cmd(sw, *args: str) -> str:
-    cmd = [sys.executable, "-m", "p4exec.switch.queue_cmd", "--grpc-server-addr", sw.addr, "--device-id", "1", *args]
-    out = subprocess.run(cmd, capture_output=True, text=True, env=switch_env(), timeout=30)
-    assert out.returncode == 0, out.stderr
-    return out.stdout
 
 
 def test_rate_limited_port_queues_and_tail_drops(lab, start_switch, capture, send) -> None:

@@ -6,7 +6,8 @@ import time
 
 import pytest
 from scapy.all import Ether, Raw
-from sw_helpers import FLOOD_CPU, Capture, Switch, compiled, send_frames
+
+from tests.support.switch import FLOOD_CPU, Capture, Switch, compiled, send_frames
 
 pytestmark = pytest.mark.netns
 

@@ -6,7 +6,8 @@ import random
 
 import pytest
 from scapy.all import IP, TCP, UDP, Ether, Raw, fuzz
-from sw_helpers import BASIC_L3, compiled, table_entry
+
+from tests.support.switch import BASIC_L3, compiled, table_entry
 
 pytestmark = pytest.mark.netns
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from ethlab.cli import main
-from topologies.builtins import REGISTRY
+from topologies.catalog import REGISTRY
 
 
 def test_topo_list(capsys):

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from ethlab.cli import main
-from tests.topologies.bridge import BridgeSwitch
+from tests.support.bridge import BridgeSwitch
 from topologies import build
 from topologies.mininet_builder import Fabric, FabricOptions
 from topologies.state import RunState, proc_start_time
@@ -171,6 +171,7 @@ def test_bmv2_queues_set_over_thrift_once_its_port_listens(tmp_path, monkeypatch
     """simple_switch_grpc opens Thrift after gRPC: queues are set once the Thrift port listens, with
     sswitch_CLI's `set_queue_depth <pkts>` and `set_queue_rate <pps> <port>` (integers). simple_switch_CLI
     is not installable here: a stand-in records what it reads; a plain listener plays the Thrift port."""
+    from controller.targets import BMV2, bmv2_queue_commands, configure_bmv2_queues
     from topologies.switches import Bmv2Switch, SwitchStartError
 
     cli = tmp_path / "simple_switch_CLI"
@@ -178,16 +179,17 @@ def test_bmv2_queues_set_over_thrift_once_its_port_listens(tmp_path, monkeypatch
     cli.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
     monkeypatch.setenv("LOG", str(tmp_path / "log"))
-    opts = FabricOptions(switch_cls=Bmv2Switch, rate_scale=1e-3, queue_depth=64)
+    opts = FabricOptions(switch_cls=Bmv2Switch, rate_scale=1e-3, queue_depth=64, switch_params=BMV2.switch_params())
     with Fabric(build("line", n=1), opts) as f:
         sw = f.switch("s1")
-        assert sw.queue_commands() == ["set_queue_depth 64", "set_queue_rate 833 1", "set_queue_rate 833 2"]
+        assert sw.on_ready is configure_bmv2_queues  # the Target's configuration step
+        assert bmv2_queue_commands(sw) == ["set_queue_depth 64", "set_queue_rate 833 1", "set_queue_rate 833 2"]
         cmd = sw.command()  # p4exec's queue and stats options are not simple_switch_grpc's
         assert not {"--queue-depth", "--queue-rate-port", "--stats-file", "--log-file"} & set(cmd)
         sw.proc = subprocess.Popen(["sleep", "30"])  # stands for the running switch process
         try:
             with pytest.raises(SwitchStartError, match=f"Thrift port {sw.thrift_port} not open"):
-                sw.after_start(thrift_timeout=0.3)
+                configure_bmv2_queues(sw, thrift_timeout=0.3)
             with socket.socket() as listener:
                 listener.bind(("127.0.0.1", sw.thrift_port))
                 listener.listen()

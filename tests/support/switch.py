@@ -1,10 +1,11 @@
-"""Helpers shared by the switch tests (fixtures are in conftest.py)."""
+"""Helpers shared by the switch tests (fixtures are in tests/switch/conftest.py)."""
 
 from __future__ import annotations
 
 import json
 import socket
 import subprocess
+import sys
 from pathlib import Path
 
 from p4exec.switch.lab import Lab, SwitchProcess, switch_env
@@ -12,9 +13,9 @@ from p4exec.switch.nsio import read_frames, write_frames
 
 ROOT = Path(__file__).resolve().parents[2]
 BASIC_L3 = ROOT / "p4src" / "basic_l3.p4"
-QUEUE_PROBE = Path(__file__).with_name("p4") / "queue_probe.p4"
-FLOOD_CPU = Path(__file__).with_name("p4") / "flood_cpu.p4"
-ATOMIC_FLIP = Path(__file__).with_name("p4") / "atomic_flip.p4"
+QUEUE_PROBE = ROOT / "tests" / "switch" / "p4" / "queue_probe.p4"
+FLOOD_CPU = ROOT / "tests" / "switch" / "p4" / "flood_cpu.p4"
+ATOMIC_FLIP = ROOT / "tests" / "switch" / "p4" / "atomic_flip.p4"
 
 
 def free_port() -> int:
@@ -112,3 +113,10 @@ def table_entry(conn, table: str, match: dict, action: str, params: dict):
             v = int(v.replace(":", ""), 16)
         entry.action.action.params.add(param_id=p.id, value=int(v).to_bytes((p.bitwidth + 7) // 8, "big"))
     return entry
+
+
+def queue_cmd(sw, *args: str) -> str:
+    cmd = [sys.executable, "-m", "p4exec.switch.queue_cmd", "--grpc-server-addr", sw.addr, "--device-id", "1", *args]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=switch_env(), timeout=30)
+    assert out.returncode == 0, out.stderr
+    return out.stdout

@@ -10,7 +10,7 @@ from controller.artifacts import PipelineArtifacts, build_artifacts
 from p4exec.switch.lab import Lab, SwitchProcess, switch_env
 from p4exec.switch.nsio import read_frames, write_frames
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "controller"
 CLIENT_LAB = HERE / "p4" / "client_lab.p4"
 
 

@@ -6,6 +6,7 @@ import queue
 import threading
 
 import grpc
+import pytest
 from google.rpc import status_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
@@ -128,3 +129,17 @@ def write_errors(err: grpc.RpcError) -> list[tuple[int, str]]:
         assert detail.Unpack(e)
         out.append((e.canonical_code, e.message))
     return out
+
+
+def fail_code(c, *updates) -> list[int]:
+    with pytest.raises(grpc.RpcError) as exc:
+        c.write(*updates)
+    assert exc.value.code() == grpc.StatusCode.UNKNOWN
+    return [code for code, _ in write_errors(exc.value)]
+
+
+def atomic_write(c, atomicity, *updates):
+    req = p4runtime_pb2.WriteRequest(device_id=1, atomicity=atomicity)
+    req.election_id.low = c.election_id
+    req.updates.extend(updates)
+    return c.stub.Write(req, timeout=5)

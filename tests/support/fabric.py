@@ -44,7 +44,7 @@ def send_from_host(running: RunningFabric, host: str, frames: list[bytes], tmp: 
 
 
 def tx_packets(controller: FabricController, switch: str, port: int) -> int:
-    return controller.connections[switch].read_counter(TX, port)[port][0]
+    return controller.connection(switch).read_counter(TX, port)[port][0]
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float, step: float = 0.1) -> bool:
@@ -57,11 +57,11 @@ def wait_for(predicate: Callable[[], bool], timeout: float, step: float = 0.1) -
 
 
 def wait_event(controller: FabricController, kind: str, after: float, timeout: float) -> bool:
-    return wait_for(lambda: any(e.kind == kind and e.at >= after for e in controller.events), timeout)
+    return wait_for(lambda: any(e.kind == kind and e.at >= after for e in controller.state.events), timeout)
 
 
 def table_map(controller: FabricController, switch: str, table: str) -> dict[int, list[int]]:
     """Exact-keyed table read back from the switch: key -> action params (ints)."""
-    conn = controller.connections[switch]
+    conn = controller.connection(switch)
     return {decode(e.match[0].exact.value): [decode(p.value) for p in e.action.action.params]
             for e in conn.read_table(table)}

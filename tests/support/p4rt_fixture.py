@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2
 
 MF = p4info_pb2.MatchField
 
@@ -146,3 +149,43 @@ def build_p4info() -> p4info_pb2.P4Info:
     cpm.metadata.add(id=1, name="egress_port", bitwidth=9)
     cpm.metadata.add(id=2, name="_pad", bitwidth=7)
     return p
+
+
+# The learning-switch program of tests/p4runtime (compiled by the server under test).
+SOURCE = (Path(__file__).resolve().parents[1] / "p4runtime" / "cpu_l2.p4").read_bytes()
+
+
+def frame(dst: int, src: int = 0x02_00_00_00_00_01, payload: bytes = b"payload!") -> bytes:
+    return dst.to_bytes(6, "big") + src.to_bytes(6, "big") + b"\x88\xb5" + payload
+
+
+def lpm_entry(prefix: int = 0x0A000100, plen: int = 24, port: int = 1):
+    e = p4runtime_pb2.TableEntry(table_id=T_LPM)
+    m = e.match.add(field_id=1)
+    m.lpm.value = prefix.to_bytes(4, "big")
+    m.lpm.prefix_len = plen
+    a = e.action.action
+    a.action_id = A_SET_NHOP
+    a.params.add(param_id=1, value=b"\x0a")
+    a.params.add(param_id=2, value=bytes([port]))
+    return e
+
+
+def acl_entry(priority=10, src=(0x0A000000, 0xFF000000), ports=(80, 90), inport=None, proto=6,
+              action=A_SET_PORT):
+    e = p4runtime_pb2.TableEntry(table_id=T_ACL, priority=priority)
+    if src is not None:
+        m = e.match.add(field_id=1)
+        m.ternary.value = src[0].to_bytes(4, "big")
+        m.ternary.mask = src[1].to_bytes(4, "big")
+    if ports is not None:
+        m = e.match.add(field_id=2)
+        m.range.low = ports[0].to_bytes(2, "big")
+        m.range.high = ports[1].to_bytes(2, "big")
+    if inport is not None:
+        e.match.add(field_id=3).optional.value = inport.to_bytes(2, "big")
+    e.match.add(field_id=4).exact.value = bytes([proto])
+    e.action.action.action_id = action
+    if action == A_SET_PORT:
+        e.action.action.params.add(param_id=1, value=b"\x03")
+    return e
