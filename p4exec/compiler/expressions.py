@@ -156,11 +156,13 @@ class ExpressionCompiler:
             if name == "size":
                 return self.lit(bt.size, T.Bits(32))
             if name == "next":
-                code = f"{base.code}.h[{base.code}.nxt]"
+                in_parser = self.ctx is not None and self.ctx.kind == "parser"
+                code = f"{'_stk_next_p' if in_parser else '_stk_next'}({base.code})"
                 return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None,
                          extra=("stack_next", base))
             if name == "last":
-                code = f"_stack_last({base.code})"
+                in_parser = self.ctx is not None and self.ctx.kind == "parser"
+                code = f"{'_stack_last' if in_parser else '_stk_last'}({base.code})"
                 return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None,
                          extra=("stack_last", base))
             if name == "lastIndex":
@@ -196,7 +198,7 @@ class ExpressionCompiler:
             else:
                 if not isinstance(T.strip_new(idx.type), T.Bits):
                     raise self.err(f"header stack index must be bit<N>, not {idx.type}", n.index)
-                code = f"{base.code}.h[{idx.code}]"
+                code = f"_stk({base.code}, {idx.code})"
             return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None)
         if isinstance(bt, T.TupleT):
             i = self.const_int(n.index, "tuple index")
