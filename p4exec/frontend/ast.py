@@ -300,6 +300,35 @@ class Empty(Stmt):
     pass
 
 
+@dataclass(eq=False)
+class For(Stmt):
+    """`for (init; cond; updates) body`; `init` holds VarDecl/Assign/CallStmt, `updates` Assign/CallStmt."""
+    init: list[Stmt]
+    cond: Expr | None
+    updates: list[Stmt]
+    body: Stmt
+
+
+@dataclass(eq=False)
+class ForIn(Stmt):
+    """`for (T name in lo .. hi) body` (hi set) or `for (T name in collection) body` (hi None)."""
+    type: TypeRef
+    name: str
+    coll: Expr
+    hi: Expr | None
+    body: Stmt
+
+
+@dataclass(eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    pass
+
+
 # ------------------------------------------------------------------ declarations
 @dataclass(eq=False)
 class Decl(Node):
