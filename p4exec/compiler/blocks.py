@@ -116,7 +116,7 @@ class BlockCompiler:
         ctx.sub_parser = sub
         self.ctx = ctx
         fargs = ["data", "off"] if sub else ["data"]
-        ctx.pyused = {"data", "off", "n", "st", "_x", "_h"}
+        ctx.pyused = {"data", "off", "n", "st", "_x", "_h", "_u"}
         for p in d.params:
             t = self.resolve_type(p.type)
             bt = T.strip_new(t)
@@ -127,6 +127,8 @@ class BlockCompiler:
             fargs.append(py)
             ctx.pyused.add(py)
             self.declare(p.name, Sym("param", t, py, direction=p.direction or "in"), p)
+            if sub and p.direction in ("out", "inout") and bt.is_scalar:
+                ctx.out_params.append(py)     # a sub-parser returns (scalar outs..., offset) on accept
         em = Emitter()
         em(f"def {fname}({', '.join(fargs)}):")
         em.indent()
@@ -210,6 +212,8 @@ class BlockCompiler:
     def _goto(self, name, states, node) -> str:
         sub = getattr(self.ctx, "sub_parser", False)
         if name == "accept":
+            if sub and self.ctx.out_params:
+                return f"return ({', '.join(self.ctx.out_params)}, off)"
             return "return off" if sub else "return off, 0"
         if name == "reject":
             return "raise _ParserErr(-1)" if sub else "return off, -1"
@@ -310,10 +314,12 @@ class BlockCompiler:
                            main, P4Unsupported)
         if len(main.args) != len(pkg.params):
             raise self.err(f"V1Switch expects {len(pkg.params)} arguments, got {len(main.args)}", main)
+        # named arguments (`V1Switch(p = MyParser(), ig = ...)`) in any order, as p4c allows
+        main_args = self.bind_args(pkg.params, main.args, main, "V1Switch")
         blocks = []
         kinds = ["parser", "control", "control", "control", "control", "control"]
         roles = ["parser", "verify", "ingress", "egress", "compute", "deparser"]
-        for i, a in enumerate(main.args):
+        for i, a in enumerate(main_args):
             v = a.value
             ctor_args = []
             if isinstance(v, A.CtorCall):

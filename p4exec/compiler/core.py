@@ -6,6 +6,7 @@ from typing import Any
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
+from p4exec.compiler.direct_calls import instantiate_direct_calls
 from p4exec.compiler.emit import Emitter, pyfield, pyident
 from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, _loc, wrap
 from p4exec.errors import P4TypeError, P4Unsupported, SourceLoc
@@ -16,6 +17,19 @@ _SIMPLE_TYPES: dict[type, T.Type] = {
     A.BoolType: T.BOOL, A.ErrorTypeRef: T.ERROR, A.StringTypeRef: T.STRING, A.VoidType: T.VOID,
     A.IntInfType: T.INFINT, A.MatchKindTypeRef: T.MATCH_KIND, A.DontCareType: T.DONTCARE,
 }
+
+
+def _flat_struct(t: T.StructT) -> bool:
+    """A struct allowed as a header field (P4_16 1.2.2): only bit<N>/int<N>/bool/serializable-enum fields, nested
+    structs of those included."""
+    for ft in t.fields.values():
+        b = T.strip_new(ft)
+        if isinstance(b, T.StructT):
+            if not _flat_struct(b):
+                return False
+        elif not (isinstance(b, T.Bits | T.BoolT) or (isinstance(b, T.EnumT) and b.base)):
+            return False
+    return True
 
 
 class CompilerCore:
@@ -46,6 +60,7 @@ class CompilerCore:
         self.rand_used = False
         self.hash_algos: set[str] = set()
         self.obj_paths: set[str] = set()     # python paths of header/struct objects (stable per packet)
+        self.specialized: dict[tuple, T.Type] = {}   # generic struct/header specialisations
         # p4c-bm2-ss rules checked across the whole program (methods.py, calls.py, blocks.py)
         self.apply_sites: dict[tuple, Any] = {}     # table/control instance -> location of its one apply
         self.dm_reads: list[tuple] = []             # (direct_meter instance, action, node) of each read()
@@ -137,6 +152,8 @@ class CompilerCore:
                 raise self.err(f"unknown type '{tref.name}'", tref)
             if isinstance(t, tuple):
                 kind, decl = t
+                if kind == "generic":
+                    return self.specialize(decl, tref)
                 if kind == "extern":
                     args = tuple(self.resolve_type(a) for a in tref.args)
                     if tref.args and len(tref.args) > len(decl.type_params):
@@ -227,14 +244,15 @@ class CompilerCore:
             em(f"n.{f} = a{i}")
         em("return n")
         em.dedent()
-        if isinstance(t, T.HeaderT):
+        if isinstance(t, T.HeaderT) or (isinstance(t, T.StructT) and T.bit_width(t)):
             em("@staticmethod")
             em("def _unpack(v):")
             em.indent()
             em(f"n = {name}()")
             for line in self.header_unpack_lines(t, "n", "v"):
                 em(line)
-            em("n._v = True")
+            if isinstance(t, T.HeaderT):
+                em("n._v = True")
             em("return n")
             em.dedent()
         if isinstance(t, T.HeaderT):
@@ -299,6 +317,10 @@ class CompilerCore:
         self.compile_main(main)
         self.check_direct_meter_reads()
 
+    def _is_block_type(self, name: str) -> bool:
+        t = self.types.get(name)
+        return isinstance(t, tuple) and t[0] in ("parser", "control") and isinstance(t[1], A.ParserDecl | A.ControlDecl)
+
     def _is_extern_type(self, tref) -> bool:
         return isinstance(tref, A.NamedType) and isinstance(self.types.get(tref.name), tuple) \
             and self.types[tref.name][0] == "extern"
@@ -351,6 +373,7 @@ class CompilerCore:
             kind = "parser" if isinstance(d, A.ParserDecl) else "control"
             if d.type_params:
                 raise self.err(f"unsupported: generic {kind} declarations", d, P4Unsupported)
+            instantiate_direct_calls(d, self._is_block_type)
             self.declare_type(d.name, (kind, d), d)
             self.blocks[d.name] = d
             return
@@ -371,15 +394,38 @@ class CompilerCore:
             raise self.err("variables cannot be declared at the top level", d)
         raise self.err(f"unsupported declaration {type(d).__name__}", d, P4Unsupported)
 
-    def type_decl(self, d):
+    def specialize(self, d, tref) -> T.Type:
+        """`S<bit<8>>` of a generic struct/header: one type per distinct argument list."""
+        if len(tref.args) != len(d.type_params):
+            raise self.err(f"type '{d.name}' takes {len(d.type_params)} type argument(s), got {len(tref.args)}",
+                           tref)
+        args = tuple(self.resolve_type(a) for a in tref.args)
+        key = (d.name, tuple(str(a) for a in args))
+        hit = self.specialized.get(key)
+        if hit is not None:
+            return hit
+        self.tvars.append(dict(zip(d.type_params, args, strict=True)))
+        try:
+            t = self.type_decl(d, f"{d.name}<{', '.join(key[1])}>")
+        finally:
+            self.tvars.pop()
+        self.specialized[key] = t
+        return t
+
+    def type_decl(self, d, specialized: str | None = None):
+        if d.type_params and specialized is None:
+            self.declare_type(d.name, ("generic", d), d)
+            return None
+        name = specialized or d.name
         if isinstance(d, A.HeaderDecl):
-            t = T.HeaderT(d.name)
+            t = T.HeaderT(name)
         elif isinstance(d, A.StructDecl):
-            t = T.StructT(d.name)
+            t = T.StructT(name)
         else:
-            t = T.UnionT(d.name)
+            t = T.UnionT(name)
         t.decl_annos = d.annos
-        self.declare_type(d.name, t, d)
+        if specialized is None:
+            self.declare_type(d.name, t, d)
         for f in d.fields:
             if f.name in t.fields:
                 raise self.err(f"duplicate field '{f.name}' in {d.name}", f)
@@ -388,7 +434,8 @@ class CompilerCore:
             if isinstance(t, T.HeaderT):
                 if isinstance(base, T.Varbit):
                     raise self.err("unsupported: varbit header fields", f, P4Unsupported)
-                if not (isinstance(base, T.Bits | T.BoolT) or (isinstance(base, T.EnumT) and base.base)):
+                if not (isinstance(base, T.Bits | T.BoolT) or (isinstance(base, T.EnumT) and base.base)
+                        or (isinstance(base, T.StructT) and _flat_struct(base))):
                     raise self.err(f"header field '{f.name}' has type {ft}; header fields must be bit<N>, int<N>, "
                                    "bool or a serializable enum", f)
             if isinstance(t, T.UnionT) and not isinstance(base, T.HeaderT):
@@ -403,6 +450,7 @@ class CompilerCore:
             if ch is not None:
                 self.info.controller_headers[ch] = ir.ControllerHeaderInfo(
                     ch, d.name, [(n, T.bit_width(ft), t.annos[n]) for n, ft in t.fields.items()], d.annos)
+        return t
 
     def enum_decl(self, d):
         if d.base is None:

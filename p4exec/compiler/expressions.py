@@ -147,6 +147,8 @@ class ExpressionCompiler:
                 e = E(ft, code, None, LV(code, type_=ft) if base.lv is not None else None)
                 if base.extra == "ref":
                     e.extra = "ref"
+                elif isinstance(bt, T.UnionT) and isinstance(base.extra, tuple) and base.extra[0] == "stack_next":
+                    e.extra = ("stack_next_member", base.extra[1], name, bt)   # extract(us.next.m) advances us
                 return e
             if name in ("isValid", "setValid", "setInvalid", "minSizeInBits", "minSizeInBytes", "maxSizeInBits",
                         "maxSizeInBytes"):

@@ -67,9 +67,11 @@ class MethodCompiler:
             rest = A.Call(n.func, n.args[1:], loc=n.loc)
             lines, call = self.call_with_params(rest, params[1:], base.extra.py, f"apply of {d.name}",
                                                 "data, off")
-            if len(lines) != 1:
-                raise self.err("unsupported: scalar out/inout parameters of a sub-parser", n, P4Unsupported)
-            return E(T.VOID, f"off = {call}")
+            if len(lines) == 1:
+                return E(T.VOID, f"off = {call}")
+            # scalar out/inout arguments: the sub-parser returns (outs..., offset); copied out on accept only
+            # (a reject raises, as p4c's inlined parser jumps to reject without the copy-out)
+            return E(T.VOID, "\n".join(lines + [f"off = {call}[-1]"]))
         if isinstance(bt, T.BlockT):
             if name != "apply":
                 raise self.err(f"{bt.name} has no method '{name}'", n)
@@ -242,7 +244,7 @@ class MethodCompiler:
                     h = 1 << (w - 1)
                     return E(t, f"(({raw} ^ {h:#x}) - {h:#x})")
                 return E(t, raw)
-            if isinstance(bt, T.HeaderT):
+            if isinstance(bt, T.HeaderT | T.StructT):
                 return E(t, f"{self.pyclass(bt)}._unpack({raw})")
             raise self.err(f"unsupported: lookahead of {t}", n, P4Unsupported)
         if name == "advance":
@@ -254,16 +256,27 @@ class MethodCompiler:
             return E(T.Bits(32), "n")
         raise self.err(f"packet_in has no method '{name}'", n)
 
-    def header_unpack_lines(self, t: T.HeaderT, target: str, v: str) -> list[str]:
-        lines = []
-        shift = t.width
+    @staticmethod
+    def _leaves(t, path: str):
+        """(python path, type) of every scalar field, struct-typed fields of headers included, in order."""
         for f, ft in t.fields.items():
-            w = T.bit_width(ft)
+            sub = f"{path}.{pyfield(f)}"
+            if isinstance(T.strip_new(ft), T.StructT):
+                yield from MethodCompiler._leaves(T.strip_new(ft), sub)
+            else:
+                yield sub, ft
+
+    def header_unpack_lines(self, t: T.HeaderT | T.StructT, target: str, v: str) -> list[str]:
+        lines = []
+        total = T.bit_width(t) or 0
+        shift = total
+        for path, ft in self._leaves(t, target):
+            w = T.bit_width(ft) or 0
             shift -= w
             m = (1 << w) - 1
             if shift == 0:
-                x = f"{v} & {m:#x}" if t.width != w else v
-            elif shift + w == t.width:
+                x = f"{v} & {m:#x}" if total != w else v
+            elif shift + w == total:
                 x = f"{v} >> {shift}"
             else:
                 x = f"({v} >> {shift}) & {m:#x}"
@@ -273,19 +286,20 @@ class MethodCompiler:
                 x = f"(({x}) ^ {h:#x}) - {h:#x}"
             elif isinstance(bft, T.BoolT):
                 x = f"({x}) != 0"
-            lines.append(f"{target}.{pyfield(f)} = {x}")
+            lines.append(f"{path} = {x}")
         return lines
 
     def header_pack_expr(self, t: T.HeaderT, src: str) -> str:
         parts = []
         shift = t.width
-        for f, ft in t.fields.items():
-            w = T.bit_width(ft)
+        for x, ft in self._leaves(t, src):
+            w = T.bit_width(ft) or 0
             shift -= w
             bft = T.strip_new(ft)
-            x = f"{src}.{pyfield(f)}"
             if isinstance(bft, T.Bits) and bft.signed:
                 x = f"({x} & {bft.mask:#x})"
+            elif isinstance(bft, T.BoolT):
+                x = f"(1 if {x} else 0)"
             parts.append(f"({x} << {shift})" if shift else x)
         return " | ".join(parts) or "0"
 
@@ -304,9 +318,19 @@ class MethodCompiler:
             lines.append(f"_h = {stk}.h[{stk}.nxt]")
             lines.append(f"{stk}.nxt += 1")
             code = "_h"
+        elif isinstance(target.extra, tuple) and target.extra[0] == "stack_next_member":
+            _, stk_e, member, ut = target.extra
+            stk = stk_e.code
+            lines.append(f"if {stk}.nxt >= {stk}.size: raise _ParserErr({V1_ERRORS.index('StackOutOfBounds')})")
+            lines.append(f"_u = {stk}.h[{stk}.nxt]")
+            lines.append(f"{stk}.nxt += 1")
+            lines.extend(f"_u.{pyfield(f)}._v = False" for f in ut.fields if f != member)
+            lines.append(f"_h = _u.{pyfield(member)}")
+            code = "_h"
         elif isinstance(target.extra, tuple) and target.extra[0] == "stack_last":
             raise self.err("cannot extract into .last", node)
-        lines.extend(self.union_siblings_invalidate(node))
+        if code != "_h":
+            lines.extend(self.union_siblings_invalidate(node))
         lines.append(f"if off + {nbytes} > n: raise _ParserErr({V1_ERRORS.index('PacketTooShort')})")
         if nbytes:
             lines.append(f"_x = int.from_bytes(data[off:off + {nbytes}], 'big')")

@@ -356,16 +356,19 @@ class Field(Decl):
 @dataclass(eq=False)
 class HeaderDecl(Decl):
     fields: list[Field]
+    type_params: list[str] = field(default_factory=list)    # generic struct/header (P4_16 1.2.2)
 
 
 @dataclass(eq=False)
 class HeaderUnionDecl(Decl):
     fields: list[Field]
+    type_params: list[str] = field(default_factory=list)    # generic struct/header (P4_16 1.2.2)
 
 
 @dataclass(eq=False)
 class StructDecl(Decl):
     fields: list[Field]
+    type_params: list[str] = field(default_factory=list)    # generic struct/header (P4_16 1.2.2)
 
 
 @dataclass(eq=False)

@@ -228,6 +228,11 @@ class _Builder(_DeclBuilder):
         loc = self._loc(meta)
         return A.CallStmt(A.Call(ch[0], ch[1], [], loc=loc), loc=loc)
 
+    def direct_apply_stmt(self, meta, ch):
+        # `C.apply(...)` on a parser/control type: the compiler instantiates it (p4c's InstantiateDirectCalls)
+        loc = self._loc(meta)
+        return A.CallStmt(A.Call(A.TypeMember(ch[0], "apply", loc=loc), ch[2], [], loc=loc), loc=loc)
+
     def generic_call_stmt(self, meta, ch):
         loc = self._loc(meta)
         return A.CallStmt(A.Call(ch[0], ch[-1], ch[2], loc=loc), loc=loc)
