@@ -93,6 +93,7 @@ class BlockCompiler:
         self.push()
         n0 = len(em.lines)
         self.stmts(d.body.stmts, em)
+        self.wrap_exit_copy_out(em, n0)
         if outs:
             em(self.ret_code(None))
         elif len(em.lines) == n0:
@@ -116,7 +117,7 @@ class BlockCompiler:
         ctx.sub_parser = sub
         self.ctx = ctx
         fargs = ["data", "off"] if sub else ["data"]
-        ctx.pyused = {"data", "off", "n", "st", "_x", "_h", "_u"}
+        ctx.pyused = {"data", "off", "n", "st", "_x", "_h", "_u", "_L", "_nb"}
         for p in d.params:
             t = self.resolve_type(p.type)
             bt = T.strip_new(t)
@@ -155,6 +156,7 @@ class BlockCompiler:
             states[s.name] = i
         if "start" not in states:
             raise self.err(f"parser {d.name} has no 'start' state", d)
+        self.check_parser_terminates(d, states)
         order = [states["start"]] + [i for i in range(len(d.states)) if i != states["start"]]
         em(f"st = {states['start']}")
         em("try:")
@@ -183,6 +185,34 @@ class BlockCompiler:
         self.emit_function(em)
         self.ctx = saved_ctx
         return fname
+
+    def check_parser_terminates(self, d: A.ParserDecl, states: dict[str, int]) -> None:
+        """p4c rejects a parser from whose start state neither accept nor reject can be reached (every path
+        loops forever). A select without a default may fail to match (NoMatch: reject), a missing transition
+        is reject, so only chains of direct transitions and selects whose every case loops are caught."""
+        succ: dict[str, set[str]] = {}
+        for s in d.states:
+            tr = s.transition
+            if tr is None:
+                succ[s.name] = {"reject"}
+            elif isinstance(tr, str):
+                succ[s.name] = {tr}
+            else:
+                nxt = {c.state for c in tr.cases}
+                if not any(isinstance(c.keyset, A.KsDefault | A.KsDontCare) for c in tr.cases):
+                    nxt.add("reject")
+                succ[s.name] = nxt
+        seen, todo = set(), ["start"]
+        while todo:
+            cur = todo.pop()
+            if cur in seen:
+                continue
+            seen.add(cur)
+            if cur in ("accept", "reject") or cur not in states:
+                return      # an unknown state is reported where the transition names it
+            todo.extend(succ.get(cur, ()))
+        raise self.err(f"parser {d.name} never reaches accept or reject from its start state (every path loops)",
+                       d)
 
     def value_set_decl(self, d: A.ValueSetDecl, prefix: str):
         t = self.resolve_type(d.type)
@@ -218,6 +248,10 @@ class BlockCompiler:
         if name == "reject":
             return "raise _ParserErr(-1)" if sub else "return off, -1"
         if name not in states:
+            other = self.lookup_opt(name)
+            if other is not None and other.kind == "action":
+                raise self.err(f"'{name}' is an action, not a parser state (a transition names a state)",
+                               name_loc(name, _loc(node)))
             raise self.err(f"unknown parser state '{name}'", name_loc(name, _loc(node)))
         return f"st = {states[name]}; continue"
 

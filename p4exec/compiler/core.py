@@ -2,13 +2,14 @@
 top-level/type/enum/const declarations: what every other part of the compiler builds on."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.direct_calls import instantiate_direct_calls
 from p4exec.compiler.emit import Emitter, pyfield, pyident
-from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, _loc, wrap
+from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, _loc, expr_text, wrap
 from p4exec.errors import P4TypeError, P4Unsupported, SourceLoc
 from p4exec.frontend import ast as A
 
@@ -61,6 +62,9 @@ class CompilerCore:
         self.hash_algos: set[str] = set()
         self.obj_paths: set[str] = set()     # python paths of header/struct objects (stable per packet)
         self.specialized: dict[tuple, T.Type] = {}   # generic struct/header specialisations
+        self.cp_names: dict[tuple[str, str], object] = {}   # (kind, P4Info name) -> location (tables.py)
+        self.pending_defs: list[str] = []   # nested helper defs for the statement being compiled (statements.py)
+        self.stmt_depth = 0
         # p4c-bm2-ss rules checked across the whole program (methods.py, calls.py, blocks.py)
         self.apply_sites: dict[tuple, Any] = {}     # table/control instance -> location of its one apply
         self.dm_reads: list[tuple] = []             # (direct_meter instance, action, node) of each read()
@@ -244,7 +248,7 @@ class CompilerCore:
             em(f"n.{f} = a{i}")
         em("return n")
         em.dedent()
-        if isinstance(t, T.HeaderT) or (isinstance(t, T.StructT) and T.bit_width(t)):
+        if (isinstance(t, T.HeaderT) and T.varbit_field(t) is None) or (isinstance(t, T.StructT) and T.bit_width(t)):
             em("@staticmethod")
             em("def _unpack(v):")
             em.indent()
@@ -277,7 +281,9 @@ class CompilerCore:
 
     def default_value(self, t) -> str:
         t = T.strip_new(t)
-        if isinstance(t, T.Bits | T.InfIntT | T.Varbit):
+        if isinstance(t, T.Varbit):
+            return "(0, 0)"          # (length in bits, value)
+        if isinstance(t, T.Bits | T.InfIntT):
             return "0"
         if isinstance(t, T.BoolT):
             return "False"
@@ -317,6 +323,46 @@ class CompilerCore:
         self.compile_main(main)
         self.check_direct_meter_reads()
 
+    def check_v1model_version(self, d) -> None:
+        """v1model.p4 turns `#define V1MODEL_VERSION N` into `__v1model_version`; p4c knows two versions."""
+        v = d.value
+        if isinstance(v, A.IntLit) and v.value in self.V1MODEL_VERSIONS:
+            return
+        known = " and ".join(map(str, self.V1MODEL_VERSIONS))
+        where = self._define_location("V1MODEL_VERSION") or d
+        if isinstance(v, A.IntLit):
+            raise self.err(f"unknown V1MODEL_VERSION {v.value} (v1model knows {known})", where)
+        raise self.err(f"malformed V1MODEL_VERSION: expected a number ({known}), got "
+                       f"'{expr_text(v)}'", where)
+
+    def _define_location(self, macro: str) -> SourceLoc | None:
+        """Where the program's own file defines ``macro`` (the value's column), so the error points there
+        rather than into v1model.p4 which expands it."""
+        try:
+            with open(self.filename, encoding="utf-8", errors="replace") as f:
+                lines = f.read().split("\n")
+        except OSError:
+            return None
+        pat = re.compile(rf"^\s*#\s*define\s+{re.escape(macro)}\s+(\S)")
+        for i, line in enumerate(lines):
+            m = pat.match(line)
+            if m:
+                return SourceLoc(self.filename, i + 1, m.start(1) + 1)
+        return None
+
+    _TRANSLATION = re.compile(r'^\s*"[^"]+"\s*,\s*(?:[1-9][0-9]*|string)\s*$')
+
+    def check_p4runtime_translation(self, d) -> None:
+        """p4c: `@p4runtime_translation("uri", W)` (W a positive integer, or `string`) and only on a `type`."""
+        a = A.anno(d.annos, "p4runtime_translation")
+        if a is None:
+            return
+        if not d.newtype:
+            raise self.err("@p4runtime_translation is only allowed on a 'type' declaration", a.loc or d)
+        if not self._TRANSLATION.match(a.body or ""):
+            raise self.err(f"malformed @p4runtime_translation({a.body}): expected (\"uri\", bitwidth) or "
+                           "(\"uri\", string)", a.loc or d)
+
     def _is_block_type(self, name: str) -> bool:
         t = self.types.get(name)
         return isinstance(t, tuple) and t[0] in ("parser", "control") and isinstance(t[1], A.ParserDecl | A.ControlDecl)
@@ -351,6 +397,7 @@ class CompilerCore:
             self.enum_decl(d)
             return
         if isinstance(d, A.TypedefDecl):
+            self.check_p4runtime_translation(d)
             t = self.resolve_type(d.type)
             self.declare_type(d.name, T.NewT(d.name, t) if d.newtype else t, d)
             return
@@ -433,7 +480,13 @@ class CompilerCore:
             base = T.strip_new(ft)
             if isinstance(t, T.HeaderT):
                 if isinstance(base, T.Varbit):
-                    raise self.err("unsupported: varbit header fields", f, P4Unsupported)
+                    if any(isinstance(T.strip_new(x), T.Varbit) for x in t.fields.values()):
+                        # BMv2 headers have at most one variable-length field
+                        raise self.err(f"unsupported: more than one varbit field in header {d.name}", f,
+                                       P4Unsupported)
+                    t.fields[f.name] = ft
+                    t.annos[f.name] = f.annos
+                    continue
                 if not (isinstance(base, T.Bits | T.BoolT) or (isinstance(base, T.EnumT) and base.base)
                         or (isinstance(base, T.StructT) and _flat_struct(base))):
                     raise self.err(f"header field '{f.name}' has type {ft}; header fields must be bit<N>, int<N>, "
@@ -470,7 +523,11 @@ class CompilerCore:
             raise self.err(f"duplicate member in enum {d.name}", d)
         self.declare_type(d.name, t, d)
 
+    V1MODEL_VERSIONS = (20180101, 20200408)
+
     def const_decl(self, d):
+        if d.name == "__v1model_version" and not self.scopes:
+            self.check_v1model_version(d)
         t = self.resolve_type(d.type)
         e = self.coerce(self.expr(d.value, t), t, d.value, f"constant {d.name}")
         if e.const is None:

@@ -14,14 +14,14 @@ _MATCH = {"exact": p4info_pb2.MatchField.EXACT, "lpm": p4info_pb2.MatchField.LPM
 _CUNIT = {"packets": p4info_pb2.CounterSpec.PACKETS, "bytes": p4info_pb2.CounterSpec.BYTES,
           "packets_and_bytes": p4info_pb2.CounterSpec.BOTH}
 _MUNIT = {"packets": p4info_pb2.MeterSpec.PACKETS, "bytes": p4info_pb2.MeterSpec.BYTES}
-_SKIP_ANNOS = {"name", "id", "hidden", "tableonly", "defaultonly", "priority", "controller_header",
-               "field_list", "match"}
+_SKIP_ANNOS = {"name", "id", "hidden", "priority", "controller_header", "field_list", "match"}
+_SCOPE_ANNOS = {"tableonly", "defaultonly"}     # kept on action refs (as p4c does), dropped elsewhere
 
 
-def _annos(annos) -> list[str]:
+def _annos(annos, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
     out = []
     for a in annos or ():
-        if a.name in _SKIP_ANNOS:
+        if a.name in _SKIP_ANNOS or (a.name in _SCOPE_ANNOS and a.name not in keep):
             continue
         out.append(f"@{a.name}({a.body})" if a.body else f"@{a.name}")
     return out
@@ -58,6 +58,9 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
     for t in tables:
         for r in t.actions:
             used_actions.setdefault(r.action.name, r.action)
+    for a in info.direct_actions.values():      # called from apply blocks / other actions: p4c lists them too
+        if A.anno(a.annos, "hidden") is None:
+            used_actions.setdefault(a.name, a)
     externs = list(info.externs.values())
     # ---- ids
     pairs = []
@@ -111,7 +114,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             ar = m.action_refs.add()
             ar.id = ids[(int(Prefix.ACTION), r.action.name)]
             ar.scope = {"TABLE_AND_DEFAULT": 0, "TABLE_ONLY": 1, "DEFAULT_ONLY": 2}[r.scope]
-            ar.annotations.extend(_annos(r.annos))
+            ar.annotations.extend(_annos(r.annos, keep=_SCOPE_ANNOS))
         if t.default_action is not None and (int(Prefix.ACTION), t.default_action) in ids:
             aid = ids[(int(Prefix.ACTION), t.default_action)]
             if t.default_const:

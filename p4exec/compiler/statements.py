@@ -34,7 +34,35 @@ class StatementCompiler:
         for line in code.split("\n"):
             em(line)
 
+    def wrap_exit_copy_out(self, em: Emitter, n0: int) -> None:
+        """Body lines em.lines[n0:] of an action/control with scalar out/inout params: on `exit` the callee
+        leaves its out values on the exit exception so the caller copies them out before unwinding (P4_16:
+        copy-out happens on exit too)."""
+        outs = self.ctx.out_params
+        if not outs:
+            return
+        pad = "    " * em.level
+        body = ["    " + ln for ln in em.lines[n0:]] or [pad + "    pass"]
+        em.lines[n0:] = [pad + "try:"] + body + [pad + "except _Exit as _e:",
+                                                pad + f"    _e.outs = ({''.join(o + ', ' for o in outs)})",
+                                                pad + "    raise"]
+
     def stmt(self, s, em: Emitter):
+        """One statement; helper functions its expressions need (calls with out arguments inside an expression,
+        see calls.function_call) are defined just before it."""
+        mark = len(self.pending_defs)
+        n0 = len(em.lines)
+        self.stmt_depth += 1
+        try:
+            self._stmt(s, em)
+        finally:
+            self.stmt_depth -= 1
+        if len(self.pending_defs) > mark:
+            pad = "    " * em.level
+            em.lines[n0:n0] = [pad + ln for ln in self.pending_defs[mark:]]
+            del self.pending_defs[mark:]
+
+    def _stmt(self, s, em: Emitter):
         if isinstance(s, A.Assign):
             lhs = self.expr(s.lhs)
             if lhs.lv is None:
@@ -75,6 +103,9 @@ class StatementCompiler:
                 em("pass")
             return
         if isinstance(s, A.Switch):
+            if self.ctx.kind == "action":
+                # p4c: "switch statements are not allowed in actions" (they may only appear in apply blocks)
+                raise self.err("switch statements are not allowed in actions", s)
             self.switch_stmt(s, em)
             return
         if isinstance(s, A.Exit):

@@ -69,3 +69,32 @@ struct learn_t { bit<8> a; bit<16> b; }
     assert [(m.id, m.name, m.bitwidth) for m in cpm.metadata] == [(1, "ingress_port", 9), (2, "pad", 7)]
     # the runtime state built from this P4Info runs the program
     assert h.send(0, bytes(4)) == [(1, bytes(4))]
+
+
+def test_p4c_implicit_default_direct_actions_and_valid_keys() -> None:
+    """What p4c's frontend does before writing P4Info: a table without default_action gets `@defaultonly
+    NoAction` (scope DEFAULT_ONLY, initial default NoAction), actions called from an apply block are listed,
+    an `isValid()` key is named `<header>.$valid$`, @defaultonly/@tableonly stay as action-ref annotations."""
+    h = harness(ingress_decls="""
+    action punt() { sm.egress_spec = 9w64; }
+    action fwd(bit<9> port) { sm.egress_spec = port; }
+    @hidden action quiet() { hdr.h.d = 0; }
+    table t { key = { hdr.h.isValid(): exact; hdr.h.a: exact; } actions = { @tableonly fwd; } }
+    table u { key = { hdr.h.b: exact; } actions = { fwd; NoAction; } }
+""", ingress="t.apply(); u.apply(); if (hdr.h.c == 0) { punt(); quiet(); }")
+    p = h.p4info
+    actions = {a.preamble.name: a.preamble.id for a in p.actions}
+    assert set(actions) == {"MyIngress.punt", "MyIngress.fwd", "NoAction"}
+    t = next(x for x in p.tables if x.preamble.name == "MyIngress.t")
+    assert [m.name for m in t.match_fields] == ["hdr.h.$valid$", "hdr.h.a"]
+    refs = [(r.id, r.scope, list(r.annotations)) for r in t.action_refs]
+    assert refs == [(actions["MyIngress.fwd"], p4info_pb2.ActionRef.TABLE_ONLY, ["@tableonly"]),
+                    (actions["NoAction"], p4info_pb2.ActionRef.DEFAULT_ONLY, ["@defaultonly"])]
+    assert t.initial_default_action.action_id == actions["NoAction"] and not t.const_default_action_id
+    u = next(x for x in p.tables if x.preamble.name == "MyIngress.u")
+    assert [(r.id, r.scope) for r in u.action_refs] == [(actions["MyIngress.fwd"], 0), (actions["NoAction"], 0)]
+    assert u.initial_default_action.action_id == actions["NoAction"]
+    noaction = next(a for a in p.actions if a.preamble.name == "NoAction")
+    assert list(noaction.preamble.annotations) == ['@noWarn("unused")']
+    # the implicit default runs on a miss; the control plane may set it, but not insert entries with it
+    assert h.send(0, bytes([1, 2, 1, 4])) == [(1, bytes([1, 2, 1, 4]))]
