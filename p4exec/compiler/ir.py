@@ -10,6 +10,7 @@ class ParamInfo:
     name: str
     width: int
     annos: list = field(default_factory=list)
+    type: Any = None               # the P4 type (P4Info names `type` declarations: type_name, new_types)
 
 
 @dataclass
@@ -30,6 +31,7 @@ class KeyInfo:
     match_kind: str
     width: int
     annos: list = field(default_factory=list)
+    type: Any = None
 
 
 @dataclass

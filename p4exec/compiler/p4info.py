@@ -110,6 +110,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             mf.bitwidth = k.width
             mf.match_type = _MATCH[k.match_kind]
             mf.annotations.extend(_annos(k.annos))
+            _type_name(p4.type_info, mf, k.type)
         for r in t.actions:
             ar = m.action_refs.add()
             ar.id = ids[(int(Prefix.ACTION), r.action.name)]
@@ -149,6 +150,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             pm.name = p.name
             pm.bitwidth = p.width
             pm.annotations.extend(_annos(p.annos))
+            _type_name(p4.type_info, pm, p.type)
     for x in sorted(externs, key=lambda x: ids[(int(kind_prefix[x.kind]), x.name)]):
         pf = kind_prefix[x.kind]
         if x.kind in ("action_profile", "action_selector"):
@@ -229,7 +231,45 @@ def _add_type_info(ti, t) -> None:
                 m.type_spec.bit.bitwidth = T.bit_width(b) or 0
 
 
+def _type_name(ti, msg, t) -> None:
+    """A match field or param of a `type` declaration names it (type_name) and the type goes into
+    type_info.new_types, as p4c writes them; typedefs are transparent."""
+    if not isinstance(t, T.NewT):
+        return
+    msg.type_name.name = t.name
+    _new_type(ti, t)
+
+
+def _new_type(ti, t: T.NewT) -> None:
+    if t.name in ti.new_types:
+        return
+    spec = ti.new_types[t.name]
+    b = T.strip_new(t.base)
+    if isinstance(b, T.Bits):
+        if b.signed:
+            spec.original_type.bitstring.int.bitwidth = b.width
+        else:
+            spec.original_type.bitstring.bit.bitwidth = b.width
+    else:
+        _type_spec(ti, spec.original_type, t.base)
+
+
+def _serializable_enum(ti, e: T.EnumT) -> None:
+    if e.name in ti.serializable_enums or e.base is None:
+        return
+    spec = ti.serializable_enums[e.name]
+    spec.underlying_type.bitwidth = e.base.width
+    for m in e.members:
+        mm = spec.members.add()
+        mm.name = m
+        mm.value = (e.values[m] & e.base.mask).to_bytes((e.base.width + 7) // 8, "big")
+
+
 def _type_spec(ti, spec, t) -> None:
+    if isinstance(t, T.NewT):
+        spec.new_type.name = t.name
+        _new_type(ti, t)
+        return
     b = T.strip_new(t)
     if isinstance(b, T.Bits):
         if b.signed:
@@ -245,7 +285,8 @@ def _type_spec(ti, spec, t) -> None:
         spec.header.name = b.name
         _add_type_info(ti, b)
     elif isinstance(b, T.EnumT) and b.base is not None:
-        spec.bitstring.bit.bitwidth = b.base.width
+        spec.serializable_enum.name = b.name
+        _serializable_enum(ti, b)
     elif isinstance(b, T.ErrorT):
         spec.error.SetInParent()
     else:

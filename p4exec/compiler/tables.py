@@ -59,7 +59,7 @@ class TableCompiler:
                 if w is None or not T.strip_new(t).is_scalar:
                     raise self.err(f"action parameter '{p.name}' has type {t}; control-plane parameters must be "
                                    "bit<N>, int<N>, bool or a serializable enum", p)
-                cp.append(ir.ParamInfo(p.name, w, p.annos))
+                cp.append(ir.ParamInfo(p.name, w, p.annos, t))
             elif seen_dirless:
                 raise self.err(f"directional parameter '{p.name}' after a directionless one (directional "
                                "parameters come first)", p)
@@ -145,7 +145,7 @@ class TableCompiler:
                 else:
                     raise self.err(f"table key of type {e.type} is not supported", k)
                 kname = _anno_arg(k.annos, "name") or self._key_name(k.expr)
-                info.keys.append(ir.KeyInfo(kname, k.match_kind, w, k.annos))
+                info.keys.append(ir.KeyInfo(kname, k.match_kind, w, k.annos, e.type))
                 key_codes.append(code)
         # actions
         refs: dict[str, tuple] = {}

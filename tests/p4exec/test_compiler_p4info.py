@@ -98,3 +98,30 @@ def test_p4c_implicit_default_direct_actions_and_valid_keys() -> None:
     assert list(noaction.preamble.annotations) == ['@noWarn("unused")']
     # the implicit default runs on a miss; the control plane may set it, but not insert entries with it
     assert h.send(0, bytes([1, 2, 1, 4])) == [(1, bytes([1, 2, 1, 4]))]
+
+
+def test_type_declarations_and_serializable_enums_in_type_info() -> None:
+    """`type` declarations are named (type_name, type_info.new_types), typedefs are not; a serializable enum in
+    a digest is a serializable_enum with its members in type_info, as p4c writes them."""
+    h = harness(decls="""
+type bit<9> port_t;
+typedef bit<8> byte_t;
+enum bit<8> colour_t { RED = 1, BLUE = 0xF0 }
+struct learn_t { colour_t c; port_t p; byte_t b; }
+""", meta_fields="port_t port;", ingress_decls="""
+    action to(port_t p, byte_t v) { meta.port = p; hdr.h.b = v; }
+    table t { key = { meta.port: exact; hdr.h.a: exact; } actions = { to; } }
+""", ingress="t.apply(); digest<learn_t>(1, { colour_t.BLUE, meta.port, hdr.h.c });")
+    p = h.p4info
+    t = next(x for x in p.tables if x.preamble.name == "MyIngress.t")
+    assert [(m.name, m.type_name.name) for m in t.match_fields] == [("meta.port", "port_t"), ("hdr.h.a", "")]
+    to = next(a for a in p.actions if a.preamble.name == "MyIngress.to")
+    assert [(q.name, q.bitwidth, q.type_name.name) for q in to.params] == [("p", 9, "port_t"), ("v", 8, "")]
+    assert p.type_info.new_types["port_t"].original_type.bitstring.bit.bitwidth == 9
+    members = p.type_info.structs["learn_t"].members
+    assert members[0].type_spec.serializable_enum.name == "colour_t"
+    assert members[1].type_spec.new_type.name == "port_t"
+    assert members[2].type_spec.bitstring.bit.bitwidth == 8
+    enum = p.type_info.serializable_enums["colour_t"]
+    assert enum.underlying_type.bitwidth == 8
+    assert [(m.name, m.value) for m in enum.members] == [("RED", b"\x01"), ("BLUE", b"\xf0")]
