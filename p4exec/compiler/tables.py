@@ -46,8 +46,6 @@ class TableCompiler:
     # ------------------------------------------------------------------ actions
     def action_decl(self, d: A.ActionDecl, prefix: str):
         fqn = self.fq(prefix, d.name, d.annos)
-        if prefix:
-            self.claim_control_plane_name(fqn, "action", d)
         pyf = self.unique("A_" + fqn)
         seen_dirless = False
         cp = []
@@ -66,6 +64,8 @@ class TableCompiler:
         info = ir.ActionInfo(fqn, d.name, cp, d.annos, pyf, len(d.params) - len(cp), decl=d)
         sym = Sym("action", py=pyf, info=info, const="local" if prefix else "global")
         self.declare(d.name, sym, d)
+        if prefix:
+            self.claim_control_plane_name(fqn, "action", d)
         saved = self.ctx
         ctx = Ctx("action", prefix, saved.ctx_args if prefix else "", saved.frame, control=saved.control,
                   roots=saved.roots)
