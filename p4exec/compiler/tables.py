@@ -372,7 +372,13 @@ class TableCompiler:
         lpw = True
         if "largest_priority_wins" in props:
             lpw = bool(self.expr(props["largest_priority_wins"].value).const)
+        delta = 1
+        if "priority_delta" in props:
+            delta = self.const_int(props["priority_delta"].value, "priority_delta")
+            if delta <= 0:
+                raise self.err("priority_delta must be positive", props["priority_delta"].value)
         n = len(entries)
+        prev: int | None = None
         for i, ent in enumerate(entries):
             items = self._keyset_items(ent.keyset, len(keys))
             match = []
@@ -389,10 +395,18 @@ class TableCompiler:
                     prio = self.const_int(ent.priority, "entry priority")
                 elif A.anno(ent.annos, "priority") is not None:
                     prio = int(_anno_arg(ent.annos, "priority"))
+                elif explicit and prev is None:
+                    raise self.err("when some entries have priorities, the first one must have one", ent)
                 elif explicit:
-                    raise self.err("when some entries have priorities, all must have one", ent)
+                    # P4_16 (and p4c's EntryPriorities): an entry without a priority follows the previous one by
+                    # priority_delta, downwards when the largest priority wins
+                    prio = prev - delta if lpw else prev + delta
+                    if prio < 0:
+                        raise self.err(f"entry priority {prio} would be negative (previous {prev}, priority_delta "
+                                       f"{delta})", ent)
                 else:
                     prio = n - i
+                prev = prio
                 if explicit and not lpw:
                     prio = (1 << 24) - prio
             info.entries.append(ir.ConstEntry(tuple(match), prio, s.info.name, args))
