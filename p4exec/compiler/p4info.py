@@ -186,7 +186,9 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
         for i, (fname, w, fannos) in enumerate(c.fields):
             md = m.metadata.add()
             md.id = _anno_id(fannos) or (i + 1)
-            md.name = fname
+            named = A.anno(fannos, "name")     # a field's @name is its control-plane name (p4c)
+            md.name = named.args[0] if named is not None and named.args and isinstance(named.args[0], str) \
+                else fname
             md.bitwidth = w
             md.annotations.extend(_annos(fannos))
     for v in sorted(info.value_sets.values(), key=lambda v: ids[(int(Prefix.VALUE_SET), v.name)]):
