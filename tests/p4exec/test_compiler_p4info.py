@@ -125,3 +125,11 @@ struct learn_t { colour_t c; port_t p; byte_t b; }
     enum = p.type_info.serializable_enums["colour_t"]
     assert enum.underlying_type.bitwidth == 8
     assert [(m.name, m.value) for m in enum.members] == [("RED", b"\x01"), ("BLUE", b"\xf0")]
+
+
+def test_controller_header_field_name_annotation() -> None:
+    """@name on a @controller_header field renames its packet metadata (its control-plane name)."""
+    h = harness(decls='@controller_header("packet_in") header pin_t { @name("port") bit<9> ingress_port; '
+                      'bit<7> pad; }', hdr_fields="pin_t pin;")
+    cpm = h.p4info.controller_packet_metadata[0]
+    assert [(m.id, m.name) for m in cpm.metadata] == [(1, "port"), (2, "pad")]
