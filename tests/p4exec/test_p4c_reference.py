@@ -1,6 +1,6 @@
 """p4exec against the reference compiler: same accept/reject verdict and the same P4Info as p4c-bm2-ss.
 
-Runs where `p4c-bm2-ss` is on PATH (see DEVELOPERS.md for the reference toolchain) and skips with that reason
+Runs where `p4c-bm2-ss` (a reference p4c build) is on PATH and skips with that reason
 elsewhere. Every corpus program (tests/p4/NN_*.p4), every negative program (tests/p4/negative) and every p4src/
 program is compiled by both. A program p4exec rejects as `unsupported: ...` is one p4exec cannot run; its p4c
 verdict is not compared (that is what "unsupported" means). For a program both accept, the P4Info messages
