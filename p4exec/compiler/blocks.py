@@ -5,6 +5,7 @@ from __future__ import annotations
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
+from p4exec.compiler.faults import PRELUDE as FAULTS_PRELUDE
 from p4exec.compiler.symbols import V1_ERRORS, Ctx, E, Sym, _anno_arg, _loc
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
@@ -92,6 +93,7 @@ class BlockCompiler:
         self.push()
         n0 = len(em.lines)
         self.stmts(d.body.stmts, em)
+        self.wrap_exit_copy_out(em, n0)
         if outs:
             em(self.ret_code(None))
         elif len(em.lines) == n0:
@@ -115,7 +117,7 @@ class BlockCompiler:
         ctx.sub_parser = sub
         self.ctx = ctx
         fargs = ["data", "off"] if sub else ["data"]
-        ctx.pyused = {"data", "off", "n", "st", "_x", "_h"}
+        ctx.pyused = {"data", "off", "n", "st", "_x", "_h", "_u", "_L", "_nb"}
         for p in d.params:
             t = self.resolve_type(p.type)
             bt = T.strip_new(t)
@@ -126,6 +128,8 @@ class BlockCompiler:
             fargs.append(py)
             ctx.pyused.add(py)
             self.declare(p.name, Sym("param", t, py, direction=p.direction or "in"), p)
+            if sub and p.direction in ("out", "inout") and bt.is_scalar:
+                ctx.out_params.append(py)     # a sub-parser returns (scalar outs..., offset) on accept
         em = Emitter()
         em(f"def {fname}({', '.join(fargs)}):")
         em.indent()
@@ -152,6 +156,7 @@ class BlockCompiler:
             states[s.name] = i
         if "start" not in states:
             raise self.err(f"parser {d.name} has no 'start' state", d)
+        self.check_parser_terminates(d, states)
         order = [states["start"]] + [i for i in range(len(d.states)) if i != states["start"]]
         em(f"st = {states['start']}")
         em("try:")
@@ -181,6 +186,34 @@ class BlockCompiler:
         self.ctx = saved_ctx
         return fname
 
+    def check_parser_terminates(self, d: A.ParserDecl, states: dict[str, int]) -> None:
+        """p4c rejects a parser from whose start state neither accept nor reject can be reached (every path
+        loops forever). A select without a default may fail to match (NoMatch: reject), a missing transition
+        is reject, so only chains of direct transitions and selects whose every case loops are caught."""
+        succ: dict[str, set[str]] = {}
+        for s in d.states:
+            tr = s.transition
+            if tr is None:
+                succ[s.name] = {"reject"}
+            elif isinstance(tr, str):
+                succ[s.name] = {tr}
+            else:
+                nxt = {c.state for c in tr.cases}
+                if not any(isinstance(c.keyset, A.KsDefault | A.KsDontCare) for c in tr.cases):
+                    nxt.add("reject")
+                succ[s.name] = nxt
+        seen, todo = set(), ["start"]
+        while todo:
+            cur = todo.pop()
+            if cur in seen:
+                continue
+            seen.add(cur)
+            if cur in ("accept", "reject") or cur not in states:
+                return      # an unknown state is reported where the transition names it
+            todo.extend(succ.get(cur, ()))
+        raise self.err(f"parser {d.name} never reaches accept or reject from its start state (every path loops)",
+                       d)
+
     def value_set_decl(self, d: A.ValueSetDecl, prefix: str):
         t = self.resolve_type(d.type)
         bt = T.strip_new(t)
@@ -209,10 +242,16 @@ class BlockCompiler:
     def _goto(self, name, states, node) -> str:
         sub = getattr(self.ctx, "sub_parser", False)
         if name == "accept":
+            if sub and self.ctx.out_params:
+                return f"return ({', '.join(self.ctx.out_params)}, off)"
             return "return off" if sub else "return off, 0"
         if name == "reject":
             return "raise _ParserErr(-1)" if sub else "return off, -1"
         if name not in states:
+            other = self.lookup_opt(name)
+            if other is not None and other.kind == "action":
+                raise self.err(f"'{name}' is an action, not a parser state (a transition names a state)",
+                               name_loc(name, _loc(node)))
             raise self.err(f"unknown parser state '{name}'", name_loc(name, _loc(node)))
         return f"st = {states[name]}; continue"
 
@@ -309,10 +348,12 @@ class BlockCompiler:
                            main, P4Unsupported)
         if len(main.args) != len(pkg.params):
             raise self.err(f"V1Switch expects {len(pkg.params)} arguments, got {len(main.args)}", main)
+        # named arguments (`V1Switch(p = MyParser(), ig = ...)`) in any order, as p4c allows
+        main_args = self.bind_args(pkg.params, main.args, main, "V1Switch")
         blocks = []
         kinds = ["parser", "control", "control", "control", "control", "control"]
         roles = ["parser", "verify", "ingress", "egress", "compute", "deparser"]
-        for i, a in enumerate(main.args):
+        for i, a in enumerate(main_args):
             v = a.value
             ctor_args = []
             if isinstance(v, A.CtorCall):
@@ -430,6 +471,10 @@ class BlockCompiler:
         src = Emitter()
         src("# generated by p4exec from P4 source; do not edit")
         src("_EXIT = _Exit()")
+        src(FAULTS_PRELUDE)
+        src("def _stk_next_p(s):")
+        src(f"    if s.nxt >= s.size: raise _ParserErr({V1_ERRORS.index('StackOutOfBounds')})")
+        src("    return s.h[s.nxt]")
         src("def _NOFL(m_src, sm_src, m_dst, sm_dst):")
         src("    pass")
         src.lines.extend(self.class_code.lines)

@@ -2,6 +2,8 @@
 clone/resubmit field lists); separate because call semantics (directions, copy-in/out) are their own job."""
 from __future__ import annotations
 
+import re
+
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
@@ -71,6 +73,9 @@ class CallCompiler:
             return self.method_call(n, base, name)
         if isinstance(ex, Sym):
             if ex.kind == "action":
+                if self.ctx is not None and self.ctx.kind == "parser":
+                    raise self.err(f"action '{ex.info.local}' cannot be called in a parser (p4c: actions are "
+                                   "invoked from controls only)", n)
                 return self.action_call(n, ex)
             if ex.kind == "extern_func":
                 return self.extern_func_call(n, ex)
@@ -87,11 +92,14 @@ class CallCompiler:
         return lines
 
     def call_with_params(self, n, params, fcode: str, what: str, prefix_args: str = "",
-                         ptypes=None) -> tuple[list[str], str]:
+                         ptypes=None, may_exit: bool = False, out_offset: int = 0,
+                         copy_objects: bool = False) -> tuple[list[str], str]:
         """Compile a call to a generated function with P4 params; returns (lines, call-expression)."""
         bound = self.bind_args(params, n.args, n, what)
         codes = []
         outs = []
+        pre: list[str] = []      # copy-in of header/struct arguments (copy_objects)
+        post: list[str] = []     # and their copy-out, after the scalar ones
         for i, (p, a) in enumerate(zip(params, bound, strict=True)):
             pt = ptypes[i] if ptypes else self.resolve_type(p.type)
             e = self.arg_for_param(pt, p.direction, a, n, f"{what}, argument {i + 1} ({p.name})")
@@ -104,15 +112,33 @@ class CallCompiler:
                 outs.append(e)
             elif p.direction == "out" and e.extra == "dontcare":
                 codes.append(self.default_value(pt))
+            elif copy_objects and p.direction in ("out", "inout"):
+                tv = self.tmp()
+                pre.append(f"{tv} = {e.code}._copy()" if p.direction == "inout" else f"{tv} = {self.default_value(pt)}")
+                post.append(f"{e.code}._set({tv})")
+                codes.append(tv)
             else:
                 codes.append(e.code if (p.direction in ("out", "inout") or scalar) else self.objval(e))
         allargs = ", ".join(([prefix_args] if prefix_args else []) + codes)
         call = f"{fcode}({allargs})"
+        if post:
+            lines = pre + ["try:", f"    _t_obj = {call}", "finally:"] + ["    " + ln for ln in post]
+            if outs:
+                t = self.tmp()
+                lines.append(f"{t} = _t_obj")
+                lines.extend(self.lvals_assign([(e, f"{t}[{i + out_offset}]") for i, e in enumerate(outs)]))
+            return lines, "_t_obj"
         lines = []
         if outs:
             t = self.tmp()
-            lines.append(f"{t} = {call}")
-            lines.extend(self.lvals_assign([(e, f"{t}[{i}]") for i, e in enumerate(outs)]))
+            copy_out = self.lvals_assign([(e, f"{t}[{i + out_offset}]") for i, e in enumerate(outs)])
+            if may_exit:
+                # the callee leaves its out values on the exit exception: copy out, then keep unwinding
+                lines += ["try:", f"    {t} = {call}", "except _Exit as _e:", f"    {t} = _e.outs"]
+                lines += ["    " + ln for ln in copy_out] + ["    raise"]
+            else:
+                lines.append(f"{t} = {call}")
+            lines.extend(copy_out)
             return lines, t
         lines.append(call)
         return lines, call
@@ -120,22 +146,46 @@ class CallCompiler:
     def action_call(self, n, sym: Sym) -> E:
         info = sym.info
         d = info.decl
+        self.info.direct_actions.setdefault(info.name, info)
         prefix = self.ctx.ctx_args if sym.const == "local" else ""
-        lines, _ = self.call_with_params(n, d.params, info.pyfunc, f"call of action {info.local}", prefix)
+        lines, _ = self.call_with_params(n, d.params, info.pyfunc, f"call of action {info.local}", prefix,
+                                         may_exit=True, copy_objects=info.copy_objects)
         return E(T.VOID, "\n".join(lines))
 
     def function_call(self, n, sym: Sym) -> E:
         d = sym.decl
         ret = self.resolve_type(d.proto.ret)
-        lines, call = self.call_with_params(n, d.proto.params, sym.py, f"call of function {d.name}")
         if isinstance(ret, T.VoidT):
+            lines, call = self.call_with_params(n, d.proto.params, sym.py, f"call of function {d.name}")
             return E(T.VOID, "\n".join(lines))
-        if len(lines) > 1:
-            raise self.err("unsupported: calling a function with out/inout arguments inside an expression", n,
-                           P4Unsupported)
-        return E(ret, call)
+        # a value-returning function returns (value, scalar outs...)
+        lines, call = self.call_with_params(n, d.proto.params, sym.py, f"call of function {d.name}",
+                                            out_offset=1)
+        if len(lines) == 1:
+            return E(ret, call)
+        return E(ret, self.out_call_in_expression(lines, n))
 
-    def field_values(self, e: E, node) -> list[tuple[str, int]]:
+    def out_call_in_expression(self, lines: list[str], n) -> str:
+        """A call with out/inout arguments inside an expression. Python evaluates operands left to right as P4
+        does, so the copy-out must happen when the call is evaluated: a nested helper (defined just before the
+        statement, `nonlocal` for plain locals) takes the callee's result tuple, assigns the out values and
+        returns the call's value: `x + f(x)` reads x before f's copy-out, `f(x) + x` after it."""
+        if self.stmt_depth == 0:
+            raise self.err("unsupported: a call with out/inout arguments outside a statement (table key, "
+                           "select expression, initializer of a control-local)", n, P4Unsupported)
+        first = lines[0]
+        tvar, call = first.split(" = ", 1)
+        helper = self.unique("_co")
+        body = [ln.replace(f"{tvar}[", "_r[") for ln in lines[1:]]
+        roots = sorted({m.group(1) for ln in body if (m := re.match(r"(\w+) = ", ln))})
+        self.pending_defs.append(f"def {helper}(_r):")
+        if roots:
+            self.pending_defs.append(f"    nonlocal {', '.join(roots)}")
+        self.pending_defs.extend("    " + ln for ln in body)
+        self.pending_defs.append("    return _r[0]")
+        return f"{helper}({call})"
+
+    def field_values(self, e: E, node) -> list[tuple[str, int | str]]:
         """Flatten a field list (list expression, struct, header, tuple or scalar) to (code, width) pairs."""
         t = T.strip_new(e.type)
         if isinstance(t, T.ListT):
@@ -164,6 +214,8 @@ class CallCompiler:
             return [(f"(1 if {e.code} else 0)", 1)]
         if isinstance(t, T.EnumT) and t.base is not None:
             return [(e.code, t.base.width)]
+        if isinstance(t, T.Varbit):
+            return [(f"{e.code}[1]", f"{e.code}[0]")]     # width known at run time
         if isinstance(t, T.InfIntT):
             raise self.err("an 'int' constant in a field list needs a width (e.g. 8w5)", node)
         raise self.err(f"values of type {e.type} cannot be hashed or sent", node)
@@ -171,6 +223,17 @@ class CallCompiler:
     def packed_bytes(self, e: E, node) -> str | None:
         """Code for the BMv2 byte layout of a field list (MSB-first concatenation, zero pad to a byte)."""
         fv = self.field_values(e, node)
+        if any(isinstance(w, str) for _, w in fv):
+            # a varbit field: shifts and the byte count depend on its current length
+            parts = []
+            for i, (c, _w) in enumerate(fv):
+                after = [w for _, w in fv[i + 1:]]
+                static = sum(w for w in after if isinstance(w, int))
+                dyn = [w for w in after if isinstance(w, str)]
+                shift = f"({' + '.join(dyn)} + {static})" if dyn else str(static)
+                parts.append(f"({c} << {shift})")
+            total = " + ".join(str(w) for _, w in fv)
+            return f"(({' | '.join(parts)}) << (-({total}) % 8)).to_bytes(({total} + 7) >> 3, 'big')"
         total = sum(w for _, w in fv)
         if total == 0:
             return "b''"

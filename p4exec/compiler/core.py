@@ -2,12 +2,14 @@
 top-level/type/enum/const declarations: what every other part of the compiler builds on."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
+from p4exec.compiler.direct_calls import instantiate_direct_calls
 from p4exec.compiler.emit import Emitter, pyfield, pyident
-from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, _loc, wrap
+from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, _loc, expr_text, wrap
 from p4exec.errors import P4TypeError, P4Unsupported, SourceLoc
 from p4exec.frontend import ast as A
 
@@ -16,6 +18,19 @@ _SIMPLE_TYPES: dict[type, T.Type] = {
     A.BoolType: T.BOOL, A.ErrorTypeRef: T.ERROR, A.StringTypeRef: T.STRING, A.VoidType: T.VOID,
     A.IntInfType: T.INFINT, A.MatchKindTypeRef: T.MATCH_KIND, A.DontCareType: T.DONTCARE,
 }
+
+
+def _flat_struct(t: T.StructT) -> bool:
+    """A struct allowed as a header field (P4_16 1.2.2): only bit<N>/int<N>/bool/serializable-enum fields, nested
+    structs of those included."""
+    for ft in t.fields.values():
+        b = T.strip_new(ft)
+        if isinstance(b, T.StructT):
+            if not _flat_struct(b):
+                return False
+        elif not (isinstance(b, T.Bits | T.BoolT) or (isinstance(b, T.EnumT) and b.base)):
+            return False
+    return True
 
 
 class CompilerCore:
@@ -46,6 +61,10 @@ class CompilerCore:
         self.rand_used = False
         self.hash_algos: set[str] = set()
         self.obj_paths: set[str] = set()     # python paths of header/struct objects (stable per packet)
+        self.specialized: dict[tuple, T.Type] = {}   # generic struct/header specialisations
+        self.cp_names: dict[tuple[str, str], object] = {}   # (kind, P4Info name) -> location (tables.py)
+        self.pending_defs: list[str] = []   # nested helper defs for the statement being compiled (statements.py)
+        self.stmt_depth = 0
         # p4c-bm2-ss rules checked across the whole program (methods.py, calls.py, blocks.py)
         self.apply_sites: dict[tuple, Any] = {}     # table/control instance -> location of its one apply
         self.dm_reads: list[tuple] = []             # (direct_meter instance, action, node) of each read()
@@ -137,6 +156,8 @@ class CompilerCore:
                 raise self.err(f"unknown type '{tref.name}'", tref)
             if isinstance(t, tuple):
                 kind, decl = t
+                if kind == "generic":
+                    return self.specialize(decl, tref)
                 if kind == "extern":
                     args = tuple(self.resolve_type(a) for a in tref.args)
                     if tref.args and len(tref.args) > len(decl.type_params):
@@ -227,14 +248,15 @@ class CompilerCore:
             em(f"n.{f} = a{i}")
         em("return n")
         em.dedent()
-        if isinstance(t, T.HeaderT):
+        if (isinstance(t, T.HeaderT) and T.varbit_field(t) is None) or (isinstance(t, T.StructT) and T.bit_width(t)):
             em("@staticmethod")
             em("def _unpack(v):")
             em.indent()
             em(f"n = {name}()")
             for line in self.header_unpack_lines(t, "n", "v"):
                 em(line)
-            em("n._v = True")
+            if isinstance(t, T.HeaderT):
+                em("n._v = True")
             em("return n")
             em.dedent()
         if isinstance(t, T.HeaderT):
@@ -259,7 +281,9 @@ class CompilerCore:
 
     def default_value(self, t) -> str:
         t = T.strip_new(t)
-        if isinstance(t, T.Bits | T.InfIntT | T.Varbit):
+        if isinstance(t, T.Varbit):
+            return "(0, 0)"          # (length in bits, value)
+        if isinstance(t, T.Bits | T.InfIntT):
             return "0"
         if isinstance(t, T.BoolT):
             return "False"
@@ -299,6 +323,50 @@ class CompilerCore:
         self.compile_main(main)
         self.check_direct_meter_reads()
 
+    def check_v1model_version(self, d) -> None:
+        """v1model.p4 turns `#define V1MODEL_VERSION N` into `__v1model_version`; p4c knows two versions."""
+        v = d.value
+        if isinstance(v, A.IntLit) and v.value in self.V1MODEL_VERSIONS:
+            return
+        known = " and ".join(map(str, self.V1MODEL_VERSIONS))
+        where = self._define_location("V1MODEL_VERSION") or d
+        if isinstance(v, A.IntLit):
+            raise self.err(f"unknown V1MODEL_VERSION {v.value} (v1model knows {known})", where)
+        raise self.err(f"malformed V1MODEL_VERSION: expected a number ({known}), got "
+                       f"'{expr_text(v)}'", where)
+
+    def _define_location(self, macro: str) -> SourceLoc | None:
+        """Where the program's own file defines ``macro`` (the value's column), so the error points there
+        rather than into v1model.p4 which expands it."""
+        try:
+            with open(self.filename, encoding="utf-8", errors="replace") as f:
+                lines = f.read().split("\n")
+        except OSError:
+            return None
+        pat = re.compile(rf"^\s*#\s*define\s+{re.escape(macro)}\s+(\S)")
+        for i, line in enumerate(lines):
+            m = pat.match(line)
+            if m:
+                return SourceLoc(self.filename, i + 1, m.start(1) + 1)
+        return None
+
+    _TRANSLATION = re.compile(r'^\s*"[^"]+"\s*,\s*(?:[1-9][0-9]*|string)\s*$')
+
+    def check_p4runtime_translation(self, d) -> None:
+        """p4c: `@p4runtime_translation("uri", W)` (W a positive integer, or `string`) and only on a `type`."""
+        a = A.anno(d.annos, "p4runtime_translation")
+        if a is None:
+            return
+        if not d.newtype:
+            raise self.err("@p4runtime_translation is only allowed on a 'type' declaration", a.loc or d)
+        if not self._TRANSLATION.match(a.body or ""):
+            raise self.err(f"malformed @p4runtime_translation({a.body}): expected (\"uri\", bitwidth) or "
+                           "(\"uri\", string)", a.loc or d)
+
+    def _is_block_type(self, name: str) -> bool:
+        t = self.types.get(name)
+        return isinstance(t, tuple) and t[0] in ("parser", "control") and isinstance(t[1], A.ParserDecl | A.ControlDecl)
+
     def _is_extern_type(self, tref) -> bool:
         return isinstance(tref, A.NamedType) and isinstance(self.types.get(tref.name), tuple) \
             and self.types[tref.name][0] == "extern"
@@ -329,6 +397,7 @@ class CompilerCore:
             self.enum_decl(d)
             return
         if isinstance(d, A.TypedefDecl):
+            self.check_p4runtime_translation(d)
             t = self.resolve_type(d.type)
             self.declare_type(d.name, T.NewT(d.name, t) if d.newtype else t, d)
             return
@@ -351,6 +420,7 @@ class CompilerCore:
             kind = "parser" if isinstance(d, A.ParserDecl) else "control"
             if d.type_params:
                 raise self.err(f"unsupported: generic {kind} declarations", d, P4Unsupported)
+            instantiate_direct_calls(d, self._is_block_type)
             self.declare_type(d.name, (kind, d), d)
             self.blocks[d.name] = d
             return
@@ -371,15 +441,38 @@ class CompilerCore:
             raise self.err("variables cannot be declared at the top level", d)
         raise self.err(f"unsupported declaration {type(d).__name__}", d, P4Unsupported)
 
-    def type_decl(self, d):
+    def specialize(self, d, tref) -> T.Type:
+        """`S<bit<8>>` of a generic struct/header: one type per distinct argument list."""
+        if len(tref.args) != len(d.type_params):
+            raise self.err(f"type '{d.name}' takes {len(d.type_params)} type argument(s), got {len(tref.args)}",
+                           tref)
+        args = tuple(self.resolve_type(a) for a in tref.args)
+        key = (d.name, tuple(str(a) for a in args))
+        hit = self.specialized.get(key)
+        if hit is not None:
+            return hit
+        self.tvars.append(dict(zip(d.type_params, args, strict=True)))
+        try:
+            t = self.type_decl(d, f"{d.name}<{', '.join(key[1])}>")
+        finally:
+            self.tvars.pop()
+        self.specialized[key] = t
+        return t
+
+    def type_decl(self, d, specialized: str | None = None):
+        if d.type_params and specialized is None:
+            self.declare_type(d.name, ("generic", d), d)
+            return None
+        name = specialized or d.name
         if isinstance(d, A.HeaderDecl):
-            t = T.HeaderT(d.name)
+            t = T.HeaderT(name)
         elif isinstance(d, A.StructDecl):
-            t = T.StructT(d.name)
+            t = T.StructT(name)
         else:
-            t = T.UnionT(d.name)
+            t = T.UnionT(name)
         t.decl_annos = d.annos
-        self.declare_type(d.name, t, d)
+        if specialized is None:
+            self.declare_type(d.name, t, d)
         for f in d.fields:
             if f.name in t.fields:
                 raise self.err(f"duplicate field '{f.name}' in {d.name}", f)
@@ -387,8 +480,15 @@ class CompilerCore:
             base = T.strip_new(ft)
             if isinstance(t, T.HeaderT):
                 if isinstance(base, T.Varbit):
-                    raise self.err("unsupported: varbit header fields", f, P4Unsupported)
-                if not (isinstance(base, T.Bits | T.BoolT) or (isinstance(base, T.EnumT) and base.base)):
+                    if any(isinstance(T.strip_new(x), T.Varbit) for x in t.fields.values()):
+                        # BMv2 headers have at most one variable-length field
+                        raise self.err(f"unsupported: more than one varbit field in header {d.name}", f,
+                                       P4Unsupported)
+                    t.fields[f.name] = ft
+                    t.annos[f.name] = f.annos
+                    continue
+                if not (isinstance(base, T.Bits | T.BoolT) or (isinstance(base, T.EnumT) and base.base)
+                        or (isinstance(base, T.StructT) and _flat_struct(base))):
                     raise self.err(f"header field '{f.name}' has type {ft}; header fields must be bit<N>, int<N>, "
                                    "bool or a serializable enum", f)
             if isinstance(t, T.UnionT) and not isinstance(base, T.HeaderT):
@@ -403,6 +503,7 @@ class CompilerCore:
             if ch is not None:
                 self.info.controller_headers[ch] = ir.ControllerHeaderInfo(
                     ch, d.name, [(n, T.bit_width(ft), t.annos[n]) for n, ft in t.fields.items()], d.annos)
+        return t
 
     def enum_decl(self, d):
         if d.base is None:
@@ -422,7 +523,11 @@ class CompilerCore:
             raise self.err(f"duplicate member in enum {d.name}", d)
         self.declare_type(d.name, t, d)
 
+    V1MODEL_VERSIONS = (20180101, 20200408)
+
     def const_decl(self, d):
+        if d.name == "__v1model_version" and not self.scopes:
+            self.check_v1model_version(d)
         t = self.resolve_type(d.type)
         e = self.coerce(self.expr(d.value, t), t, d.value, f"constant {d.name}")
         if e.const is None:

@@ -147,6 +147,8 @@ class ExpressionCompiler:
                 e = E(ft, code, None, LV(code, type_=ft) if base.lv is not None else None)
                 if base.extra == "ref":
                     e.extra = "ref"
+                elif isinstance(bt, T.UnionT) and isinstance(base.extra, tuple) and base.extra[0] == "stack_next":
+                    e.extra = ("stack_next_member", base.extra[1], name, bt)   # extract(us.next.m) advances us
                 return e
             if name in ("isValid", "setValid", "setInvalid", "minSizeInBits", "minSizeInBytes", "maxSizeInBits",
                         "maxSizeInBytes"):
@@ -156,11 +158,13 @@ class ExpressionCompiler:
             if name == "size":
                 return self.lit(bt.size, T.Bits(32))
             if name == "next":
-                code = f"{base.code}.h[{base.code}.nxt]"
+                in_parser = self.ctx is not None and self.ctx.kind == "parser"
+                code = f"{'_stk_next_p' if in_parser else '_stk_next'}({base.code})"
                 return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None,
                          extra=("stack_next", base))
             if name == "last":
-                code = f"_stack_last({base.code})"
+                in_parser = self.ctx is not None and self.ctx.kind == "parser"
+                code = f"{'_stack_last' if in_parser else '_stk_last'}({base.code})"
                 return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None,
                          extra=("stack_last", base))
             if name == "lastIndex":
@@ -196,7 +200,7 @@ class ExpressionCompiler:
             else:
                 if not isinstance(T.strip_new(idx.type), T.Bits):
                     raise self.err(f"header stack index must be bit<N>, not {idx.type}", n.index)
-                code = f"{base.code}.h[{idx.code}]"
+                code = f"_stk({base.code}, {idx.code})"
             return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None)
         if isinstance(bt, T.TupleT):
             i = self.const_int(n.index, "tuple index")

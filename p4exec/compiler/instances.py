@@ -110,9 +110,11 @@ class InstanceCompiler:
             consts = self.ctor_consts(t.decl, d.args, d)
             saved_scopes = self.scopes
             self.scopes = []
+            n_tables = len(self.info.tables)
             func = self.compile_control(t.decl, fqn, consts=consts)
             self.scopes = saved_scopes
-            self.declare(d.name, Sym("instance", t, func, decl=t.decl), d)
+            # info: whether the instance (with its sub-instances) has tables; one without may be applied again
+            self.declare(d.name, Sym("instance", t, func, decl=t.decl, info=len(self.info.tables) > n_tables), d)
             return
         if isinstance(t, T.BlockT) and t.kind == "parser":
             if self.ctx is None or self.ctx.kind != "parser":

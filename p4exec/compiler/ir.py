@@ -10,6 +10,7 @@ class ParamInfo:
     name: str
     width: int
     annos: list = field(default_factory=list)
+    type: Any = None               # the P4 type (P4Info names `type` declarations: type_name, new_types)
 
 
 @dataclass
@@ -21,6 +22,7 @@ class ActionInfo:
     pyfunc: str = ""               # generated function name
     n_dir_params: int = 0
     decl: Any = None
+    copy_objects: bool = False     # header/struct out/inout args need real copy-in/copy-out (body sees outer state)
 
 
 @dataclass
@@ -29,6 +31,7 @@ class KeyInfo:
     match_kind: str
     width: int
     annos: list = field(default_factory=list)
+    type: Any = None
 
 
 @dataclass
@@ -120,3 +123,5 @@ class ProgramInfo:
     arch: str = "v1model"
     # `file:line:col: warning: ...` for what p4c-bm2-ss accepts with a warning but BMv2 runs differently
     warnings: list[str] = field(default_factory=list)
+    # actions called directly from a control's apply block or another action (P4Info lists them as p4c does)
+    direct_actions: dict[str, ActionInfo] = field(default_factory=dict)

@@ -36,6 +36,9 @@ class MethodCompiler:
             if name in ("minSizeInBits", "maxSizeInBits", "minSizeInBytes", "maxSizeInBytes"):
                 noargs()
                 w = T.bit_width(bt) or 0
+                vb = T.varbit_field(bt)
+                if vb is not None and name.startswith("max"):
+                    w += vb[1]
                 return self.lit(w if "Bits" in name else w // 8, T.INFINT)
         if isinstance(bt, T.StructT) and name in ("minSizeInBits", "minSizeInBytes"):
             w = T.bit_width(bt) or 0
@@ -67,17 +70,22 @@ class MethodCompiler:
             rest = A.Call(n.func, n.args[1:], loc=n.loc)
             lines, call = self.call_with_params(rest, params[1:], base.extra.py, f"apply of {d.name}",
                                                 "data, off")
-            if len(lines) != 1:
-                raise self.err("unsupported: scalar out/inout parameters of a sub-parser", n, P4Unsupported)
-            return E(T.VOID, f"off = {call}")
+            if len(lines) == 1:
+                return E(T.VOID, f"off = {call}")
+            # scalar out/inout arguments: the sub-parser returns (outs..., offset); copied out on accept only
+            # (a reject raises, as p4c's inlined parser jumps to reject without the copy-out)
+            return E(T.VOID, "\n".join(lines + [f"off = {call}[-1]"]))
         if isinstance(bt, T.BlockT):
             if name != "apply":
                 raise self.err(f"{bt.name} has no method '{name}'", n)
             d = bt.decl
             sym = base.extra
-            self.note_single_apply(("control", sym.py), f"control instance {n.func.expr.name}"
-                                   if isinstance(n.func.expr, A.Name) else f"control instance of {bt.name}", n)
-            lines, _ = self.call_with_params(n, d.params, sym.py, f"apply of {bt.name}")
+            if sym.info is not False:
+                # only a control with tables is limited to one apply (its tables would be applied twice);
+                # p4c inlines a table-less control at every call site
+                self.note_single_apply(("control", sym.py), f"control instance {n.func.expr.name}"
+                                       if isinstance(n.func.expr, A.Name) else f"control instance of {bt.name}", n)
+            lines, _ = self.call_with_params(n, d.params, sym.py, f"apply of {bt.name}", may_exit=True)
             return E(T.VOID, "\n".join(lines))
         if isinstance(bt, T.ExternT):
             return self.extern_method(n, base, bt, name)
@@ -222,12 +230,14 @@ class MethodCompiler:
             raise self.err("packet_in methods can only be used in a parser", n)
         args = n.args
         if name == "extract":
-            if len(args) == 2:
-                raise self.err("unsupported: variable-size extract (varbit)", n, P4Unsupported)
-            if len(args) != 1:
-                raise self.err("extract takes 1 argument", n)
+            if len(args) not in (1, 2):
+                raise self.err("extract takes 1 or 2 arguments", n)
             target = self.expr(args[0].value)
-            return E(T.VOID, "\n".join(self.extract_code(target, args[0].value)))
+            vlen = None
+            if len(args) == 2:
+                vlen = self.coerce(self.expr(args[1].value), T.Bits(32), args[1].value,
+                                   "extract variableFieldSizeInBits")
+            return E(T.VOID, "\n".join(self.extract_code(target, args[0].value, vlen, n)))
         if name == "lookahead":
             if len(n.type_args) != 1:
                 raise self.err("lookahead needs one type argument, e.g. lookahead<bit<16>>()", n)
@@ -242,7 +252,7 @@ class MethodCompiler:
                     h = 1 << (w - 1)
                     return E(t, f"(({raw} ^ {h:#x}) - {h:#x})")
                 return E(t, raw)
-            if isinstance(bt, T.HeaderT):
+            if isinstance(bt, T.HeaderT | T.StructT):
                 return E(t, f"{self.pyclass(bt)}._unpack({raw})")
             raise self.err(f"unsupported: lookahead of {t}", n, P4Unsupported)
         if name == "advance":
@@ -254,49 +264,103 @@ class MethodCompiler:
             return E(T.Bits(32), "n")
         raise self.err(f"packet_in has no method '{name}'", n)
 
-    def header_unpack_lines(self, t: T.HeaderT, target: str, v: str) -> list[str]:
-        lines = []
-        shift = t.width
+    @staticmethod
+    def _leaves(t, path: str):
+        """(python path, type) of every scalar field, struct-typed fields of headers included, in order."""
         for f, ft in t.fields.items():
-            w = T.bit_width(ft)
-            shift -= w
+            sub = f"{path}.{pyfield(f)}"
+            if isinstance(T.strip_new(ft), T.StructT):
+                yield from MethodCompiler._leaves(T.strip_new(ft), sub)
+            else:
+                yield sub, ft
+
+    def header_unpack_lines(self, t: T.HeaderT | T.StructT, target: str, v: str, vlen: str | None = None
+                            ) -> list[str]:
+        """Assign every field of ``target`` from the integer ``v`` (the header's bits, MSB first); a varbit
+        field takes ``vlen`` bits (a run-time value) and is stored as (length, value)."""
+        leaves = list(self._leaves(t, target))
+        widths: list[int | str] = []
+        for _path, ft in leaves:
+            b = T.strip_new(ft)
+            widths.append((vlen or "0") if isinstance(b, T.Varbit) else (T.bit_width(ft) or 0))
+        total_static = sum(w for w in widths if isinstance(w, int))
+        lines = []
+        for i, (path, ft) in enumerate(leaves):
+            w = widths[i]
+            after = widths[i + 1:]
+            static = sum(x for x in after if isinstance(x, int))
+            dyn = [x for x in after if isinstance(x, str)]
+            shift: int | str = f"({' + '.join(dyn)} + {static})" if dyn else static
+            bft = T.strip_new(ft)
+            if isinstance(bft, T.Varbit):
+                sh = f" >> {shift}" if shift else ""
+                lines.append(f"{path} = ({w}, ({v}{sh}) & ((1 << {w}) - 1))")
+                continue
+            assert isinstance(w, int)
             m = (1 << w) - 1
             if shift == 0:
-                x = f"{v} & {m:#x}" if t.width != w else v
-            elif shift + w == t.width:
+                x = f"{v} & {m:#x}" if (total_static != w or vlen) else v
+            elif i == 0 and not vlen:
                 x = f"{v} >> {shift}"
             else:
                 x = f"({v} >> {shift}) & {m:#x}"
-            bft = T.strip_new(ft)
             if isinstance(bft, T.Bits) and bft.signed:
                 h = 1 << (w - 1)
                 x = f"(({x}) ^ {h:#x}) - {h:#x}"
             elif isinstance(bft, T.BoolT):
                 x = f"({x}) != 0"
-            lines.append(f"{target}.{pyfield(f)} = {x}")
+            lines.append(f"{path} = {x}")
         return lines
 
     def header_pack_expr(self, t: T.HeaderT, src: str) -> str:
+        leaves = list(self._leaves(t, src))
+        widths: list[int | str] = []
+        for x, ft in leaves:
+            widths.append(f"{x}[0]" if isinstance(T.strip_new(ft), T.Varbit) else (T.bit_width(ft) or 0))
         parts = []
-        shift = t.width
-        for f, ft in t.fields.items():
-            w = T.bit_width(ft)
-            shift -= w
+        for i, (x, ft) in enumerate(leaves):
+            after = widths[i + 1:]
+            static = sum(w for w in after if isinstance(w, int))
+            dyn = [w for w in after if isinstance(w, str)]
+            shift: int | str = f"({' + '.join(dyn)} + {static})" if dyn else static
             bft = T.strip_new(ft)
-            x = f"{src}.{pyfield(f)}"
-            if isinstance(bft, T.Bits) and bft.signed:
+            if isinstance(bft, T.Varbit):
+                x = f"{x}[1]"
+            elif isinstance(bft, T.Bits) and bft.signed:
                 x = f"({x} & {bft.mask:#x})"
+            elif isinstance(bft, T.BoolT):
+                x = f"(1 if {x} else 0)"
             parts.append(f"({x} << {shift})" if shift else x)
         return " | ".join(parts) or "0"
 
-    def extract_code(self, target: E, node) -> list[str]:
+    def header_nbytes(self, t: T.HeaderT, src: str) -> str:
+        """Bytes of a header as emitted: fixed, or fixed + the varbit field's current length."""
+        vb = T.varbit_field(t)
+        if vb is None:
+            return str(t.width // 8)
+        return f"(({t.width} + {src}.{pyfield(vb[0])}[0]) >> 3)"
+
+    def extract_code(self, target: E, node, vlen: E | None = None, call=None) -> list[str]:
         t = T.strip_new(target.type)
         if not isinstance(t, T.HeaderT):
             raise self.err(f"extract needs a header, not {target.type}", node)
         if target.lv is None:
             raise self.err("extract target must be an assignable header", node)
-        nbytes = t.width // 8
+        vb = T.varbit_field(t)
+        if vb is None and vlen is not None:
+            raise self.err(f"two-argument extract needs a header with a varbit field; {t} has none", call)
+        if vb is not None and vlen is None:
+            raise self.err(f"header {t} has a varbit field: extract it with extract(hdr, sizeInBits)", node)
+        nbytes: int | str = t.width // 8
         lines = []
+        if vlen is not None and vb is not None:
+            # core.p4: a size above the varbit's maximum is HeaderTooShort; BMv2 extracts whole bytes, so a size
+            # that is not a multiple of 8 is ParserInvalidArgument
+            lines.append(f"_L = {vlen.code}")
+            lines.append(f"if _L > {vb[1]}: raise _ParserErr({V1_ERRORS.index('HeaderTooShort')})")
+            lines.append(f"if _L & 7: raise _ParserErr({V1_ERRORS.index('ParserInvalidArgument')})")
+            lines.append(f"_nb = ({t.width} + _L) >> 3")
+            nbytes = "_nb"
         code = target.code
         if isinstance(target.extra, tuple) and target.extra[0] == "stack_next":
             stk = target.extra[1].code
@@ -304,13 +368,23 @@ class MethodCompiler:
             lines.append(f"_h = {stk}.h[{stk}.nxt]")
             lines.append(f"{stk}.nxt += 1")
             code = "_h"
+        elif isinstance(target.extra, tuple) and target.extra[0] == "stack_next_member":
+            _, stk_e, member, ut = target.extra
+            stk = stk_e.code
+            lines.append(f"if {stk}.nxt >= {stk}.size: raise _ParserErr({V1_ERRORS.index('StackOutOfBounds')})")
+            lines.append(f"_u = {stk}.h[{stk}.nxt]")
+            lines.append(f"{stk}.nxt += 1")
+            lines.extend(f"_u.{pyfield(f)}._v = False" for f in ut.fields if f != member)
+            lines.append(f"_h = _u.{pyfield(member)}")
+            code = "_h"
         elif isinstance(target.extra, tuple) and target.extra[0] == "stack_last":
             raise self.err("cannot extract into .last", node)
-        lines.extend(self.union_siblings_invalidate(node))
+        if code != "_h":
+            lines.extend(self.union_siblings_invalidate(node))
         lines.append(f"if off + {nbytes} > n: raise _ParserErr({V1_ERRORS.index('PacketTooShort')})")
         if nbytes:
             lines.append(f"_x = int.from_bytes(data[off:off + {nbytes}], 'big')")
-            lines.extend(self.header_unpack_lines(t, code, "_x"))
+            lines.extend(self.header_unpack_lines(t, code, "_x", "_L" if vlen is not None else None))
         lines.append(f"{code}._v = True")
         lines.append(f"off += {nbytes}")
         return lines
@@ -318,12 +392,12 @@ class MethodCompiler:
     def emit_code(self, e: E, out: str) -> list[str]:
         t = T.strip_new(e.type)
         if isinstance(t, T.HeaderT):
-            nbytes = t.width // 8
             if e.lv is None and e.extra != "ref" and not e.code.replace(".", "").replace("_", "").isalnum():
                 tmp = self.tmp()
                 return [f"{tmp} = {e.code}", f"if {tmp}._v: {out}.append(({self.header_pack_expr(t, tmp)})"
-                        f".to_bytes({nbytes}, 'big'))"]
-            return [f"if {e.code}._v: {out}.append(({self.header_pack_expr(t, e.code)}).to_bytes({nbytes}, 'big'))"]
+                        f".to_bytes({self.header_nbytes(t, tmp)}, 'big'))"]
+            return [f"if {e.code}._v: {out}.append(({self.header_pack_expr(t, e.code)})"
+                    f".to_bytes({self.header_nbytes(t, e.code)}, 'big'))"]
         if isinstance(t, T.StructT | T.UnionT):
             lines = []
             for f, ft in t.fields.items():

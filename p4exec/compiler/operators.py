@@ -3,6 +3,7 @@ saturating ops, shifts, concatenation and explicit casts: the operator rules, ap
 from __future__ import annotations
 
 from p4exec.compiler import types as T
+from p4exec.compiler.faults import DIVISION_BY_ZERO
 from p4exec.compiler.symbols import E, wrap
 from p4exec.frontend import ast as A
 
@@ -124,7 +125,7 @@ class OperatorCompiler:
                 if b.const == 0:
                     raise self.err("division by zero", n)
                 return E(rt, f"({ac} {'//' if op == '/' else '%'} {bc})")
-            return E(rt, f"(({ac} {'//' if op == '/' else '%'} {bc}) if {bc} else 0)")
+            return E(rt, f"(({ac} {'//' if op == '/' else '%'} {bc}) if {bc} else _fault({DIVISION_BY_ZERO!r}))")
         if op == "|+|":
             if t.signed:
                 return E(rt, f"_sat_add_signed({ac}, {bc}, {t.width})")

@@ -14,14 +14,14 @@ _MATCH = {"exact": p4info_pb2.MatchField.EXACT, "lpm": p4info_pb2.MatchField.LPM
 _CUNIT = {"packets": p4info_pb2.CounterSpec.PACKETS, "bytes": p4info_pb2.CounterSpec.BYTES,
           "packets_and_bytes": p4info_pb2.CounterSpec.BOTH}
 _MUNIT = {"packets": p4info_pb2.MeterSpec.PACKETS, "bytes": p4info_pb2.MeterSpec.BYTES}
-_SKIP_ANNOS = {"name", "id", "hidden", "tableonly", "defaultonly", "priority", "controller_header",
-               "field_list", "match"}
+_SKIP_ANNOS = {"name", "id", "hidden", "priority", "controller_header", "field_list", "match"}
+_SCOPE_ANNOS = {"tableonly", "defaultonly"}     # kept on action refs (as p4c does), dropped elsewhere
 
 
-def _annos(annos) -> list[str]:
+def _annos(annos, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
     out = []
     for a in annos or ():
-        if a.name in _SKIP_ANNOS:
+        if a.name in _SKIP_ANNOS or (a.name in _SCOPE_ANNOS and a.name not in keep):
             continue
         out.append(f"@{a.name}({a.body})" if a.body else f"@{a.name}")
     return out
@@ -58,6 +58,9 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
     for t in tables:
         for r in t.actions:
             used_actions.setdefault(r.action.name, r.action)
+    for a in info.direct_actions.values():      # called from apply blocks / other actions: p4c lists them too
+        if A.anno(a.annos, "hidden") is None:
+            used_actions.setdefault(a.name, a)
     externs = list(info.externs.values())
     # ---- ids
     pairs = []
@@ -107,11 +110,12 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             mf.bitwidth = k.width
             mf.match_type = _MATCH[k.match_kind]
             mf.annotations.extend(_annos(k.annos))
+            _type_name(p4.type_info, mf, k.type)
         for r in t.actions:
             ar = m.action_refs.add()
             ar.id = ids[(int(Prefix.ACTION), r.action.name)]
             ar.scope = {"TABLE_AND_DEFAULT": 0, "TABLE_ONLY": 1, "DEFAULT_ONLY": 2}[r.scope]
-            ar.annotations.extend(_annos(r.annos))
+            ar.annotations.extend(_annos(r.annos, keep=_SCOPE_ANNOS))
         if t.default_action is not None and (int(Prefix.ACTION), t.default_action) in ids:
             aid = ids[(int(Prefix.ACTION), t.default_action)]
             if t.default_const:
@@ -146,6 +150,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             pm.name = p.name
             pm.bitwidth = p.width
             pm.annotations.extend(_annos(p.annos))
+            _type_name(p4.type_info, pm, p.type)
     for x in sorted(externs, key=lambda x: ids[(int(kind_prefix[x.kind]), x.name)]):
         pf = kind_prefix[x.kind]
         if x.kind in ("action_profile", "action_selector"):
@@ -181,7 +186,9 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
         for i, (fname, w, fannos) in enumerate(c.fields):
             md = m.metadata.add()
             md.id = _anno_id(fannos) or (i + 1)
-            md.name = fname
+            named = A.anno(fannos, "name")     # a field's @name is its control-plane name (p4c)
+            md.name = named.args[0] if named is not None and named.args and isinstance(named.args[0], str) \
+                else fname
             md.bitwidth = w
             md.annotations.extend(_annos(fannos))
     for v in sorted(info.value_sets.values(), key=lambda v: ids[(int(Prefix.VALUE_SET), v.name)]):
@@ -226,7 +233,45 @@ def _add_type_info(ti, t) -> None:
                 m.type_spec.bit.bitwidth = T.bit_width(b) or 0
 
 
+def _type_name(ti, msg, t) -> None:
+    """A match field or param of a `type` declaration names it (type_name) and the type goes into
+    type_info.new_types, as p4c writes them; typedefs are transparent."""
+    if not isinstance(t, T.NewT):
+        return
+    msg.type_name.name = t.name
+    _new_type(ti, t)
+
+
+def _new_type(ti, t: T.NewT) -> None:
+    if t.name in ti.new_types:
+        return
+    spec = ti.new_types[t.name]
+    b = T.strip_new(t.base)
+    if isinstance(b, T.Bits):
+        if b.signed:
+            spec.original_type.bitstring.int.bitwidth = b.width
+        else:
+            spec.original_type.bitstring.bit.bitwidth = b.width
+    else:
+        _type_spec(ti, spec.original_type, t.base)
+
+
+def _serializable_enum(ti, e: T.EnumT) -> None:
+    if e.name in ti.serializable_enums or e.base is None:
+        return
+    spec = ti.serializable_enums[e.name]
+    spec.underlying_type.bitwidth = e.base.width
+    for m in e.members:
+        mm = spec.members.add()
+        mm.name = m
+        mm.value = (e.values[m] & e.base.mask).to_bytes((e.base.width + 7) // 8, "big")
+
+
 def _type_spec(ti, spec, t) -> None:
+    if isinstance(t, T.NewT):
+        spec.new_type.name = t.name
+        _new_type(ti, t)
+        return
     b = T.strip_new(t)
     if isinstance(b, T.Bits):
         if b.signed:
@@ -242,7 +287,8 @@ def _type_spec(ti, spec, t) -> None:
         spec.header.name = b.name
         _add_type_info(ti, b)
     elif isinstance(b, T.EnumT) and b.base is not None:
-        spec.bitstring.bit.bitwidth = b.base.width
+        spec.serializable_enum.name = b.name
+        _serializable_enum(ti, b)
     elif isinstance(b, T.ErrorT):
         spec.error.SetInParent()
     else:

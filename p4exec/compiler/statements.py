@@ -34,7 +34,35 @@ class StatementCompiler:
         for line in code.split("\n"):
             em(line)
 
+    def wrap_exit_copy_out(self, em: Emitter, n0: int) -> None:
+        """Body lines em.lines[n0:] of an action/control with scalar out/inout params: on `exit` the callee
+        leaves its out values on the exit exception so the caller copies them out before unwinding (P4_16:
+        copy-out happens on exit too)."""
+        outs = self.ctx.out_params
+        if not outs:
+            return
+        pad = "    " * em.level
+        body = ["    " + ln for ln in em.lines[n0:]] or [pad + "    pass"]
+        em.lines[n0:] = [pad + "try:"] + body + [pad + "except _Exit as _e:",
+                                                pad + f"    _e.outs = ({''.join(o + ', ' for o in outs)})",
+                                                pad + "    raise"]
+
     def stmt(self, s, em: Emitter):
+        """One statement; helper functions its expressions need (calls with out arguments inside an expression,
+        see calls.function_call) are defined just before it."""
+        mark = len(self.pending_defs)
+        n0 = len(em.lines)
+        self.stmt_depth += 1
+        try:
+            self._stmt(s, em)
+        finally:
+            self.stmt_depth -= 1
+        if len(self.pending_defs) > mark:
+            pad = "    " * em.level
+            em.lines[n0:n0] = [pad + ln for ln in self.pending_defs[mark:]]
+            del self.pending_defs[mark:]
+
+    def _stmt(self, s, em: Emitter):
         if isinstance(s, A.Assign):
             lhs = self.expr(s.lhs)
             if lhs.lv is None:
@@ -75,6 +103,9 @@ class StatementCompiler:
                 em("pass")
             return
         if isinstance(s, A.Switch):
+            if self.ctx.kind == "action":
+                # p4c: "switch statements are not allowed in actions" (they may only appear in apply blocks)
+                raise self.err("switch statements are not allowed in actions", s)
             self.switch_stmt(s, em)
             return
         if isinstance(s, A.Exit):
@@ -117,9 +148,89 @@ class StatementCompiler:
         if isinstance(s, A.Empty):
             em("pass")
             return
+        if isinstance(s, A.For):
+            self.for_stmt(s, em)
+            return
+        if isinstance(s, A.ForIn):
+            self.for_in_stmt(s, em)
+            return
+        if isinstance(s, A.Break | A.Continue):
+            word = "break" if isinstance(s, A.Break) else "continue"
+            if self.ctx.loop_depth == 0:
+                raise self.err(f"'{word}' outside a for loop", s)
+            em(word)
+            return
         if isinstance(s, A.Instantiation):
             raise self.err("instantiations are not allowed inside blocks", s, P4Unsupported)
         raise self.err(f"unsupported statement {type(s).__name__}", s, P4Unsupported)
+
+    def loop_body(self, body, em: Emitter) -> None:
+        self.ctx.loop_depth += 1
+        try:
+            self.sub_block(body, em)
+        finally:
+            self.ctx.loop_depth -= 1
+
+    def for_stmt(self, s: A.For, em: Emitter) -> None:
+        """C-style for: the updates run before every test but the first, so `continue` runs them too."""
+        self.push()
+        for init in s.init:
+            self.stmt(init, em)
+        cond = None if s.cond is None else self.coerce(self.expr(s.cond), T.BOOL, s.cond, "for condition")
+        if not s.updates:
+            em(f"while {cond.code if cond is not None else 'True'}:")
+            self.loop_body(s.body, em)
+            self.pop()
+            return
+        first = self.tmp()
+        em(f"{first} = True")
+        em("while True:")
+        em.indent()
+        em(f"if {first}:")
+        em(f"    {first} = False")
+        em("else:")
+        em.indent()
+        for u in s.updates:
+            self.stmt(u, em)
+        em.dedent()
+        if cond is not None:
+            # the condition is compiled once, before the updates' code: names it reads are the loop's own
+            em(f"if not {cond.code}:")
+            em("    break")
+        em.dedent()
+        self.loop_body(s.body, em)
+        self.pop()
+
+    def for_in_stmt(self, s: A.ForIn, em: Emitter) -> None:
+        """`for (T x in lo .. hi)` (both ends included) and `for (T x in stack or list)`; x is a copy."""
+        t = self.resolve_type(s.type)
+        self.push()
+        py = self.new_local(s.name)
+        self.declare(s.name, Sym("var", t, py), s)
+        if s.hi is not None:
+            bt = T.strip_new(t)
+            if not isinstance(bt, T.Bits | T.InfIntT):
+                raise self.err(f"a range loop needs a bit<N>/int<N> variable, not {t}", s.type)
+            lo = self.coerce(self.expr(s.coll, t), t, s.coll, "range start")
+            hi = self.coerce(self.expr(s.hi, t), t, s.hi, "range end")
+            em(f"for {py} in range({lo.code}, {hi.code} + 1):")
+        else:
+            coll = self.expr(s.coll)
+            ct = T.strip_new(coll.type)
+            if isinstance(ct, T.StackT):
+                if not T.same_type(T.strip_new(t), ct.elem):
+                    raise self.err(f"loop variable of type {t} over a stack of {ct.elem}", s.type)
+                item = self.tmp()
+                em(f"for {item} in {coll.code}.h:")
+                em(f"    {py} = {item}._copy()")
+            elif isinstance(s.coll, A.ListExpr):
+                items = [self.objval(self.coerce(self.expr(x, t), t, x, "loop value")) for x in s.coll.items]
+                em(f"for {py} in ({''.join(i + ', ' for i in items)}):")
+            else:
+                raise self.err(f"cannot iterate over a value of type {coll.type} (a range a .. b, a header "
+                               "stack or a list is expected)", s.coll)
+        self.loop_body(s.body, em)
+        self.pop()
 
     def ret_code(self, value):
         outs = self.ctx.out_params

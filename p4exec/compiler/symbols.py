@@ -79,6 +79,7 @@ class Ctx:
     pyused: set = field(default_factory=set)
     roots: dict = field(default_factory=dict)
     sub_parser: bool = False
+    loop_depth: int = 0                # enclosing for loops (break/continue are legal inside one)
 
 
 def _loc(node):

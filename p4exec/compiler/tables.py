@@ -2,6 +2,8 @@
 their action dispatchers; the part that feeds P4Info and the runtime's table objects."""
 from __future__ import annotations
 
+import re
+
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
@@ -24,6 +26,23 @@ class TableCompiler:
             name = n
         return f"{prefix}.{name}" if prefix else name
 
+    @staticmethod
+    def _key_name(e) -> str:
+        """p4c's control-plane name of a key: the expression's text, `h.$valid$` for `h.isValid()`."""
+        if isinstance(e, A.Call) and isinstance(e.func, A.Member) and e.func.name == "isValid" and not e.args:
+            return f"{expr_text(e.func.expr)}.$valid$"
+        return expr_text(e)
+
+    def claim_control_plane_name(self, fqn: str, kind: str, node) -> None:
+        """p4c: two control-plane objects of one kind may not share a fully-qualified name (after @name), e.g.
+        two tables @name("t"), or one control with a table instantiated twice under one @name."""
+        key = (kind, fqn)
+        prev = self.cp_names.get(key)
+        if prev is not None and (kind == "table" or prev[1] is not node):
+            # an action declaration compiled again for a second instance of its control keeps its one name
+            raise self.err(f"conflicting control-plane name '{fqn}': another {kind} has it (at {prev[0]})", node)
+        self.cp_names[key] = (node.loc, node)
+
     # ------------------------------------------------------------------ actions
     def action_decl(self, d: A.ActionDecl, prefix: str):
         fqn = self.fq(prefix, d.name, d.annos)
@@ -38,13 +57,15 @@ class TableCompiler:
                 if w is None or not T.strip_new(t).is_scalar:
                     raise self.err(f"action parameter '{p.name}' has type {t}; control-plane parameters must be "
                                    "bit<N>, int<N>, bool or a serializable enum", p)
-                cp.append(ir.ParamInfo(p.name, w, p.annos))
+                cp.append(ir.ParamInfo(p.name, w, p.annos, t))
             elif seen_dirless:
                 raise self.err(f"directional parameter '{p.name}' after a directionless one (directional "
                                "parameters come first)", p)
         info = ir.ActionInfo(fqn, d.name, cp, d.annos, pyf, len(d.params) - len(cp), decl=d)
         sym = Sym("action", py=pyf, info=info, const="local" if prefix else "global")
         self.declare(d.name, sym, d)
+        if prefix:
+            self.claim_control_plane_name(fqn, "action", d)
         saved = self.ctx
         ctx = Ctx("action", prefix, saved.ctx_args if prefix else "", saved.frame, control=saved.control,
                   roots=saved.roots)
@@ -68,6 +89,15 @@ class TableCompiler:
         em.indent()
         n0 = len(em.lines)
         self.stmts(d.body.stmts, em)
+        # header/struct arguments are passed by reference; that differs from copy-in/copy-out only when the body
+        # also reaches the caller's objects (the control's parameters or locals), e.g. `a(hdr.h)` writing
+        # hdr.h.x and h.x: then the call copies in and out so the copy-out wins, as in P4 and BMv2
+        outer = [x.strip() for x in (ctx.ctx_args or "").split(",") if x.strip()] + ["L"]
+        body_text = "\n".join(em.lines[n0:])
+        has_obj_out = any(p.direction in ("out", "inout") and not T.strip_new(self.resolve_type(p.type)).is_scalar
+                          for p in d.params)
+        info.copy_objects = has_obj_out and any(re.search(rf"\b{re.escape(o)}\b", body_text) for o in outer)
+        self.wrap_exit_copy_out(em, n0)
         if ctx.out_params:
             em(self.ret_code(None))
         if len(em.lines) == n0:
@@ -114,8 +144,8 @@ class TableCompiler:
                     code, w = e.code, 32
                 else:
                     raise self.err(f"table key of type {e.type} is not supported", k)
-                kname = _anno_arg(k.annos, "name") or expr_text(k.expr)
-                info.keys.append(ir.KeyInfo(kname, k.match_kind, w, k.annos))
+                kname = _anno_arg(k.annos, "name") or self._key_name(k.expr)
+                info.keys.append(ir.KeyInfo(kname, k.match_kind, w, k.annos, e.type))
                 key_codes.append(code)
         # actions
         refs: dict[str, tuple] = {}
@@ -183,13 +213,17 @@ class TableCompiler:
             info.const_entries = props["entries"].const
             self._table_entries(info, props["entries"], refs, d, props)
         if info.default_action is None:
-            if "NoAction" in refs or any(r.action.name == "NoAction" for r in info.actions):
-                info.default_action = "NoAction"
-            else:
+            # p4c's frontend gives a table without default_action `default_action = NoAction()` and, when
+            # NoAction is not in its actions list, adds `@defaultonly NoAction` to the list (P4Info: an action
+            # ref with @defaultonly, scope DEFAULT_ONLY, and initial_default_action NoAction)
+            info.default_action = "NoAction"
+            if not any(r.action.name == "NoAction" for r in info.actions):
                 na = self.globals.get("NoAction")
-                info.default_action = "NoAction"
-                if na is not None and na.kind == "action" and "NoAction" not in self.info.actions:
-                    pass
+                if na is None or na.kind != "action":
+                    raise self.err(f"table {d.name} has no default action and NoAction is not declared", d)
+                anno = A.Annotation("defaultonly", "", [], loc=d.loc)
+                info.actions.append(ir.ActionRefInfo(na.info, "DEFAULT_ONLY", [anno]))
+                refs["NoAction"] = (na, A.ActionRef("NoAction", None, [anno], loc=d.loc))
         info.pyobj = self.unique("TBL_" + fqn)
         info.pyfunc = self.unique("TA_" + fqn)
         self.bind.append((info.pyobj, "table", fqn))
@@ -236,6 +270,7 @@ class TableCompiler:
         em("return r")
         em.dedent()
         self.emit_function(em)
+        self.claim_control_plane_name(fqn, "table", d)
         self.info.tables[fqn] = info
         sym = Sym("table", T.TableT(info), info.pyfunc, info=info)
         self.declare(d.name, sym, d)
@@ -337,7 +372,13 @@ class TableCompiler:
         lpw = True
         if "largest_priority_wins" in props:
             lpw = bool(self.expr(props["largest_priority_wins"].value).const)
+        delta = 1
+        if "priority_delta" in props:
+            delta = self.const_int(props["priority_delta"].value, "priority_delta")
+            if delta <= 0:
+                raise self.err("priority_delta must be positive", props["priority_delta"].value)
         n = len(entries)
+        prev: int | None = None
         for i, ent in enumerate(entries):
             items = self._keyset_items(ent.keyset, len(keys))
             match = []
@@ -354,10 +395,18 @@ class TableCompiler:
                     prio = self.const_int(ent.priority, "entry priority")
                 elif A.anno(ent.annos, "priority") is not None:
                     prio = int(_anno_arg(ent.annos, "priority"))
+                elif explicit and prev is None:
+                    raise self.err("when some entries have priorities, the first one must have one", ent)
                 elif explicit:
-                    raise self.err("when some entries have priorities, all must have one", ent)
+                    # P4_16 (and p4c's EntryPriorities): an entry without a priority follows the previous one by
+                    # priority_delta, downwards when the largest priority wins
+                    prio = prev - delta if lpw else prev + delta
+                    if prio < 0:
+                        raise self.err(f"entry priority {prio} would be negative (previous {prev}, priority_delta "
+                                       f"{delta})", ent)
                 else:
                     prio = n - i
+                prev = prio
                 if explicit and not lpw:
                     prio = (1 << 24) - prio
             info.entries.append(ir.ConstEntry(tuple(match), prio, s.info.name, args))

@@ -269,6 +269,17 @@ def bit_width(t: Type) -> int | None:
     return None
 
 
+def varbit_field(t: Type) -> tuple[str, int] | None:
+    """(name, max width) of the header's varbit field, if it has one (BMv2 allows one per header)."""
+    t = strip_new(t)
+    if isinstance(t, HeaderT):
+        for f, ft in t.fields.items():
+            b = strip_new(ft)
+            if isinstance(b, Varbit):
+                return f, b.width
+    return None
+
+
 def same_type(a: Type, b: Type) -> bool:
     if a is b:
         return True

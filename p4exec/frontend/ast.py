@@ -300,6 +300,35 @@ class Empty(Stmt):
     pass
 
 
+@dataclass(eq=False)
+class For(Stmt):
+    """`for (init; cond; updates) body`; `init` holds VarDecl/Assign/CallStmt, `updates` Assign/CallStmt."""
+    init: list[Stmt]
+    cond: Expr | None
+    updates: list[Stmt]
+    body: Stmt
+
+
+@dataclass(eq=False)
+class ForIn(Stmt):
+    """`for (T name in lo .. hi) body` (hi set) or `for (T name in collection) body` (hi None)."""
+    type: TypeRef
+    name: str
+    coll: Expr
+    hi: Expr | None
+    body: Stmt
+
+
+@dataclass(eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    pass
+
+
 # ------------------------------------------------------------------ declarations
 @dataclass(eq=False)
 class Decl(Node):
@@ -327,16 +356,19 @@ class Field(Decl):
 @dataclass(eq=False)
 class HeaderDecl(Decl):
     fields: list[Field]
+    type_params: list[str] = field(default_factory=list)    # generic struct/header (P4_16 1.2.2)
 
 
 @dataclass(eq=False)
 class HeaderUnionDecl(Decl):
     fields: list[Field]
+    type_params: list[str] = field(default_factory=list)    # generic struct/header (P4_16 1.2.2)
 
 
 @dataclass(eq=False)
 class StructDecl(Decl):
     fields: list[Field]
+    type_params: list[str] = field(default_factory=list)    # generic struct/header (P4_16 1.2.2)
 
 
 @dataclass(eq=False)

@@ -176,9 +176,62 @@ class _Builder(_DeclBuilder):
     def assignment(self, meta, ch):
         return A.Assign(ch[0], ch[1], loc=self._loc(meta))
 
+    def compound_assignment(self, meta, ch):
+        # `a op= b` is `a = a op b` (P4_16 1.2.4); the l-value is evaluated twice, which only matters for
+        # index expressions with side effects
+        loc = self._loc(meta)
+        return A.Assign(ch[0], A.Binary(str(ch[1])[:-1], ch[0], ch[2], loc=loc), loc=loc)
+
+    def shr_assignment(self, meta, ch):
+        loc = self._loc(meta)
+        return A.Assign(ch[0], A.Binary(">>", ch[0], ch[-1], loc=loc), loc=loc)
+
+    def break_stmt(self, meta, ch):
+        return A.Break(loc=self._loc(meta))
+
+    def continue_stmt(self, meta, ch):
+        return A.Continue(loc=self._loc(meta))
+
+    def for_c(self, meta, ch):
+        return A.For(ch[1], ch[2], ch[3], ch[4], loc=self._loc(meta))
+
+    def for_in(self, meta, ch):
+        return A.ForIn(ch[2], ch[3], ch[5], None, ch[6], loc=self._loc(meta))
+
+    def for_in_range(self, meta, ch):
+        return A.ForIn(ch[2], ch[3], ch[5], ch[7], ch[8], loc=self._loc(meta))
+
+    def for_inits(self, meta, ch):
+        return list(ch)
+
+    def for_updates(self, meta, ch):
+        return list(ch)
+
+    def for_var(self, meta, ch):
+        d = A.VarDecl(ch[2], ch[1], ch[3], loc=self._loc(meta))
+        d.annos = ch[0] or []
+        return d
+
+    def for_assign(self, meta, ch):
+        return A.Assign(ch[0], ch[1], loc=self._loc(meta))
+
+    def for_compound(self, meta, ch):
+        return self.compound_assignment(meta, ch)
+
+    def for_shr(self, meta, ch):
+        return self.shr_assignment(meta, ch)
+
+    def for_call(self, meta, ch):
+        return self.method_call_stmt(meta, ch)
+
     def method_call_stmt(self, meta, ch):
         loc = self._loc(meta)
         return A.CallStmt(A.Call(ch[0], ch[1], [], loc=loc), loc=loc)
+
+    def direct_apply_stmt(self, meta, ch):
+        # `C.apply(...)` on a parser/control type: the compiler instantiates it (p4c's InstantiateDirectCalls)
+        loc = self._loc(meta)
+        return A.CallStmt(A.Call(A.TypeMember(ch[0], "apply", loc=loc), ch[2], [], loc=loc), loc=loc)
 
     def generic_call_stmt(self, meta, ch):
         loc = self._loc(meta)

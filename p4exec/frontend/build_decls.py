@@ -182,6 +182,7 @@ class _DeclBuilder(Transformer):
     def _fields_decl(self, cls, meta, ch):
         d = cls(ch[2], _nodes(ch, A.Field), loc=self._loc(meta))
         d.annos = ch[0] or []
+        d.type_params = ch[3] or []
         return d
 
     def header_decl(self, meta, ch):

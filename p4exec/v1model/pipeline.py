@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
+from p4exec.compiler.faults import P4Fault
 from p4exec.v1model import rt
 from p4exec.v1model.namespace import build_namespace
 
@@ -84,6 +85,12 @@ class V1Pipeline:
     def set_digest_sink(self, fn):
         self.digest_sink = fn
 
+    def _count_fault(self, f: P4Fault, where: str) -> None:
+        """A run-time fault (BMv2 would abort the process): drop this packet, count it with its reason."""
+        self.stats["runtime_fault"] += 1
+        self.stats[f"runtime_fault:{f.reason}"] += 1
+        log.warning("p4exec: run-time fault %s in %s; packet dropped", f.reason, where)
+
     # ------------------------------------------------------------------ ingress half
     def _parse_into(self, data, hdr, meta, sm):
         pk = self.pk
@@ -105,6 +112,9 @@ class V1Pipeline:
         except rt.P4AssertError as e:
             self.stats["assert_failed"] += 1
             log.warning("assert/assume failed at %s: packet dropped", e)
+            return []
+        except P4Fault as f:
+            self._count_fault(f, "ingress")
             return []
         except Exception:  # noqa: BLE001 - a bug in a program must not kill the switch
             self.last_malformed = True
@@ -197,6 +207,8 @@ class V1Pipeline:
         except rt.P4AssertError as e:
             self.stats["assert_failed"] += 1
             log.warning("assert/assume failed at %s: packet dropped", e)
+        except P4Fault as f:
+            self._count_fault(f, "egress")
         except Exception:  # noqa: BLE001
             self.stats["runtime_error"] += 1
             log.exception("p4exec: error while processing a packet in egress; packet dropped")

@@ -31,7 +31,7 @@ CASES = [
     (dict(ingress="if (hdr.h.a) { }"), "if (hdr.h.a)", "does not match expected type bool"),
     (dict(ingress="exit; int<8> s = hdr.h.a;"), "int<8> s = hdr.h.a;", "cannot convert bit<8> to int<8>"),
     (dict(decls="header bad_t { bit<7> x; }"), "header bad_t", "multiple of 8 bits"),
-    (dict(decls="header bad_t { varbit<32> x; }"), "varbit<32> x;", "unsupported: varbit"),
+    (dict(decls="header bad_t { varbit<32> x; varbit<8> y; }"), "varbit<8> y;", "unsupported: more than one varbit"),
     (dict(ingress="hdr.h.a = 8w1 / 0;"), "hdr.h.a = 8w1 / 0;", "division by zero"),
     (dict(ingress="hdr.h.setValid(1);"), "hdr.h.setValid(1);", "takes no arguments"),
     (dict(ingress="hdr.h.a = error.NoSuch;"), "error.NoSuch", "unknown error 'error.NoSuch'"),

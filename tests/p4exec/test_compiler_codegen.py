@@ -184,7 +184,9 @@ def test_p4info_names_and_ids_follow_p4c() -> None:
     tables = {t.preamble.name: t for t in p.tables}
     actions = {a.preamble.name: a for a in p.actions}
     assert set(tables) == {"global_t"}
-    assert "MyIngress.renamed" in actions and "NoAction" not in actions
+    # no default_action: p4c adds `@defaultonly NoAction` to the table (and so to the actions)
+    assert set(actions) == {"MyIngress.renamed", "NoAction"}
+    assert [r.scope for r in tables["global_t"].action_refs] == [0, 2]
     assert tables["global_t"].preamble.id == id_for(Prefix.TABLE, "global_t")
     assert actions["MyIngress.renamed"].preamble.id == id_for(Prefix.ACTION, "MyIngress.renamed")
     mf = tables["global_t"].match_fields[0]

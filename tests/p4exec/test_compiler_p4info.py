@@ -69,3 +69,67 @@ struct learn_t { bit<8> a; bit<16> b; }
     assert [(m.id, m.name, m.bitwidth) for m in cpm.metadata] == [(1, "ingress_port", 9), (2, "pad", 7)]
     # the runtime state built from this P4Info runs the program
     assert h.send(0, bytes(4)) == [(1, bytes(4))]
+
+
+def test_p4c_implicit_default_direct_actions_and_valid_keys() -> None:
+    """What p4c's frontend does before writing P4Info: a table without default_action gets `@defaultonly
+    NoAction` (scope DEFAULT_ONLY, initial default NoAction), actions called from an apply block are listed,
+    an `isValid()` key is named `<header>.$valid$`, @defaultonly/@tableonly stay as action-ref annotations."""
+    h = harness(ingress_decls="""
+    action punt() { sm.egress_spec = 9w64; }
+    action fwd(bit<9> port) { sm.egress_spec = port; }
+    @hidden action quiet() { hdr.h.d = 0; }
+    table t { key = { hdr.h.isValid(): exact; hdr.h.a: exact; } actions = { @tableonly fwd; } }
+    table u { key = { hdr.h.b: exact; } actions = { fwd; NoAction; } }
+""", ingress="t.apply(); u.apply(); if (hdr.h.c == 0) { punt(); quiet(); }")
+    p = h.p4info
+    actions = {a.preamble.name: a.preamble.id for a in p.actions}
+    assert set(actions) == {"MyIngress.punt", "MyIngress.fwd", "NoAction"}
+    t = next(x for x in p.tables if x.preamble.name == "MyIngress.t")
+    assert [m.name for m in t.match_fields] == ["hdr.h.$valid$", "hdr.h.a"]
+    refs = [(r.id, r.scope, list(r.annotations)) for r in t.action_refs]
+    assert refs == [(actions["MyIngress.fwd"], p4info_pb2.ActionRef.TABLE_ONLY, ["@tableonly"]),
+                    (actions["NoAction"], p4info_pb2.ActionRef.DEFAULT_ONLY, ["@defaultonly"])]
+    assert t.initial_default_action.action_id == actions["NoAction"] and not t.const_default_action_id
+    u = next(x for x in p.tables if x.preamble.name == "MyIngress.u")
+    assert [(r.id, r.scope) for r in u.action_refs] == [(actions["MyIngress.fwd"], 0), (actions["NoAction"], 0)]
+    assert u.initial_default_action.action_id == actions["NoAction"]
+    noaction = next(a for a in p.actions if a.preamble.name == "NoAction")
+    assert list(noaction.preamble.annotations) == ['@noWarn("unused")']
+    # the implicit default runs on a miss; the control plane may set it, but not insert entries with it
+    assert h.send(0, bytes([1, 2, 1, 4])) == [(1, bytes([1, 2, 1, 4]))]
+
+
+def test_type_declarations_and_serializable_enums_in_type_info() -> None:
+    """`type` declarations are named (type_name, type_info.new_types), typedefs are not; a serializable enum in
+    a digest is a serializable_enum with its members in type_info, as p4c writes them."""
+    h = harness(decls="""
+type bit<9> port_t;
+typedef bit<8> byte_t;
+enum bit<8> colour_t { RED = 1, BLUE = 0xF0 }
+struct learn_t { colour_t c; port_t p; byte_t b; }
+""", meta_fields="port_t port;", ingress_decls="""
+    action to(port_t p, byte_t v) { meta.port = p; hdr.h.b = v; }
+    table t { key = { meta.port: exact; hdr.h.a: exact; } actions = { to; } }
+""", ingress="t.apply(); digest<learn_t>(1, { colour_t.BLUE, meta.port, hdr.h.c });")
+    p = h.p4info
+    t = next(x for x in p.tables if x.preamble.name == "MyIngress.t")
+    assert [(m.name, m.type_name.name) for m in t.match_fields] == [("meta.port", "port_t"), ("hdr.h.a", "")]
+    to = next(a for a in p.actions if a.preamble.name == "MyIngress.to")
+    assert [(q.name, q.bitwidth, q.type_name.name) for q in to.params] == [("p", 9, "port_t"), ("v", 8, "")]
+    assert p.type_info.new_types["port_t"].original_type.bitstring.bit.bitwidth == 9
+    members = p.type_info.structs["learn_t"].members
+    assert members[0].type_spec.serializable_enum.name == "colour_t"
+    assert members[1].type_spec.new_type.name == "port_t"
+    assert members[2].type_spec.bitstring.bit.bitwidth == 8
+    enum = p.type_info.serializable_enums["colour_t"]
+    assert enum.underlying_type.bitwidth == 8
+    assert [(m.name, m.value) for m in enum.members] == [("RED", b"\x01"), ("BLUE", b"\xf0")]
+
+
+def test_controller_header_field_name_annotation() -> None:
+    """@name on a @controller_header field renames its packet metadata (its control-plane name)."""
+    h = harness(decls='@controller_header("packet_in") header pin_t { @name("port") bit<9> ingress_port; '
+                      'bit<7> pad; }', hdr_fields="pin_t pin;")
+    cpm = h.p4info.controller_packet_metadata[0]
+    assert [(m.id, m.name) for m in cpm.metadata] == [(1, "port"), (2, "pad")]

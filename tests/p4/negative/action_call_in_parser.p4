@@ -1,5 +1,5 @@
-// expect-error: 11:5: unsupported
-// varbit fields (variable-length extract) are named as unsupported, not ignored
+// expect-error: 18:9: cannot be called in a parser
+// actions are invoked from controls, never from a parser state
 #include <core.p4>
 #include <v1model.p4>
 
@@ -7,23 +7,23 @@ header h_t {
     bit<8> a;
     bit<8> b;
 }
-header opt_t {
-    varbit<320> options;
-}
-struct headers_t { h_t h; opt_t opt; }
+action mark() { }
+struct headers_t { h_t h; }
 struct meta_t { }
 
 parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
                 inout standard_metadata_t sm) {
     state start {
         pkt.extract(hdr.h);
+        mark();
         transition accept;
     }
 }
 
 control MyIngress(inout headers_t hdr, inout meta_t meta,
                   inout standard_metadata_t sm) {
-    apply { }
+    apply {
+    }
 }
 
 control MyVerify(inout headers_t hdr, inout meta_t meta) { apply { } }

@@ -1,0 +1,57 @@
+"""Run-time faults of generated code: what BMv2 does not survive, p4exec turns into a counted drop.
+
+BMv2 aborts `simple_switch` on an out-of-range header-stack index (an uncaught `std::out_of_range`,
+p4lang/behavioral-model#838, p4lang/p4c#3423) and on a division by zero (boost's `cpp_int` throws). A
+switch process that dies is no behaviour an emulator can copy, so generated code raises `P4Fault` with a
+reason instead of letting a Python exception (IndexError, ZeroDivisionError) out; the pipeline drops that
+one packet and counts `runtime_fault` and `runtime_fault:<reason>` in its stats. docs/p4exec-compiler.md
+lists every case.
+"""
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+STACK_INDEX = "header_stack_index"
+STACK_NEXT = "header_stack_next"
+STACK_LAST = "header_stack_last"
+DIVISION_BY_ZERO = "division_by_zero"
+REASONS = (STACK_INDEX, STACK_NEXT, STACK_LAST, DIVISION_BY_ZERO)
+
+
+class P4Fault(Exception):
+    """A run-time fault of the P4 program; ``reason`` is one of REASONS."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def fault(reason: str) -> NoReturn:
+    """Raise a fault from inside an expression (`x if ok else fault(...)`)."""
+    raise P4Fault(reason)
+
+
+def stack_at(stk: Any, i: int) -> Any:
+    """Element ``i`` of a header stack; out of range is a fault (BMv2: process abort)."""
+    h = stk.h
+    if i < len(h):
+        return h[i]
+    raise P4Fault(STACK_INDEX)
+
+
+def stack_next(stk: Any) -> Any:
+    """`.next` outside a parser: the element past the last valid one; a full stack is a fault."""
+    if stk.nxt < stk.size:
+        return stk.h[stk.nxt]
+    raise P4Fault(STACK_NEXT)
+
+
+def stack_last(stk: Any) -> Any:
+    """`.last` outside a parser: an empty stack is a fault (in a parser it is StackOutOfBounds)."""
+    if stk.nxt > 0:
+        return stk.h[stk.nxt - 1]
+    raise P4Fault(STACK_LAST)
+
+
+PRELUDE = "from p4exec.compiler.faults import fault as _fault, stack_at as _stk, stack_next as _stk_next, " \
+          "stack_last as _stk_last"

@@ -1,0 +1,98 @@
+// header-union stacks: extract into a member of `.next` advances the stack; isValid of elements and members
+#include <core.p4>
+#include <v1model.p4>
+
+header tag_t {
+    bit<4> kind;
+    bit<4> more;
+}
+header short_t {
+    bit<4>  kind;
+    bit<4>  more;
+    bit<8>  v;
+}
+header long_t {
+    bit<4>  kind;
+    bit<4>  more;
+    bit<16> v;
+}
+header_union opt_t {
+    short_t s;
+    long_t  l;
+}
+header res_t {
+    bit<8> count;
+    bit<8> kinds;
+    bit<8> sum;
+}
+struct headers_t {
+    res_t    res;
+    opt_t[3] opts;
+}
+struct meta_t { }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.res);
+        transition next_opt;
+    }
+    state next_opt {
+        tag_t t = pkt.lookahead<tag_t>();
+        transition select(t.kind) {
+            4w1: short_opt;
+            4w2: long_opt;
+            default: accept;
+        }
+    }
+    state short_opt {
+        pkt.extract(hdr.opts.next.s);
+        transition select(hdr.opts.last.s.more) {
+            4w1: next_opt;
+            default: accept;
+        }
+    }
+    state long_opt {
+        pkt.extract(hdr.opts.next.l);
+        transition select(hdr.opts.last.l.more) {
+            4w1: next_opt;
+            default: accept;
+        }
+    }
+}
+
+control MyVerify(inout headers_t hdr, inout meta_t meta) {
+    apply { }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta,
+                  inout standard_metadata_t sm) {
+    apply {
+        hdr.res.count = (bit<8>)hdr.opts.lastIndex + 1;
+        bit<8> kinds = 0;
+        bit<8> sum = 0;
+        if (hdr.opts[0].s.isValid()) { kinds = kinds | 8w0x01; sum = sum + hdr.opts[0].s.v; }
+        if (hdr.opts[0].l.isValid()) { kinds = kinds | 8w0x02; sum = sum + hdr.opts[0].l.v[7:0]; }
+        if (hdr.opts[1].s.isValid()) { kinds = kinds | 8w0x04; sum = sum + hdr.opts[1].s.v; }
+        if (hdr.opts[1].l.isValid()) { kinds = kinds | 8w0x08; sum = sum + hdr.opts[1].l.v[7:0]; }
+        if (hdr.opts[2].isValid()) { kinds = kinds | 8w0x10; }
+        hdr.res.kinds = kinds;
+        hdr.res.sum = sum;
+        sm.egress_spec = 9w1;
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout meta_t meta,
+                 inout standard_metadata_t sm) {
+    apply { }
+}
+
+control MyCompute(inout headers_t hdr, inout meta_t meta) {
+    apply { }
+}
+
+control MyDeparser(packet_out pkt, in headers_t hdr) {
+    apply { pkt.emit(hdr); }
+}
+
+V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;

@@ -1,0 +1,35 @@
+// expect-error: 20:21: extract it with extract(hdr, sizeInBits)
+// a header with a varbit field needs the two-argument extract(hdr, sizeInBits)
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t {
+    bit<8> a;
+    bit<8> b;
+}
+header opt_t {
+    varbit<320> options;
+}
+struct headers_t { h_t h; opt_t opt; }
+struct meta_t { }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.h);
+        pkt.extract(hdr.opt);
+        transition accept;
+    }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta,
+                  inout standard_metadata_t sm) {
+    apply { }
+}
+
+control MyVerify(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control MyCompute(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+
+V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;
