@@ -16,8 +16,16 @@ from __future__ import annotations
 
 from collections import deque
 
-from traffic.transport.base import ACK, CNP, NAK, SACK_BITS, CnpGenerator, Feedback, SeenOnWire, TransportParams
-
+from traffic.transport.base import (
+    ACK,
+    CNP,
+    NAK,
+    SACK_BITS,
+    CnpGenerator,
+    Feedback,
+    SeenOnWire,
+    TransportParams,
+)
 
 _BIT_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
 
