@@ -51,6 +51,11 @@ class EngineConfig:
     burst: int = 8  # packets a flow may send back to back when it is behind its pacing schedule
     send_batch: int = 32  # packets sent per loop turn before the sockets are read again
     frame_format: str = "roce"
+    transport: str = "none"  # none (unreliable), rc-gbn, sr: see traffic/transport
+    transport_params: dict = field(default_factory=dict)  # TransportParams keys (times also as *_s)
+    plane_policy: str = "pinned"  # pinned, round-robin, least-loaded: how the NIC picks a plane per packet
+    spray_unit: str = "packet"  # packet or flowlet: how often a spraying NIC may pick a new plane/entropy
+    flowlet_gap_s: float = 100e-6  # a new flowlet after this much silence (spray_unit flowlet)
 
 
 @dataclass
@@ -79,6 +84,16 @@ class FlowRecord:
     qdepth_max: int = -1
     complete: bool = False
     rate_cuts: int = 0
+    sent_bytes: int = 0  # frame bytes put on the wire, retransmissions included
+    retransmitted: int = 0
+    spurious: int = 0  # retransmitted copies of packets whose first copy had arrived
+    discarded: int = 0  # arrivals the transport threw away (go-back-N: out of order; duplicates)
+    trimmed: int = 0  # trimmed (header-only) arrivals
+    timeouts: int = 0
+    naks: int = 0
+    feedback_sent: int = 0  # ACK/NAK/CNP frames the receiver sent
+    feedback_received: int = 0  # ... and the sender got back
+    failed: bool = False  # the sender gave up (retransmission timeouts in a row)
 
     @property
     def lost(self) -> int:

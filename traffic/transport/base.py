@@ -56,6 +56,7 @@ class TransportParams:
     ack_every: int = 8
     ack_delay_ns: int = 200_000
     rto_ns: int = 20_000_000
+    rto_max_ns: int = 0  # 0: 8 x rto_ns
     max_timeouts: int = 7
     window: int = 256
     reorder_ns: int = 2_000_000
@@ -68,6 +69,8 @@ class TransportParams:
         if self.ack_delay_ns >= self.rto_ns:
             raise ValueError(f"ack_delay_ns ({self.ack_delay_ns}) must be below rto_ns ({self.rto_ns}): "
                              "a delayed ACK would otherwise always come after the retransmission timeout")
+        if self.rto_max_ns and self.rto_max_ns < self.rto_ns:
+            raise ValueError(f"rto_max_ns ({self.rto_max_ns}) must not be below rto_ns ({self.rto_ns})")
         if self.cnp_interval_ns < 0:
             raise ValueError("transport parameter cnp_interval_ns must not be negative")
 
@@ -122,6 +125,11 @@ class Receiver(Protocol):
     def next_timer(self) -> int | None: ...
 
     def on_timer(self, now: int) -> list[Feedback]: ...
+
+
+def backoff(params: TransportParams, streak: int) -> int:
+    """The retransmission timeout after `streak` timeouts in a row."""
+    return min(params.rto_max_ns or 8 * params.rto_ns, params.rto_ns << min(streak, 20))
 
 
 class CnpGenerator:

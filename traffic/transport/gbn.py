@@ -13,7 +13,9 @@ oldest unacknowledged PSN, and after `max_timeouts` timeouts in a row it gives u
 
 from __future__ import annotations
 
-from traffic.transport.base import ACK, CNP, NAK, CnpGenerator, Feedback, SeenOnWire, TransportParams
+from traffic.transport.base import ACK, CNP, NAK, CnpGenerator, Feedback, SeenOnWire, TransportParams, backoff
+
+_NOTHING: list[Feedback] = []  # returned (never changed) when an arrival needs no feedback
 
 
 class GbnSender:
@@ -87,7 +89,7 @@ class GbnSender:
             self.rto_at = None
             return
         self.nxt = self.una
-        self.rto_at = now + self.p.rto_ns
+        self.rto_at = now + backoff(self.p, self.streak)
 
 
 class GbnReceiver:
@@ -128,6 +130,25 @@ class GbnReceiver:
 
     def on_data(self, psn: int, now: int, trimmed: bool = False, ce: bool = False,
                 qdepth: int = -1) -> list[Feedback]:
+        if psn == self.expected and not trimmed and not ce and psn < self.npkts:
+            # the common case first: in order, unmarked, whole
+            self.arrivals += 1
+            seen = self.wire.bits
+            if seen[psn]:
+                self.spurious += 1
+            else:
+                seen[psn] = 1
+            self.expected = psn + 1
+            self.delivered += 1
+            self.nak_sent = False
+            self.unacked += 1
+            if qdepth > self.qmax:
+                self.qmax = qdepth
+            if self.unacked >= self.p.ack_every or psn + 1 >= self.npkts:
+                return [self._ack(psn)]
+            if self.ack_due is None:
+                self.ack_due = now + self.p.ack_delay_ns
+            return _NOTHING
         out: list[Feedback] = []
         if ce:
             c = self.cnp.on_ce(now, self.expected)

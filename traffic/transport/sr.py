@@ -25,6 +25,7 @@ from traffic.transport.base import (
     Feedback,
     SeenOnWire,
     TransportParams,
+    backoff,
 )
 
 _BIT_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
@@ -150,7 +151,7 @@ class SrSender:
         for psn in range(self.una, self.high):
             if not self.acked[psn] and (psn == self.una or self.sent_ns[psn] <= old):
                 self._queue(psn)
-        self.rto_at = now + self.p.rto_ns
+        self.rto_at = now + backoff(self.p, self.streak)
 
 
 class SrReceiver:
