@@ -22,7 +22,7 @@ import heapq
 import select
 import time
 
-from traffic.frames import FORMATS, PROBE, Addr, Parsed, Template, entropy
+from traffic.frames import FORMATS, Addr, Parsed, Template, entropy
 from traffic.netns import open_packet_socket, socket_drops
 from traffic.reaction import make_reaction
 from traffic.receiver import FlowRx, Receiver
@@ -34,7 +34,7 @@ from traffic.records import (
     Port,
     RunResult,
 )
-from traffic.transport import CNP, check_name, make_transport, reliable, transport_params
+from traffic.transport import CNP, make_transport, reliable, transport_params
 
 __all__ = ["CollectiveRecord", "Engine", "EngineConfig", "FlowRecord", "PlannedCollective", "Port", "RunResult"]
 
@@ -62,19 +62,10 @@ class Engine:
     def __init__(self, ports: dict[tuple[int, int], Port], config: EngineConfig | None = None) -> None:
         self.ports = dict(ports)
         self.config = config or EngineConfig()
-        cfg = self.config
-        if cfg.frame_format not in FORMATS:
-            raise ValueError(f"unknown frame format {cfg.frame_format!r}; known: {', '.join(FORMATS)}")
-        check_name(cfg.transport)
+        cfg = self.config.validate()
         self.tparams = transport_params(**cfg.transport_params)
-        if cfg.plane_policy not in PLANE_POLICIES:
-            raise ValueError(f"unknown plane policy {cfg.plane_policy!r}; known: {', '.join(PLANE_POLICIES)}")
-        if cfg.spray_unit not in SPRAY_UNITS:
-            raise ValueError(f"unknown spray unit {cfg.spray_unit!r}; known: {', '.join(SPRAY_UNITS)}")
         self.fmt = FORMATS[cfg.frame_format]
         self.payload = self.fmt.payload_per_packet(cfg.mtu)
-        if self.payload < PROBE.size:
-            raise ValueError(f"MTU {cfg.mtu} leaves no room for the probe record")
         self._socks: dict[tuple[str | None, str], object] = {}
         self._planes: dict[int, list[int]] = {}
         for ep, plane in sorted(self.ports):

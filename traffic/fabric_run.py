@@ -8,12 +8,19 @@ same code. Fabric bring-up is ethlab's (`ethlab.bringup.running_fabric`), import
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from rich.console import Console
 
 from traffic.replay import ports_for_topology, replay, results_table
-from traffic.runargs import add_workload_arguments, config_from_args, plan_from_args
+from traffic.runargs import (
+    add_workload_arguments,
+    check_workload,
+    config_from_args,
+    parse_ecn,
+    plan_from_args,
+)
 
 
 def add_fabric_arguments(p: argparse.ArgumentParser) -> None:
@@ -33,10 +40,14 @@ def run_fabric(a: argparse.Namespace) -> int:
 
     topo = load_from_args(a.topo, list(getattr(a, "extra", None) or []))
     options = {}
-    if a.ecn:
-        kmin, kmax, pmax = a.ecn.split(",")
-        options["ecn"] = {"kmin": int(kmin), "kmax": int(kmax), "pmax": float(pmax)}
-    policy = make_policy(a.policy, **options)
+    try:  # everything is checked before the fabric comes up
+        if a.ecn:
+            options["ecn"] = parse_ecn(a.ecn)
+        check_workload(a, sorted(ep.eid for ep in topo.endpoints.values()))
+        policy = make_policy(a.policy, **options)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     console = Console()
     if not console.is_terminal:
         console = Console(width=170)

@@ -43,8 +43,8 @@ def transport_params(**params: object) -> TransportParams:
         if name not in known:
             raise ValueError(f"unknown transport parameter {key!r}; known: {', '.join(sorted(known))} "
                              "(times also as *_s in seconds)")
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"transport parameter {key} must be a number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < float("inf"):
+            raise ValueError(f"transport parameter {key} must be a non-negative number, got {value!r}")
         out[name] = int(value * 1e9) if key.endswith("_s") else int(value)
     return TransportParams(**out)
 
