@@ -241,6 +241,10 @@ class FabricController:
             updates.append(_insert(conn.multicast_group(PROBE_MGRP, flood)))
         conn.table_entry("lb_config", action="set_lb_config", params=params, default=True,
                          into=_new(updates, pb.Update.MODIFY).entity.table_entry)
+        trim = self.policy.trim_params()
+        if trim is not None:
+            conn.table_entry("trim_config", action="set_trim", params=trim, default=True,
+                             into=_new(updates, pb.Update.MODIFY).entity.table_entry)
         return state, updates
 
     def _install_switch(self, name: str, routes: SwitchRoutes) -> int:

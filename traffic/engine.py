@@ -34,7 +34,7 @@ from traffic.records import (
     Port,
     RunResult,
 )
-from traffic.transport import CNP, make_transport, reliable, transport_params
+from traffic.transport import CNP, RttEstimator, make_transport, reliable, transport_params
 
 __all__ = ["CollectiveRecord", "Engine", "EngineConfig", "FlowRecord", "PlannedCollective", "Port", "RunResult"]
 
@@ -132,6 +132,7 @@ class Engine:
         flows: list[_Flow] = []
         colls: list[CollectiveRecord] = []
         templates: dict = {}
+        rtts: dict[tuple[int, int], RttEstimator] = {}  # one per endpoint pair, like a NIC's per-peer state
         rel = reliable(self.config.transport)
         for ci, pc in enumerate(plan):
             s = pc.schedule
@@ -178,7 +179,10 @@ class Engine:
                 f.last_tx_ns = -(1 << 62)
                 f.ent = entropy(fid)
                 f.hi = 0
-                f.tx, f.trx = make_transport(self.config.transport, npkts, self.tparams)
+                pair = (t.src, t.dst)
+                if pair not in rtts:
+                    rtts[pair] = RttEstimator(self.tparams)
+                f.tx, f.trx = make_transport(self.config.transport, npkts, self.tparams, rtts[pair])
                 f.rx = receiver.expect(fid, npkts)
                 crec.flows.append(fid)
                 flows.append(f)
@@ -361,7 +365,7 @@ class Engine:
                             receiver.foreign += 1
                             continue
                         trx = f.trx
-                        fbs = trx.on_data(p.seq, now, p.trimmed, p.ce, p.qdepth)
+                        fbs = trx.on_data(p.seq, now, p.trimmed, p.ce, p.qdepth, p.tx_ns)
                         if not p.trimmed:
                             f.rx.on_packet(p, now)  # wire statistics: reordering, marks, queue depths
                         if fbs:

@@ -39,8 +39,8 @@ PROBE = struct.Struct("!HBBIIIQ")  # magic, version, flags, flow, seq, npkts, tx
 PROBE_MAGIC = 0xE7AB
 PROBE_VERSION = 1
 FLAG_FEEDBACK = 0x01
-#: magic, version, flags, flow, kind, cum, psn, sack, qdepth (ethlab's feedback record, 32 bytes)
-FEEDBACK = struct.Struct("!HBBIB3xIIQi")
+#: magic, version, flags, flow, kind, cum, psn, sack, qdepth, echoed send time (ethlab's feedback record, 40 B)
+FEEDBACK = struct.Struct("!HBBIB3xIIQiQ")
 BTH_RC_ACK = 0x11
 BTH_CNP = 0x81
 #: DSCP a switch writes into a trimmed RoCEv2 packet (ethlab's model; mirrored from p4src/include/headers.p4)
@@ -93,7 +93,7 @@ class Template:
         elif self.psn_off == ROCE_HEADERS - 3:
             buf[ROCE_HEADERS - 12] = BTH_RC_ACK
         FEEDBACK.pack_into(buf, self.probe_off, PROBE_MAGIC, PROBE_VERSION, FLAG_FEEDBACK, flow, fb.kind,
-                           fb.cum, fb.psn, fb.sack, fb.qdepth)
+                           fb.cum, fb.psn, fb.sack, fb.qdepth, fb.echo_ns)
         return buf
 
 
@@ -180,8 +180,8 @@ class Parsed:
 def _parse_feedback(data: bytes, off: int) -> Parsed | None:
     if len(data) < off + FEEDBACK.size:
         return None
-    _m, _v, _f, flow, kind, cum, psn, sack, qdepth = FEEDBACK.unpack_from(data, off)
-    return Parsed(flow, 0, 0, 0, False, -1, len(data), False, Feedback(kind, cum, psn, sack, qdepth))
+    _m, _v, _f, flow, kind, cum, psn, sack, qdepth, echo = FEEDBACK.unpack_from(data, off)
+    return Parsed(flow, 0, 0, 0, False, -1, len(data), False, Feedback(kind, cum, psn, sack, qdepth, echo))
 
 
 def parse_roce(data: bytes) -> Parsed | None:

@@ -37,7 +37,8 @@ def _incast(lab, ports, transport: str):
     try:
         s = make_schedule("incast", [0, 1, 2, 3], 100_000)  # 3 x 100 KB into host 0
         cfg = EngineConfig(rate_bps=30e6, time_limit_s=20, loss_grace_s=0.3, transport=transport,
-                           transport_params={"rto_s": 0.02, "ack_delay_s": 0.001, "max_timeouts": 30})
+                           transport_params={"rto_s": 0.02, "rto_init_s": 0.05, "ack_delay_s": 0.001,
+                                             "max_timeouts": 30})
         with Engine(ports, cfg) as eng:
             r = eng.run([PlannedCollective("incast", 0, s)])
         stats = sh("ip", "netns", "exec", lab.bridge_ns, "tc", "-s", "qdisc", "show", "dev",

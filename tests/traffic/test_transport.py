@@ -43,8 +43,8 @@ def simulate(name: str, npkts: int, data_fate: Callable[[int, int], Fate] | None
              ack_drop: Callable[[int], bool] | None = None, params: TransportParams | None = None,
              max_events: int = 200_000) -> SimResult:
     """Run to completion (or until `max_events`): data_fate(tx_index, psn), ack_drop(feedback_index)."""
-    p = params or TransportParams(ack_every=4, ack_delay_ns=30_000, rto_ns=400_000, reorder_ns=50_000,
-                                  window=64)
+    p = params or TransportParams(ack_every=4, ack_delay_ns=30_000, rto_ns=400_000, rto_init_ns=400_000,
+                                  reorder_ns=50_000, window=64)
     snd, rcv = make_transport(name, npkts, p)
     events: list[tuple[int, int, str, object]] = []
     tick = 0
@@ -79,9 +79,9 @@ def simulate(name: str, npkts: int, data_fate: Callable[[int, int], Fate] | None
                 if fate.drop:
                     drops += 1
                 else:
-                    push(now + DELAY_NS + fate.extra_ns, "data", (psn, fate.trim))
+                    push(now + DELAY_NS + fate.extra_ns, "data", (psn, fate.trim, now))
                     if fate.dup:
-                        push(now + DELAY_NS + fate.extra_ns + 500, "data", (psn, False))
+                        push(now + DELAY_NS + fate.extra_ns + 500, "data", (psn, False, now))
                 push(now + GAP_NS, "send", None)
             else:
                 # idle: wake at the sender's timer (feedback arrivals also wake it)
@@ -92,9 +92,9 @@ def simulate(name: str, npkts: int, data_fate: Callable[[int, int], Fate] | None
             snd.on_timer(now)
             push(now, "send", None)
         elif kind == "data":
-            psn, trimmed = obj
+            psn, trimmed, sent_at = obj
             before = rcv.delivered
-            feedback(now, rcv.on_data(psn, now, trimmed=trimmed))
+            feedback(now, rcv.on_data(psn, now, trimmed=trimmed, tx_ns=sent_at))
             if rcv.delivered > before:
                 delivered.append(psn)
             t = rcv.next_timer()
@@ -198,7 +198,7 @@ def test_unreliable_loses_what_is_dropped() -> None:
 
 @pytest.mark.parametrize("name", ["rc-gbn", "sr"])
 def test_dead_path_gives_up_after_max_timeouts(name: str) -> None:
-    p = TransportParams(rto_ns=100_000, max_timeouts=3, ack_every=4, ack_delay_ns=20_000)
+    p = TransportParams(rto_ns=100_000, rto_init_ns=100_000, max_timeouts=3, ack_every=4, ack_delay_ns=20_000)
     r = simulate(name, N, lambda i, _p: Fate(drop=i >= 10), params=p)
     assert r.sender.failed and r.sender.done and not r.receiver.complete
     assert r.sender.timeouts == 4
@@ -280,3 +280,17 @@ def test_property_sr_resends_exactly_the_losses(npkts, drops) -> None:
     assert r.finished
     _exactly_once(r, npkts)
     assert r.sender.retransmitted == r.drops and r.receiver.spurious == 0
+
+
+def test_rto_follows_the_measured_rtt() -> None:
+    """A slow path (RTT 2 ms, far above the 0.4 ms minimum RTO) causes no spurious timeout once the RTT is
+    measured, and the RTO settles near RTT + 4 x variation."""
+    global DELAY_NS
+    old, DELAY_NS = DELAY_NS, 1_000_000
+    try:
+        r = simulate("sr", N, params=TransportParams(ack_every=4, ack_delay_ns=30_000, rto_ns=400_000,
+                                                     rto_init_ns=10_000_000, window=64))
+    finally:
+        DELAY_NS = old
+    assert r.finished and r.sender.timeouts == 0 and r.sender.retransmitted == 0
+    assert 2_000_000 <= r.sender.rtt.srtt <= 2_100_000 and r.sender.rtt.rto >= r.sender.rtt.srtt

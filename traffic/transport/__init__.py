@@ -8,12 +8,12 @@ them from the feedback frames (CNPs for DCQCN, the queue depth echoed in ACKs fo
 
 from __future__ import annotations
 
-from traffic.transport.base import ACK, CNP, NAK, Feedback, Receiver, Sender, TransportParams
+from traffic.transport.base import ACK, CNP, NAK, Feedback, Receiver, RttEstimator, Sender, TransportParams
 from traffic.transport.gbn import GbnReceiver, GbnSender
 from traffic.transport.none import UnreliableReceiver, UnreliableSender
 from traffic.transport.sr import SrReceiver, SrSender
 
-__all__ = ["ACK", "CNP", "NAK", "TRANSPORTS", "Feedback", "Receiver", "Sender", "TransportParams",
+__all__ = ["ACK", "CNP", "NAK", "TRANSPORTS", "Feedback", "Receiver", "RttEstimator", "Sender", "TransportParams",
            "make_transport", "transport_params", "reliable"]
 
 #: name -> (sender class, receiver class, description)
@@ -49,7 +49,10 @@ def transport_params(**params: object) -> TransportParams:
     return TransportParams(**out)
 
 
-def make_transport(name: str, npkts: int, params: TransportParams | None = None) -> tuple[Sender, Receiver]:
+def make_transport(name: str, npkts: int, params: TransportParams | None = None,
+                   rtt: RttEstimator | None = None) -> tuple[Sender, Receiver]:
+    """A sender/receiver pair for one flow of `npkts` packets; `rtt`: an estimator shared with other flows
+    between the same endpoints (a new one when omitted)."""
     snd, rcv, _ = TRANSPORTS[check_name(name)]
     p = params or TransportParams()
-    return snd(npkts, p), rcv(npkts, p)
+    return snd(npkts, p, rtt), rcv(npkts, p)

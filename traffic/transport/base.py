@@ -31,7 +31,8 @@ class Feedback:
     `cum`: every PSN below it was delivered (the next PSN the receiver expects). `psn`: for a NAK, the PSN
     to resend (go-back-N: == cum; selective repeat: the trimmed PSN); for an ACK, the PSN whose arrival
     triggered it. `sack`: bit i set = PSN cum+1+i was delivered (selective repeat only). `qdepth`: the
-    largest path queue depth seen by the acknowledged packets (ETH+; -1 when unknown), for HPCC.
+    largest path queue depth seen by the acknowledged packets (ETH+; -1 when unknown), for HPCC. `echo_ns`:
+    the send time stamped in the data packet that triggered it (0: none), so the sender measures the RTT.
     """
 
     kind: int
@@ -39,6 +40,7 @@ class Feedback:
     psn: int = 0
     sack: int = 0
     qdepth: int = -1
+    echo_ns: int = 0
 
 
 @dataclass(frozen=True)
@@ -49,28 +51,30 @@ class TransportParams:
     this long after the first unacknowledged arrival; rto_ns: retransmission timeout (no progress for this
     long: go back to the oldest unacknowledged PSN); max_timeouts: consecutive timeouts before the sender
     gives up (RoCE's retry_cnt); window: packets in flight at most; reorder_ns (selective repeat): a packet
-    is declared lost when one sent this much later has been acknowledged (RACK-like); cnp_interval_ns: at
+    is declared lost when one sent this much later has been acknowledged (RACK-like; the window is at least
+    half the smoothed RTT, so spraying over paths of unequal queueing is tolerated); cnp_interval_ns: at
     most one CNP per flow this often.
     """
 
     ack_every: int = 8
     ack_delay_ns: int = 200_000
-    rto_ns: int = 20_000_000
-    rto_max_ns: int = 0  # 0: 8 x rto_ns
+    rto_ns: int = 100_000_000
+    rto_init_ns: int = 1_000_000_000
+    rto_max_ns: int = 0  # 0: the larger of 64 x rto_ns and 4 x rto_init_ns
     max_timeouts: int = 7
     window: int = 256
     reorder_ns: int = 2_000_000
     cnp_interval_ns: int = 50_000
 
     def __post_init__(self) -> None:
-        for name in ("ack_every", "ack_delay_ns", "rto_ns", "max_timeouts", "window", "reorder_ns"):
+        for name in ("ack_every", "ack_delay_ns", "rto_ns", "rto_init_ns", "max_timeouts", "window", "reorder_ns"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"transport parameter {name} must be at least 1, got {getattr(self, name)}")
         if self.ack_delay_ns >= self.rto_ns:
             raise ValueError(f"ack_delay_ns ({self.ack_delay_ns}) must be below rto_ns ({self.rto_ns}): "
                              "a delayed ACK would otherwise always come after the retransmission timeout")
-        if self.rto_max_ns and self.rto_max_ns < self.rto_ns:
-            raise ValueError(f"rto_max_ns ({self.rto_max_ns}) must not be below rto_ns ({self.rto_ns})")
+        if self.rto_max_ns and self.rto_max_ns < max(self.rto_ns, self.rto_init_ns):
+            raise ValueError(f"rto_max_ns ({self.rto_max_ns}) must not be below rto_ns and rto_init_ns")
         if self.cnp_interval_ns < 0:
             raise ValueError("transport parameter cnp_interval_ns must not be negative")
 
@@ -118,8 +122,9 @@ class Receiver(Protocol):
     def complete(self) -> bool: ...
 
     def on_data(self, psn: int, now: int, trimmed: bool = False, ce: bool = False,
-                qdepth: int = -1) -> list[Feedback]:
-        """Account one arriving data frame; returns the feedback to send back at once."""
+                qdepth: int = -1, tx_ns: int = 0) -> list[Feedback]:
+        """Account one arriving data frame (`tx_ns`: the send time it carries, echoed back for RTT
+        measurement); returns the feedback to send back at once."""
         ...
 
     def next_timer(self) -> int | None: ...
@@ -127,9 +132,33 @@ class Receiver(Protocol):
     def on_timer(self, now: int) -> list[Feedback]: ...
 
 
-def backoff(params: TransportParams, streak: int) -> int:
-    """The retransmission timeout after `streak` timeouts in a row."""
-    return min(params.rto_max_ns or 8 * params.rto_ns, params.rto_ns << min(streak, 20))
+class RttEstimator:
+    """Smoothed RTT and the retransmission timeout derived from it (RFC 6298: alpha 1/8, beta 1/4)."""
+
+    __slots__ = ("srtt", "rttvar", "rto", "rto_min", "rto_max", "samples")
+
+    def __init__(self, params: TransportParams) -> None:
+        self.srtt = 0
+        self.rttvar = 0
+        self.rto_min = params.rto_ns
+        self.rto_max = params.rto_max_ns or max(64 * params.rto_ns, 4 * params.rto_init_ns)
+        self.rto = max(params.rto_ns, params.rto_init_ns)
+        self.samples = 0
+
+    def sample(self, rtt_ns: int) -> None:
+        if rtt_ns <= 0:
+            return
+        if not self.samples:
+            self.srtt, self.rttvar = rtt_ns, rtt_ns // 2
+        else:
+            self.rttvar += (abs(self.srtt - rtt_ns) - self.rttvar) // 4
+            self.srtt += (rtt_ns - self.srtt) // 8
+        self.samples += 1
+        self.rto = min(self.rto_max, max(self.rto_min, self.srtt + 4 * self.rttvar))
+
+    def backoff(self, streak: int) -> int:
+        """The timeout after `streak` timeouts in a row."""
+        return min(self.rto_max, self.rto << min(streak, 20))
 
 
 class CnpGenerator:

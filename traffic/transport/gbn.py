@@ -13,22 +13,32 @@ oldest unacknowledged PSN, and after `max_timeouts` timeouts in a row it gives u
 
 from __future__ import annotations
 
-from traffic.transport.base import ACK, CNP, NAK, CnpGenerator, Feedback, SeenOnWire, TransportParams, backoff
+from traffic.transport.base import (
+    ACK,
+    CNP,
+    NAK,
+    CnpGenerator,
+    Feedback,
+    RttEstimator,
+    SeenOnWire,
+    TransportParams,
+)
 
 _NOTHING: list[Feedback] = []  # returned (never changed) when an arrival needs no feedback
 
 
 class GbnSender:
-    __slots__ = ("npkts", "p", "una", "nxt", "high", "rto_at", "streak", "sent", "retransmitted", "timeouts",
+    __slots__ = ("npkts", "p", "una", "nxt", "high", "rto_at", "streak", "rtt", "sent", "retransmitted", "timeouts",
                  "naks", "failed")
 
-    def __init__(self, npkts: int, params: TransportParams) -> None:
+    def __init__(self, npkts: int, params: TransportParams, rtt: RttEstimator | None = None) -> None:
         self.npkts = npkts
         self.p = params
         self.una = 0  # oldest unacknowledged PSN
         self.nxt = 0  # next PSN to send
         self.high = 0  # one past the highest PSN ever sent
         self.rto_at: int | None = None
+        self.rtt = rtt or RttEstimator(params)
         self.streak = 0  # timeouts in a row without progress
         self.sent = self.retransmitted = self.timeouts = self.naks = 0
         self.failed = False
@@ -52,25 +62,27 @@ class GbnSender:
             self.high = psn + 1
         self.sent += 1
         if self.rto_at is None:
-            self.rto_at = now + self.p.rto_ns
+            self.rto_at = now + self.rtt.rto
         return psn
 
     def on_feedback(self, fb: Feedback, now: int) -> int:
         if fb.kind == CNP:
             return 0
+        if fb.echo_ns:
+            self.rtt.sample(now - fb.echo_ns)
         cum = min(fb.cum, self.high)
         new = 0
         if cum > self.una:
             new = cum - self.una
             self.una = cum
             self.streak = 0
-            self.rto_at = now + self.p.rto_ns if self.una < self.high else None
+            self.rto_at = now + self.rtt.rto if self.una < self.high else None
             if self.nxt < self.una:
                 self.nxt = self.una
         if fb.kind == NAK and cum == self.una and cum < self.high:
             self.nxt = cum
             self.naks += 1
-            self.rto_at = now + self.p.rto_ns
+            self.rto_at = now + self.rtt.rto
         return new
 
     def next_timer(self) -> int | None:
@@ -89,12 +101,12 @@ class GbnSender:
             self.rto_at = None
             return
         self.nxt = self.una
-        self.rto_at = now + backoff(self.p, self.streak)
+        self.rto_at = now + self.rtt.backoff(self.streak)
 
 
 class GbnReceiver:
     __slots__ = ("npkts", "p", "expected", "nak_sent", "unacked", "ack_due", "qmax", "wire", "cnp",
-                 "delivered", "arrivals", "spurious", "discarded", "trimmed", "acks", "naks")
+                 "delivered", "arrivals", "spurious", "discarded", "trimmed", "acks", "naks", "echo")
 
     def __init__(self, npkts: int, params: TransportParams) -> None:
         self.npkts = npkts
@@ -108,13 +120,14 @@ class GbnReceiver:
         self.cnp = CnpGenerator(params.cnp_interval_ns)
         self.delivered = self.arrivals = self.spurious = self.discarded = self.trimmed = 0
         self.acks = self.naks = 0
+        self.echo = 0  # send time of the latest data packet, echoed in feedback
 
     @property
     def complete(self) -> bool:
         return self.expected >= self.npkts
 
     def _ack(self, psn: int) -> Feedback:
-        fb = Feedback(ACK, self.expected, psn, 0, self.qmax)
+        fb = Feedback(ACK, self.expected, psn, 0, self.qmax, self.echo)
         self.unacked = 0
         self.ack_due = None
         self.qmax = -1
@@ -126,10 +139,11 @@ class GbnReceiver:
         self.naks += 1
         self.unacked = 0
         self.ack_due = None
-        return Feedback(NAK, self.expected, self.expected, 0, self.qmax)
+        return Feedback(NAK, self.expected, self.expected, 0, self.qmax, self.echo)
 
     def on_data(self, psn: int, now: int, trimmed: bool = False, ce: bool = False,
-                qdepth: int = -1) -> list[Feedback]:
+                qdepth: int = -1, tx_ns: int = 0) -> list[Feedback]:
+        self.echo = tx_ns
         if psn == self.expected and not trimmed and not ce and psn < self.npkts:
             # the common case first: in order, unmarked, whole
             self.arrivals += 1

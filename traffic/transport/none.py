@@ -10,7 +10,7 @@ from traffic.transport.base import Feedback, SeenOnWire, TransportParams
 class UnreliableSender:
     __slots__ = ("npkts", "nxt", "sent", "retransmitted", "timeouts", "naks", "failed")
 
-    def __init__(self, npkts: int, params: TransportParams | None = None) -> None:
+    def __init__(self, npkts: int, params: TransportParams | None = None, rtt: object = None) -> None:
         self.npkts = npkts
         self.nxt = 0
         self.sent = self.retransmitted = self.timeouts = self.naks = 0
@@ -58,7 +58,7 @@ class UnreliableReceiver:
         return self.delivered >= self.npkts
 
     def on_data(self, psn: int, now: int, trimmed: bool = False, ce: bool = False,
-                qdepth: int = -1) -> list[Feedback]:
+                qdepth: int = -1, tx_ns: int = 0) -> list[Feedback]:
         if psn >= self.npkts or psn < 0:
             return []
         if trimmed:

@@ -23,9 +23,9 @@ from traffic.transport.base import (
     SACK_BITS,
     CnpGenerator,
     Feedback,
+    RttEstimator,
     SeenOnWire,
     TransportParams,
-    backoff,
 )
 
 _BIT_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
@@ -33,9 +33,9 @@ _BIT_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
 
 class SrSender:
     __slots__ = ("npkts", "p", "acked", "queued", "sent_ns", "una", "nxt", "high", "nacked", "rack", "retx",
-                 "rto_at", "streak", "sent", "retransmitted", "timeouts", "naks", "failed")
+                 "rto_at", "streak", "rtt", "sent", "retransmitted", "timeouts", "naks", "failed")
 
-    def __init__(self, npkts: int, params: TransportParams) -> None:
+    def __init__(self, npkts: int, params: TransportParams, rtt: RttEstimator | None = None) -> None:
         self.npkts = npkts
         self.p = params
         self.acked = bytearray(npkts)
@@ -46,6 +46,7 @@ class SrSender:
         self.rack = -1  # latest send time among acknowledged packets
         self.retx: deque[int] = deque()
         self.rto_at: int | None = None
+        self.rtt = rtt or RttEstimator(params)
         self.streak = 0
         self.sent = self.retransmitted = self.timeouts = self.naks = 0
         self.failed = False
@@ -70,7 +71,7 @@ class SrSender:
                 self.retransmitted += 1
                 self.sent += 1
                 if self.rto_at is None:
-                    self.rto_at = now + self.p.rto_ns
+                    self.rto_at = now + self.rtt.rto
                 return psn
         psn = self.nxt
         if psn >= self.npkts or psn - self.una >= self.p.window:
@@ -79,7 +80,7 @@ class SrSender:
         self.sent_ns[psn] = now
         self.sent += 1
         if self.rto_at is None:
-            self.rto_at = now + self.p.rto_ns
+            self.rto_at = now + self.rtt.rto
         return psn
 
     def _ack(self, psn: int) -> bool:
@@ -100,6 +101,8 @@ class SrSender:
     def on_feedback(self, fb: Feedback, now: int) -> int:
         if fb.kind == CNP:
             return 0
+        if fb.echo_ns:
+            self.rtt.sample(now - fb.echo_ns)
         before = self.nacked
         for psn in range(self.una, min(fb.cum, self.high)):
             self._ack(psn)
@@ -122,9 +125,9 @@ class SrSender:
         new = self.nacked - before
         if new:
             self.streak = 0
-            self.rto_at = now + self.p.rto_ns if self.nacked < self.high else None
+            self.rto_at = now + self.rtt.rto if self.nacked < self.high else None
             # RACK: anything sent reorder_ns before an acknowledged packet and still unacknowledged is lost
-            limit = self.rack - self.p.reorder_ns
+            limit = self.rack - max(self.p.reorder_ns, self.rtt.srtt // 2)
             if limit >= 0:
                 sent_ns, queued = self.sent_ns, self.queued
                 for psn in range(una, self.high):
@@ -147,16 +150,16 @@ class SrSender:
             self.failed = True
             self.rto_at = None
             return
-        old = now - self.p.rto_ns
+        old = now - self.rtt.rto
         for psn in range(self.una, self.high):
             if not self.acked[psn] and (psn == self.una or self.sent_ns[psn] <= old):
                 self._queue(psn)
-        self.rto_at = now + backoff(self.p, self.streak)
+        self.rto_at = now + self.rtt.backoff(self.streak)
 
 
 class SrReceiver:
     __slots__ = ("npkts", "p", "got", "cum", "unacked", "ack_due", "last", "qmax", "wire", "cnp", "delivered",
-                 "arrivals", "spurious", "discarded", "trimmed", "acks", "naks")
+                 "arrivals", "spurious", "discarded", "trimmed", "acks", "naks", "echo")
 
     def __init__(self, npkts: int, params: TransportParams) -> None:
         self.npkts = npkts
@@ -171,6 +174,7 @@ class SrReceiver:
         self.cnp = CnpGenerator(params.cnp_interval_ns)
         self.delivered = self.arrivals = self.spurious = self.discarded = self.trimmed = 0
         self.acks = self.naks = 0
+        self.echo = 0  # send time of the latest data packet, echoed in feedback
 
     @property
     def complete(self) -> bool:
@@ -183,7 +187,7 @@ class SrReceiver:
         return int(digits, 2) if digits else 0
 
     def _ack(self, psn: int) -> Feedback:
-        fb = Feedback(ACK, self.cum, psn, self.sack(), self.qmax)
+        fb = Feedback(ACK, self.cum, psn, self.sack(), self.qmax, self.echo)
         self.unacked = 0
         self.ack_due = None
         self.qmax = -1
@@ -191,7 +195,8 @@ class SrReceiver:
         return fb
 
     def on_data(self, psn: int, now: int, trimmed: bool = False, ce: bool = False,
-                qdepth: int = -1) -> list[Feedback]:
+                qdepth: int = -1, tx_ns: int = 0) -> list[Feedback]:
+        self.echo = tx_ns
         out: list[Feedback] = []
         if ce:
             c = self.cnp.on_ce(now, self.cum)
@@ -203,7 +208,7 @@ class SrReceiver:
             self.trimmed += 1
             if not self.got[psn]:
                 self.naks += 1
-                out.append(Feedback(NAK, self.cum, psn, self.sack(), self.qmax))
+                out.append(Feedback(NAK, self.cum, psn, self.sack(), self.qmax, tx_ns))
             return out
         self.arrivals += 1
         if self.wire.arrive(psn):
