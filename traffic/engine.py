@@ -53,7 +53,7 @@ class _Flow:
 
     __slots__ = ("rec", "paths", "path", "deps_left", "dependents", "coll", "offset_ns", "next_ns", "cc", "rx",
                  "tx", "trx", "payload", "dst_ep", "src_ep", "last_progress_ns", "parked", "tx_timer",
-                 "rx_timer", "last_tx_ns", "ent", "hi", "fb_by_fd")
+                 "rx_timer", "last_tx_ns", "ent", "hi", "fb_by_fd", "avoid", "strikes", "psn_path", "rx_fd")
 
 
 class Engine:
@@ -133,6 +133,7 @@ class Engine:
         colls: list[CollectiveRecord] = []
         templates: dict = {}
         rtts: dict[tuple[int, int], RttEstimator] = {}  # one per endpoint pair, like a NIC's per-peer state
+        avoids: dict[tuple[int, int, int], list[int]] = {}
         rel = reliable(self.config.transport)
         for ci, pc in enumerate(plan):
             s = pc.schedule
@@ -164,6 +165,7 @@ class Engine:
                     f.fb_by_fd.setdefault(path.dst_fd, (dsock, path.fb_tpl))
                     f.paths.append(path)
                 f.path = 0
+                f.rx_fd = f.paths[0].dst_fd  # where the latest data arrived: timer ACKs go back that way
                 f.deps_left = len(t.depends_on)
                 f.dependents = []
                 f.coll = ci
@@ -183,6 +185,10 @@ class Engine:
                 if pair not in rtts:
                     rtts[pair] = RttEstimator(self.tparams)
                 f.tx, f.trx = make_transport(self.config.transport, npkts, self.tparams, rtts[pair])
+                # per endpoint pair, per path: until when the NIC avoids it (losses seen on it)
+                f.avoid = avoids.setdefault((t.src, t.dst, len(f.paths)), [0] * len(f.paths))
+                f.strikes = avoids.setdefault((t.src, t.dst, -len(f.paths)), [0] * len(f.paths))
+                f.psn_path = bytearray(npkts) if len(f.paths) > 1 else bytearray()
                 f.rx = receiver.expect(fid, npkts)
                 crec.flows.append(fid)
                 flows.append(f)
@@ -231,6 +237,7 @@ class Engine:
         deadline = t0 + int(cfg.time_limit_s * 1e9)
         grace_ns = int(cfg.loss_grace_s * 1e9)
         flowlet_ns = int(cfg.flowlet_gap_s * 1e9)
+        avoid_ns = self.tparams.rto_ns
         timers: list[tuple[int, int, str, int]] = []  # (time, tiebreak, kind, id)
         sendq: list[tuple[int, int]] = []  # (next send time, flow)
         tick = 0
@@ -368,6 +375,7 @@ class Engine:
                         fbs = trx.on_data(p.seq, now, p.trimmed, p.ce, p.qdepth, p.tx_ns)
                         if not p.trimmed:
                             f.rx.on_packet(p, now)  # wire statistics: reordering, marks, queue depths
+                        f.rx_fd = fd
                         if fbs:
                             send_feedback(p.flow, f, fd, fbs)
                         if not f.rx_timer:  # a pending ACK timer that fires early re-arms itself
@@ -412,7 +420,7 @@ class Engine:
                     f.rx_timer = 0
                     fbs = f.trx.on_timer(now)
                     if fbs:
-                        send_feedback(ident, f, f.paths[0].dst_fd, fbs)
+                        send_feedback(ident, f, f.rx_fd, fbs)
                     arm_rx(ident, f)
                 elif kind == "grace" and not f.rec.settle_ns:
                     settle(ident, now)
@@ -434,10 +442,16 @@ class Engine:
                 slot = path.slot
                 while n < burst and f.next_ns <= now:
                     if npaths > 1 and (not by_flowlet or now - f.last_tx_ns > flowlet_ns):
+                        avoid = f.avoid
                         if policy == "round-robin":
-                            f.path = (f.path + 1) % npaths
+                            k = f.path
+                            for _ in range(npaths):
+                                k = (k + 1) % npaths
+                                if avoid[k] <= now:
+                                    break
+                            f.path = k
                         else:  # least-loaded: the plane whose NIC port frees up first
-                            f.path = min(range(npaths), key=lambda k: port_next[paths[k].slot])
+                            f.path = min(range(npaths), key=lambda k: (avoid[k] > now, port_next[paths[k].slot]))
                         f.ent = (f.ent + 1) & 0x3FFF
                         path = paths[f.path]
                         slot = path.slot
@@ -455,6 +469,22 @@ class Engine:
                     if psn is None:
                         parked = True
                         break
+                    if npaths > 1:
+                        if psn < f.hi:  # a retransmission: the path its last copy took is suspect for a while
+                            avoid = f.avoid
+                            bad = f.psn_path[psn]
+                            if avoid[bad] <= now:
+                                # repeated trouble on a path keeps it avoided longer (up to 16x)
+                                strikes = f.strikes
+                                strikes[bad] = min(strikes[bad] + 1, 4) if now - avoid[bad] < avoid_ns else 0
+                                avoid[bad] = now + (max(avoid_ns, 2 * tx.rtt.srtt) << strikes[bad])
+                            if avoid[f.path] > now:
+                                ok = [k for k in range(npaths) if avoid[k] <= now]
+                                if ok:
+                                    f.path = min(ok, key=lambda k: port_next[paths[k].slot])
+                                    path = paths[f.path]
+                                    slot = path.slot
+                        f.psn_path[psn] = f.path
                     tpl = path.tail if psn == last_psn else path.tpl
                     buf = tpl.stamp(fid, psn, rec.npkts, now)
                     if npaths > 1:

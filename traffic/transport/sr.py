@@ -8,8 +8,10 @@ with its own PSN (only that one is resent).
 
 Sender: resends only what is missing. A PSN is declared lost (RACK-like, time-based so reordering up to
 `reorder_ns` is tolerated) when a packet sent at least `reorder_ns` after it has been acknowledged, when it
-is NAKed after trimming, or when nothing progressed for `rto_ns` (then every PSN outstanding for that long
-is resent); `max_timeouts` timeouts in a row and it gives up.
+is NAKed after trimming, when a tail-loss probe (the highest unacknowledged PSN, resent after two smoothed
+RTTs of silence once everything was sent) brings back a SACK that shows the hole, or when nothing progressed
+for the RTO (then every PSN outstanding for that long is resent); `max_timeouts` timeouts in a row and it gives
+up.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ _BIT_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
 
 class SrSender:
     __slots__ = ("npkts", "p", "acked", "queued", "sent_ns", "una", "nxt", "high", "nacked", "rack", "retx",
-                 "rto_at", "streak", "rtt", "sent", "retransmitted", "timeouts", "naks", "failed")
+                 "rto_at", "probe_at", "last_tx", "probes", "streak", "rtt", "sent", "retransmitted", "timeouts", "naks", "failed")
 
     def __init__(self, npkts: int, params: TransportParams, rtt: RttEstimator | None = None) -> None:
         self.npkts = npkts
@@ -46,6 +48,9 @@ class SrSender:
         self.rack = -1  # latest send time among acknowledged packets
         self.retx: deque[int] = deque()
         self.rto_at: int | None = None
+        self.probe_at: int | None = None  # tail-loss probe, armed when everything has been sent once
+        self.last_tx = 0
+        self.probes = 0
         self.rtt = rtt or RttEstimator(params)
         self.streak = 0
         self.sent = self.retransmitted = self.timeouts = self.naks = 0
@@ -72,6 +77,7 @@ class SrSender:
                 self.sent += 1
                 if self.rto_at is None:
                     self.rto_at = now + self.rtt.rto
+                self._arm_probe(now)
                 return psn
         psn = self.nxt
         if psn >= self.npkts or psn - self.una >= self.p.window:
@@ -81,7 +87,21 @@ class SrSender:
         self.sent += 1
         if self.rto_at is None:
             self.rto_at = now + self.rtt.rto
+        self._arm_probe(now)
         return psn
+
+    def _pto(self) -> int:
+        """Probe timeout: two smoothed RTTs, or the RTT's spread when that is wider, plus the ACK delay."""
+        rtt = self.rtt
+        return max(2 * rtt.srtt, rtt.srtt + 4 * rtt.rttvar) + self.p.ack_delay_ns
+
+    def _arm_probe(self, now: int) -> None:
+        """Tail-loss probe: a lost last packet has no later packet whose ACK would reveal it, so when all
+        has been sent, resend the highest unacknowledged PSN after two smoothed RTTs of silence (its SACK then
+        shows any other hole) instead of waiting for the RTO."""
+        self.last_tx = now
+        if self.high >= self.npkts and self.rtt.samples:
+            self.probe_at = now + self._pto()
 
     def _ack(self, psn: int) -> bool:
         if psn >= self.high or self.acked[psn]:
@@ -126,6 +146,8 @@ class SrSender:
         if new:
             self.streak = 0
             self.rto_at = now + self.rtt.rto if self.nacked < self.high else None
+            if self.probe_at is not None:
+                self.probe_at = now + self._pto()
             # RACK: anything sent reorder_ns before an acknowledged packet and still unacknowledged is lost
             limit = self.rack - max(self.p.reorder_ns, self.rtt.srtt // 2)
             if limit >= 0:
@@ -136,9 +158,20 @@ class SrSender:
         return new
 
     def next_timer(self) -> int | None:
+        if self.probe_at is not None and (self.rto_at is None or self.probe_at < self.rto_at):
+            return self.probe_at
         return self.rto_at
 
     def on_timer(self, now: int) -> None:
+        if self.probe_at is not None and now >= self.probe_at:
+            self.probe_at = None
+            if self.nacked < self.npkts and not self.retx:
+                psn = self.high - 1
+                while psn >= self.una and self.acked[psn]:
+                    psn -= 1
+                if psn >= self.una:
+                    self.probes += 1
+                    self._queue(psn)
         if self.rto_at is None or now < self.rto_at:
             return
         if self.nacked >= self.high:
