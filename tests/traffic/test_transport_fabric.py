@@ -72,3 +72,20 @@ def test_spray_reorder_costs_go_back_n_not_selective_repeat():
     assert spray["sr"]["spurious_retransmissions"] <= spray["rc-gbn"]["spurious_retransmissions"] // 20
     assert spray["sr"]["goodput"] > 2 * spray["rc-gbn"]["goodput"]
     assert spray["sr"]["goodput"] >= 0.8 * ecmp["sr"]["goodput"]
+
+
+@pytest.mark.parametrize("transport", ["sr", "rc-gbn"])
+def test_trimming_turns_drops_into_naks(tmp_path, transport: str):
+    """Incast into a 40-packet queue with trimming on at 30: the receivers see trimmed headers and NAK them,
+    every byte arrives, and the repair does not wait for timeouts."""
+    topo = load_topology("leafspine")
+    eids = sorted(ep.eid for ep in topo.endpoints.values())
+    plan = pattern_plan("incast", eids, 200 * 1024, sink=eids[0])
+    engine = EngineConfig(rate_bps=15e6, time_limit_s=60, loss_grace_s=0.5, transport=transport)
+    policy = make_policy("ecmp", ecn=False, trim_threshold=30)
+    res = run_trial(TrialSetup(topo, policy, plan, engine, rate_scale=2e-3, queue_depth=40, seed=1),
+                    tmp_path / transport)
+    (rec,) = res.metrics.records
+    assert rec["complete"] and rec["bytes_delivered"] == rec["bytes_scheduled"]
+    assert rec["trimmed"] > 0 and rec["naks"] > 0
+    assert rec["naks"] >= rec["timeouts"]
