@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from topologies.portguard import unguard
 from topologies.state import RunState, all_runs, proc_start_time
 
 
@@ -96,6 +97,8 @@ def clean_run(run: RunState) -> CleanReport:
     rep.interfaces = in_group + rep.interfaces
     for f in run.files:
         Path(f).unlink(missing_ok=True)
+    if run.nft_table:  # only after the processes behind the guarded ports are gone
+        unguard(run.nft_table)
     if not rep.errors:
         run.path.unlink(missing_ok=True)
     return rep

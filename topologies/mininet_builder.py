@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -23,8 +22,11 @@ from typing import Any
 from mininet.link import Link
 from mininet.net import Mininet
 
+from p4exec.privdir import ensure_private_dir, open_new
 from topologies.cleanup import CleanReport, clean_run
 from topologies.model import Topology, switch_mac
+from topologies.portguard import guard_ports, table_name
+from topologies.rundirs import new_run_dir, socket_dir
 from topologies.state import RunState, new_run_id, proc_start_time
 from topologies.switches import (
     Bmv2Switch,
@@ -44,7 +46,7 @@ class FabricOptions:
 
     switch_cls: type = P4ExecSwitch
     json_path: str | None = None  # program loaded at start; None: wait for SetForwardingPipelineConfig
-    log_dir: str | None = None  # default /tmp/ethlab-<run-id>
+    log_dir: str | None = None  # default: a fresh private directory (rundirs.new_run_dir)
     static_arp: bool = True
     rate_scale: float | None = None
     mean_packet_bytes: int = 1500  # for turning bit rates into the packets/s both targets take
@@ -75,7 +77,8 @@ class Fabric:
         self.topo = topo
         self.opts = options or FabricOptions()
         self.run = RunState(run_id or new_run_id(), topology=topo.name, label=self.opts.label)
-        self.run.log_dir = self.opts.log_dir or f"{tempfile.gettempdir()}/ethlab-{self.run.run_id}"
+        self.run.log_dir = self.opts.log_dir or str(new_run_dir(self.run.run_id))
+        self.socket_dir: Path | None = None  # root-only directory of the switches' gRPC sockets (build())
         self.net: Mininet | None = None
         self.timings: dict[str, float] = {}
         self.started = False
@@ -105,7 +108,7 @@ class Fabric:
         return dead
 
     def grpc_addrs(self) -> dict[str, str]:
-        """Switch name -> 127.0.0.1:PORT (for the controller)."""
+        """Switch name -> gRPC address for the controller (unix:PATH for p4exec, 127.0.0.1:PORT for BMv2)."""
         return {n.name: self.switch(n.name).grpc_addr for n in self.topo.switches}
 
     def link_ifnames(self, index: int) -> list[tuple[str | None, str]]:
@@ -140,7 +143,11 @@ class Fabric:
     # ---- lifecycle ----------------------------------------------------------------------------------
     def build(self) -> Fabric:
         self.run.save()
-        Path(self.run.log_dir).mkdir(parents=True, exist_ok=True)
+        log_dir = Path(self.run.log_dir)
+        if not log_dir.is_dir():
+            log_dir.parent.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(log_dir)  # a caller's own directory: must be ours, not a symlink, closed to others
+        self.socket_dir = socket_dir(log_dir)
         self.net = Mininet(topo=None, build=False, controller=None, host=EthlabHost, switch=self.opts.switch_cls,
                            link=Link, autoSetMacs=False, waitConnected=False)
         t0 = time.monotonic()
@@ -154,6 +161,13 @@ class Fabric:
         if issubclass(self.opts.switch_cls, Bmv2Switch):  # BMv2 also listens on a Thrift port (queue rates)
             thrift = allocate_ports(nsw, self.opts.grpc_base_port + 1000, avoid=set(ports))
             extra = [{"thrift_port": t} for t in thrift]
+            # BMv2 binds Thrift to every address and serves gRPC on TCP: root on this machine only (portguard)
+            self.run.nft_table = table_name(self.run.run_id)
+            self.run.save()
+            guard_ports(self.run.nft_table, ports + thrift)
+        if self.opts.switch_cls.unix_grpc:  # the controller reaches these over Unix sockets only root can open
+            extra = [{**m, "grpc_address": f"unix:{self.socket_dir}/{n.name}.sock"}
+                     for m, n in zip(extra, self.topo.switches, strict=True)]
         for n, port, more in zip(self.topo.switches, ports, extra, strict=True):
             assert n.device_id is not None
             self.net.addSwitch(n.name, cls=self.opts.switch_cls, device_id=n.device_id, grpc_port=port, **more,
@@ -247,8 +261,9 @@ class Fabric:
                 if self.opts.static_arp:
                     lines += [f"neigh replace {ip} lladdr {mac} dev {itf.ifname} nud permanent"
                               for ip, mac in by_plane[plane] if ip != itf.ipv4]
-            batch = cfg_dir / f"host-{ep.host}.ip"
-            batch.write_text("\n".join(lines) + "\n")
+            batch = cfg_dir / f"host-{ep.host}.ip"  # in the private run directory: nobody else can write it
+            with open_new(batch) as f:
+                f.write("\n".join(lines) + "\n")
             ifs = " ".join(itf.ifname for itf in ep.interfaces.values())
             # IPv6 off (no RS/MLD noise in the fabric); TX checksum offload off, or frames that a user-space
             # switch forwards would carry unfinished checksums to the receiver.

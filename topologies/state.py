@@ -9,9 +9,12 @@ import json
 import os
 import secrets
 import string
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from p4exec.privdir import UnsafeDirectory, ensure_private_dir
 
 PREFIX = "el"  # first letters of every netns / interface ethlab creates
 _ALPHABET = string.ascii_lowercase + string.digits
@@ -53,6 +56,7 @@ class RunState:
     # batched kernel operation instead of one RCU grace period each (cleanup checks every member is ours first)
     link_group: int | None = None
     log_dir: str = ""
+    nft_table: str = ""  # nftables table keeping the run's TCP ports for root on this machine (portguard)
 
     @property
     def path(self) -> Path:
@@ -70,10 +74,17 @@ class RunState:
         return 0x454C0000 | h
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=1))
-        tmp.replace(self.path)
+        # The state directory must be ours and closed to others (cleanup acts on what these files say), and the
+        # file is written through a fresh temporary name, never through a symlink someone planted.
+        ensure_private_dir(self.path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.run_id}-", suffix=".tmp", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(json.dumps(asdict(self), indent=1))
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
     def add_netns(self, name: str) -> None:
         self.netns.append(name)
@@ -109,6 +120,10 @@ def proc_start_time(pid: int) -> int:
 def all_runs() -> list[RunState]:
     d = state_dir()
     if not d.is_dir():
+        return []
+    try:
+        ensure_private_dir(d)  # state someone else could have written is not acted on
+    except UnsafeDirectory:
         return []
     runs = []
     for p in sorted(d.glob("*.json")):

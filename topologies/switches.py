@@ -20,6 +20,7 @@ from mininet.link import Link
 from mininet.node import Host, Switch
 
 from controller.bmv2 import Bmv2CliError, queue_commands, run_cli
+from p4exec.privdir import ensure_private_dir, open_new
 from topologies.state import RunState, all_runs
 
 
@@ -96,16 +97,19 @@ class P4Switch(Switch):
     """A P4Runtime switch process attached to this node's interfaces (port number = Mininet port)."""
 
     target = "p4"
+    # The fabric may give this target a Unix-socket gRPC address (unix:PATH in a root-only directory)
+    unix_grpc = False
 
     def __init__(self, name: str, *, device_id: int, grpc_port: int, json_path: str | None = None,
                  log_dir: str = "/tmp", cpu_port: int | None = 255, pcap_dir: str | None = None,
                  log_level: str = "warn", queue_rates_pps: dict[int, float] | None = None,
                  queue_depth: int | None = None, run: RunState | None = None, extra_args: tuple[str, ...] = (),
-                 **params: Any) -> None:
+                 grpc_address: str | None = None, **params: Any) -> None:
         params.pop("inNamespace", None)  # Mininet.addSwitch passes it; these switches live in the root namespace
         Switch.__init__(self, name, dpid=f"{device_id:x}", inNamespace=False, **params)
         self.device_id = device_id
         self.grpc_port = grpc_port
+        self.grpc_address = grpc_address  # unix:PATH, or None for TCP loopback on grpc_port
         self.json_path = json_path
         self.log_dir = Path(log_dir)
         self.cpu_port = cpu_port
@@ -131,7 +135,15 @@ class P4Switch(Switch):
     # ---- shared lifecycle ---------------------------------------------------------------------------
     @property
     def grpc_addr(self) -> str:
-        return f"127.0.0.1:{self.grpc_port}"
+        return self.grpc_address or f"127.0.0.1:{self.grpc_port}"
+
+    def _grpc_listening(self) -> bool:
+        if self.grpc_address and self.grpc_address.startswith("unix:"):
+            path = self.grpc_address[len("unix:"):].removeprefix("//")
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(0.2)
+                return s.connect_ex(path) == 0
+        return _listening(self.grpc_port)
 
     @property
     def log_path(self) -> Path:
@@ -153,10 +165,12 @@ class P4Switch(Switch):
 
     def start(self, controllers: list[Any] | None = None) -> None:
         """Launch the switch process (does not wait: call wait_ready, so many switches start in parallel)."""
-        self.log_dir.mkdir(parents=True, exist_ok=True)
+        if not self.log_dir.is_dir():  # the fabric made it fresh and private; a caller's own is checked too
+            self.log_dir.parent.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(self.log_dir)
         cmd = self.command()
         self.cmdline = cmd
-        with open(self.out_path, "wb") as out:
+        with open_new(self.out_path, text=False) as out:  # never through a symlink planted at that name
             try:
                 self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                              start_new_session=True)
@@ -172,13 +186,11 @@ class P4Switch(Switch):
                 raise SwitchStartError(f"{self.name}: {self.target} switch exited "
                                        f"(status {None if self.proc is None else self.proc.returncode}); "
                                        f"{self.out_path}:\n{self.tail()}")
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-                s.settimeout(0.2)
-                if s.connect_ex(("127.0.0.1", self.grpc_port)) == 0:
-                    self.after_start()
-                    return
+            if self._grpc_listening():
+                self.after_start()
+                return
             time.sleep(0.1)
-        raise SwitchStartError(f"{self.name}: gRPC port {self.grpc_port} not open after {timeout:g} s; "
+        raise SwitchStartError(f"{self.name}: gRPC server {self.grpc_addr} not open after {timeout:g} s; "
                                f"{self.out_path}:\n{self.tail()}")
 
     def tail(self, lines: int = 15) -> str:
@@ -215,6 +227,7 @@ class P4ExecSwitch(P4Switch):
     """ethlab's embedded target. Queue rates go on the command line (`--queue-rate-port P:PPS`)."""
 
     target = "p4exec"
+    unix_grpc = True
 
     def command(self) -> list[str]:
         cmd = _p4exec_prefix()

@@ -9,6 +9,14 @@ def load_device_config(data: bytes):
     return _load(data)
 
 
+def load_untrusted_device_config(data: bytes):
+    """As `load_device_config`, for a config a client sent: P4 source is compiled in a bounded worker process
+    that may include only the standard headers (`p4exec.compiler.worker`)."""
+    from p4exec.compiler.worker import load_untrusted_device_config as _load
+
+    return _load(data)
+
+
 def compile_file(path: str, include_dirs=None):
     from p4exec.compiler.program import compile_file as _cf
 
@@ -21,4 +29,4 @@ def compile_source(text: str, filename: str = "<input>", include_dirs=None):
     return _cs(text, filename, include_dirs)
 
 
-__all__ = ["load_device_config", "compile_file", "compile_source"]
+__all__ = ["load_device_config", "load_untrusted_device_config", "compile_file", "compile_source"]

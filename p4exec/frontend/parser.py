@@ -20,13 +20,18 @@ from p4exec.frontend.build_decls import name_loc as name_loc  # re-exported: the
 from p4exec.frontend.literals import parse_int_literal
 from p4exec.frontend.preprocess import Preprocessed, preprocess, preprocess_file
 from p4exec.frontend.typenames import _TypeNamePostLex
+from p4exec.privdir import user_cache_dir
 
 
 @functools.lru_cache(maxsize=1)
 def _lark() -> Lark:
     grammar = (Path(__file__).resolve().parent / "p4.lark").read_text()
+    # lark's cache is a pickle it loads back: kept in a directory only we can write (cache=True would use a
+    # predictable name in /tmp, which another user could plant first)
+    cache_dir = user_cache_dir("p4exec")
+    cache: bool | str = str(cache_dir / "p4-grammar.lark-cache") if cache_dir is not None else False
     return Lark(grammar, parser="lalr", lexer="basic", postlex=_TypeNamePostLex(), propagate_positions=True,
-                maybe_placeholders=True, cache=True)
+                maybe_placeholders=True, cache=cache)
 
 
 _PRETTY = {

@@ -1,32 +1,56 @@
-"""A small C-style preprocessor for P4 source.
+"""Preprocessing as p4c does it: the C preprocessor (``cpp -E -undef -nostdinc``), run bounded.
 
-Supports ``#include "file"`` (relative to the including file, then the include path) and ``#include <core.p4>`` /
-``<v1model.p4>`` (from p4exec/include), object-like ``#define``/``#undef``, ``#ifdef/#ifndef/#if/#elif/#else/#endif``
-(``#if`` takes integer expressions over macros and ``defined(X)``), ``#error``; ``#pragma``/``#line``/``#warning``
-are ignored. The output is one text whose lines map back to (file, line) of the original sources, so errors point
-at the file the user wrote.
+p4c hands every program to cpp before parsing, so function-like macros, ``#``/``##``, variadic macros,
+``#if`` arithmetic with C's rules, ``defined()`` and ``#line`` must behave exactly as cpp's; running cpp
+itself is the only way to be sure.  cpp runs as a subprocess with CPU, address-space, output-size and
+wall-clock limits, so ``#if 9**9**9`` or a macro bomb ends in one located error instead of a frozen switch.
+
+The result keeps the frontend's contract: one text without line markers plus ``linemap`` (output line ->
+(file, line)), built from cpp's ``# N "file"`` markers.  cpp collapses runs of blanks between tokens; to keep
+columns pointing into the user's file, each output line is re-spaced so that tokens it shares with the source
+line start at their source column (macro expansions keep cpp's spacing).
+
+``untrusted=True`` is for source received from the network (``p4exec.compiler.worker``): only the standard
+headers may be included, checked on the text before cpp runs and again on cpp's line markers, and no error
+names a file or echoes its contents.
 """
 from __future__ import annotations
 
+import difflib
 import os
 import re
+import resource
+import shutil
+import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from p4exec.errors import P4Error, SourceLoc
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DIRECTIVE = re.compile(r"^\s*#\s*([A-Za-z_]+)\s*(.*)$")
-_TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|//.*|/\*|[A-Za-z_][A-Za-z0-9_]*|.', re.S)
-
 SYSTEM_INCLUDES = ("core.p4", "v1model.p4")
-_INCLUDE_DIR = Path(__file__).resolve().parent.parent / "include"
+INCLUDE_DIR = Path(__file__).resolve().parent.parent / "include"
+_UNSUPPORTED_ARCHS = ("psa.p4", "pna.p4", "tna.p4", "t2na.p4", "ebpf_model.p4", "ubpf_model.p4", "xdp_model.p4")
+PREDEFINED = {"__p4exec__": "1", "__TARGET_P4EXEC__": "1"}
+
+
+@dataclass(frozen=True)
+class CppLimits:
+    """What one preprocessor run may cost (a well-formed program needs a small fraction of each)."""
+    cpu_s: int = 20
+    memory_bytes: int = 1 << 30
+    wall_s: float = 60.0
+    input_bytes: int = 32 << 20
+    output_bytes: int = 128 << 20
+
+
+DEFAULT_LIMITS = CppLimits()
 
 
 def system_include_text(name: str) -> str | None:
     if name not in SYSTEM_INCLUDES:
         return None
-    return (_INCLUDE_DIR / name).read_text()
+    return (INCLUDE_DIR / name).read_text()
 
 
 @dataclass
@@ -45,238 +69,293 @@ class Preprocessed:
         return SourceLoc("<input>", line, col)
 
 
-class _Cond:
-    __slots__ = ("active", "taken", "parent_active", "seen_else", "line")
-
-    def __init__(self, parent_active: bool, active: bool, line: int = 0):
-        self.line = line
-        self.parent_active = parent_active
-        self.active = parent_active and active
-        self.taken = active
-        self.seen_else = False
+# ---------------------------------------------------------------------------------------------- checks
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*#[ \t]*([A-Za-z_]\w*)?(.*)$")
+_STD_INCLUDE = re.compile(r'^\s*(?:<(core\.p4|v1model\.p4)>|"(core\.p4|v1model\.p4)")\s*$')
+_ALLOWED_UNTRUSTED = {"define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif", "error", "warning",
+                      "line", "pragma", "include"}
+_ONLY_STD = "only <core.p4> and <v1model.p4> may be included in a program sent to the switch"
 
 
-class Preprocessor:
-    def __init__(self, include_dirs: list[str] | None = None, defines: dict[str, str] | None = None):
-        self.include_dirs = list(include_dirs or [])
-        self.macros: dict[str, str] = {"__p4exec__": "1", "__TARGET_P4EXEC__": "1"}
-        if defines:
-            self.macros.update(defines)
-        self.out_lines: list[str] = []
-        self.linemap: list[tuple[str, int]] = []
-        self.depth = 0
+def check_untrusted(text: str, filename: str) -> None:
+    """Reject, before cpp sees it, anything that could make cpp look at the filesystem.
 
-    # -- public -----------------------------------------------------------------------------------
-    def run(self, text: str, filename: str) -> Preprocessed:
-        self._process(text, filename, os.path.dirname(os.path.abspath(filename)) if filename else ".")
-        return Preprocessed("\n".join(self.out_lines) + "\n", self.linemap)
-
-    # -- internals --------------------------------------------------------------------------------
-    def _emit(self, line: str, file: str, ln: int) -> None:
-        self.out_lines.append(line)
-        self.linemap.append((file, ln))
-
-    def _process(self, text: str, filename: str, base_dir: str) -> None:
-        self.depth += 1
-        if self.depth > 50:
-            raise P4Error("#include nested too deeply (recursive include?)", SourceLoc(filename, 1, 1))
-        lines = text.split("\n")
-        # join backslash-continued lines (keeping the line count: continuation lines become empty)
-        joined: list[tuple[str, int, int]] = []  # (text, first line number, number of physical lines)
-        i = 0
-        while i < len(lines):
-            start = i
-            cur = lines[i].rstrip("\r")
-            while cur.endswith("\\") and i + 1 < len(lines):
-                i += 1
-                cur = cur[:-1] + lines[i].rstrip("\r")
-            joined.append((cur, start + 1, i - start + 1))
+    Runs on the comment-blanked, continuation-joined text, so a directive hidden by a line continuation or a
+    comment is still seen.  Identifiers that query files (``__has_include``) are refused anywhere, since a
+    macro can paste them together inside ``#if``; cpp additionally runs in an empty directory as ``nobody``.
+    """
+    lines = _blank_comments(text)
+    i = 0
+    while i < len(lines):
+        start = i
+        line = lines[i]
+        while line.endswith("\\") and i + 1 < len(lines):
             i += 1
-        conds: list[_Cond] = []
-        in_comment = False
-        for line, ln, nphys in joined:
-            active = conds[-1].active if conds else True
-            m = None if in_comment else _DIRECTIVE.match(line)
-            if m:
-                self._directive(m.group(1), m.group(2), conds, filename, base_dir, ln, line)
-                for k in range(nphys):
-                    self._emit("", filename, ln + k)
-                continue
-            if not active:
-                for k in range(nphys):
-                    self._emit("", filename, ln + k)
-                continue
-            out, in_comment = self._expand_line(line, in_comment, SourceLoc(filename, ln, 1))
-            self._emit(out, filename, ln)
-            for k in range(1, nphys):
-                self._emit("", filename, ln + k)
-        if conds:
-            raise P4Error("unterminated #if/#ifdef/#ifndef (no #endif)", SourceLoc(filename, conds[-1].line, 1))
-        self.depth -= 1
+            line = line[:-1] + lines[i]
+        i += 1
+        loc = SourceLoc(filename, start + 1, 1)
+        if "__has_include" in line or "has_include" in line:
+            raise P4Error("unsupported in a program sent to the switch: __has_include", loc)
+        m = _DIRECTIVE_LINE.match(line)
+        if not m or m.group(1) is None:
+            continue
+        name, rest = m.group(1), m.group(2)
+        loc = SourceLoc(filename, start + 1, line.find("#") + 1)
+        if name not in _ALLOWED_UNTRUSTED:
+            raise P4Error(f"unsupported in a program sent to the switch: #{name}", loc)
+        if name == "include" and not _STD_INCLUDE.match(rest):
+            raise P4Error(_ONLY_STD, loc)
+        if name == "pragma" and re.search(r"\bdependency\b", rest):
+            raise P4Error("unsupported in a program sent to the switch: #pragma GCC dependency", loc)
 
-    def _directive(self, name: str, rest: str, conds: list[_Cond], filename: str, base_dir: str, ln: int,
-                   line: str) -> None:
-        loc = SourceLoc(filename, ln, line.find("#") + 1)
-        rest = _strip_comments(rest).strip()
-        active = conds[-1].active if conds else True
-        if name in ("ifdef", "ifndef"):
-            m = _IDENT.match(rest)
-            if not m:
-                raise P4Error(f"#{name} needs a macro name", loc)
-            defined = m.group(0) in self.macros
-            conds.append(_Cond(active, defined if name == "ifdef" else not defined, ln))
-            return
-        if name == "if":
-            conds.append(_Cond(active, self._eval_if(rest, loc) if active else False, ln))
-            return
-        if name == "elif":
-            if not conds or conds[-1].seen_else:
-                raise P4Error("#elif without #if", loc)
-            c = conds[-1]
-            if c.taken:
-                c.active = False
-            else:
-                val = self._eval_if(rest, loc) if c.parent_active else False
-                c.active = c.parent_active and val
-                c.taken = val
-            return
-        if name == "else":
-            if not conds or conds[-1].seen_else:
-                raise P4Error("#else without #if", loc)
-            c = conds[-1]
-            c.seen_else = True
-            c.active = c.parent_active and not c.taken
-            c.taken = True
-            return
-        if name == "endif":
-            if not conds:
-                raise P4Error("#endif without #if", loc)
-            conds.pop()
-            return
-        if not active:
-            return
-        if name == "define":
-            m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)(\(?)", rest)
-            if not m:
-                raise P4Error("#define needs a macro name", loc)
-            if m.group(2):
-                raise P4Error("unsupported: function-like macros (#define NAME(...))", loc)
-            self.macros[m.group(1)] = rest[m.end():].strip()
-            return
-        if name == "undef":
-            m = _IDENT.match(rest)
-            if not m:
-                raise P4Error("#undef needs a macro name", loc)
-            self.macros.pop(m.group(0), None)
-            return
-        if name == "include":
-            self._include(rest, filename, base_dir, loc)
-            return
-        if name == "error":
-            raise P4Error(f"#error {rest}", loc)
-        if name in ("pragma", "line", "warning"):
-            return
-        raise P4Error(f"unknown preprocessor directive #{name}", loc)
 
-    def _include(self, rest: str, filename: str, base_dir: str, loc: SourceLoc) -> None:
-        m = re.match(r'"([^"]+)"|<([^>]+)>', rest)
-        if not m:
-            raise P4Error('#include expects "file" or <file>', loc)
-        if m.group(2) is not None:
-            name = m.group(2)
-            text = system_include_text(name)
-            if text is not None:
-                self._process(text, f"<{name}>", base_dir)
-                return
-            for d in self.include_dirs:
-                p = os.path.join(d, name)
-                if os.path.isfile(p):
-                    self._include_file(p, loc)
-                    return
-            if name in ("psa.p4", "pna.p4", "tna.p4", "t2na.p4", "ebpf_model.p4", "ubpf_model.p4"):
-                raise P4Error(f"unsupported: architecture <{name}> (p4exec implements v1model only)", loc)
-            raise P4Error(f"cannot find include file <{name}>", loc)
-        name = m.group(1)
-        for d in [base_dir, *self.include_dirs]:
-            p = os.path.join(d, name)
-            if os.path.isfile(p):
-                self._include_file(p, loc)
-                return
-        text = system_include_text(name)
-        if text is not None:
-            self._process(text, f"<{name}>", base_dir)
-            return
-        raise P4Error(f'cannot find include file "{name}"', loc)
+# ---------------------------------------------------------------------------------------------- running cpp
+def _cpp_binary() -> str:
+    found = shutil.which("cpp") or ("/usr/bin/cpp" if os.path.exists("/usr/bin/cpp") else None)
+    if found is None:
+        raise P4Error("the C preprocessor `cpp` is not installed (Debian package cpp; `make setup` installs it)",
+                      SourceLoc("<input>", 0, 0))
+    return found
 
-    def _include_file(self, path: str, loc: SourceLoc) -> None:
+
+def lower_limit(which: int, value: int) -> None:
+    """Set soft and hard limit to ``value``, or keep a lower hard limit the process already has (a limit can
+    only be raised with CAP_SYS_RESOURCE, which a container may not grant even to root)."""
+    _, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY and hard < value:
+        value = hard
+    resource.setrlimit(which, (value, value))
+
+
+def _limiter(limits: CppLimits, run_as: tuple[int, int] | None):
+    def apply() -> None:  # runs in the child between fork and exec: only system calls
+        lower_limit(resource.RLIMIT_CPU, limits.cpu_s)
+        lower_limit(resource.RLIMIT_AS, limits.memory_bytes)
+        lower_limit(resource.RLIMIT_FSIZE, limits.output_bytes)
+        lower_limit(resource.RLIMIT_CORE, 0)
+        if run_as is not None:
+            os.setgroups([])
+            os.setgid(run_as[1])
+            os.setuid(run_as[0])
+    return apply
+
+
+def _run_cpp(text: str, display: str, args: list[str], cwd: str, limits: CppLimits,
+             run_as: tuple[int, int] | None = None) -> tuple[int, str, str]:
+    """Run cpp on ``text`` (presented to it as file ``display``); return (status, stdout, stderr)."""
+    src = f'# 1 "{_quote(display)}"\n{text}'
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError) as e:
-            raise P4Error(f"cannot read include file {path}: {e}", loc) from None
-        self._process(text, _display_path(path), os.path.dirname(os.path.abspath(path)))
+            proc = subprocess.run([_cpp_binary(), *args, "-"], input=src.encode("utf-8", "surrogateescape"),
+                                  stdout=out, stderr=err, cwd=cwd, timeout=limits.wall_s,
+                                  preexec_fn=_limiter(limits, run_as), env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})
+            status = proc.returncode
+        except subprocess.TimeoutExpired:
+            status = -1000
+        out.seek(0)
+        err.seek(0)
+        return status, out.read().decode("utf-8", "replace"), err.read(64 << 10).decode("utf-8", "replace")
 
-    def _expand_line(self, line: str, in_comment: bool, loc: SourceLoc) -> tuple[str, bool]:
-        """Replace macros outside strings and comments; track block comments across lines."""
-        out: list[str] = []
-        pos = 0
-        n = len(line)
-        while pos < n:
-            if in_comment:
-                end = line.find("*/", pos)
-                if end < 0:
-                    out.append(line[pos:])
-                    return "".join(out), True
-                out.append(line[pos:end + 2])
-                pos = end + 2
-                in_comment = False
-                continue
-            m = _TOKEN.match(line, pos)
-            tok = m.group(0)
-            if tok == "/*":
-                in_comment = True
-                out.append(tok)
-                pos = m.end()
-                continue
-            if tok.startswith("//") or tok.startswith('"'):
-                out.append(tok)
-                pos = m.end()
-                continue
-            if tok in self.macros and (tok[0].isalpha() or tok[0] == "_"):
-                out.append(self._expand_macro(tok, loc, set()))
-            else:
-                out.append(tok)
-            pos = m.end()
-        return "".join(out), in_comment
 
-    def _expand_macro(self, name: str, loc: SourceLoc, seen: set[str]) -> str:
-        if name in seen:
+def _quote(name: str) -> str:
+    return name.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+_MARKER = re.compile(r'^# (\d+) "((?:\\.|[^"\\])*)"(.*)$')
+_DIAG = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<kind>fatal error|error): (?P<msg>.*)$")
+_MISSING = re.compile(r"^(?P<name>.*): (No such file or directory|Permission denied|Is a directory|.*)$")
+
+
+class _Namer:
+    """Turns the paths cpp prints into the names errors show: ``<core.p4>`` for the standard headers, the
+    path relative to the working directory (as before) for the user's files."""
+
+    def __init__(self, cwd: str, include_dir: str):
+        self.cwd = cwd
+        self.include_dir = os.path.normpath(include_dir)
+
+    def real(self, name: str) -> str:
+        return name if os.path.isabs(name) or name.startswith("<") else os.path.join(self.cwd, name)
+
+    def display(self, name: str, main_display: str) -> str:
+        if name == main_display or name.startswith("<"):
             return name
-        body = self.macros[name]
-        seen = seen | {name}
-        return _IDENT.sub(lambda m: self._expand_macro(m.group(0), loc, seen) if m.group(0) in self.macros
-                          else m.group(0), body)
-
-    def _eval_if(self, expr: str, loc: SourceLoc) -> bool:
-        expr = re.sub(r"defined\s*\(\s*([A-Za-z_]\w*)\s*\)|defined\s+([A-Za-z_]\w*)",
-                      lambda m: "1" if (m.group(1) or m.group(2)) in self.macros else "0", expr)
-        expr = _IDENT.sub(lambda m: self._expand_macro(m.group(0), loc, set()) if m.group(0) in self.macros
-                          else m.group(0), expr)
-        expr = _IDENT.sub(lambda m: m.group(0) if m.group(0) in ("and", "or", "not") else "0", expr)
-        expr = expr.replace("&&", " and ").replace("||", " or ")
-        expr = re.sub(r"!(?!=)", " not ", expr)
-        if not re.fullmatch(r"[\s0-9a-fA-FxX()+\-*/%<>=!&|^~andortn]*", expr):
-            raise P4Error("cannot evaluate #if expression", loc)
-        try:
-            return bool(eval(expr, {"__builtins__": {}}, {}))  # noqa: S307 - restricted to digits/operators
-        except Exception:
-            raise P4Error("cannot evaluate #if expression", loc) from None
+        real = os.path.normpath(self.real(name))
+        if os.path.dirname(real) == self.include_dir:
+            return f"<{os.path.basename(real)}>"
+        return _display_path(real)
 
 
-def _strip_comments(s: str) -> str:
-    s = re.sub(r"/\*.*?\*/", " ", s)
-    i = s.find("//")
-    return s if i < 0 else s[:i]
+def _error_from_stderr(stderr: str, status: int, filename: str, namer: _Namer, untrusted: bool,
+                       limits: CppLimits) -> P4Error:
+    if status == -1000:
+        return P4Error(f"preprocessing took longer than {limits.wall_s:g} s (stopped)", SourceLoc(filename, 1, 1))
+    for line in stderr.splitlines():
+        m = _DIAG.match(line)
+        if m is None:
+            continue
+        file = m["file"] if m["file"] not in ("<stdin>", "-") else filename
+        loc = SourceLoc(namer.display(file, filename), int(m["line"]), int(m["col"]))
+        msg = m["msg"]
+        if m["kind"] == "fatal error":
+            missing = _MISSING.match(msg)
+            name = missing["name"] if missing else ""
+            if untrusted:
+                return P4Error(_ONLY_STD, loc)
+            if name in _UNSUPPORTED_ARCHS:
+                return P4Error(f"unsupported: architecture <{name}> (p4exec implements v1model only)", loc)
+            if missing and "No such file" in msg:
+                return P4Error(f"cannot find include file {name}", loc)
+        if untrusted and loc.file != filename:
+            return P4Error(f"preprocessor: {msg}", SourceLoc(filename, 1, 1))
+        return P4Error(msg if msg.startswith("#error") else f"preprocessor: {msg}", loc)
+    if status < 0:
+        return P4Error("preprocessing exceeded its CPU, memory or output limit (stopped)", SourceLoc(filename, 1, 1))
+    first = next((ln for ln in stderr.splitlines() if ln.strip()), f"exit status {status}")
+    return P4Error(f"preprocessor failed: {first if not untrusted else 'exit status ' + str(status)}",
+                   SourceLoc(filename, 1, 1))
+
+
+def preprocess(text: str, filename: str = "<input>", include_dirs: list[str] | None = None,
+               defines: dict[str, str] | None = None, *, base_dir: str | None = None, untrusted: bool = False,
+               limits: CppLimits = DEFAULT_LIMITS, include_dir: str | None = None,
+               run_as: tuple[int, int] | None = None) -> Preprocessed:
+    """Preprocess ``text`` (shown in errors as ``filename``).
+
+    Quoted includes are searched in ``base_dir`` (default: the directory of ``filename``), then in
+    ``include_dirs``, then in the standard include directory (``include_dir``, default p4exec/include), as
+    cpp does for the including file.  ``untrusted``: see the module docstring; ``base_dir`` is then cpp's
+    working directory (give an empty private one) and ``run_as`` (uid, gid) the user cpp runs as.
+    """
+    std_dir = include_dir or str(INCLUDE_DIR)
+    if len(text) > limits.input_bytes:
+        raise P4Error(f"program too large ({len(text)} bytes; at most {limits.input_bytes})",
+                      SourceLoc(filename, 1, 1))
+    if untrusted:
+        check_untrusted(text, filename)
+        cwd = base_dir or tempfile.gettempdir()
+        search: list[str] = []
+    else:
+        cwd = os.path.abspath(base_dir or (os.path.dirname(os.path.abspath(filename)) if filename else "."))
+        search = ["-iquote", cwd] + [a for d in include_dirs or [] for a in ("-I", os.path.abspath(d))]
+    args = ["-E", "-undef", "-nostdinc", "-w", "-fdiagnostics-column-unit=byte", "-I", std_dir, *search]
+    for name, value in {**PREDEFINED, **(defines or {})}.items():
+        args.append(f"-D{name}={value}")
+    status, out, err = _run_cpp(text, filename, args, cwd, limits, run_as)
+    namer = _Namer(cwd, std_dir)
+    if status != 0:
+        raise _error_from_stderr(err, status, filename, namer, untrusted, limits)
+    return _assemble(out, filename, text, namer, untrusted)
+
+
+def preprocess_file(path: str, include_dirs: list[str] | None = None,
+                    defines: dict[str, str] | None = None, *, limits: CppLimits = DEFAULT_LIMITS) -> Preprocessed:
+    display = _display_path(path)
+    try:
+        if os.path.getsize(path) > limits.input_bytes:
+            raise P4Error(f"program too large (at most {limits.input_bytes} bytes)", SourceLoc(display, 1, 1))
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise P4Error(f"cannot read {path}: {e}", SourceLoc(path, 0, 0)) from None
+    return preprocess(text, display, include_dirs, defines, base_dir=os.path.dirname(os.path.abspath(path)),
+                      limits=limits)
+
+
+# ---------------------------------------------------------------------------------------------- output
+def _assemble(out: str, filename: str, main_text: str, namer: _Namer, untrusted: bool) -> Preprocessed:
+    """Drop cpp's line markers into a line map and restore source columns."""
+    lines: list[str] = []
+    linemap: list[tuple[str, int]] = []
+    sources: dict[str, list[str] | None] = {filename: _blank_comments(main_text)}
+    cur_file, cur_line = filename, 1
+    skipping = True  # cpp's <built-in>/<command-line> preamble
+    for raw in out.split("\n"):
+        m = _MARKER.match(raw)
+        if m:
+            name = re.sub(r"\\(.)", r"\1", m.group(2))
+            cur_line = int(m.group(1))
+            if name in ("<stdin>", "<built-in>", "<command-line>"):
+                skipping = True
+                continue
+            skipping = False
+            cur_file = namer.display(name, filename)
+            if untrusted and cur_file != filename and cur_file not in ("<core.p4>", "<v1model.p4>"):
+                raise P4Error(_ONLY_STD, SourceLoc(filename, 1, 1))
+            if cur_file not in sources:
+                sources[cur_file] = _read_blanked(namer.real(name)) if not untrusted or cur_file.startswith("<") \
+                    else None
+            continue
+        if skipping:
+            continue
+        src = sources.get(cur_file)
+        orig = src[cur_line - 1] if src is not None and 0 < cur_line <= len(src) else None
+        lines.append(_respace(raw, orig) if orig is not None and raw.strip() else raw)
+        linemap.append((cur_file, cur_line))
+        cur_line += 1
+    while lines and not lines[-1].strip():  # cpp's trailing newline
+        lines.pop()
+        linemap.pop()
+    return Preprocessed("\n".join(lines) + "\n", linemap)
+
+
+def _read_blanked(path: str) -> list[str] | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return _blank_comments(f.read())
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+_COMMENT_OR_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"?|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
+
+
+def _blank_comments(text: str) -> list[str]:
+    """The source's lines with comments replaced by blanks (line count and columns kept)."""
+    def blank(m: re.Match[str]) -> str:
+        tok = m.group(0)
+        return tok if tok.startswith('"') else re.sub(r"[^\n\t]", " ", tok)
+    return [ln.rstrip("\r") for ln in _COMMENT_OR_STRING.sub(blank, text).split("\n")]
+
+
+_TOKEN = re.compile(r'"(?:\\.|[^"\\])*"?|\w+|\S')
+_MAX_RESPACE = 4000
+
+
+def _respace(cpp_line: str, orig: str) -> str:
+    """Place the tokens of ``cpp_line`` at their columns in the source line ``orig`` where they came from it.
+
+    Only blanks are added, and only where cpp printed a blank or the source had one between the same two
+    tokens, so the token sequence the parser sees is exactly cpp's.
+    """
+    if len(cpp_line) > _MAX_RESPACE or len(orig) > _MAX_RESPACE:
+        return cpp_line
+    out_toks = [(m.start(), m.group(0)) for m in _TOKEN.finditer(cpp_line)]
+    src_toks = [(m.start(), m.group(0)) for m in _TOKEN.finditer(orig.expandtabs(1))]
+    if [t for _, t in out_toks] == [t for _, t in src_toks]:
+        return orig.expandtabs(1).rstrip()
+    matcher = difflib.SequenceMatcher(None, [t for _, t in out_toks], [t for _, t in src_toks], autojunk=False)
+    target: dict[int, int] = {}
+    for a, b, size in matcher.get_matching_blocks():
+        for k in range(size):
+            target[a + k] = b + k
+    pieces: list[str] = []
+    pos = 0
+    prev_end_cpp = 0
+    for i, (col, tok) in enumerate(out_toks):
+        gap = col - prev_end_cpp if i else col
+        at = pos + gap
+        j = target.get(i)
+        if j is not None:
+            src_col = src_toks[j][0]
+            blank_in_source = i > 0 and target.get(i - 1) == j - 1 and \
+                src_toks[j - 1][0] + len(src_toks[j - 1][1]) < src_col
+            if src_col > at and (i == 0 or gap > 0 or blank_in_source):
+                at = src_col
+        pieces.append(" " * (at - pos) + tok)
+        pos = at + len(tok)
+        prev_end_cpp = col + len(tok)
+    return "".join(pieces)
 
 
 def _display_path(path: str) -> str:
@@ -285,18 +364,3 @@ def _display_path(path: str) -> str:
         return rel if not rel.startswith("..") else path
     except ValueError:
         return path
-
-
-def preprocess(text: str, filename: str = "<input>", include_dirs: list[str] | None = None,
-               defines: dict[str, str] | None = None) -> Preprocessed:
-    return Preprocessor(include_dirs, defines).run(text, filename)
-
-
-def preprocess_file(path: str, include_dirs: list[str] | None = None,
-                    defines: dict[str, str] | None = None) -> Preprocessed:
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise P4Error(f"cannot read {path}: {e}", SourceLoc(path, 0, 0)) from None
-    return preprocess(text, _display_path(path), include_dirs, defines)

@@ -1,7 +1,7 @@
 /* p4exec core library: the declarations every P4_16 program sees (P4_16 language specification,
  * "P4 core library"). Written for p4exec. */
-#ifndef P4EXEC_CORE_P4
-#define P4EXEC_CORE_P4
+#ifndef _CORE_P4_
+#define _CORE_P4_
 
 /* Standard parser errors, in the order that fixes their numeric codes (0 = NoError). */
 error {
@@ -42,4 +42,4 @@ match_kind {
     lpm
 }
 
-#endif
+#endif  /* _CORE_P4_ */

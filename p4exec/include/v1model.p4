@@ -1,7 +1,7 @@
 /* p4exec v1model: declarations of the v1model architecture (the BMv2 simple_switch model) as p4exec
  * implements it. Written for p4exec from the v1model architecture description. */
-#ifndef P4EXEC_V1MODEL_P4
-#define P4EXEC_V1MODEL_P4
+#ifndef _V1_MODEL_P4_
+#define _V1_MODEL_P4_
 
 #include <core.p4>
 
@@ -210,4 +210,4 @@ package V1Switch<H, M>(Parser<H, M> p,
                        ComputeChecksum<H, M> ck,
                        Deparser<H> dep);
 
-#endif
+#endif  /* _V1_MODEL_P4_ */

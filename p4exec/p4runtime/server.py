@@ -1,9 +1,20 @@
-"""P4RuntimeServer: serve one device over gRPC (loopback by default), with bounded stop."""
+"""P4RuntimeServer: serve one device over gRPC, with bounded stop.
+
+Transport (the security model is docs/security.md): inside a fabric the address is a Unix-domain socket
+(``unix:/path``) in a directory only root can enter, so only ethlab's own processes can drive the switch; the
+standalone ``p4exec switch`` listens on TCP loopback by default and can require TLS, with a client
+certificate (mutual TLS) when a CA is given.  Idle StreamChannels are bounded (``max_streams``; one more is
+answered RESOURCE_EXHAUSTED) and the thread pool is larger than the bound, so open streams can never starve
+unary RPCs.
+"""
 
 from __future__ import annotations
 
+import os
 import threading
 from concurrent import futures
+from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 from p4.v1 import p4runtime_pb2_grpc
@@ -13,26 +24,88 @@ from p4exec.p4runtime.service import P4RuntimeService
 TICK_S = 0.002  # digest timeout resolution (digests configured, or idle-timeout tables)
 IDLE_TICK_S = 0.05  # otherwise: only data-plane digests nobody asked for are drained (and dropped)
 MAX_MESSAGE = 256 * 1024 * 1024
+MAX_STREAMS = 16  # a fabric controller needs one; p4runtime-shell one; tests with several clients a few
+UNARY_WORKERS = 16  # threads left for unary RPCs (and Read) when every stream slot is taken
+STREAM_METHOD = "/p4.v1.P4Runtime/StreamChannel"
+
+
+@dataclass(frozen=True)
+class TlsConfig:
+    """PEM files: the server's certificate and key; with ``ca``, clients must present a certificate it signed."""
+
+    cert: str
+    key: str
+    ca: str | None = None
+
+    def credentials(self) -> grpc.ServerCredentials:
+        root = Path(self.ca).read_bytes() if self.ca else None
+        return grpc.ssl_server_credentials([(Path(self.key).read_bytes(), Path(self.cert).read_bytes())],
+                                           root_certificates=root, require_client_auth=root is not None)
+
+
+class _StreamLimit(grpc.ServerInterceptor):
+    """At most ``limit`` concurrent StreamChannels; one more is refused at once with RESOURCE_EXHAUSTED
+    (each open stream holds a pool thread for its lifetime)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._slots = threading.BoundedSemaphore(limit)
+
+    def intercept_service(self, continuation, handler_call_details):
+        handler = continuation(handler_call_details)
+        if handler is None or handler_call_details.method != STREAM_METHOD or handler.stream_stream is None:
+            return handler
+        inner, slots, limit = handler.stream_stream, self._slots, self.limit
+
+        def bounded(request_iterator, context):
+            if not slots.acquire(blocking=False):
+                context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                              f"this switch serves at most {limit} StreamChannels at once")
+            try:
+                yield from inner(request_iterator, context)
+            finally:
+                slots.release()
+
+        return grpc.stream_stream_rpc_method_handler(bounded, request_deserializer=handler.request_deserializer,
+                                                     response_serializer=handler.response_serializer)
+
+
+def unix_path(address: str) -> str | None:
+    """The socket path of a ``unix:PATH`` / ``unix://PATH`` address, else None."""
+    if address.startswith("unix://"):
+        return address[len("unix://"):]
+    if address.startswith("unix:"):
+        return address[len("unix:"):]
+    return None
 
 
 class P4RuntimeServer:
-    """`P4RuntimeServer(device, "127.0.0.1:9559").start()` ... `.stop()`."""
+    """`P4RuntimeServer(device, "127.0.0.1:9559").start()` ... `.stop()`; also `"unix:/run/x/sw.sock"`."""
 
-    def __init__(self, device, address: str = "127.0.0.1:9559", max_workers: int = 32) -> None:
+    def __init__(self, device, address: str = "127.0.0.1:9559", max_workers: int | None = None,
+                 tls: TlsConfig | None = None, max_streams: int = MAX_STREAMS) -> None:
         self.device = device
         self.address = address
         self.service = P4RuntimeService(device)
         self._server = grpc.server(
-            futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="p4rt"),
+            futures.ThreadPoolExecutor(max_workers=max_workers or max_streams + UNARY_WORKERS,
+                                       thread_name_prefix="p4rt"),
+            interceptors=[_StreamLimit(max_streams)],
             # Pipeline configs (P4 source + P4Info) and big batches exceed gRPC's 4 MB default.
             options=[("grpc.max_receive_message_length", MAX_MESSAGE),
                      ("grpc.max_send_message_length", MAX_MESSAGE)],
         )
         p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(self.service, self._server)
-        self.port = self._server.add_insecure_port(address)
+        sock = unix_path(address)
+        if sock is not None and tls is not None:
+            raise ValueError("TLS is for TCP addresses; a Unix socket is protected by its directory")
+        self.port = (self._server.add_secure_port(address, tls.credentials()) if tls is not None
+                     else self._server.add_insecure_port(address))
         if self.port == 0:
             raise OSError(f"cannot listen on {address}")
-        if address.endswith(":0"):  # an OS-chosen port: say which
+        if sock is not None:
+            os.chmod(sock, 0o600)  # the directory already keeps others out; the socket too, in case it does not
+        elif address.endswith(":0"):  # an OS-chosen port: say which
             self.address = f"{address.rsplit(':', 1)[0]}:{self.port}"
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._tick, name="p4rt-digest", daemon=True)

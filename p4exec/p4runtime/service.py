@@ -98,6 +98,12 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         action = request.action
         if action == CFG.UNSPECIFIED:
             raise P4RuntimeError("INVALID_ARGUMENT", "action is UNSPECIFIED")
+        program = None
+        if action != CFG.COMMIT and request.HasField("config"):
+            # Compiling takes long (received source goes to a bounded worker): never under the lock, so Read,
+            # Write and the other streams keep being served meanwhile.
+            cfg = request.config
+            program = self.device.load_config(cfg.p4info, bytes(cfg.p4_device_config))
         with self._lock:
             if action == CFG.COMMIT:
                 if request.HasField("config"):
@@ -111,9 +117,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 return
             if not request.HasField("config"):
                 raise P4RuntimeError("INVALID_ARGUMENT", "the request has no config")
-            cfg = request.config
-            program = self.device.load_config(cfg.p4info, bytes(cfg.p4_device_config))
-            cookie = cfg.cookie.cookie
+            cookie = request.config.cookie.cookie
             if action == CFG.VERIFY:
                 return
             if action == CFG.VERIFY_AND_SAVE:

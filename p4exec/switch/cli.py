@@ -35,7 +35,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-i", "--interface", action="append", default=[], metavar="N@IFACE",
                    help="attach port N to interface IFACE (repeatable)")
     p.add_argument("--device-id", type=int, default=0, help="P4Runtime device id")
-    p.add_argument("--grpc-server-addr", default="127.0.0.1:9559", help="P4Runtime server address")
+    p.add_argument("--grpc-server-addr", default="127.0.0.1:9559",
+                   help="P4Runtime server address: HOST:PORT (TCP, loopback by default) or unix:PATH")
+    p.add_argument("--grpc-cert", default=None, metavar="PEM", help="serve TLS with this certificate (needs --grpc-key)")
+    p.add_argument("--grpc-key", default=None, metavar="PEM", help="private key of --grpc-cert")
+    p.add_argument("--grpc-ca", default=None, metavar="PEM",
+                   help="with TLS: require client certificates signed by this CA (mutual TLS)")
     p.add_argument("--no-grpc", action="store_true", help="do not start the P4Runtime server")
     p.add_argument("--cpu-port", type=int, default=None, help="CPU port for packet-in/out")
     p.add_argument("--pcap", nargs="?", const=".", default=None, metavar="DIR",
@@ -55,6 +60,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rx-ring-mb", type=float, default=16.0,
                    help="memory for the receive rings of all ports together, MB (0: socket buffers, slower)")
     p.add_argument("--stats-file", default=None, help="write per-port accounting JSON here on exit and SIGUSR1")
+
+
+def tls_config(args: argparse.Namespace):
+    """The server's TLS settings from --grpc-cert/--grpc-key/--grpc-ca, or None (plain TCP or a Unix socket)."""
+    if not (args.grpc_cert or args.grpc_key or args.grpc_ca):
+        return None
+    if not (args.grpc_cert and args.grpc_key):
+        raise SystemExit("p4exec switch: TLS needs both --grpc-cert and --grpc-key")
+    from p4exec.p4runtime.server import TlsConfig
+
+    for path in (args.grpc_cert, args.grpc_key, args.grpc_ca):
+        if path and not os.path.isfile(path):
+            raise SystemExit(f"p4exec switch: cannot read {path}")
+    return TlsConfig(args.grpc_cert, args.grpc_key, args.grpc_ca)
 
 
 def normalize_argv(argv: list[str]) -> list[str]:
@@ -119,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
     from p4exec.switch.device import SwitchDevice
 
     setup_logging(args)
+    tls = None if args.no_grpc else tls_config(args)  # a bad flag ends here, before any port is opened
     tm = TrafficManager(QueueConfig(args.queue_depth, args.queue_rate, args.queue_rate_bps), args.priority_queues)
     for port, pps in _pairs(args.queue_rate_port, "--queue-rate-port"):
         tm.configure(port, rate_pps=pps)
@@ -147,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
         from p4exec.switch.grpc_link import start_p4runtime
 
         try:
-            server = start_p4runtime(device, args.grpc_server_addr)
+            server = start_p4runtime(device, args.grpc_server_addr, tls=tls)
         except Exception as exc:  # noqa: BLE001
             print(f"p4exec switch: cannot start P4Runtime server on {args.grpc_server_addr}: {exc}", file=sys.stderr)
             dp.close()

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 
-def start_p4runtime(device: Any, address: str) -> Any:
-    """Start the P4Runtime server for `device` on `address`; returns an object with `.stop(grace)`."""
+def start_p4runtime(device: Any, address: str, tls: Any = None) -> Any:
+    """Start the P4Runtime server for `device` on `address` (TLS if `tls`, a server.TlsConfig); returns an
+    object with `.stop(grace)`."""
     from p4exec.p4runtime import P4RuntimeServer
 
-    server = P4RuntimeServer(device, address)
+    server = P4RuntimeServer(device, address, tls=tls)
     server.start()
     return server

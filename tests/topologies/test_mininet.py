@@ -83,8 +83,10 @@ def test_p4exec_switch_process_lifecycle():
     with Fabric(build("line", n=1), FabricOptions(rate_scale=1e-3)) as f:
         f.start()
         sw = f.switch("s1")
-        with socket.create_connection(("127.0.0.1", sw.grpc_port), timeout=2):
-            pass
+        assert sw.grpc_addr == f"unix:{f.socket_dir}/s1.sock"  # inside fabrics: a Unix socket, not TCP
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(2)
+            s.connect(sw.grpc_addr.removeprefix("unix:"))
         cmdline = open(f"/proc/{sw.proc.pid}/cmdline").read().split("\0")
         i = cmdline.index("--no-p4")
         assert cmdline[i + 1:i + 5] == ["-i", f"1@{f.run.prefix}s1-1", "-i", f"2@{f.run.prefix}s1-2"]
