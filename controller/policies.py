@@ -42,6 +42,8 @@ class Policy:
     best_hop_timeout_us: int = 1000
     probe_mgrp: int = 0
     uses_probes: ClassVar[bool] = False  # the fabric then installs probe multicast groups on transit switches
+    trim_threshold: int = 0  # packet trimming (p4src/include/trim.p4) at this egress depth; 0 = off
+    trim_keep_bytes: int = 128
     ecn: EcnSettings | None = EcnSettings()
 
     def __init__(self, ecn: EcnSettings | None | bool = True, **options: int) -> None:
@@ -57,6 +59,12 @@ class Policy:
     def lb_params(self) -> dict[str, int]:
         return {"mode": self.mode, "flowlet_gap_us": self.flowlet_gap_us,
                 "best_hop_timeout_us": self.best_hop_timeout_us, "probe_mgrp": self.probe_mgrp}
+
+    def trim_params(self) -> dict[str, int] | None:
+        """trim_config's default action, or None to leave trimming off."""
+        if not self.trim_threshold:
+            return None
+        return {"enable": 1, "threshold": int(self.trim_threshold), "keep_bytes": int(self.trim_keep_bytes)}
 
     def ecn_for_port(self, switch: str, port: int) -> EcnSettings | None:
         return self.ecn

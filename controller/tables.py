@@ -49,6 +49,10 @@ def desired(conn: SwitchConnection, name: str, routes: SwitchRoutes, policy: Pol
         updates.append(_insert(conn.multicast_group(PROBE_MGRP, flood)))
     conn.table_entry("lb_config", action="set_lb_config", params=params, default=True,
                      into=_new(updates, pb.Update.MODIFY).entity.table_entry)
+    trim = policy.trim_params()
+    if trim is not None:
+        conn.table_entry("trim_config", action="set_trim", params=dict[str, Value](trim), default=True,
+                         into=_new(updates, pb.Update.MODIFY).entity.table_entry)
     return state, updates
 
 

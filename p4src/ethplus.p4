@@ -14,6 +14,7 @@
  *   include/parser.p4      the parser
  *   include/forwarding.p4  endpoint-id / LPM lookup -> next-hop group
  *   include/loadbalance.p4 group -> egress port, probes, failover
+ *   include/trim.p4        packet trimming (off by default), feedback priority
  *   include/ecn.p4         RED/ECN marking in egress
  *   include/telemetry.p4   per-port counters and queue depths
  *   include/deparser.p4    checksums and the deparser
@@ -27,6 +28,7 @@
 #include "include/parser.p4"
 #include "include/forwarding.p4"
 #include "include/loadbalance.p4"
+#include "include/trim.p4"
 #include "include/ecn.p4"
 #include "include/telemetry.p4"
 #include "include/deparser.p4"
@@ -43,6 +45,7 @@ control MyIngress(inout headers hdr,
 
     Forwarding() fwd;
     LoadBalance() lb;
+    Trimming() trim;
 
     action punt_to_cpu(bit<8> reason) {
         hdr.packet_in.setValid();
@@ -66,6 +69,9 @@ control MyIngress(inout headers hdr,
             fwd.apply(hdr, meta, standard_metadata);
             if (meta.drop_reason == DROP_NONE) {
                 lb.apply(hdr, meta, standard_metadata);
+            }
+            if (meta.drop_reason == DROP_NONE && !hdr.probe.isValid()) {
+                trim.apply(hdr, meta, standard_metadata);
             }
         }
 

@@ -44,12 +44,13 @@ def cmd_lab(a: argparse.Namespace) -> int:
     from traffic.vethlab import VethLab
 
     plan = plan_from_args(a, list(range(a.hosts)))
+    config = config_from_args(a)
     lab = VethLab(f"{a.prefix}{secrets.token_hex(2)}-", a.hosts)
     try:
         ports = lab.up()
         if a.shape:
             lab.shape(0, a.shape)
-        _result, metrics = replay(plan, ports, config_from_args(a), a.out)
+        _result, metrics = replay(plan, ports, config, a.out)
     finally:
         lab.down()
     console = Console()

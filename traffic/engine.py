@@ -6,6 +6,13 @@ port inside its namespace, expands the planned collectives into flows (one flow 
 when every transfer it depends on has *arrived* (or was given up as lossy), paces each flow at its rate, and
 reads every port's socket in the same loop. Nothing runs unbounded: `time_limit_s` and `max_packets` stop
 the run, and a flow whose last packet was sent is settled after `loss_grace_s` even if packets are missing.
+
+Which PSN goes on the wire next is the transport's decision (`traffic.transport`: `none`, `rc-gbn`, `sr`):
+the engine asks the flow's sender, stamps the frame, and hands every arrival to the flow's receiver, whose
+ACKs, NAKs and CNPs go back as real frames through the fabric (the receiving port's socket sends them) and
+are handed to the sender when they arrive. Under a reliable transport a flow settles when its receiver has
+every PSN (or its sender gave up); under `none` as before. The NIC's plane choice (`plane_policy`) picks, per
+packet or per flowlet, which of the endpoint's planes (and which path entropy) a data frame takes.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import heapq
 import select
 import time
 
-from traffic.frames import FORMATS, PROBE, Addr, Parsed, Template
+from traffic.frames import FORMATS, Addr, Parsed, Template, entropy
 from traffic.netns import open_packet_socket, socket_drops
 from traffic.reaction import make_reaction
 from traffic.receiver import FlowRx, Receiver
@@ -27,15 +34,26 @@ from traffic.records import (
     Port,
     RunResult,
 )
+from traffic.transport import CNP, RttEstimator, make_transport, reliable, transport_params
 
 __all__ = ["CollectiveRecord", "Engine", "EngineConfig", "FlowRecord", "PlannedCollective", "Port", "RunResult"]
+
+PLANE_POLICIES = ("pinned", "round-robin", "least-loaded")
+SPRAY_UNITS = ("packet", "flowlet")
+
+
+class _Path:
+    """One way a flow's data can go: a plane of the source and the same plane of the destination."""
+
+    __slots__ = ("sock", "tpl", "tail", "slot", "fb_tpl", "dst_fd")
 
 
 class _Flow:
     """Sender-side state of one flow (slots: touched per packet)."""
 
-    __slots__ = ("rec", "sock", "tpl", "tail", "deps_left", "dependents", "coll", "offset_ns", "next_ns",
-                 "cc", "rx", "seq", "payload", "frame_bits", "dst_ep", "last_progress_ns")
+    __slots__ = ("rec", "paths", "path", "deps_left", "dependents", "coll", "offset_ns", "next_ns", "cc", "rx",
+                 "tx", "trx", "payload", "dst_ep", "src_ep", "last_progress_ns", "parked", "tx_timer",
+                 "rx_timer", "last_tx_ns", "ent", "hi", "fb_by_fd", "avoid", "strikes", "psn_path", "rx_fd")
 
 
 class Engine:
@@ -44,12 +62,10 @@ class Engine:
     def __init__(self, ports: dict[tuple[int, int], Port], config: EngineConfig | None = None) -> None:
         self.ports = dict(ports)
         self.config = config or EngineConfig()
-        if self.config.frame_format not in FORMATS:
-            raise ValueError(f"unknown frame format {self.config.frame_format!r}; known: {', '.join(FORMATS)}")
-        self.fmt = FORMATS[self.config.frame_format]
-        self.payload = self.fmt.payload_per_packet(self.config.mtu)
-        if self.payload < PROBE.size:
-            raise ValueError(f"MTU {self.config.mtu} leaves no room for the probe record")
+        cfg = self.config.validate()
+        self.tparams = transport_params(**cfg.transport_params)
+        self.fmt = FORMATS[cfg.frame_format]
+        self.payload = self.fmt.payload_per_packet(cfg.mtu)
         self._socks: dict[tuple[str | None, str], object] = {}
         self._planes: dict[int, list[int]] = {}
         for ep, plane in sorted(self.ports):
@@ -91,10 +107,34 @@ class Engine:
             pair = cache[key] = self.fmt.for_pair(base, src, dst, gateway)
         return self.fmt.for_flow(pair, flow)
 
+    def _feedback_template(self, cache: dict, src: Addr, dst: Addr, flow: int, gateway: str | None) -> Template:
+        key = ("fb", src, dst, gateway)
+        pair = cache.get(key)
+        if pair is None:
+            base = cache.get("fb")
+            if base is None:
+                base = cache["fb"] = self.fmt.build_feedback(src, dst, flow, gateway)
+            pair = cache[key] = self.fmt.for_pair(base, src, dst, gateway)
+        return self.fmt.for_flow(pair, flow)
+
+    def _flow_planes(self, src: int, dst: int, plane: int) -> list[int]:
+        """The planes a flow may use: its own under `pinned`, else every plane both endpoints have."""
+        if self.config.plane_policy == "pinned":
+            return [plane]
+        common = [p for p in self._planes.get(src, []) if p in self._planes.get(dst, [])]
+        if not common:
+            return [plane]
+        # start on the schedule's plane so that a one-path choice equals `pinned`
+        start = common.index(plane) if plane in common else 0
+        return common[start:] + common[:start]
+
     def _expand(self, plan: list[PlannedCollective], receiver: Receiver):
         flows: list[_Flow] = []
         colls: list[CollectiveRecord] = []
-        templates: dict[tuple, Template] = {}
+        templates: dict = {}
+        rtts: dict[tuple[int, int], RttEstimator] = {}  # one per endpoint pair, like a NIC's per-peer state
+        avoids: dict[tuple[int, int, int], list[int]] = {}
+        rel = reliable(self.config.transport)
         for ci, pc in enumerate(plan):
             s = pc.schedule
             crec = CollectiveRecord(pc.name, pc.iteration, s.kind, s.algorithm, s.size, s.ranks)
@@ -102,28 +142,53 @@ class Engine:
             base = len(flows)
             for t in s.transfers:
                 f = _Flow()
-                src, dst = self.port(t.src, t.plane), self.port(t.dst, t.plane)
                 npkts = t.packets(self.payload)
                 fid = len(flows)
                 f.rec = FlowRecord(fid, pc.key, t.id, t.src, t.dst, t.plane, t.bytes, npkts)
-                f.sock = self._sock(src)
-                self._sock(dst)  # the receiver must listen even if it never sends
-                a_src, a_dst = Addr(src.mac, src.ip, t.src, t.plane), Addr(dst.mac, dst.ip, t.dst, t.plane)
                 tail_len = t.bytes - (npkts - 1) * self.payload
-                f.tpl = self._template(templates, a_src, a_dst, fid, self.payload, src.gateway_mac)
-                f.tail = (f.tpl if tail_len == self.payload else
-                          self._template(templates, a_src, a_dst, fid, tail_len, src.gateway_mac))
+                f.paths = []
+                f.fb_by_fd = {}
+                for plane in self._flow_planes(t.src, t.dst, t.plane):
+                    src, dst = self.port(t.src, plane), self.port(t.dst, plane)
+                    path = _Path()
+                    path.sock = self._sock(src)
+                    dsock = self._sock(dst)  # the receiver must listen even if it never sends
+                    a_src = Addr(src.mac, src.ip, t.src, plane)
+                    a_dst = Addr(dst.mac, dst.ip, t.dst, plane)
+                    path.tpl = self._template(templates, a_src, a_dst, fid, self.payload, src.gateway_mac)
+                    path.tail = (path.tpl if tail_len == self.payload else
+                                 self._template(templates, a_src, a_dst, fid, tail_len, src.gateway_mac))
+                    path.slot = 0
+                    path.dst_fd = dsock.fileno()
+                    path.fb_tpl = (self._feedback_template(templates, a_dst, a_src, fid, dst.gateway_mac)
+                                   if rel else None)
+                    f.fb_by_fd.setdefault(path.dst_fd, (dsock, path.fb_tpl))
+                    f.paths.append(path)
+                f.path = 0
+                f.rx_fd = f.paths[0].dst_fd  # where the latest data arrived: timer ACKs go back that way
                 f.deps_left = len(t.depends_on)
                 f.dependents = []
                 f.coll = ci
                 f.offset_ns = int(t.offset_s * 1e9)
                 f.payload = tail_len
-                f.frame_bits = len(f.tpl.buf) * 8
                 f.dst_ep = t.dst
-                f.seq = 0
+                f.src_ep = t.src
                 f.cc = None
                 f.next_ns = 0
                 f.last_progress_ns = 0
+                f.parked = False
+                f.tx_timer = f.rx_timer = 0
+                f.last_tx_ns = -(1 << 62)
+                f.ent = entropy(fid)
+                f.hi = 0
+                pair = (t.src, t.dst)
+                if pair not in rtts:
+                    rtts[pair] = RttEstimator(self.tparams)
+                f.tx, f.trx = make_transport(self.config.transport, npkts, self.tparams, rtts[pair])
+                # per endpoint pair, per path: until when the NIC avoids it (losses seen on it)
+                f.avoid = avoids.setdefault((t.src, t.dst, len(f.paths)), [0] * len(f.paths))
+                f.strikes = avoids.setdefault((t.src, t.dst, -len(f.paths)), [0] * len(f.paths))
+                f.psn_path = bytearray(npkts) if len(f.paths) > 1 else bytearray()
                 f.rx = receiver.expect(fid, npkts)
                 crec.flows.append(fid)
                 flows.append(f)
@@ -138,6 +203,7 @@ class Engine:
         receiver = Receiver()
         flows, colls = self._expand(plan, receiver)
         reaction = make_reaction(cfg.reaction, cfg.rate_bps, **cfg.reaction_params)
+        rel = reliable(cfg.transport)
         keys = {pc.key: i for i, pc in enumerate(plan)}
         coll_left = [len(pc.schedule.transfers) for pc in plan]
         coll_wait = [sum(1 for a in pc.after if a in keys) for pc in plan]
@@ -158,6 +224,9 @@ class Engine:
             fd_sock[s.fileno()] = s
         # per source port pacing (the NIC's line rate), shared by all flows leaving that port
         port_slot = {fd: i for i, fd in enumerate(fd_sock)}
+        for f in flows:
+            for path in f.paths:
+                path.slot = port_slot[path.sock.fileno()]
         port_next = [0] * len(port_slot)
         port_ns_per_bit = 1e9 / cfg.port_rate_bps if cfg.port_rate_bps else 0.0
         port_slack_ns = int(cfg.burst * (cfg.mtu + 14) * 8 * port_ns_per_bit)
@@ -167,6 +236,8 @@ class Engine:
         t0 = time.monotonic_ns()
         deadline = t0 + int(cfg.time_limit_s * 1e9)
         grace_ns = int(cfg.loss_grace_s * 1e9)
+        flowlet_ns = int(cfg.flowlet_gap_s * 1e9)
+        avoid_ns = self.tparams.rto_ns
         timers: list[tuple[int, int, str, int]] = []  # (time, tiebreak, kind, id)
         sendq: list[tuple[int, int]] = []  # (next send time, flow)
         tick = 0
@@ -214,6 +285,36 @@ class Engine:
             if coll_left[ci] == 0:
                 finish_collective(ci, now)
 
+        def arm_tx(fid: int, f: _Flow) -> None:
+            t = f.tx.next_timer()
+            if t is not None and (not f.tx_timer or t < f.tx_timer):
+                f.tx_timer = t
+                push_timer(t, "rto", fid)
+
+        def arm_rx(fid: int, f: _Flow) -> None:
+            t = f.trx.next_timer()
+            if t is not None and (not f.rx_timer or t < f.rx_timer):
+                f.rx_timer = t
+                push_timer(t, "dack", fid)
+
+        def send_feedback(fid: int, f: _Flow, fd: int, fbs: list) -> None:
+            nonlocal packets
+            sock, tpl = f.fb_by_fd.get(fd) or f.fb_by_fd[f.paths[0].dst_fd]
+            for fb in fbs:
+                try:
+                    sock.send(tpl.stamp_feedback(fid, fb))
+                except OSError as e:  # BlockingIOError included: feedback is best effort, like on a NIC
+                    if not isinstance(e, BlockingIOError) and e.errno not in (errno.ENOBUFS, errno.ENETDOWN,
+                                                                              errno.ENXIO):
+                        raise
+                f.rec.feedback_sent += 1
+                packets += 1
+
+        def unpark(fid: int, f: _Flow, now: int) -> None:
+            if f.parked and not f.tx.done:
+                f.parked = False
+                heapq.heappush(sendq, (max(now, f.next_ns), fid))
+
         for ci, pc in enumerate(plan):
             if coll_wait[ci] == 0:
                 push_timer(t0 + int((pc.start_s + pc.delay_s) * 1e9), "coll", ci)
@@ -223,6 +324,9 @@ class Engine:
         window_of = reaction.window
         rate_of = reaction.rate_bps
         on_delivery = reaction.on_delivery
+        per_ack = reaction.name == "hpcc"
+        policy = cfg.plane_policy
+        by_flowlet = cfg.spray_unit == "flowlet"
         recv_budget = 1024  # drain each socket: receiving is dearer than sending and must keep up
 
         while unsettled:
@@ -243,8 +347,42 @@ class Engine:
                     if p is None or p.flow >= len(flows):
                         continue
                     f = flows[p.flow]
+                    fb = p.feedback
+                    if fb is not None:  # an ACK/NAK/CNP back at the sender
+                        if f.src_ep not in eps or f.cc is None:
+                            continue
+                        f.rec.feedback_received += 1
+                        newly = f.tx.on_feedback(fb, now)
+                        if fb.kind == CNP:
+                            on_delivery(f.cc, True, -1, now / 1e9)
+                        elif newly:
+                            f.last_progress_ns = now
+                            if per_ack:
+                                for _k in range(newly):
+                                    on_delivery(f.cc, False, fb.qdepth, now / 1e9)
+                        if f.tx.failed and not f.rec.settle_ns:
+                            settle(p.flow, now)
+                        unpark(p.flow, f, now)
+                        arm_tx(p.flow, f)
+                        continue
                     if f.dst_ep not in eps:
                         continue  # flooded copy that reached a bystander
+                    if rel:
+                        if p.npkts != f.rx.npkts:
+                            receiver.foreign += 1
+                            continue
+                        trx = f.trx
+                        fbs = trx.on_data(p.seq, now, p.trimmed, p.ce, p.qdepth, p.tx_ns)
+                        if not p.trimmed:
+                            f.rx.on_packet(p, now)  # wire statistics: reordering, marks, queue depths
+                        f.rx_fd = fd
+                        if fbs:
+                            send_feedback(p.flow, f, fd, fbs)
+                        if not f.rx_timer:  # a pending ACK timer that fires early re-arms itself
+                            arm_rx(p.flow, f)
+                        if trx.delivered >= trx.npkts and not f.rec.settle_ns:
+                            settle(p.flow, now)
+                        continue
                     rx: FlowRx | None = receiver.on_frame(p, now)
                     if rx is None:
                         continue
@@ -253,13 +391,13 @@ class Engine:
                         on_delivery(f.cc, p.ce, p.qdepth, now / 1e9)
                     if rx.complete and not f.rec.settle_ns:
                         settle(p.flow, now)
-            # timers: collective starts, flow starts, loss grace expiries
+            # timers: collective starts, flow starts, loss grace expiries, retransmission and ACK timers
             while timers and timers[0][0] <= now:
                 _, _, kind, ident = heapq.heappop(timers)
+                f = flows[ident] if kind != "coll" else None
                 if kind == "coll":
                     start_collective(ident, now)
                 elif kind == "flow":
-                    f = flows[ident]
                     f.rec.start_ns = now
                     if limit_hit:  # the packet budget is spent: nothing more goes on the wire
                         f.rec.send_done_ns = now
@@ -269,7 +407,22 @@ class Engine:
                     f.next_ns = now
                     f.last_progress_ns = now
                     heapq.heappush(sendq, (now, ident))
-                elif kind == "grace" and not flows[ident].rec.settle_ns:
+                elif kind == "rto":
+                    f.tx_timer = 0
+                    f.tx.on_timer(now)
+                    if f.tx.failed:
+                        if not f.rec.settle_ns:
+                            settle(ident, now)
+                    else:
+                        unpark(ident, f, now)
+                        arm_tx(ident, f)
+                elif kind == "dack":
+                    f.rx_timer = 0
+                    fbs = f.trx.on_timer(now)
+                    if fbs:
+                        send_feedback(ident, f, f.rx_fd, fbs)
+                    arm_rx(ident, f)
+                elif kind == "grace" and not f.rec.settle_ns:
                     settle(ident, now)
             # send what is due
             budget = cfg.send_batch
@@ -278,47 +431,115 @@ class Engine:
                 f = flows[fid]
                 rec = f.rec
                 cc = f.cc
+                tx = f.tx
                 win = window_of(cc)
-                slot = port_slot[f.sock.fileno()]
+                paths = f.paths
+                npaths = len(paths)
+                last_psn = rec.npkts - 1
                 n = 0
-                while n < burst and f.seq < rec.npkts and f.next_ns <= now and port_next[slot] <= now:
-                    if win is not None and f.seq - f.rx.delivered >= win \
-                            and now - f.last_progress_ns < grace_ns:
+                parked = False
+                path = paths[f.path]
+                slot = path.slot
+                while n < burst and f.next_ns <= now:
+                    if npaths > 1 and (not by_flowlet or now - f.last_tx_ns > flowlet_ns):
+                        avoid = f.avoid
+                        if policy == "round-robin":
+                            k = f.path
+                            for _ in range(npaths):
+                                k = (k + 1) % npaths
+                                if avoid[k] <= now:
+                                    break
+                            f.path = k
+                        else:  # least-loaded: the plane whose NIC port frees up first
+                            f.path = min(range(npaths), key=lambda k: (avoid[k] > now, port_next[paths[k].slot]))
+                        f.ent = (f.ent + 1) & 0x3FFF
+                        path = paths[f.path]
+                        slot = path.slot
+                    if port_next[slot] > now:
                         break
+                    if win is not None:
+                        inflight = f.hi - (tx.acked_delivered if rel else f.rx.delivered)
+                        if inflight >= win and (rel or now - f.last_progress_ns < grace_ns):
+                            parked = rel
+                            break
                     if packets >= cfg.max_packets:
                         limit_hit = True
                         break
-                    last = f.seq == rec.npkts - 1
-                    tpl = f.tail if last else f.tpl
-                    buf = tpl.stamp(fid, f.seq, rec.npkts, now)
+                    psn = tx.take(now)
+                    if psn is None:
+                        parked = True
+                        break
+                    if npaths > 1:
+                        if psn < f.hi:  # a retransmission: the path its last copy took is suspect for a while
+                            avoid = f.avoid
+                            bad = f.psn_path[psn]
+                            if avoid[bad] <= now:
+                                # repeated trouble on a path keeps it avoided longer (up to 16x)
+                                strikes = f.strikes
+                                strikes[bad] = min(strikes[bad] + 1, 4) if now - avoid[bad] < avoid_ns else 0
+                                avoid[bad] = now + (max(avoid_ns, 2 * tx.rtt.srtt) << strikes[bad])
+                            if avoid[f.path] > now:
+                                ok = [k for k in range(npaths) if avoid[k] <= now]
+                                if ok:
+                                    f.path = min(ok, key=lambda k: port_next[paths[k].slot])
+                                    path = paths[f.path]
+                                    slot = path.slot
+                        f.psn_path[psn] = f.path
+                    tpl = path.tail if psn == last_psn else path.tpl
+                    buf = tpl.stamp(fid, psn, rec.npkts, now)
+                    if npaths > 1:
+                        ent = 0xC000 | f.ent
+                        buf[tpl.entropy_off] = ent >> 8
+                        buf[tpl.entropy_off + 1] = ent & 0xFF
                     try:
-                        f.sock.send(buf)
+                        path.sock.send(buf)
                     except BlockingIOError:
+                        if rel:
+                            rec.tx_dropped += 1  # taken by the transport: it is lost, the transport repairs it
+                        else:
+                            tx.nxt -= 1  # unreliable: give the PSN back and try again shortly
+                            tx.sent -= 1
                         f.next_ns = now + 20_000
                         break
                     except OSError as e:
                         if e.errno not in (errno.ENOBUFS, errno.ENETDOWN, errno.ENXIO):
                             raise
                         rec.tx_dropped += 1
-                    f.seq += 1
+                    if psn >= f.hi:
+                        f.hi = psn + 1
                     rec.sent += 1
+                    blen = len(buf)
+                    rec.sent_bytes += blen
                     packets += 1
                     n += 1
-                    f.next_ns += int(len(buf) * 8 * 1e9 / rate_of(cc, now / 1e9))
+                    f.last_tx_ns = now
+                    f.next_ns += int(blen * 8 * 1e9 / rate_of(cc, now / 1e9))
                     if port_ns_per_bit:
                         # token bucket: time lost to a slow loop turn may be caught up, `burst` frames deep
                         port_next[slot] = (max(port_next[slot], now - port_slack_ns)
-                                           + int(len(buf) * 8 * port_ns_per_bit))
+                                           + int(blen * 8 * port_ns_per_bit))
                 budget -= max(n, 1)
-                if f.seq >= rec.npkts:
+                if not rec.send_done_ns and f.hi >= rec.npkts:
                     rec.send_done_ns = now
                     rec.rate_cuts = cc.cuts
+                if rel:
+                    if tx.done:
+                        if tx.failed and not rec.settle_ns:
+                            settle(fid, now)
+                    elif limit_hit:
+                        push_timer(now + grace_ns, "grace", fid)
+                    elif parked:
+                        f.parked = True
+                    else:
+                        heapq.heappush(sendq, (max(f.next_ns, now, port_next[slot]), fid))
+                    arm_tx(fid, f)
+                elif tx.done:
                     if not f.rx.complete:
                         push_timer(now + grace_ns, "grace", fid)
                 elif limit_hit:
                     rec.send_done_ns = now
                     push_timer(now + grace_ns, "grace", fid)
-                elif win is not None and f.seq - f.rx.delivered >= win:
+                elif win is not None and f.hi - f.rx.delivered >= win:
                     heapq.heappush(sendq, (now + 50_000, fid))  # window full: look again shortly
                 else:
                     heapq.heappush(sendq, (max(f.next_ns, now, port_next[slot]), fid))
@@ -333,13 +554,24 @@ class Engine:
         drops = sum(socket_drops(s) for s in self._socks.values())
         for f in flows:
             r, rx = f.rec, f.rx
-            r.delivered, r.duplicates, r.reordered = rx.delivered, rx.duplicates, rx.reordered
+            r.duplicates, r.reordered = rx.duplicates, rx.reordered
             r.reorder_max, r.ce, r.qdepth_max = rx.reorder_max, rx.ce, rx.qdepth_max
-            r.complete = rx.complete
-            if rx.complete:
-                r.settle_ns = rx.complete_ns
-            tail_got = rx.seen[-1] if rx.npkts else 0
-            r.delivered_bytes = (rx.delivered - tail_got) * self.payload + tail_got * f.payload
+            if rel:
+                trx, tx = f.trx, f.tx
+                r.delivered = trx.delivered
+                r.complete = trx.complete
+                r.retransmitted, r.timeouts, r.naks, r.failed = tx.retransmitted, tx.timeouts, tx.naks, tx.failed
+                r.spurious, r.discarded, r.trimmed = trx.spurious, trx.discarded, trx.trimmed
+                tail_got = 1 if trx.complete or (hasattr(trx, "got") and trx.got[-1]) else 0
+                if r.complete and not r.settle_ns:
+                    r.settle_ns = end
+            else:
+                r.delivered = rx.delivered
+                r.complete = rx.complete
+                if rx.complete:
+                    r.settle_ns = rx.complete_ns
+                tail_got = rx.seen[-1] if rx.npkts else 0
+            r.delivered_bytes = (r.delivered - tail_got) * self.payload + tail_got * f.payload
             if f.cc is not None:
                 r.rate_cuts = f.cc.cuts
         for c in colls:

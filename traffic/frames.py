@@ -8,6 +8,12 @@ flags, flow id, sequence number, packet count of the flow and the send time. Rec
 offset that depends only on the frame format, so loss, reorder and duplicates are counted the same way for
 every format.
 
+Feedback frames (ACK/NAK/CNP of the reliable transports, `traffic.transport`) travel the other way through
+the same switches: RoCEv2 BTH opcode RC ACK (0x11) or CNP (0x81), or ETH+ pkt_type ack, never ECN-capable,
+with ethlab's feedback record (`FEEDBACK`, probe flags bit 0 set) where the probe record would be. A data
+frame trimmed by a switch (payload cut at a full queue, see p4src/include/trim.p4) is recognised by the
+trimmed DSCP (RoCEv2) or the ETH+ `trimmed` bit; its probe record survives the cut.
+
 Formats (headers from `traffic/layers.py`, which mirror `p4src/include/headers.p4`):
 - "roce" (scale-out): Ethernet / IPv4 (ECT(0) when ECN-capable) / UDP 4791 / BTH (dest QP = flow id,
   PSN = sequence) / payload / ICRC (left zero, nobody checks it in the emulator). CE = IPv4 ECN bits 11.
@@ -25,12 +31,20 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from traffic.layers import ETHERTYPE_ETHPLUS, EthPlus, RoCEv2BTH
+from traffic.layers import ETHERTYPE_ETHPLUS, PKT_ACK, EthPlus, RoCEv2BTH
+from traffic.transport.base import CNP, Feedback
 
 ROCE_PORT = 4791
 PROBE = struct.Struct("!HBBIIIQ")  # magic, version, flags, flow, seq, npkts, tx_ns
 PROBE_MAGIC = 0xE7AB
 PROBE_VERSION = 1
+FLAG_FEEDBACK = 0x01
+#: magic, version, flags, flow, kind, cum, psn, sack, qdepth, echoed send time (ethlab's feedback record, 40 B)
+FEEDBACK = struct.Struct("!HBBIB3xIIQiQ")
+BTH_RC_ACK = 0x11
+BTH_CNP = 0x81
+#: DSCP a switch writes into a trimmed RoCEv2 packet (ethlab's model; mirrored from p4src/include/headers.p4)
+DSCP_TRIMMED = 0x21
 ICRC_LEN = 4
 ETH_IPV4 = b"\x08\x00"
 UDP_PROTO = 17
@@ -61,12 +75,26 @@ class Template:
     buf: bytearray
     psn_off: int  # 3 bytes, big endian; -1 when the format has no PSN field
     probe_off: int
+    entropy_off: int = -1  # 2 bytes: the path entropy (UDP source port / ETH+ entropy)
 
     def stamp(self, flow: int, seq: int, npkts: int, tx_ns: int) -> bytearray:
         if self.psn_off >= 0:
             self.buf[self.psn_off:self.psn_off + 3] = (seq & 0xFFFFFF).to_bytes(3, "big")
         PROBE.pack_into(self.buf, self.probe_off, PROBE_MAGIC, PROBE_VERSION, 0, flow, seq, npkts, tx_ns)
         return self.buf
+
+    def stamp_feedback(self, flow: int, fb: Feedback) -> bytearray:
+        """Fill a feedback template (made by `FrameFormat.build_feedback`) with one ACK/NAK/CNP."""
+        buf = self.buf
+        if self.psn_off >= 0:
+            buf[self.psn_off:self.psn_off + 3] = (fb.cum & 0xFFFFFF).to_bytes(3, "big")
+        if fb.kind == CNP and self.psn_off == ROCE_HEADERS - 3:
+            buf[ROCE_HEADERS - 12] = BTH_CNP
+        elif self.psn_off == ROCE_HEADERS - 3:
+            buf[ROCE_HEADERS - 12] = BTH_RC_ACK
+        FEEDBACK.pack_into(buf, self.probe_off, PROBE_MAGIC, PROBE_VERSION, FLAG_FEEDBACK, flow, fb.kind,
+                           fb.cum, fb.psn, fb.sack, fb.qdepth, fb.echo_ns)
+        return buf
 
 
 def roce_overhead() -> int:
@@ -83,7 +111,17 @@ def roce_template(src: Addr, dst: Addr, flow: int, payload_len: int, ecn: bool =
            / UDP(sport=entropy(flow), dport=ROCE_PORT, chksum=0)
            / RoCEv2BTH(opcode=BTH_UD_SEND_ONLY, dest_qp=flow & 0xFFFFFF, psn=0)
            / Raw(bytes(payload_len + ICRC_LEN)))
-    return Template(bytearray(bytes(pkt)), ROCE_HEADERS - 3, ROCE_HEADERS)
+    return Template(bytearray(bytes(pkt)), ROCE_HEADERS - 3, ROCE_HEADERS, 34)
+
+
+def roce_feedback_template(src: Addr, dst: Addr, flow: int, dst_mac: str | None = None) -> Template:
+    """RoCEv2 RC ACK frame from the data's receiver `src` back to its sender `dst` (not ECN-capable)."""
+    pkt = (Ether(src=src.mac, dst=dst_mac or dst.mac)
+           / IP(src=src.ip, dst=dst.ip, tos=0x00, ttl=64, id=0, flags="DF")
+           / UDP(sport=entropy(flow), dport=ROCE_PORT, chksum=0)
+           / RoCEv2BTH(opcode=BTH_RC_ACK, dest_qp=flow & 0xFFFFFF, psn=0)
+           / Raw(bytes(FEEDBACK.size + ICRC_LEN)))
+    return Template(bytearray(bytes(pkt)), ROCE_HEADERS - 3, ROCE_HEADERS, 34)
 
 
 def _mac(text: str) -> bytes:
@@ -110,7 +148,7 @@ def roce_for_pair(base: Template, src: Addr, dst: Addr, dst_mac: str | None = No
     buf[30:34] = _ip(dst.ip)
     buf[24:26] = b"\x00\x00"
     buf[24:26] = _ip_checksum(bytes(buf[14:34])).to_bytes(2, "big")
-    return Template(buf, base.psn_off, base.probe_off)
+    return Template(buf, base.psn_off, base.probe_off, base.entropy_off)
 
 
 def roce_for_flow(base: Template, flow: int) -> Template:
@@ -120,12 +158,13 @@ def roce_for_flow(base: Template, flow: int) -> Template:
     buf = bytearray(base.buf)
     buf[34:36] = entropy(flow).to_bytes(2, "big")
     buf[47:50] = (flow & 0xFFFFFF).to_bytes(3, "big")
-    return Template(buf, base.psn_off, base.probe_off)
+    return Template(buf, base.psn_off, base.probe_off, base.entropy_off)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Parsed:
-    """What a receiver needs from a data frame."""
+    """What a receiver needs from a data frame (or, with `feedback` set, what a sender needs from an
+    ACK/NAK/CNP frame: then `seq`, `npkts`, `tx_ns` are 0)."""
 
     flow: int
     seq: int
@@ -134,6 +173,15 @@ class Parsed:
     ce: bool
     qdepth: int  # path congestion field (ETH+); -1 when the format has none
     length: int
+    trimmed: bool = False
+    feedback: Feedback | None = None
+
+
+def _parse_feedback(data: bytes, off: int) -> Parsed | None:
+    if len(data) < off + FEEDBACK.size:
+        return None
+    _m, _v, _f, flow, kind, cum, psn, sack, qdepth, echo = FEEDBACK.unpack_from(data, off)
+    return Parsed(flow, 0, 0, 0, False, -1, len(data), False, Feedback(kind, cum, psn, sack, qdepth, echo))
 
 
 def parse_roce(data: bytes) -> Parsed | None:
@@ -144,10 +192,13 @@ def parse_roce(data: bytes) -> Parsed | None:
     if data[udp + 2:udp + 4] != ROCE_PORT_BYTES:
         return None
     off = udp + 8 + 12
-    magic, ver, _flags, flow, seq, npkts, tx_ns = PROBE.unpack_from(data, off)
+    magic, ver, flags, flow, seq, npkts, tx_ns = PROBE.unpack_from(data, off)
     if magic != PROBE_MAGIC or ver != PROBE_VERSION:
         return None
-    return Parsed(flow, seq, npkts, tx_ns, (data[15] & 0x03) == 0x03, -1, len(data))
+    if flags & FLAG_FEEDBACK:
+        return _parse_feedback(data, off)
+    tos = data[15]
+    return Parsed(flow, seq, npkts, tx_ns, (tos & 0x03) == 0x03, -1, len(data), tos >> 2 == DSCP_TRIMMED)
 
 
 # --------------------------------------------------------------------------------------------- ETH+
@@ -167,7 +218,16 @@ def ethplus_template(src: Addr, dst: Addr, flow: int, payload_len: int, ecn: boo
            / EthPlus(plane=src.plane & 0x3, ect=1 if ecn else 0, ce=0, dst_id=dst.endpoint & 0x3FF,
                      src_id=src.endpoint & 0x3FF, entropy=entropy(flow), seq=0)
            / Raw(bytes(payload_len)))
-    return Template(bytearray(bytes(pkt)), 22, ETHPLUS_HEADERS)
+    return Template(bytearray(bytes(pkt)), 22, ETHPLUS_HEADERS, 18)
+
+
+def ethplus_feedback_template(src: Addr, dst: Addr, flow: int, dst_mac: str | None = None) -> Template:
+    """ETH+ ack frame (pkt_type ack, seq = cumulative PSN) from the data's receiver back to its sender."""
+    pkt = (Ether(src=src.mac, dst=dst_mac or dst.mac, type=ETHERTYPE_ETHPLUS)
+           / EthPlus(pkt_type=PKT_ACK, plane=src.plane & 0x3, ect=0, ce=0, dst_id=dst.endpoint & 0x3FF,
+                     src_id=src.endpoint & 0x3FF, entropy=entropy(flow), seq=0)
+           / Raw(bytes(FEEDBACK.size)))
+    return Template(bytearray(bytes(pkt)), 22, ETHPLUS_HEADERS, 18)
 
 
 def ethplus_for_pair(base: Template, src: Addr, dst: Addr, dst_mac: str | None = None) -> Template:
@@ -178,22 +238,28 @@ def ethplus_for_pair(base: Template, src: Addr, dst: Addr, dst_mac: str | None =
     buf[14] = (buf[14] & ~0x0C & 0xFF) | (src.plane & 0x3) << 2
     hop = buf[15] >> 4
     buf[15:18] = (hop << 20 | (dst.endpoint & 0x3FF) << 10 | (src.endpoint & 0x3FF)).to_bytes(3, "big")
-    return Template(buf, base.psn_off, base.probe_off)
+    return Template(buf, base.psn_off, base.probe_off, base.entropy_off)
 
 
 def ethplus_for_flow(base: Template, flow: int) -> Template:
     buf = bytearray(base.buf)
     buf[18:20] = entropy(flow).to_bytes(2, "big")
-    return Template(buf, base.psn_off, base.probe_off)
+    return Template(buf, base.psn_off, base.probe_off, base.entropy_off)
 
 
 def parse_ethplus(data: bytes) -> Parsed | None:
     if len(data) < ETHPLUS_HEADERS + PROBE.size or data[12:14] != ETHPLUS_TYPE_BYTES:
         return None
-    magic, ver, _flags, flow, seq, npkts, tx_ns = PROBE.unpack_from(data, ETHPLUS_HEADERS)
-    if magic != PROBE_MAGIC or ver != PROBE_VERSION or (data[14] >> 4) & 0x3 != 0:  # data frames only
+    magic, ver, flags, flow, seq, npkts, tx_ns = PROBE.unpack_from(data, ETHPLUS_HEADERS)
+    if magic != PROBE_MAGIC or ver != PROBE_VERSION:
         return None
-    return Parsed(flow, seq, npkts, tx_ns, bool(data[14] & 0x01), int.from_bytes(data[20:22], "big"), len(data))
+    ptype = (data[14] >> 4) & 0x3
+    if ptype == PKT_ACK and flags & FLAG_FEEDBACK:
+        return _parse_feedback(data, ETHPLUS_HEADERS)
+    if ptype != 0:  # data frames only
+        return None
+    return Parsed(flow, seq, npkts, tx_ns, bool(data[14] & 0x01), int.from_bytes(data[20:22], "big"), len(data),
+                  bool(data[25] & 0x80))
 
 
 @dataclass(frozen=True)
@@ -206,13 +272,15 @@ class FrameFormat:
     for_pair: Callable[..., Template]
     for_flow: Callable[[Template, int], Template]
     parse: Callable[[bytes], Parsed | None]
+    build_feedback: Callable[..., Template]
 
     def payload_per_packet(self, mtu: int) -> int:
         return mtu - self.l3_overhead
 
 
 FORMATS = {
-    "roce": FrameFormat("roce", roce_overhead() - 14, roce_template, roce_for_pair, roce_for_flow, parse_roce),
+    "roce": FrameFormat("roce", roce_overhead() - 14, roce_template, roce_for_pair, roce_for_flow, parse_roce,
+                         roce_feedback_template),
     "ethplus": FrameFormat("ethplus", ethplus_overhead() - 14, ethplus_template, ethplus_for_pair,
-                           ethplus_for_flow, parse_ethplus),
+                           ethplus_for_flow, parse_ethplus, ethplus_feedback_template),
 }

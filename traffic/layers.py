@@ -76,12 +76,13 @@ class EthPlus(Packet):
         ShortField("entropy", 0),
         ShortField("max_qdepth", 0),
         BitField("seq", 0, 24),
-        BitField("credits", 0, 8),
+        BitField("trimmed", 0, 1),
+        BitField("credits", 0, 7),
     ]
 
     def mysummary(self) -> str:
         return self.sprintf(
-            "ETH+ %pkt_type% %src_id%>%dst_id% plane=%plane% seq=%seq% ce=%ce% q=%max_qdepth%"
+            "ETH+ %pkt_type% %src_id%>%dst_id% plane=%plane% seq=%seq% ce=%ce% q=%max_qdepth% trim=%trimmed%"
         )
 
 

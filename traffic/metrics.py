@@ -5,6 +5,12 @@ buffer; all-to-all: one rank's send buffer). busbw = algbw x factor, the factor 
 link speed: 2(n-1)/n for all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for
 broadcast, reduce, send/recv and incast. Bandwidths are in GB/s (1e9 bytes/s) like nccl-tests prints them.
 Percentiles use the nearest-rank method: p-th percentile = the ceil(p/100 x N)-th smallest value.
+
+Transport columns: goodput = distinct payload bytes delivered to the receivers per second of the collective;
+throughput = frame bytes the senders put on the wire (retransmissions included) per second; retransmitted =
+packets sent again; spurious = retransmitted copies whose first copy had arrived (go-back-N resends what a
+reorder made it discard); a collective is complete only when every flow delivered every byte, and its time
+includes the recovery.
 """
 
 from __future__ import annotations
@@ -89,7 +95,27 @@ def collective_record(c: CollectiveRecord, flows: Sequence[FlowRecord]) -> dict:
         "fct_p99_s": percentile(fcts, 99),
         "fct_max_s": max(fcts) if fcts else None,
         "rate_cuts": sum(f.rate_cuts for f in flows),
+        "goodput_GBps": (sum(f.delivered_bytes for f in flows) / t / 1e9) if t else None,
+        "throughput_GBps": (sum(f.sent_bytes for f in flows) / t / 1e9) if t else None,
+        "retransmitted": sum(f.retransmitted for f in flows),
+        "spurious_retransmissions": sum(f.spurious for f in flows),
+        "timeouts": sum(f.timeouts for f in flows),
+        "naks": sum(f.naks for f in flows),
+        "trimmed": sum(f.trimmed for f in flows),
+        "feedback_frames": sum(f.feedback_sent for f in flows),
+        "failed_flows": sum(1 for f in flows if f.failed),
+        "recovery_s": _recovery_s(flows),
     }
+
+
+def _recovery_s(flows: Sequence[FlowRecord]) -> float:
+    """Time flows spent after their last first transmission until everything was delivered: what loss
+    recovery (retransmissions, timeouts) added to the collective, summed over the flows that needed any."""
+    total = 0
+    for f in flows:
+        if f.retransmitted and f.complete and f.settle_ns and f.send_done_ns:
+            total += max(0, f.settle_ns - f.send_done_ns)
+    return total / 1e9
 
 
 @dataclass
@@ -146,6 +172,15 @@ def summarize(result: RunResult) -> Metrics:
         "rate_bps": result.config.rate_bps,
         "mtu": result.config.mtu,
         "reaction": result.config.reaction,
+        "transport": result.config.transport,
+        "plane_policy": result.config.plane_policy,
+        "retransmitted": sum(f.retransmitted for f in result.flows),
+        "spurious_retransmissions": sum(f.spurious for f in result.flows),
+        "timeouts": sum(f.timeouts for f in result.flows),
+        "trimmed": sum(f.trimmed for f in result.flows),
+        "failed_flows": sum(1 for f in result.flows if f.failed),
+        "goodput_bytes": sum(f.delivered_bytes for f in result.flows),
+        "wire_bytes": sum(f.sent_bytes for f in result.flows),
     }
     return Metrics(records, steps, summary)
 
@@ -156,7 +191,9 @@ def flow_rows(result: RunResult) -> list[dict]:
              "transfer": f.transfer, "src": f.src, "dst": f.dst, "plane": f.plane, "bytes": f.bytes,
              "packets": f.npkts, "sent": f.sent, "delivered": f.delivered, "lost": f.lost,
              "duplicates": f.duplicates, "reordered": f.reordered, "reorder_max": f.reorder_max,
-             "ecn_marked": f.ce, "fct_s": f.fct_s, "complete": f.complete} for f in result.flows]
+             "ecn_marked": f.ce, "fct_s": f.fct_s, "complete": f.complete,
+             "retransmitted": f.retransmitted, "spurious": f.spurious, "timeouts": f.timeouts, "naks": f.naks,
+             "trimmed": f.trimmed, "feedback_sent": f.feedback_sent, "failed": f.failed} for f in result.flows]
 
 
 def write_json(path: str | Path, metrics: Metrics) -> None:

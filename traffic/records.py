@@ -51,6 +51,63 @@ class EngineConfig:
     burst: int = 8  # packets a flow may send back to back when it is behind its pacing schedule
     send_batch: int = 32  # packets sent per loop turn before the sockets are read again
     frame_format: str = "roce"
+    transport: str = "none"  # none (unreliable), rc-gbn, sr: see traffic/transport
+    transport_params: dict = field(default_factory=dict)  # TransportParams keys (times also as *_s)
+    plane_policy: str = "pinned"  # pinned, round-robin, least-loaded: how the NIC picks a plane per packet
+    spray_unit: str = "packet"  # packet or flowlet: how often a spraying NIC may pick a new plane/entropy
+    flowlet_gap_s: float = 100e-6  # a new flowlet after this much silence (spray_unit flowlet)
+
+    def validate(self) -> EngineConfig:
+        """Raise ValueError (one clear sentence) for anything the engine could not run with; checked before
+        any fabric comes up, so a typo costs a second, not a bring-up."""
+        from traffic.frames import FORMATS, PROBE
+        from traffic.reaction import make_reaction
+        from traffic.transport import check_name, transport_params
+
+        def positive(name: str, value: object, allow_zero: bool = False) -> None:
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and (
+                value >= 0 if allow_zero else value > 0)
+            if not ok or value != value or value == float("inf"):
+                raise ValueError(f"{name} must be a {'non-negative' if allow_zero else 'positive'} finite number, "
+                                 f"got {value!r}")
+
+        if self.frame_format not in FORMATS:
+            raise ValueError(f"unknown frame format {self.frame_format!r}; known: {', '.join(FORMATS)}")
+        fmt = FORMATS[self.frame_format]
+        low = fmt.l3_overhead + PROBE.size
+        if not isinstance(self.mtu, int) or isinstance(self.mtu, bool) or not low <= self.mtu <= 9216:
+            raise ValueError(f"MTU must be an integer from {low} (headers + ethlab's probe record) to 9216, "
+                             f"got {self.mtu!r}")
+        positive("rate (rate_mbps)", self.rate_bps)
+        if self.port_rate_bps is not None:
+            positive("port rate (port_rate_mbps)", self.port_rate_bps)
+        positive("time limit", self.time_limit_s)
+        positive("loss grace", self.loss_grace_s, allow_zero=True)
+        positive("flowlet gap", self.flowlet_gap_s)
+        for name in ("max_packets", "burst", "send_batch"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        try:
+            make_reaction(self.reaction, self.rate_bps, **self.reaction_params)
+        except TypeError:
+            import inspect
+
+            from traffic.reaction import Dcqcn, HpccWindow, NoReaction
+
+            cls = {"dcqcn": Dcqcn, "hpcc": HpccWindow}.get(self.reaction, NoReaction)
+            known = [n for n in inspect.signature(cls.__init__).parameters if n not in ("self", "line_rate_bps")]
+            raise ValueError(f"reaction {self.reaction} takes the parameters {', '.join(known) or 'none'}; "
+                             f"got {', '.join(sorted(self.reaction_params))}") from None
+        check_name(self.transport)
+        transport_params(**self.transport_params)
+        from traffic.engine import PLANE_POLICIES, SPRAY_UNITS
+
+        if self.plane_policy not in PLANE_POLICIES:
+            raise ValueError(f"unknown plane policy {self.plane_policy!r}; known: {', '.join(PLANE_POLICIES)}")
+        if self.spray_unit not in SPRAY_UNITS:
+            raise ValueError(f"unknown spray unit {self.spray_unit!r}; known: {', '.join(SPRAY_UNITS)}")
+        return self
 
 
 @dataclass
@@ -79,6 +136,16 @@ class FlowRecord:
     qdepth_max: int = -1
     complete: bool = False
     rate_cuts: int = 0
+    sent_bytes: int = 0  # frame bytes put on the wire, retransmissions included
+    retransmitted: int = 0
+    spurious: int = 0  # retransmitted copies of packets whose first copy had arrived
+    discarded: int = 0  # arrivals the transport threw away (go-back-N: out of order; duplicates)
+    trimmed: int = 0  # trimmed (header-only) arrivals
+    timeouts: int = 0
+    naks: int = 0
+    feedback_sent: int = 0  # ACK/NAK/CNP frames the receiver sent
+    feedback_received: int = 0  # ... and the sender got back
+    failed: bool = False  # the sender gave up (retransmission timeouts in a row)
 
     @property
     def lost(self) -> int:

@@ -20,7 +20,16 @@ def pattern_plan(pattern: str, endpoints: Sequence[int], size: int, iterations: 
                  algorithm: str | None = None, gap_s: float = 0.0,
                  rank_offsets: dict[int, float] | None = None, **params: Any) -> list[PlannedCollective]:
     """One collective on `endpoints`, repeated `iterations` times back to back (with a compute gap)."""
-    sched = make_schedule(pattern, list(endpoints), size, algorithm, **params)
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ValueError(f"message size must be at least 1 byte, got {size!r}")
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+        raise ValueError(f"iterations must be at least 1, got {iterations!r}")
+    if not gap_s >= 0:
+        raise ValueError(f"the gap between iterations must not be negative, got {gap_s!r}")
+    try:
+        sched = make_schedule(pattern, list(endpoints), size, algorithm, **params)
+    except TypeError as err:  # a parameter of the wrong type (slices=x) deep inside an algorithm
+        raise ValueError(f"{pattern}: bad parameter value ({err})") from None
     if rank_offsets:
         sched = apply_offsets(sched, rank_offsets)
     plan = []

@@ -46,7 +46,7 @@ class SpecError(ValueError):
 
 
 ENGINE_KEYS = {"rate_mbps", "mtu", "reaction", "reaction_params", "format", "time_limit_s", "loss_grace_s",
-               "max_packets", "burst"}
+               "max_packets", "burst", "transport", "transport_params", "plane_policy", "spray_unit", "flowlet_gap_s"}
 FABRIC_KEYS = {"rate_scale", "queue_depth"}
 TOP_KEYS = {"name", "description", "expect", "topology", "target", "seed", "repetitions", "fabric", "engine",
             "traffic", "policies", "faults", "sample_interval_s"}
@@ -97,7 +97,10 @@ class Spec:
                             else {},
                             frame_format=e.get("format", "roce"), time_limit_s=float(e["time_limit_s"]),
                             loss_grace_s=float(e["loss_grace_s"]), max_packets=int(e.get("max_packets", 2_000_000)),
-                            burst=int(e.get("burst", 8)))
+                            burst=int(e.get("burst", 8)), transport=e.get("transport", "none"),
+                            transport_params=dict(e.get("transport_params") or {}),
+                            plane_policy=e.get("plane_policy", "pinned"), spray_unit=e.get("spray_unit", "packet"),
+                            flowlet_gap_s=float(e.get("flowlet_gap_s", 100e-6)))
 
     def fabric_options(self, variant: Variant) -> dict[str, Any]:
         return {"rate_scale": None, "queue_depth": None, **self.fabric, **variant.fabric}

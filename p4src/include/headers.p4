@@ -35,6 +35,16 @@ const bit<2>  LB_SPRAY    = 1;
 const bit<2>  LB_FLOWLET  = 2;
 const bit<2>  LB_ADAPTIVE = 3;
 
+/* RoCEv2 BTH opcodes the switch treats as transport feedback. */
+const bit<8>  BTH_RC_ACK = 0x11;
+const bit<8>  BTH_CNP    = 0x81;
+
+/* Packet trimming (ethlab's model, see trim.p4): the DSCP a trimmed IPv4
+ * packet carries, and the priority trimmed packets and transport feedback
+ * (ACK/NAK/CNP) are queued at (v1model standard_metadata.priority). */
+const bit<6>  DSCP_TRIMMED  = 0x21;
+const bit<3>  PRIO_CONTROL  = 7;
+
 /* Why a packet went to the controller (packet_in.reason). */
 const bit<8>  PUNT_ARP = 1;
 
@@ -98,7 +108,8 @@ header ethplus_t {
     bit<16> entropy;      /* flow/path id chosen by the sender for spraying */
     bit<16> max_qdepth;   /* largest egress queue depth seen on the path (pkts) */
     bit<24> seq;          /* per-flow sequence number (ordering, LLR, acks) */
-    bit<8>  credits;      /* credit packets: credits granted; otherwise 0 */
+    bit<1>  trimmed;      /* a switch cut the payload off at a full queue */
+    bit<7>  credits;      /* credit packets: credits granted; otherwise 0 */
 }
 
 /* Follows the ETH+ header when pkt_type == PKT_PROBE. Probes advertise a
@@ -212,6 +223,11 @@ struct metadata {
     /* Output of the ECMP action selector. */
     port_t  ecmp_port;
     bit<1>  ecmp_hit;
+
+    /* Packet trimming (trim_config). */
+    bit<1>   trim_on;
+    qdepth_t trim_threshold;
+    bit<32>  trim_keep_bytes;
 
     /* Egress ECN thresholds of the packet's egress port (ecn_config). */
     bit<1>   ecn_on;

@@ -36,6 +36,7 @@ from traffic.layers import (
     RoCEv2BTH,
 )
 
+DSCP_TRIMMED = 0x21  # p4src/include/headers.p4
 HERE = Path(__file__).resolve().parent
 OUT_DIR = [HERE]  # where write() puts files; main() may point it elsewhere
 SW_MAC = "02:00:00:00:00:ee"
@@ -137,7 +138,7 @@ def parse_round_trip() -> None:
          / ARP(op=1, hwsrc=HOST_A, psrc="10.0.0.1", pdst="10.0.0.2")),
         ("ETH+ data", ethplus(dst_id=700, src_id=3, plane=2, seq=0xABCDE, max_qdepth=17)),
         ("ETH+ ack", Ether(dst=HOST_B, src=HOST_A) / EthPlus(pkt_type=PKT_ACK, dst_id=3, src_id=700, seq=5)),
-        ("ETH+ credit", Ether(dst=HOST_B, src=HOST_A) / EthPlus(pkt_type=PKT_CREDIT, dst_id=3, credits=200)),
+        ("ETH+ credit", Ether(dst=HOST_B, src=HOST_A) / EthPlus(pkt_type=PKT_CREDIT, dst_id=3, credits=100)),
         ("ETH+ probe", probe(dst_index=12, qdepth=33)),
         ("IPv4 only (ICMP-like protocol 1)", Ether(dst=HOST_B, src=HOST_A)
          / IP(src="10.0.0.1", dst="10.0.0.2", proto=1) / PAYLOAD),
@@ -340,12 +341,72 @@ def adaptive() -> None:
     s.write("ethplus_adaptive.stf")
 
 
+def trimming() -> None:
+    s = Stf("ethplus.p4: packet trimming (off by default) and the priority of transport feedback.\n"
+            "# The egress queue depth trimming looks at is the port_qdepth register, which egress\n"
+            "# overwrites with every dequeue (0 here), so each packet is preceded by the depth it sees.")
+    s.cmd(lb_config(LB_ECMP))
+    s.cmd(group(1, [2]))
+    s.cmd(eid_route(700, 1))
+    s.cmd(lpm_route(0x0A010000, 16, 1))
+    s.cmd("add MyEgress.neighbor_mac standard_metadata.egress_port:2 "
+          "MyEgress.set_macs(src_mac:0x0200000000ee, dst_mac:0x020000000022)")
+
+    s.comment("trimming off (default): a full queue changes nothing in the pipeline")
+    s.cmd("register_write port_qdepth 2 60")
+    pkt = ethplus(dst_id=700)
+    s.packet(1, pkt)
+    s.expect(2, hopped(pkt))
+
+    s.cmd("setdefault MyIngress.trim.trim_config MyIngress.trim.set_trim(enable:1, threshold:40, keep_bytes:60)")
+    s.comment("trimming on, queue below the threshold: forwarded whole")
+    s.cmd("register_write port_qdepth 2 39")
+    pkt = ethplus(dst_id=700, seq=2)
+    s.packet(1, pkt)
+    s.expect(2, hopped(pkt))
+
+    s.comment("at the threshold: ETH+ data cut to 60 bytes, trimmed bit set")
+    s.cmd("register_write port_qdepth 2 40")
+    pkt = ethplus(dst_id=700, seq=3)
+    out = hopped(pkt)
+    out[EthPlus].trimmed = 1
+    s.packet(1, pkt)
+    s.expect(2, bytes(out)[:60])
+
+    s.comment("an ETH+ ack is never trimmed (and goes at control priority)")
+    s.cmd("register_write port_qdepth 2 60")
+    pkt = Ether(dst=HOST_B, src=HOST_A) / EthPlus(pkt_type=PKT_ACK, dst_id=700, src_id=3, seq=5) / PAYLOAD
+    s.packet(1, pkt)
+    s.expect(2, hopped(pkt))
+
+    s.comment("RoCEv2 data at a full queue: routed, DSCP set to the trimmed code point, cut to 60 bytes")
+    s.cmd("register_write port_qdepth 2 60")
+    pkt = (Ether(dst=SW_MAC, src=HOST_A) / IP(src="10.0.0.1", dst="10.1.2.1", tos=0x02)
+           / UDP(sport=49152, dport=UDP_PORT_ROCE) / RoCEv2BTH(opcode=0x64, psn=9) / PAYLOAD)
+    out = Ether(bytes(routed(pkt, SW_MAC, "02:00:00:00:00:22")))
+    out[IP].tos = (DSCP_TRIMMED << 2) | 0x02
+    del out[IP].chksum
+    s.packet(1, pkt)
+    s.expect(2, bytes(Ether(bytes(out)))[:60])
+
+    s.comment("a RoCEv2 RC ACK at a full queue: forwarded whole")
+    s.cmd("register_write port_qdepth 2 60")
+    pkt = (Ether(dst=SW_MAC, src=HOST_A) / IP(src="10.0.0.1", dst="10.1.2.1", tos=0)
+           / UDP(sport=49152, dport=UDP_PORT_ROCE) / RoCEv2BTH(opcode=0x11, psn=9) / PAYLOAD)
+    s.packet(1, pkt)
+    s.expect(2, routed(pkt, SW_MAC, "02:00:00:00:00:22"))
+    s.cmd("wait")
+    s.cmd("check_counter MyIngress.trim.trimmed_counter(2) packets == 2")
+    s.write("ethplus_trim.stf")
+
+
 def main(out_dir: Path = HERE) -> None:
     OUT_DIR[0] = out_dir
     parse_round_trip()
     forwarding()
     spray_and_failover()
     adaptive()
+    trimming()
 
 
 if __name__ == "__main__":

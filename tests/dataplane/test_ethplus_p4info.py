@@ -30,13 +30,13 @@ def test_documented_objects_exist(p4info) -> None:
     assert names(p4info, "tables") == {
         "MyIngress.fwd.eid_table", "MyIngress.fwd.ipv4_lpm", "MyIngress.lb.lb_config",
         "MyIngress.lb.nhop_group", "MyIngress.lb.ecmp_group", "MyEgress.neighbor_mac",
-        "MyEgress.ecn.ecn_config"}
+        "MyEgress.ecn.ecn_config", "MyIngress.trim.trim_config"}
     assert names(p4info, "action_profiles") == {"MyIngress.lb.ecmp_selector"}
     assert {"port_down", "port_qdepth", "MyEgress.telemetry.qdepth_max",
             "MyIngress.lb.best_port", "MyIngress.lb.spray_next"} <= names(p4info, "registers")
     assert names(p4info, "counters") == {
         "MyIngress.rx_port_counter", "MyIngress.drop_reason_counter", "MyIngress.drop_port_counter",
-        "MyEgress.telemetry.tx_port_counter", "MyEgress.ecn.ecn_marked"}
+        "MyEgress.telemetry.tx_port_counter", "MyEgress.ecn.ecn_marked", "MyIngress.trim.trimmed_counter"}
 
 
 def test_every_p4info_object_is_documented(p4info) -> None:
@@ -53,6 +53,7 @@ def test_action_parameters_as_documented(p4info) -> None:
     assert params["MyIngress.lb.set_candidates"] == [("n_ports", 4)] + [(f"port{i}", 9) for i in range(8)]
     assert params["MyIngress.fwd.eid_to_group"] == [("group_id", 16), ("dst_index", 16)]
     assert params["MyEgress.ecn.set_ecn_thresholds"] == [("kmin", 19), ("kmax", 19), ("pmax", 16)]
+    assert params["MyIngress.trim.set_trim"] == [("enable", 1), ("threshold", 19), ("keep_bytes", 32)]
 
 
 def test_controller_headers(p4info) -> None:

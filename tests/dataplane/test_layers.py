@@ -77,6 +77,8 @@ def test_ethplus_bit_layout_is_big_endian_in_declaration_order() -> None:
                   seq=0xABCDEF, credits=0x42)
     # 01 10 11 1 0 | 1010 | 1111111111 | 0000000001  -> 0x6E AF FC 01
     assert bytes(hdr).hex() == "6eaffc01" "beef" "1234" "abcdef" "42"
+    # the trimmed bit is the top bit of the last byte; credits the 7 below it
+    assert bytes(EthPlus(trimmed=1, credits=0x42))[11] == 0xC2
 
 
 def test_ethplus_data_frame_round_trip() -> None:
@@ -140,7 +142,8 @@ def test_cpu_headers_round_trip() -> None:
     version=st.integers(0, 3), pkt_type=st.sampled_from([0, 1, 3]), plane=st.integers(0, 3),
     ect=st.integers(0, 1), ce=st.integers(0, 1), hop_limit=st.integers(0, 15),
     dst_id=st.integers(0, 1023), src_id=st.integers(0, 1023), entropy=st.integers(0, 0xFFFF),
-    max_qdepth=st.integers(0, 0xFFFF), seq=st.integers(0, 0xFFFFFF), credits=st.integers(0, 255),
+    max_qdepth=st.integers(0, 0xFFFF), seq=st.integers(0, 0xFFFFFF), trimmed=st.integers(0, 1),
+    credits=st.integers(0, 127),
 )
 def test_ethplus_any_values_round_trip(**values: int) -> None:
     wire = bytes(Ether() / EthPlus(**values))

@@ -14,6 +14,7 @@ from p4exec.runtime import ActionCall, Exact, Lpm, TableEntry
 from traffic.frames import FORMATS, Addr
 from traffic.layers import EthPlus
 from traffic.receiver import Receiver
+from traffic.transport import ACK, CNP, NAK, Feedback
 
 ETHPLUS_P4 = Path(__file__).resolve().parents[2] / "p4src" / "ethplus.p4"
 LB = "MyIngress.lb."
@@ -66,3 +67,38 @@ def test_frames_cross_the_p4_program(switch: Harness, name: str) -> None:
         recv.on_frame(p, seq)
     assert flow.complete and flow.ce == 2 and flow.lost == 0
     switch.set_queue_depth(OUT, 0)
+
+
+@pytest.mark.parametrize("name", ["roce", "ethplus"])
+def test_feedback_frames_cross_the_p4_program(switch: Harness, name: str) -> None:
+    """ACK/NAK/CNP go the other way through the same program (B -> A's address is routed the same here)."""
+    fmt = FORMATS[name]
+    tpl = fmt.for_flow(fmt.for_pair(fmt.build_feedback(A, B, 0), A, B), 77)
+    for fb in (Feedback(ACK, 12, 11, 0b101, 7), Feedback(NAK, 3, 3), Feedback(CNP, 9)):
+        switch.set_queue_depth(OUT, 10)  # above Kmax: feedback is not ECN-capable, never marked
+        out = switch.send(1, bytes(tpl.stamp_feedback(77, fb)))
+        assert [p for p, _ in out] == [OUT]
+        p = fmt.parse(out[0][1])
+        assert p is not None and p.flow == 77 and p.feedback == fb and not p.ce
+    switch.set_queue_depth(OUT, 0)
+
+
+@pytest.mark.parametrize("name", ["roce", "ethplus"])
+def test_trimmed_data_frame_keeps_flow_and_psn(switch: Harness, name: str) -> None:
+    """With trimming on, a data frame to a port at the threshold leaves cut to 128 bytes and marked; the
+    receiver still reads flow, PSN and packet count from it."""
+    fmt = FORMATS[name]
+    tpl = fmt.for_flow(fmt.for_pair(fmt.build(B, A, 0, 1000), A, B), 77)
+    trim = switch.state.tables["MyIngress.trim.trim_config"]
+    trim.set_default(ActionCall("MyIngress.trim.set_trim", (1, 20, 128)))
+    try:
+        for depth, trimmed in ((5, False), (20, True)):
+            switch.state.registers["port_qdepth"].write(OUT, depth)
+            out = switch.send(1, bytes(tpl.stamp(77, 3, 9, 55)))
+            frame = out[0][1]
+            p = fmt.parse(frame)
+            assert p is not None and (p.flow, p.seq, p.npkts, p.trimmed) == (77, 3, 9, trimmed)
+            assert (len(frame) == 128) == trimmed
+    finally:
+        trim.set_default(ActionCall("MyIngress.trim.set_trim", (0, 0, 128)))
+        switch.state.registers["port_qdepth"].write(OUT, 0)

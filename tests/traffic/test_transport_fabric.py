@@ -1,0 +1,91 @@
+"""Reliable transports on a real emulated leaf/spine fabric (p4exec switches running p4src/ethplus.p4, the
+controller over P4Runtime): a link failure during an all-reduce is repaired under rc-gbn and reported
+incomplete under none; per-packet spraying costs go-back-N dearly (spurious retransmissions, low goodput)
+and selective repeat nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.policies import make_policy
+from ethlab.bringup import running_fabric
+from ethlab.experiment.faults import Fault
+from ethlab.experiment.trial import TrialSetup, run_trial
+from topologies.yaml_loader import load as load_topology
+from traffic.records import EngineConfig
+from traffic.replay import pattern_plan, ports_for_topology, replay
+
+pytestmark = [pytest.mark.netns, pytest.mark.timeout(400)]
+
+
+def _linkfail(tmp_path, transport: str):
+    topo = load_topology("leafspine")
+    eids = sorted(ep.eid for ep in topo.endpoints.values())
+    plan = pattern_plan("all_reduce", eids, 256 * 1024, 3, "ring", slices=2)
+    engine = EngineConfig(rate_bps=10e6, time_limit_s=60, loss_grace_s=0.5, transport=transport)
+    setup = TrialSetup(topo, make_policy("ecmp"), plan, engine, rate_scale=2e-3, queue_depth=64, seed=1,
+                       faults=[Fault(at_s=0.15, action="link_down", a="leaf1", b="spine1")])
+    return run_trial(setup, tmp_path / transport)
+
+
+def test_link_failure_during_all_reduce(tmp_path):
+    gbn = _linkfail(tmp_path, "rc-gbn")
+    s = gbn.metrics.summary
+    assert s["complete"] and not s["timed_out"] and s["failed_flows"] == 0
+    assert all(r["complete"] and r["bytes_delivered"] == r["bytes_scheduled"] for r in gbn.metrics.records)
+    hit = [r for r in gbn.metrics.records if r["retransmitted"]]
+    assert hit, "the failure should have cost some packets"
+    assert all(r["recovery_s"] > 0 and r["timeouts"] + r["naks"] > 0 for r in hit)
+    assert gbn.switch["faults"][0]["error"] is None
+
+    none = _linkfail(tmp_path, "none")
+    assert not none.metrics.summary["complete"]
+    lossy = [r for r in none.metrics.records if not r["complete"]]
+    assert lossy and all(r["packets_lost"] > 0 and r["retransmitted"] == 0 for r in lossy)
+
+
+def _a2a(policy: str, transports: list[str]) -> dict[str, dict]:
+    topo = load_topology("leafspine")
+    eids = sorted(ep.eid for ep in topo.endpoints.values())
+    out = {}
+    with running_fabric(topo, policy=policy, rate_scale=2e-3, queue_depth=64) as running:
+        ports = ports_for_topology(topo, running.fabric.netns)
+        for tr in transports:
+            plan = pattern_plan("all_to_all", eids, 128 * 1024, 2, seed=1)
+            cfg = EngineConfig(rate_bps=10e6, time_limit_s=60, loss_grace_s=0.5, transport=tr)
+            _r, m = replay(plan, ports, cfg)
+            recs = m.records
+            out[tr] = {**m.summary, "goodput": sum(r["goodput_GBps"] for r in recs) / len(recs),
+                       "naks": sum(r["naks"] for r in recs)}
+    return out
+
+
+def test_spray_reorder_costs_go_back_n_not_selective_repeat():
+    spray = _a2a("spray", ["rc-gbn", "sr"])
+    ecmp = _a2a("ecmp", ["rc-gbn", "sr"])
+    assert all(x["complete"] for x in (*spray.values(), *ecmp.values()))
+    assert spray["rc-gbn"]["reordered"] > 0  # spray reorders; go-back-N throws the overtakers away
+    assert spray["rc-gbn"]["spurious_retransmissions"] > 10 * (1 + ecmp["rc-gbn"]["spurious_retransmissions"])
+    assert spray["rc-gbn"]["naks"] > 0
+    assert spray["rc-gbn"]["goodput"] < ecmp["rc-gbn"]["goodput"]
+    # selective repeat delivers the reordered packets as they come
+    assert spray["sr"]["spurious_retransmissions"] <= spray["rc-gbn"]["spurious_retransmissions"] // 20
+    assert spray["sr"]["goodput"] > 2 * spray["rc-gbn"]["goodput"]
+    assert spray["sr"]["goodput"] >= 0.8 * ecmp["sr"]["goodput"]
+
+
+@pytest.mark.parametrize("transport", ["sr", "rc-gbn"])
+def test_trimming_turns_drops_into_naks(tmp_path, transport: str):
+    """Incast into a 40-packet queue with trimming on at 30: the receivers see trimmed headers and NAK them,
+    every byte arrives, and the repair does not wait for timeouts."""
+    topo = load_topology("leafspine")
+    eids = sorted(ep.eid for ep in topo.endpoints.values())
+    plan = pattern_plan("incast", eids, 200 * 1024, sink=eids[0])
+    engine = EngineConfig(rate_bps=15e6, time_limit_s=60, loss_grace_s=0.5, transport=transport)
+    policy = make_policy("ecmp", ecn=False, trim_threshold=30)
+    res = run_trial(TrialSetup(topo, policy, plan, engine, rate_scale=2e-3, queue_depth=40, seed=1),
+                    tmp_path / transport)
+    (rec,) = res.metrics.records
+    assert rec["complete"] and rec["bytes_delivered"] == rec["bytes_scheduled"]
+    assert rec["trimmed"] > 0 and rec["naks"] > 0
+    assert rec["naks"] >= rec["timeouts"]
