@@ -33,6 +33,7 @@ from traffic.replay import pattern_plan, results_table
 from traffic.simai import load_simai
 from traffic.trace import load as load_trace
 from traffic.trace import parse_size
+from traffic.transport import TRANSPORTS
 
 
 def _kv(items: list[str], flag: str) -> dict:
@@ -87,7 +88,11 @@ def prepare(args: argparse.Namespace) -> TrialSetup:
                           reaction_params=_kv(args.reaction_param, "--reaction-param"), frame_format=args.format,
                           time_limit_s=args.time_limit, loss_grace_s=args.loss_grace,
                           max_packets=args.max_packets,
-                          port_rate_bps=args.port_rate_mbps * 1e6 if args.port_rate_mbps is not None else None)
+                          port_rate_bps=args.port_rate_mbps * 1e6 if args.port_rate_mbps is not None else None,
+                          transport=args.transport,
+                          transport_params=_kv(args.transport_param, "--transport-param"),
+                          plane_policy=args.plane_policy, spray_unit=args.spray_unit)
+    need(args.transport != "none" or not args.transport_param, "--transport-param", "needs --transport rc-gbn or sr")
     check_engine(engine)
     check_fabric(args.rate_scale, args.queue_depth)
     need(args.sample >= 0, "--sample", f"must be >= 0 s (got {args.sample:g})")
@@ -172,6 +177,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--reaction-param", action="append", default=[], metavar="KEY=VALUE",
                      help="reaction parameter (dcqcn: timer_s, cnp_interval_s, g, ...)")
     run.add_argument("--format", choices=["roce", "ethplus"], default="roce")
+    run.add_argument("--transport", choices=list(TRANSPORTS), default="none",
+                     help="none (unreliable: losses only counted), rc-gbn (go-back-N), sr (selective repeat)")
+    run.add_argument("--transport-param", action="append", default=[], metavar="KEY=VALUE",
+                     help="transport parameter (rto_s, ack_every, window, ...)")
+    run.add_argument("--plane-policy", choices=["pinned", "round-robin", "least-loaded"], default="pinned",
+                     help="how the NIC picks a plane (and path entropy) per packet")
+    run.add_argument("--spray-unit", choices=["packet", "flowlet"], default="packet")
     run.add_argument("--mtu", type=int, default=1500)
     run.add_argument("--seed", type=nonneg_int, default=1, help="p4exec random() seed")
     run.add_argument("--sample", type=nonneg_float, default=0.25, help="switch sampling interval (s); 0 = off")
