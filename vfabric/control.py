@@ -31,6 +31,7 @@ class ControlPlane:
         self.controller: FabricController | None = None
         self.entries = 0
         self.timings: dict[str, float] = {}
+        self.down = False  # controller stopped by a fault: no reactions until it restarts
 
     def start(self) -> FabricController:
         t0 = time.perf_counter()

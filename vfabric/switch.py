@@ -55,7 +55,7 @@ class VirtualSwitch:
         self.stopped = False  # a stopped switch drops everything (fault "switch_stop")
         self.drops = dict.fromkeys(DROP_REASONS, 0)
         self.received = 0
-        self.executions = 0  # pipeline passes (ingress + egress halves count as one packet each)
+        self.executions = 0  # packets that entered the pipeline (one ingress pass; its egress halves follow)
         self._serving: set[int] = set()
         self._lock = threading.RLock()
         self._packet_in: list[Callable[[bytes], None]] = []
@@ -198,7 +198,6 @@ class VirtualSwitch:
         got = self.tm.dequeue(port)
         if got is not None:
             (job, egress), qinfo = got
-            self.executions += 1
             try:
                 frames = egress(job, self.tm.now_us(), qinfo)
             except Exception:  # noqa: BLE001
