@@ -51,8 +51,13 @@ def run_traffic(args: argparse.Namespace) -> int:
     setup = TrialSetup(topo, policy, plan, engine, target=args.target, rate_scale=args.rate_scale,
                        queue_depth=args.queue_depth, seed=args.seed, sample_interval_s=args.sample)
     out = Path(args.out)
-    with console.status("bringing the fabric up") as status:
-        result = run_trial(setup, out, progress=lambda msg: status.update(msg))
+    if args.clock == "virtual":
+        from ethlab.experiment.virtual_trial import run_virtual_progress
+
+        result = run_virtual_progress(setup, out, console, {"time_limit_s": args.time_limit})
+    else:
+        with console.status("bringing the fabric up") as status:
+            result = run_trial(setup, out, progress=lambda msg: status.update(msg))
     console.print(results_table(result.metrics, f"{args.pattern} on {topo.name} ({policy.describe()}, {args.target})"))
     console.print(links_table(result.links, result.switch["drops"]))
     s = result.switch["summary"]
@@ -92,7 +97,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--mtu", type=int, default=1500)
     run.add_argument("--seed", type=int, default=1, help="p4exec random() seed")
     run.add_argument("--sample", type=float, default=0.25, help="switch sampling interval (s); 0 = off")
-    run.add_argument("--time-limit", type=float, default=60.0)
+    run.add_argument("--time-limit", type=float, default=60.0, help="seconds (virtual seconds with --clock virtual)")
+    run.add_argument("--clock", choices=["emulated", "virtual"], default="emulated",
+                     help="virtual: vfabric's deterministic fabric at nominal rates (--rate-mbps/--rate-scale unused)")
     run.add_argument("--out", required=True)
     run.set_defaults(func=run_traffic, accepts_extra=True)
     traffic.set_defaults(func=lambda _a: traffic.print_help() or 2)
