@@ -57,9 +57,18 @@ class ControlPlane:
         """Policy helpers that run on wall-clock timers (the adaptive policy's probe sender) are stopped;
         vfabric.run sends their work in virtual time instead."""
         sender = getattr(self.policy, "sender", None)
-        if sender is not None:
-            sender.stop()
-            self.policy.sender = None  # type: ignore[attr-defined]
+        if sender is None:
+            return
+        sender.stop()
+        self.policy.sender = None  # type: ignore[attr-defined]
+        # What it sent before it stopped arrives asynchronously on the streams: wait for all of it and drop it,
+        # so the virtual run starts from the same state every time.
+        switches = self.fabric.switches.values()
+        end = time.monotonic() + 10.0
+        while sum(len(sw.packet_out_inbox) for sw in switches) < sender.sent and time.monotonic() < end:
+            time.sleep(0.001)
+        for sw in switches:
+            sw.clear_packet_outs()
 
     def barrier(self, expect_packet_outs: int = 0, timeout_s: float = 10.0) -> int:
         """Wait until `expect_packet_outs` packet-outs have reached the switches, then inject all of them."""

@@ -258,7 +258,7 @@ class VirtualEndpoints:
         rec = f.rec
         if f.seq >= rec.npkts or rec.send_done_ns:
             return False
-        if f.next_ns > now:
+        if f.next_ns > now + 1e-6:
             self.sim.at(math.ceil(f.next_ns), self._wake, f.fid)
             return False
         cc: FlowCC = f.cc
@@ -275,19 +275,22 @@ class VirtualEndpoints:
         last = f.seq == rec.npkts - 1
         tpl = f.tail if last else f.tpl
         frame = bytes(tpl.stamp(f.fid, f.seq, rec.npkts, now))
-        end = nic.channel.send(frame, max(nic.busy_until, float(now)))
+        # Back to back: start where the previous frame ended (fractional ns), not at the whole ns the event
+        # was rounded up to, or every frame would lose up to 1 ns (0.8 % of a 1.5 kB frame at 400 Gbit/s).
+        start = nic.busy_until if now - nic.busy_until < 1.0 else float(now)
+        end = nic.channel.send(frame, start)
         nic.busy_until = end
         f.seq += 1
         rec.sent += 1
         self.packets += 1
         bits = f.tail_wire_bits if last else f.wire_bits
-        f.next_ns = max(f.next_ns, float(now)) + bits * 1e9 / self.reaction.rate_bps(cc, now / 1e9)
+        f.next_ns = max(f.next_ns, start) + bits * 1e9 / self.reaction.rate_bps(cc, now / 1e9)
         if f.seq >= rec.npkts:
             rec.send_done_ns = now
             rec.rate_cuts = cc.cuts
             if not f.rx.complete:
                 self.sim.after(self.config.loss_grace_ns, self._grace, f.fid)
-        elif f.next_ns <= end:
+        elif f.next_ns <= end + 1e-6:
             nic.make_ready(f)
         else:
             self.sim.at(math.ceil(f.next_ns), self._wake, f.fid)

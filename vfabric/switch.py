@@ -143,6 +143,10 @@ class VirtualSwitch:
         for fn in list(self._port_listeners):
             fn(port, up)
 
+    def clear_packet_outs(self) -> None:
+        with self._lock:
+            self.packet_out_inbox = []
+
     def drain_packet_outs(self) -> int:
         """Inject the packet-outs that arrived over gRPC (runs at a control barrier, in virtual time)."""
         with self._lock:
