@@ -67,7 +67,8 @@ class VirtualOutcome:
     def stopped_by(self) -> str:
         if self.interrupted:
             return "interrupted"
-        return {"idle": "completed", "done": "completed"}.get(self.stats.reason, self.stats.reason)
+        return {"idle": "completed", "done": "completed", "until": "virtual_time_limit",
+                "wall": "wall_clock_limit"}.get(self.stats.reason, self.stats.reason)
 
 
 def ns(seconds: float) -> int:
