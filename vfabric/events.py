@@ -44,12 +44,15 @@ class Simulator:
         return self.now
 
     def at(self, t_ns: int, fn: Callable[..., Any], *args: Any) -> None:
-        if type(t_ns) is not int:
-            raise SimError(f"event time must be an integer number of ns, got {t_ns!r}")
-        if t_ns < self.now:
-            raise SimError(f"event at {t_ns} ns is in the past (now {self.now} ns): {getattr(fn, '__name__', fn)}")
+        if type(t_ns) is not int or t_ns < self.now:
+            self._refuse(t_ns, fn)
         self._seq += 1
         heapq.heappush(self._heap, (t_ns, self._seq, fn, args))
+
+    def _refuse(self, t_ns: Any, fn: Callable[..., Any]) -> None:
+        if type(t_ns) is not int:
+            raise SimError(f"event time must be an integer number of ns, got {t_ns!r}")
+        raise SimError(f"event at {t_ns} ns is in the past (now {self.now} ns): {getattr(fn, '__name__', fn)}")
 
     def after(self, delay_ns: int, fn: Callable[..., Any], *args: Any) -> None:
         if delay_ns < 0:

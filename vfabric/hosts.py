@@ -72,8 +72,12 @@ class NicPort:
     def _kick(self) -> None:
         if self.scheduled or not self.ready:
             return
+        now = self.sim.now
+        if self.busy_until <= now:
+            self._transmit()  # the port is free now: no event needed
+            return
         self.scheduled = True
-        self.sim.at(max(self.sim.now, math.ceil(self.busy_until)), self._transmit)
+        self.sim.at(math.ceil(self.busy_until), self._transmit)
 
     def _transmit(self) -> None:
         self.scheduled = False

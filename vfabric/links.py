@@ -69,12 +69,7 @@ class Channel:
             return end
         self.tx_packets += 1
         self.tx_bytes += len(frame)
-        arrive = int(end + 0.999999) + link.delay_ns + self.extra_ns
-        link.sim.at(arrive, self._arrive, frame)
+        # The receiver is called directly at arrival (no wrapper per hop); it drops the frame if the link
+        # went down meanwhile (`Link.up`, which the switch's port state and the host NIC both follow).
+        link.sim.at(int(end + 0.999999) + link.delay_ns + self.extra_ns, self.deliver, self.port, frame)
         return end
-
-    def _arrive(self, frame: Any) -> None:
-        if not self.link.up:
-            self.link.lost += 1
-            return
-        self.deliver(self.port, frame)

@@ -160,6 +160,9 @@ class VirtualSwitch:
     def receive(self, port: int, frame: bytes) -> None:
         """A frame has arrived on `port` and passed the pipeline latency: ingress, then the queues."""
         self.received += 1
+        if port != self.cpu_port and not self.up[port]:  # the link went down while the frame was on it
+            self.ports[port].link.lost += 1
+            return
         live = self.live
         if self.stopped or live is None or live.ingress is None:
             self.drops["pipeline"] += 1
@@ -188,8 +191,7 @@ class VirtualSwitch:
                 self.drops["queue_full"] += 1
                 continue
             if eport not in self._serving:
-                self._serving.add(eport)
-                self._schedule_service(eport)
+                self._start_service(eport)
 
     def _schedule_service(self, port: int) -> None:
         ready = self.tm.ready_ns(port)
@@ -197,6 +199,15 @@ class VirtualSwitch:
             self._serving.discard(port)
             return
         self.sim.at(ready, self._serve, port)
+
+    def _start_service(self, port: int) -> None:
+        """An idle port got a packet: serve it in this same instant if the port is free (no event needed)."""
+        self._serving.add(port)
+        ready = self.tm.ready_ns(port)
+        if ready is not None and ready <= self.sim.now:
+            self._serve(port)
+        else:
+            self._schedule_service(port)
 
     def _serve(self, port: int) -> None:
         got = self.tm.dequeue(port)
