@@ -42,7 +42,7 @@ def test_virtual_experiment_runs_and_states_the_clock(tmp_path: Path) -> None:
         summary = json.loads(reps[0])["summary"]
         assert summary["clock"] == "virtual" and summary["stopped_by"] == "completed"
         assert summary["packets_lost"] == 0
-    assert (tmp_path / "report.md").exists()
+    assert "**clock:** virtual" in (tmp_path / "report.md").read_text()
 
 
 def test_virtual_time_limit_is_reported_and_results_kept(tmp_path: Path) -> None:
