@@ -1,4 +1,4 @@
-"""`ethlab run SPEC.yaml [--target p4exec|bmv2] [--out DIR] [--repetitions N]`: run an experiment spec."""
+"""`ethlab run SPEC.yaml [--target p4exec|bmv2] [--clock emulated|virtual] [--out DIR] [--repetitions N]`: run an experiment spec."""
 
 from __future__ import annotations
 
@@ -32,13 +32,15 @@ def run(args: argparse.Namespace) -> int:
         spec.repetitions = args.repetitions
     if args.seed is not None:
         spec.seed = args.seed
+    if args.clock:
+        spec.clock = args.clock
     if args.dry_run:
         console.print(f"checked: {spec.name}: {spec.topology} on {spec.target}, {len(spec.variants)} policies × "
                       f"{spec.repetitions} repetitions; nothing brought up (--dry-run)", markup=False)
         return 0
     root = Path(args.out) if args.out else results_dir(spec, args.results)
     console.print(f"experiment [bold]{spec.name}[/]: {spec.topology} {spec.topology_params} on {spec.target}, "
-                  f"{len(spec.variants)} policies × {spec.repetitions} repetitions, seed {spec.seed}")
+                  f"{spec.clock} clock, {len(spec.variants)} policies × {spec.repetitions} repetitions, seed {spec.seed}")
     console.print(f"results: {root}")
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=False) as bar:
@@ -90,4 +92,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--repetitions", type=positive_int, default=None, help="override the spec's repetitions")
     p.add_argument("--seed", type=nonneg_int, default=None, help="override the spec's seed")
     p.add_argument("--dry-run", action="store_true", help="check the spec, bring nothing up")
+    p.add_argument("--clock", choices=["emulated", "virtual"], default=None,
+                   help="override the spec's clock (virtual: vfabric's deterministic fabric at nominal rates)")
     p.set_defaults(func=run)

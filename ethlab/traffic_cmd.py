@@ -124,8 +124,13 @@ def run_traffic(args: argparse.Namespace) -> int:
                                                  indent=1, default=str))
     crash: SwitchCrashed | None = None
     try:
-        with console.status("bringing the fabric up") as status:
-            result = run_trial(setup, out, progress=lambda msg: status.update(msg))
+        if args.clock == "virtual":
+            from ethlab.experiment.virtual_trial import run_virtual_progress
+
+            result = run_virtual_progress(setup, out, console, {"time_limit_s": args.time_limit})
+        else:
+            with console.status("bringing the fabric up") as status:
+                result = run_trial(setup, out, progress=lambda msg: status.update(msg))
     except SwitchCrashed as err:
         if err.result is None:
             raise
@@ -187,9 +192,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--mtu", type=int, default=1500)
     run.add_argument("--seed", type=nonneg_int, default=1, help="p4exec random() seed")
     run.add_argument("--sample", type=nonneg_float, default=0.25, help="switch sampling interval (s); 0 = off")
-    run.add_argument("--time-limit", type=positive_float, default=60.0)
+    run.add_argument("--time-limit", type=positive_float, default=60.0,
+                     help="seconds (virtual seconds with --clock virtual)")
     run.add_argument("--loss-grace", type=nonneg_float, default=0.05, help="wait for stragglers before calling loss (s)")
     run.add_argument("--max-packets", type=positive_int, default=2_000_000)
+    run.add_argument("--clock", choices=["emulated", "virtual"], default="emulated",
+                     help="virtual: vfabric's deterministic fabric at nominal rates (--rate-mbps/--rate-scale unused)")
     run.add_argument("--out", required=True)
     run.add_argument("--dry-run", action="store_true", help="check every value and the plan, bring nothing up")
     run.set_defaults(func=run_traffic, accepts_extra=True)

@@ -107,6 +107,9 @@ def render(root: Path) -> str:
     if spec:
         lines.append(f"- **seed:** {spec.get('seed')}; **repetitions:** {spec.get('repetitions')}; "
                      f"**faults:** {len(spec.get('faults') or [])}")
+        lines.append(f"- **clock:** {spec.get('clock', 'emulated')}" + (
+            " (vfabric: discrete-event, nominal link rates, times are virtual; docs/virtual-time.md)"
+            if spec.get("clock") == "virtual" else " (wall-clock emulation)"))
     done, total = status.get("trials_done"), status.get("trials_total")
     lines.append(f"- **state:** {state}" + (f" ({done} of {total} trials)" if total else ""))
     if summary.get("error") or status.get("error"):

@@ -82,6 +82,17 @@ def _status(root: Path, out: ExperimentOutcome, spec: Spec, total: int, current:
         "policies": [v.label for v in spec.variants], "error": out.error}, indent=1))
 
 
+def _trial_runner(spec: Spec) -> Callable[..., Any]:
+    """The emulated trial, or the virtual-time one for `clock: virtual` (same setup, same outputs)."""
+    if spec.clock != "virtual":
+        return run_trial
+    from functools import partial
+
+    from ethlab.experiment.virtual_trial import run_virtual_trial
+
+    return partial(run_virtual_trial, options=spec.virtual)
+
+
 def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], None] | None = None,
                    plots: bool = True) -> ExperimentOutcome:
     """Run everything; never raises for a trial failure or Ctrl-C (the outcome says), always tears down."""
@@ -120,7 +131,7 @@ def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], N
                 def trial_say(msg: str, c: str = current, d: int = done) -> None:
                     say(f"{c}: {msg}", d, total)
 
-                result = run_trial(setup, tdir, progress=trial_say)
+                result = _trial_runner(spec)(setup, tdir, progress=trial_say)
                 out.rows.append(agg.trial_row(variant.label, rep, seed, digest, result, load_1m))
                 _write_rows(root, out.rows)
                 say(f"{current}: done", len(out.rows), total)

@@ -49,7 +49,7 @@ ENGINE_KEYS = {"rate_mbps", "mtu", "reaction", "reaction_params", "format", "tim
                "max_packets", "burst", "transport", "transport_params", "plane_policy", "spray_unit", "flowlet_gap_s"}
 FABRIC_KEYS = {"rate_scale", "queue_depth"}
 TOP_KEYS = {"name", "description", "expect", "topology", "target", "seed", "repetitions", "fabric", "engine",
-            "traffic", "policies", "faults", "sample_interval_s"}
+            "traffic", "policies", "faults", "sample_interval_s", "clock", "virtual"}
 
 
 @dataclass
@@ -84,6 +84,8 @@ class Spec:
     description: str = ""
     source: str | None = None
     expect: str = ""  # what to look for in the results (printed under the comparison and in report.md)
+    clock: str = "emulated"  # or "virtual": vfabric's discrete-event fabric (ethlab/experiment/virtual_trial.py)
+    virtual: dict[str, Any] = field(default_factory=dict)  # options of the virtual clock (limits, delays)
 
     # ---- what a trial needs --------------------------------------------------------------------------
     def build_topology(self) -> Topology:
@@ -138,7 +140,7 @@ class Spec:
                               "resolved_engine": asdict(self.engine_config(v)),
                               "resolved_fabric": self.fabric_options(v)} for v in self.variants],
                 "faults": [asdict(f) for f in self.faults], "sample_interval_s": self.sample_interval_s,
-                "source": self.source}
+                "clock": self.clock, "virtual": self.virtual, "source": self.source}
 
 
 def schedule_digest(plan: list[PlannedCollective]) -> str:
@@ -245,6 +247,7 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
             raise SpecError(str(err)) from None
         except (TypeError, ValueError) as err:
             raise SpecError(f"{where}: engine/fabric value: {err}") from None
+    spec.clock, spec.virtual = _clock(data)
     try:
         t = spec.build_topology()
     except Exception as err:
@@ -267,6 +270,19 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
     except Exception as err:
         raise SpecError(f"traffic: {err}") from None
     return spec
+
+
+def _clock(data: dict) -> tuple[str, dict[str, Any]]:
+    from ethlab.experiment.virtual_trial import CLOCKS, VirtualOptionError, check_options
+
+    clock = data.get("clock", "emulated")
+    _need(clock in CLOCKS, "clock", f"must be one of {', '.join(CLOCKS)} (got {clock!r})")
+    raw = data.get("virtual") or {}
+    _need(isinstance(raw, dict), "virtual", "must be a mapping of virtual-clock options")
+    try:
+        return clock, check_options(raw)
+    except VirtualOptionError as err:
+        raise SpecError(str(err)) from None
 
 
 def load_spec(path: str | Path) -> Spec:

@@ -48,7 +48,6 @@ class DataPlane(PortStateMixin):
         self.packet_in_listeners: list[Callable[[bytes], None]] = []
         self.port_listeners: list[Callable[[int, bool], None]] = []
         self.gone: set[int] = set()
-        self.t0 = time.monotonic()
         self._stop = False
         self._wake_fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self._calls: deque = deque()
@@ -92,7 +91,7 @@ class DataPlane(PortStateMixin):
         self._ep.register(fd, select.EPOLLIN)
 
     def now_us(self) -> int:
-        return int((time.monotonic() - self.t0) * 1_000_000)
+        return self.tm.now_us()
 
     def call(self, fn: Callable[[], Any], timeout: float | None = 5.0) -> Any:
         """Run `fn` on the data-plane thread (directly if the loop is not running) and return its result.
@@ -149,9 +148,8 @@ class DataPlane(PortStateMixin):
 
     def inject(self, port: int, frame: bytes) -> None:
         """A frame entering ingress on `port` (packet-out on the CPU port), on the loop thread."""
-        now = time.monotonic()
-        self._ingress(port, frame, now, int((now - self.t0) * 1_000_000))
-        self._drain(now)
+        self._ingress(port, frame, self.tm.now_us())
+        self._drain()
 
     # ------------------------------------------------------------------ the loop
 
@@ -171,7 +169,7 @@ class DataPlane(PortStateMixin):
                 timeout = next_tick - now if deadline is None else min(deadline, next_tick) - now
                 events = ep.poll(max(0.0, timeout))
                 now = time.monotonic()
-                now_us = int((now - self.t0) * 1_000_000)
+                now_us = self.tm.now_us()
                 for fd, ev in events:
                     if fd == wake_fd:
                         try:
@@ -197,8 +195,8 @@ class DataPlane(PortStateMixin):
                         continue
                     num = port.num
                     for frame in frames:
-                        self._ingress(num, frame, now, now_us)
-                deadline = self._drain(time.monotonic())
+                        self._ingress(num, frame, now_us)
+                deadline = self._drain()
                 if now >= next_tick:
                     ticks += 1
                     if ticks % link_ticks == 0:
@@ -244,7 +242,7 @@ class DataPlane(PortStateMixin):
 
     # ------------------------------------------------------------------ per packet
 
-    def _ingress(self, num: int, frame: bytes, now: float, now_us: int) -> None:
+    def _ingress(self, num: int, frame: bytes, now_us: int) -> None:
         acct = self.acct
         ps = acct.received(num, len(frame))
         if self._pcap_in:
@@ -297,16 +295,17 @@ class DataPlane(PortStateMixin):
                 acct.copy_done(fate, reason=NO_PORT)
             elif p is not None and not p.up:
                 acct.copy_done(fate, reason=PORT_DOWN)
-            elif not enqueue(eport, job.priority, (job, fate, live.egress), job.packet_length, now, now_us):
+            elif not enqueue(eport, job.priority, (job, fate, live.egress), job.packet_length):
                 acct.copy_done(fate, reason=QUEUE_FULL)
 
-    def _drain(self, now: float) -> float | None:
-        """Serve the queues; the time the next paced packet may leave (None: nothing waits)."""
+    def _drain(self) -> float | None:
+        """Serve the queues; the time.monotonic() at which the next paced packet may leave (None: nothing
+        waits). The switch's traffic manager runs on the monotonic clock, so its ns deadline converts."""
         tm = self.tm
         if not tm.active:
             return None
-        now_us = int((now - self.t0) * 1_000_000)
-        out, wake = tm.service(now, now_us)
+        now_us = tm.now_us()
+        out, wake_ns = tm.service()
         acct = self.acct
         emit = self._emit
         for _port, (job, fate, egress), qinfo in out:
@@ -318,7 +317,7 @@ class DataPlane(PortStateMixin):
                 continue
             nfwd, ncpu, reason = emit(frames)
             acct.copy_done(fate, nfwd, ncpu, reason)
-        return wake
+        return None if wake_ns is None else wake_ns / 1e9
 
     def _emit(self, frames: list) -> tuple[int, int, str | None]:
         """Send egress output: (frames on data ports, frames to the CPU, drop reason of the rest)."""

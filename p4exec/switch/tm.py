@@ -3,19 +3,54 @@
 It behaves like BMv2's simple_switch egress buffers: a packet is timestamped and its
 queue depth recorded when it enters (`enq_timestamp`, `enq_qdepth` = packets already
 waiting), and on leaving the time spent and the depth left behind are recorded
-(`deq_timedelta`, `deq_qdepth`), all in microseconds since the switch started. A full
-queue drops the arriving packet (tail drop). Each port is served at its own rate
+(`deq_timedelta`, `deq_qdepth`), all in microseconds since the traffic manager started.
+A full queue drops the arriving packet (tail drop). Each port is served at its own rate
 (packets/s and/or bits/s; 0 means as fast as the switch can go). With several
 priority queues per port, standard_metadata.priority picks the queue and the highest
 non-empty queue is always served first (strict priority).
+
+Time comes from a `Clock`: the emulated switch passes the monotonic clock, the
+virtual-time fabric (vfabric) its event clock, so both run this one implementation.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from collections import deque
 from dataclasses import dataclass
+from typing import Protocol
 
 DEFAULT_DEPTH = 64  # packets, BMv2's default queue capacity
+
+
+class Clock(Protocol):
+    """Where the traffic manager reads the time: integer nanoseconds, never decreasing."""
+
+    def now_ns(self) -> int: ...
+
+
+class MonotonicClock:
+    """Wall-clock time for the emulated switch: `time.monotonic_ns()` (so deadlines compare with
+    `time.monotonic()` after dividing by 1e9)."""
+
+    def now_ns(self) -> int:
+        return time.monotonic_ns()
+
+
+class ManualClock:
+    """A clock that moves only when told to (tests, and anything that keeps its own time)."""
+
+    def __init__(self, t_ns: int = 0) -> None:
+        self.t_ns = t_ns
+
+    def now_ns(self) -> int:
+        return self.t_ns
+
+    def set(self, t_ns: int) -> None:
+        if t_ns < self.t_ns:
+            raise ValueError(f"clock cannot go back from {self.t_ns} ns to {t_ns} ns")
+        self.t_ns = t_ns
 
 
 @dataclass
@@ -52,35 +87,43 @@ class QueueInfo:
 class PortQueue:
     """The queues of one egress port and its pacing state."""
 
-    __slots__ = ("port", "queues", "config", "next_tx", "backlog", "drops", "paced")
+    __slots__ = ("port", "queues", "config", "next_tx", "backlog", "drops", "paced", "max_depth")
 
     def __init__(self, port: int, nqueues: int, config: QueueConfig) -> None:
         self.port = port
         self.queues: list[deque] = [deque() for _ in range(nqueues)]
         self.config = config
-        self.next_tx = 0.0  # seconds (monotonic) when the next packet may leave
+        self.next_tx = 0.0  # clock ns (fractional: serialisation times are not whole ns) of the next departure
         self.backlog = 0
         self.drops = 0
+        self.max_depth = 0  # most packets ever waiting at once (all priorities)
         self.paced = config.rate_pps > 0 or config.rate_bps > 0
 
-    def interval(self, length: int) -> float:
+    def interval_ns(self, length: int) -> float:
+        """How long a `length`-byte packet holds the port: the larger of the pps and bps limits."""
         cfg = self.config
         gap = 0.0
         if cfg.rate_pps > 0:
-            gap = 1.0 / cfg.rate_pps
+            gap = 1e9 / cfg.rate_pps
         if cfg.rate_bps > 0:
-            gap = max(gap, length * 8.0 / cfg.rate_bps)
+            gap = max(gap, length * 8e9 / cfg.rate_bps)
         return gap
 
 
 class TrafficManager:
-    """Egress queues of all ports; the switch loop enqueues after ingress and calls `service`."""
+    """Egress queues of all ports; the switch enqueues after ingress and dequeues by `service`/`dequeue`."""
 
-    def __init__(self, default: QueueConfig | None = None, nqueues: int = 1) -> None:
+    def __init__(self, default: QueueConfig | None = None, nqueues: int = 1, clock: Clock | None = None) -> None:
         self.default = default or QueueConfig()
         self.nqueues = max(1, nqueues)
+        self.clock: Clock = clock if clock is not None else MonotonicClock()
+        self.start_ns = self.clock.now_ns()
         self.ports: dict[int, PortQueue] = {}
         self.active: set[int] = set()  # ports with a backlog
+
+    def now_us(self) -> int:
+        """Microseconds since this traffic manager started: the v1model timestamps' unit and origin."""
+        return (self.clock.now_ns() - self.start_ns) // 1000
 
     def port(self, port: int) -> PortQueue:
         pq = self.ports.get(port)
@@ -114,8 +157,9 @@ class TrafficManager:
         pq = self.ports.get(port) or self.port(port)
         return pq.backlog == 0 and not pq.paced
 
-    def enqueue(self, port: int, priority: int, item: object, length: int, now: float, now_us: int) -> bool:
-        """Queue `item` for `port`; False (tail drop) when that queue is full."""
+    def enqueue(self, port: int, priority: int, item: object, length: int) -> bool:
+        """Queue `item` for `port` now; False (tail drop) when that queue is full."""
+        now = self.clock.now_ns()
         pq = self.ports.get(port) or self.port(port)
         qid = priority if 0 <= priority < self.nqueues else (self.nqueues - 1 if priority > 0 else 0)
         q = pq.queues[qid]
@@ -125,36 +169,66 @@ class TrafficManager:
             return False
         if pq.backlog == 0:
             if pq.next_tx < now:
-                pq.next_tx = now
+                pq.next_tx = now  # an idle port saves no credit
             self.active.add(port)
-        q.append((item, length, now_us, depth, qid))
+        q.append((item, length, now, depth, qid))
         pq.backlog += 1
+        if pq.backlog > pq.max_depth:
+            pq.max_depth = pq.backlog
         return True
 
-    def service(self, now: float, now_us: int, budget: int = 256) -> tuple[list, float | None]:
-        """Dequeue what may leave by `now`: ([(port, item, QueueInfo)], next deadline or None)."""
+    def ready_ns(self, port: int) -> int | None:
+        """The first whole clock ns at which the head of `port`'s queues may leave (None: nothing waits).
+        Rounded up, so `dequeue` at that time always succeeds (no event loop can spin on float noise)."""
+        pq = self.ports.get(port)
+        if pq is None or not pq.backlog:
+            return None
+        now = self.clock.now_ns()
+        return max(now, math.ceil(pq.next_tx)) if pq.paced else now
+
+    def dequeue(self, port: int) -> tuple[object, QueueInfo] | None:
+        """The next packet of `port` if it may leave now (strict priority), with its queueing metadata."""
+        pq = self.ports.get(port)
+        if pq is None or not pq.backlog:
+            return None
+        now = self.clock.now_ns()
+        if pq.paced and pq.next_tx > now:
+            return None
+        out = self._pop(pq, now)
+        if pq.backlog == 0:
+            self.active.discard(port)
+        return out
+
+    def _pop(self, pq: PortQueue, now: int) -> tuple[object, QueueInfo]:
+        queues = pq.queues
+        for qid in range(len(queues) - 1, -1, -1):
+            if queues[qid]:
+                q = queues[qid]
+                break
+        item, length, enq_ns, enq_depth, qid = q.popleft()
+        pq.backlog -= 1
+        if pq.paced:
+            pq.next_tx += pq.interval_ns(length)
+        start = self.start_ns
+        enq_us = (enq_ns - start) // 1000
+        return item, QueueInfo(enq_us, enq_depth, (now - start) // 1000 - enq_us, len(q), qid)
+
+    def service(self, budget: int = 256) -> tuple[list, int | None]:
+        """Dequeue what may leave by now: ([(port, item, QueueInfo)], next deadline in clock ns or None)."""
+        now = self.clock.now_ns()
         out: list = []
         wake: float | None = None
         done = []
         for port in self.active:
             pq = self.ports[port]
-            cfg = pq.config
-            paced = cfg.rate_pps > 0 or cfg.rate_bps > 0
-            queues = pq.queues
+            paced = pq.paced
             n = 0
             while pq.backlog and n < budget:
                 if paced and pq.next_tx > now:
                     break
-                for qid in range(len(queues) - 1, -1, -1):
-                    if queues[qid]:
-                        q = queues[qid]
-                        break
-                item, length, enq_us, enq_depth, qid = q.popleft()
-                pq.backlog -= 1
+                item, qinfo = self._pop(pq, now)
                 n += 1
-                if paced:
-                    pq.next_tx += pq.interval(length)
-                out.append((port, item, QueueInfo(enq_us, enq_depth, now_us - enq_us, len(q), qid)))
+                out.append((port, item, qinfo))
             if pq.backlog == 0:
                 done.append(port)
             elif paced and pq.next_tx > now:
@@ -164,7 +238,7 @@ class TrafficManager:
                 wake = now  # budget used up: come back at once
         for port in done:
             self.active.discard(port)
-        return out, wake
+        return out, None if wake is None else math.ceil(wake)
 
     def flush_port(self, port: int) -> list:
         """Remove everything queued for `port` (its link went down): the items, to be counted."""

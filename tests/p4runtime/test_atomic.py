@@ -7,11 +7,11 @@ from pathlib import Path
 
 import grpc
 import pytest
-from client import U, update, write_errors
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
 
 from p4exec.v1model.loader import load_config
+from tests.support.p4rt_client import U, update, write_errors
 
 SOURCE = (Path(__file__).parent / "implicit_default.p4").read_bytes()
 Entity = p4runtime_pb2.Entity

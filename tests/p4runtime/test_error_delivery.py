@@ -6,13 +6,13 @@ from pathlib import Path
 
 import grpc
 import pytest
-from client import U, update, write_errors
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
 
 from controller.client import SwitchConnection
 from controller.errors import WriteError
 from p4exec.v1model.loader import load_config
+from tests.support.p4rt_client import U, update, write_errors
 
 SOURCE = (Path(__file__).resolve().parents[2] / "bench" / "lpm64k.p4").read_bytes()
 P4INFO = load_config(SOURCE).p4info

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import grpc
 import pytest
-from client import Client, U, write_errors
 from p4.v1 import p4runtime_pb2 as pb
 
 from p4exec.p4runtime import Device, P4RuntimeServer, fastpath
 from p4exec.v1model.loader import load_config
+from tests.support.p4rt_client import Client, U, write_errors
 
 SOURCE = (Path(__file__).parent / "fastpath.p4").read_bytes()
 P4INFO = load_config(SOURCE).p4info

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import grpc
 import pytest
-from client import Client
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 from p4exec.p4runtime import Device, P4RuntimeServer
 from p4exec.p4runtime.server import MAX_STREAMS, TlsConfig
+from tests.support.p4rt_client import Client
 
 CAPS = p4runtime_pb2.CapabilitiesRequest()
 

@@ -13,10 +13,10 @@ import time
 import pytest
 from p4.v1 import p4runtime_pb2 as pb
 from scapy.all import Ether, Raw
-from sw_helpers import ATOMIC_FLIP, Capture, Switch, compiled
 
 from p4exec.switch.lab import switch_env
 from p4exec.switch.nsio import write_frames
+from tests.support.switch import ATOMIC_FLIP, Capture, Switch, compiled
 
 pytestmark = pytest.mark.netns
 

@@ -7,7 +7,8 @@ import time
 
 import pytest
 from scapy.all import IP, UDP, Ether, Raw
-from sw_helpers import BASIC_L3, compiled, table_entry
+
+from tests.support.switch import BASIC_L3, compiled, table_entry
 
 pytestmark = pytest.mark.netns
 

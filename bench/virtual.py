@@ -1,0 +1,171 @@
+"""Virtual-time fabric speed, side by side in one run.
+
+Run: .venv/bin/python bench/virtual.py [--scale erack|upn|all] [--packets N]
+
+1. Pipeline rate: simulated switch-pipeline executions (packets through ingress + egress of p4src/ethplus.p4)
+   per second while vfabric runs a ring all-reduce on a small ERack+ (tables installed by the fabric
+   controller over P4Runtime), against the in-process pipeline rate of the same program and tables measured
+   here on the frames that run produced (goal: ≥ 0.7×, the event core, links, NICs and endpoints may cost
+   at most 30 %). Rates are per second of the main thread's CPU time (stable when other processes share the
+   cores; the P4Runtime servers' idle threads are not counted) and per wall-clock second; the in-process
+   rate is the best of three passes, taken before and after the simulation.
+2. The reference: ns-3's P4sim module (BMv2 inside ns-3) — ~2,000 simulated packets per wall-clock second
+   through one switch on its IPv4 forwarding case with 1000-byte packets (its published artifact; quoted in
+   ethlab issue 13). Goal: ≥ 10×.
+3. `--scale`: ERack+ 64 GPUs × 8 planes, ring all-reduce of 16 MiB at 400 Gbit/s (goal ≤ 3 min wall), and
+   UPN 512 all-to-all with 64 KiB per pair (goal ≤ 15 min, ≤ 8 GiB RSS): wall time, virtual time, RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from controller.policies import make_policy  # noqa: E402
+from topologies.builtins import erack, upn  # noqa: E402
+from traffic.metrics import summarize  # noqa: E402
+from traffic.records import EngineConfig  # noqa: E402
+from traffic.replay import pattern_plan  # noqa: E402
+from vfabric.control import ControlPlane  # noqa: E402
+from vfabric.fabric import FabricConfig, VirtualFabric  # noqa: E402
+from vfabric.hosts import HostConfig  # noqa: E402
+from vfabric.run import VirtualLimits, VirtualRun  # noqa: E402
+
+P4SIM_PPS = 2000  # ns-3 P4sim, one BMv2 switch, IPv4 forwarding, 1000-byte packets (published artifact)
+P4SIM_SOURCE = "ns-3 P4sim module's published artifact, as quoted in ethlab issue 13"
+
+
+def rss_gib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1 << 20)
+
+
+def build(topo, policy: str = "ecmp"):
+    fab = VirtualFabric(topo, FabricConfig(), HostConfig())
+    control = ControlPlane(fab, make_policy(policy))
+    control.start()
+    return fab, control
+
+
+def run_plan(fab, control, plan, limit_s: float = 1.0, wall_s: float = 1800.0, show: bool = False):
+    run = VirtualRun(fab, control, VirtualLimits(time_limit_s=limit_s, wall_limit_s=wall_s))
+
+    def progress(p) -> None:
+        if show:
+            print(f"\r  virtual {p.now_ns / 1e3:10.1f} µs, {p.executions:>10,} pipeline packets, "
+                  f"{p.executions / max(p.wall_s, 1e-9):8,.0f} pkt/s, RSS {rss_gib():.2f} GiB", end="", flush=True)
+
+    w0, c0 = time.perf_counter(), time.thread_time()
+    out = run.run(plan, EngineConfig(rate_bps=400e9), progress=progress)
+    if show:
+        print()
+    return out, time.perf_counter() - w0, time.thread_time() - c0
+
+
+def pipeline_rate(size: int) -> None:
+    topo = erack(gpus=8, planes=1, radix=8, rate_gbps=400, delay_us=0.0)
+    fab, control = build(topo)
+    sw = fab.switches["p0"]
+    captured: list[tuple[int, bytes]] = []
+    receive = sw.receive
+
+    def tap(port: int, frame: bytes) -> None:
+        if len(captured) < 4096:
+            captured.append((port, frame))
+        receive(port, frame)
+
+    for ch in (n.channel for n in fab.endpoints.nics.values()):
+        if ch.deliver == receive:
+            ch.deliver = tap
+    eids = sorted(ep.eid for ep in topo.endpoints.values())
+    plan = pattern_plan("all_reduce", eids, size, 1, "ring")
+    live = sw.live
+    from p4exec.switch.tm import QueueInfo
+
+    def inprocess(n: int) -> tuple[float, float]:
+        """Best of three: (pkt/s of thread CPU, pkt/s wall) for ingress + egress of the captured frames."""
+        now = sw.tm.now_us()
+        qi = QueueInfo(now, 0, 0, 0, 0)
+        ingress, egress = live.ingress, live.egress
+        best = (0.0, 0.0)
+        for _ in range(3):
+            c1, w1 = time.thread_time(), time.perf_counter()
+            for i in range(n):
+                port, frame = captured[i % len(captured)]
+                for job in ingress(port, frame, now):
+                    egress(job, now, qi)
+            best = max(best, (n / (time.thread_time() - c1), n / (time.perf_counter() - w1)))
+        return best
+
+    base = sw.executions
+    out, wall, cpu = run_plan(fab, control, plan)
+    executed = sw.executions - base
+    m = summarize(out.result).summary
+    control.close()
+    assert m["complete"] and m["packets_lost"] == 0, m
+    # The same program with the same tables, in-process: ingress + egress per frame, nothing else.
+    n = min(max(executed // 2, 5000), 20000)
+    before, after = inprocess(n), inprocess(n)
+    inproc_cpu, inproc_wall = max(before[0], after[0]), max(before[1], after[1])
+    sim_cpu, sim_wall = executed / cpu, executed / wall
+    print(f"ring all-reduce {size >> 10} KiB on ERack+ 8 GPUs × 1 plane at 400 Gbit/s: {executed:,} pipeline "
+          f"packets, {out.stats.events:,} events, virtual {m['duration_s'] * 1e6:.1f} µs")
+    print(f"  vfabric          : {sim_cpu:10,.0f} pkt/s CPU   {sim_wall:10,.0f} pkt/s wall")
+    print(f"  in-process       : {inproc_cpu:10,.0f} pkt/s CPU   {inproc_wall:10,.0f} pkt/s wall  (same program, "
+          f"same tables, {n:,} frames)")
+    print(f"  ratio            : {sim_cpu / inproc_cpu:.2f}× (CPU)  {sim_wall / inproc_wall:.2f}× (wall)   goal ≥ 0.7×")
+    print(f"  vs ns-3 P4sim    : {sim_wall / P4SIM_PPS:.1f}× its ~{P4SIM_PPS:,} pkt/s ({P4SIM_SOURCE})   goal ≥ 10×")
+
+
+def scale_erack() -> None:
+    t0 = time.perf_counter()
+    topo = erack(gpus=64, planes=8, radix=64, rate_gbps=400, delay_us=0.0)
+    fab, control = build(topo)
+    bring = time.perf_counter() - t0
+    eids = sorted(ep.eid for ep in topo.endpoints.values())
+    plan = pattern_plan("all_reduce", eids, 16 << 20, 1, "ring", planes=8, slices=8)
+    out, wall, _cpu = run_plan(fab, control, plan, wall_s=1800, show=True)
+    m = summarize(out.result)
+    control.close()
+    rec = m.records[0]
+    print(f"ERack+ 64×8 ring all-reduce 16 MiB @400G: bring-up {bring:.1f} s, run {wall:.1f} s wall "
+          f"(goal ≤ 180 s), {out.stopped_by}, virtual {rec['time_s'] or 0:.6f} s, busbw {rec['busbw_GBps'] or 0:.1f} GB/s, "
+          f"{fab.executions():,} pipeline packets, RSS {rss_gib():.2f} GiB")
+
+
+def scale_upn() -> None:
+    t0 = time.perf_counter()
+    topo = upn(gpus=512, planes=4, radix=128, rate_gbps=200, delay_us=0.0)
+    fab, control = build(topo)
+    bring = time.perf_counter() - t0
+    eids = sorted(ep.eid for ep in topo.endpoints.values())
+    plan = pattern_plan("all_to_all", eids, 64 * 1024 * 512, 1, None, planes=4, seed=1)
+    out, wall, _cpu = run_plan(fab, control, plan, wall_s=1800, show=True)
+    m = summarize(out.result)
+    control.close()
+    rec = m.records[0]
+    print(f"UPN 512 all-to-all 64 KiB/pair: bring-up {bring:.1f} s, run {wall:.1f} s wall (goal ≤ 900 s), "
+          f"{out.stopped_by}, virtual {rec['time_s'] or 0:.6f} s, {fab.executions():,} pipeline packets, "
+          f"RSS {rss_gib():.2f} GiB (goal ≤ 8)")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scale", choices=["erack", "upn", "all"], default=None)
+    ap.add_argument("--size-kib", type=int, default=2048, help="ring all-reduce size for the pipeline-rate part")
+    a = ap.parse_args()
+    pipeline_rate(a.size_kib << 10)
+    if a.scale in ("erack", "all"):
+        scale_erack()
+    if a.scale in ("upn", "all"):
+        scale_upn()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

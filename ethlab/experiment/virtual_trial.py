@@ -1,0 +1,191 @@
+"""One trial in virtual time (`clock: virtual`): the same fabric, P4 program, controller, policy, plan and
+faults as `trial.run_trial`, on vfabric's discrete-event fabric at nominal link rates instead of Mininet.
+
+Outputs are the emulated trial's files in the same formats — metrics.json/metrics.csv/flows.csv (the engine's
+records), links.csv and switch.json (read from the switches over P4Runtime, as in emulation) — and say
+`"clock": "virtual"`. Everything in metrics.json, flows.csv and links.csv is a function of the spec and seed:
+reruns are byte-identical. Wall-clock facts (how long the simulation took, events per second) go to
+switch.json's "virtual" section only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ethlab.experiment import collect
+from ethlab.experiment.trial import TrialResult, TrialSetup, _write_csv, recovery, switch_summary
+from traffic.metrics import write_all
+from vfabric.control import ControlPlane
+from vfabric.fabric import FabricConfig, VirtualFabric
+from vfabric.hosts import HostConfig
+from vfabric.run import START_NS as START_OFFSET_NS
+from vfabric.run import Progress, VirtualLimits, VirtualRun
+
+CLOCKS = ("emulated", "virtual")
+VIRTUAL_KEYS = {"time_limit_s", "wall_limit_s", "control_delay_s", "probe_interval_s", "sample_interval_s",
+                "pipeline_latency_ns", "flow_rate_gbps", "loss_grace_s", "reaction_params", "queue_depth"}
+
+
+class VirtualOptionError(ValueError):
+    """A bad `virtual:` option; the message names the key."""
+
+
+def check_options(options: dict[str, Any] | None, where: str = "virtual") -> dict[str, Any]:
+    """Validate the spec's `virtual:` mapping up front (each key's type and range)."""
+    opts = dict(options or {})
+    extra = sorted(set(opts) - VIRTUAL_KEYS)
+    if extra:
+        raise VirtualOptionError(f"{where}: unknown key(s) {', '.join(extra)} (known: {', '.join(sorted(VIRTUAL_KEYS))})")
+
+    def positive(key: str, allow_zero: bool = False) -> None:
+        if key not in opts:
+            return
+        v = opts[key]
+        ok = isinstance(v, int | float) and not isinstance(v, bool) and (v >= 0 if allow_zero else v > 0)
+        if not ok or v != v or v in (float("inf"),):
+            raise VirtualOptionError(f"{where}.{key}: must be a {'non-negative' if allow_zero else 'positive'} "
+                                     f"finite number (got {v!r})")
+
+    for key in ("time_limit_s", "wall_limit_s", "probe_interval_s", "sample_interval_s", "flow_rate_gbps",
+                "loss_grace_s"):
+        positive(key)
+    for key in ("control_delay_s", "pipeline_latency_ns"):
+        positive(key, allow_zero=True)
+    if "queue_depth" in opts and (not isinstance(opts["queue_depth"], int) or opts["queue_depth"] < 1):
+        raise VirtualOptionError(f"{where}.queue_depth: must be an integer >= 1 (got {opts['queue_depth']!r})")
+    if "reaction_params" in opts and not isinstance(opts["reaction_params"], dict):
+        raise VirtualOptionError(f"{where}.reaction_params: must be a mapping")
+    return opts
+
+
+def _limits(opts: dict[str, Any]) -> VirtualLimits:
+    return VirtualLimits(time_limit_s=float(opts.get("time_limit_s", 1.0)),
+                         wall_limit_s=float(opts.get("wall_limit_s", 900.0)),
+                         control_delay_s=float(opts.get("control_delay_s", 100e-6)),
+                         probe_interval_s=float(opts.get("probe_interval_s", 20e-6)),
+                         sample_interval_s=opts.get("sample_interval_s"))
+
+
+def progress_text(p: Progress) -> str:
+    rate = p.executions / p.wall_s if p.wall_s > 0 else 0.0
+    return (f"virtual {p.now_ns / 1e3:,.1f} µs (limit {p.limit_ns / 1e3:,.0f} µs), {p.packets:,} packets sent, "
+            f"{rate:,.0f} pipeline pkt/s")
+
+
+def run_virtual_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] | None = None,
+                      options: dict[str, Any] | None = None,
+                      on_progress: Callable[[Progress], None] | None = None) -> TrialResult:
+    """Build the virtual fabric, install it over P4Runtime, replay, collect; files written as they exist."""
+    say = progress or (lambda _m: None)
+    opts = check_options(options)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    eng = setup.engine
+    hosts = HostConfig(frame_format=eng.frame_format, mtu=eng.mtu, ecn=eng.ecn, reaction=eng.reaction,
+                       reaction_params=dict(opts.get("reaction_params") or {}),
+                       flow_rate_bps=float(opts["flow_rate_gbps"]) * 1e9 if "flow_rate_gbps" in opts else None,
+                       loss_grace_ns=int(round(float(opts.get("loss_grace_s", 1e-3)) * 1e9)),
+                       max_packets=eng.max_packets)
+    fabric_cfg = FabricConfig(queue_depth=int(opts.get("queue_depth") or setup.queue_depth or 64),
+                              pipeline_latency_ns=int(opts.get("pipeline_latency_ns", 400)),
+                              seed=setup.seed or 0)
+    say(f"building {setup.topo.name} in virtual time ({len(setup.topo.switches)} switches)")
+    fabric = VirtualFabric(setup.topo, fabric_cfg, hosts)
+    control = ControlPlane(fabric, setup.policy)
+    try:
+        say("installing the tables over P4Runtime (virtual time frozen)")
+        ctl = control.start()
+        (out_dir / "bringup.json").write_text(json.dumps({"entries": control.entries, "timings": control.timings,
+                                                          "clock": "virtual"}, indent=1))
+        collect.reset_queue_maxima(ctl)
+        before = collect.snapshot(ctl)
+        limits = _limits(opts)
+        sampler = collect.Sampler(ctl, setup.topo, limits.sample_interval_s or 1.0)
+
+        def sample(t_s: float) -> None:
+            nq, ng = len(sampler.queue), len(sampler.goodput)
+            sampler.sample()
+            for row in sampler.queue[nq:] + sampler.goodput[ng:]:
+                row["t_s"] = round(t_s, 9)  # virtual time, not the wall clock Sampler reads
+
+        if limits.sample_interval_s:
+            sample(0.0)
+            sampler.goodput.clear()
+            sampler.queue.clear()
+            sampler.qmax.clear()
+        run = VirtualRun(fabric, control, limits)
+        say(f"replaying {len(setup.plan)} collective(s) under {setup.policy.name} in virtual time")
+
+        def tick(p: Progress) -> None:
+            if on_progress is not None:
+                on_progress(p)
+            say(progress_text(p))
+
+        line_rate = max((ln.rate_gbps for ln in setup.topo.links), default=100.0) * 1e9
+        engine_cfg = replace(eng, rate_bps=hosts.flow_rate_bps or line_rate,
+                             reaction_params=dict(hosts.reaction_params or {}))
+        outcome = run.run(setup.plan, engine_cfg, setup.faults, sample if limits.sample_interval_s else None, tick)
+        metrics = write_all(out_dir, outcome.result)
+        metrics.summary["clock"] = "virtual"
+        metrics.summary["stopped_by"] = outcome.stopped_by
+        _restate_clock(out_dir / "metrics.json", outcome.stopped_by)
+        duration = outcome.result.duration_s
+        say("reading switch counters over P4Runtime")
+        after = collect.snapshot(ctl)
+        qmax = collect.merge_maxima(sampler.qmax, collect.read_queue_maxima(ctl))
+        links = collect.link_stats(setup.topo, before, after, qmax, duration, None)
+        drops = collect.drop_stats(before, after)
+    finally:
+        control.close()
+    stats = outcome.stats
+    tm_drops = {n: {k: v for k, v in sw.drops.items() if v} for n, sw in sorted(fabric.switches.items())}
+    virtual = {"stopped_by": outcome.stopped_by, "virtual_time_s": round((stats.now_ns - run.start_ns) / 1e9, 9),
+               "time_limit_s": limits.time_limit_s, "wall_limit_s": limits.wall_limit_s,
+               "events": stats.events, "wall_s": round(stats.wall_s, 3),
+               "pipeline_packets": fabric.executions(),
+               "pipeline_packets_per_wall_s": round(fabric.executions() / stats.wall_s, 1) if stats.wall_s else None,
+               "pipeline_latency_ns": fabric_cfg.pipeline_latency_ns, "control_delay_s": limits.control_delay_s,
+               "traffic_manager_drops": {n: d for n, d in tm_drops.items() if d},
+               "links_lost_in_flight": sum(ln.lost for ln in fabric.links)}
+    interval = limits.sample_interval_s or 0.0
+    sw = {"clock": "virtual", "summary": switch_summary(links, drops), "drops": drops, "links": links,
+          "faults": outcome.events, "recovery": recovery(outcome.events, sampler.goodput, interval) if interval else [],
+          "queue_samples": sampler.queue, "goodput_samples": sampler.goodput,
+          "traffic_duration_s": round(duration, 9), "bringup": control.timings, "virtual": virtual}
+    _write_csv(out_dir / "links.csv", links)
+    (out_dir / "switch.json").write_text(json.dumps(sw, indent=1))
+    if outcome.interrupted:
+        raise KeyboardInterrupt
+    return TrialResult(metrics, links, sw, control.timings)
+
+
+def _restate_clock(path: Path, stopped_by: str) -> None:
+    """metrics.json in the engine's format, with the clock (and why the run ended) in its summary."""
+    data = json.loads(path.read_text())
+    data["summary"]["clock"] = "virtual"
+    data["summary"]["stopped_by"] = stopped_by
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def run_virtual_progress(setup: TrialSetup, out_dir: Path, console: Any,
+                         options: dict[str, Any] | None = None) -> TrialResult:
+    """`run_virtual_trial` under a rich progress bar: virtual time reached (of the limit) and pipeline pkt/s."""
+    from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Bar
+
+    opts = check_options(options)
+    limit_us = float(opts.get("time_limit_s", 1.0)) * 1e6
+    with Bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
+                  TimeElapsedColumn(), console=console, transient=False) as bar:
+        task = bar.add_task("virtual time", total=limit_us, info="")
+
+        def show(p: Progress) -> None:
+            rate = p.executions / p.wall_s if p.wall_s > 0 else 0.0
+            bar.update(task, completed=min(limit_us, (p.now_ns - START_OFFSET_NS) / 1e3),
+                       info=f"{p.now_ns / 1e3:,.1f} µs virtual, {rate:,.0f} pkt/s")
+
+        return run_virtual_trial(setup, out_dir, lambda msg: bar.update(task, description=msg[:60]) if not
+                                 msg.startswith("virtual ") else None, opts, show)

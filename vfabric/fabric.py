@@ -1,0 +1,102 @@
+"""A topology realised in virtual time: one VirtualSwitch per switch, a Link per cable, NIC ports per host.
+
+Rates and delays are the topology's nominal ones (`Link.rate_gbps`, `Link.delay_us`): nothing is scaled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from p4exec.switch.tm import QueueConfig
+from topologies.model import Topology
+from vfabric.events import Simulator
+from vfabric.hosts import HostConfig, VirtualEndpoints
+from vfabric.links import Channel, Link
+from vfabric.switch import DEFAULT_PIPELINE_LATENCY_NS, VirtualSwitch
+
+
+@dataclass
+class FabricConfig:
+    queue_depth: int = 64  # packets per egress queue (BMv2's default)
+    priority_queues: int = 1
+    pipeline_latency_ns: int = DEFAULT_PIPELINE_LATENCY_NS
+    seed: int = 0
+
+
+class VirtualFabric:
+    """Everything of one topology on one simulator; `link_index` finds the cable between two nodes."""
+
+    def __init__(self, topo: Topology, fabric: FabricConfig | None = None, hosts: HostConfig | None = None,
+                 sim: Simulator | None = None) -> None:
+        self.topo = topo
+        self.config = fabric or FabricConfig()
+        self.sim = sim or Simulator()
+        cfg = self.config
+        self.switches: dict[str, VirtualSwitch] = {}
+        for node in topo.switches:
+            self.switches[node.name] = VirtualSwitch(
+                self.sim, node.name, node.device_id or 0, QueueConfig(depth=cfg.queue_depth), cfg.priority_queues,
+                cfg.pipeline_latency_ns, seed=cfg.seed * 1000 + (node.device_id or 0))
+        self.endpoints = VirtualEndpoints(self.sim, topo, hosts)
+        eid_of = {ep.host: ep.eid for ep in topo.endpoints.values()}
+        self.links: list[Link] = []
+        for index, ln in enumerate(topo.links):
+            link = Link(self.sim, f"{ln.a}<->{ln.b}", ln.rate_gbps * 1e9, int(round(ln.delay_us * 1000)), index)
+            self.links.append(link)
+            for near, far in ((ln.a, ln.b), (ln.b, ln.a)):
+                channel = Channel(link, *self._receiver(far.owner, far.number, eid_of, ln.plane))
+                if near.owner in self.switches:
+                    self.switches[near.owner].attach(near.number, channel)
+                else:
+                    self.endpoints.attach(eid_of[near.owner], ln.plane, channel)
+
+    def _receiver(self, node: str, port: int, eid_of: dict[str, int], plane: int):
+        """(deliver(port, frame), port, extra delay) for frames arriving at node:port."""
+        sw = self.switches.get(node)
+        if sw is not None:
+            return sw.receive, port, sw.pipeline_latency_ns
+        eid = eid_of[node]
+        receive = self.endpoints.receive
+        nics = self.endpoints.nics
+
+        def to_host(_port: int, frame: bytes) -> None:
+            nic = nics.get((eid, plane))
+            if nic is not None and not nic.channel.link.up:  # lost on a link that went down
+                nic.channel.link.lost += 1
+                return
+            receive(eid, frame)
+
+        return to_host, port, 0
+
+    def link_index(self, a: str, b: str) -> int:
+        for index, ln in enumerate(self.topo.links):
+            if {ln.a.owner, ln.b.owner} == {a, b}:
+                return index
+        raise KeyError(f"no link between {a} and {b}")
+
+    def set_link(self, index: int, up: bool) -> None:
+        """Carrier change at both ends at once (the data plane sees it now; the controller later)."""
+        ln = self.topo.links[index]
+        self.links[index].up = up
+        for end in (ln.a, ln.b):
+            sw = self.switches.get(end.owner)
+            if sw is not None:
+                sw.set_port_up(end.number, up)
+
+    def set_link_rate(self, index: int, rate_bps: float) -> None:
+        """A slow link: both directions serialise at `rate_bps` from now on."""
+        from vfabric.events import SimError
+
+        if rate_bps <= 0:
+            raise SimError(f"link {self.links[index].name}: rate must be > 0 bit/s (got {rate_bps!r})")
+        link = self.links[index]
+        link.rate_bps = float(rate_bps)
+        link.ns_per_byte = 8e9 / link.rate_bps
+        ln = self.topo.links[index]
+        for end in (ln.a, ln.b):
+            sw = self.switches.get(end.owner)
+            if sw is not None:
+                sw.tm.configure(end.number, rate_bps=rate_bps)
+
+    def executions(self) -> int:
+        return sum(sw.executions for sw in self.switches.values())

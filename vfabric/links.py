@@ -1,0 +1,75 @@
+"""Links: a nominal rate, a one-way propagation delay, up/down state, per-direction counters.
+
+A frame that starts serialising at t arrives (last bit) at t + wire_bytes × 8 / rate + delay, where
+wire_bytes adds Ethernet's per-frame cost on the wire that no frame buffer carries: preamble + SFD (8 B),
+FCS (4 B) and the inter-frame gap (12 B). The sender (switch traffic manager or host NIC) is what keeps
+frames from overlapping: it holds its port for the serialisation time. A frame in flight when the link goes
+down is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from vfabric.events import SimError, Simulator
+
+WIRE_OVERHEAD = 8 + 4 + 12  # preamble+SFD, FCS, inter-frame gap (bytes)
+
+
+def wire_bytes(frame_len: int) -> int:
+    """Bytes a frame occupies on the wire (frames shorter than 60 B are padded to the 64-B minimum)."""
+    return max(frame_len, 60) + WIRE_OVERHEAD
+
+
+class Link:
+    """Both directions of one cable; `ends[i]` is (receiver callback, port) of the far side of direction i."""
+
+    __slots__ = ("name", "rate_bps", "delay_ns", "up", "ns_per_byte", "sim", "lost", "index")
+
+    def __init__(self, sim: Simulator, name: str, rate_bps: float, delay_ns: int, index: int = -1) -> None:
+        if not rate_bps or rate_bps <= 0:
+            raise SimError(f"link {name}: rate must be > 0 bit/s (got {rate_bps!r})")
+        if delay_ns < 0:
+            raise SimError(f"link {name}: negative propagation delay {delay_ns} ns")
+        self.sim = sim
+        self.name = name
+        self.index = index
+        self.rate_bps = float(rate_bps)
+        self.delay_ns = int(delay_ns)
+        self.up = True
+        self.ns_per_byte = 8e9 / self.rate_bps
+        self.lost = 0  # frames that met a down link
+
+    def serialisation_ns(self, frame_len: int) -> float:
+        return wire_bytes(frame_len) * self.ns_per_byte
+
+
+class Channel:
+    """One direction of a link: frames handed to `send` at the start of serialisation reach
+    `deliver(port, frame)` on the far node after serialisation + propagation + `extra_ns` (the far node's
+    pipeline latency)."""
+
+    __slots__ = ("link", "deliver", "port", "extra_ns", "tx_packets", "tx_bytes")
+
+    def __init__(self, link: Link, deliver: Callable[[int, Any], None], port: int, extra_ns: int = 0) -> None:
+        self.link = link
+        self.deliver = deliver
+        self.port = port
+        self.extra_ns = extra_ns
+        self.tx_packets = 0
+        self.tx_bytes = 0
+
+    def send(self, frame: Any, start_ns: float) -> float:
+        """Put `frame` on the wire starting at `start_ns`; returns when its last bit has left (ns)."""
+        link = self.link
+        end = start_ns + wire_bytes(len(frame)) * link.ns_per_byte
+        if not link.up:
+            link.lost += 1
+            return end
+        self.tx_packets += 1
+        self.tx_bytes += len(frame)
+        # The receiver is called directly at arrival (no wrapper per hop); it drops the frame if the link
+        # went down meanwhile (`Link.up`, which the switch's port state and the host NIC both follow).
+        link.sim.at(int(end + 0.999999) + link.delay_ns + self.extra_ns, self.deliver, self.port, frame)
+        return end

@@ -1,0 +1,236 @@
+"""Drive one virtual-time replay: load the plan, schedule faults, probes and samples, run to completion or
+a limit, and hand back the engine-format result (traffic.records.RunResult) plus what happened.
+
+A fault happens at a virtual instant: the data plane sees it at once (carrier loss marks the port dead in
+the program's liveness register and flushes its queue), the controller reacts `control_delay_s` later —
+its gRPC calls run while virtual time stands still. `time_limit_s` bounds virtual time and `wall_limit_s`
+the wall clock; either one hit is reported, and what was measured up to then is kept.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from traffic.records import EngineConfig, PlannedCollective, RunResult
+from vfabric.control import ControlPlane
+from vfabric.events import RunStats, SimError
+from vfabric.fabric import VirtualFabric
+
+START_NS = 1_000  # traffic starts 1 µs after the (instantaneous) bring-up
+
+
+@dataclass
+class VirtualLimits:
+    time_limit_s: float = 1.0  # virtual seconds after the traffic starts
+    wall_limit_s: float = 900.0
+    control_delay_s: float = 100e-6  # fault -> controller reaction (virtual)
+    probe_interval_s: float = 20e-6  # adaptive policy's probe rounds (virtual)
+    sample_interval_s: float | None = None  # queue/goodput samples over P4Runtime (virtual); None = off
+
+    def validate(self) -> None:
+        for key in ("time_limit_s", "wall_limit_s", "probe_interval_s"):
+            v = getattr(self, key)
+            if not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v) or v <= 0:
+                raise SimError(f"virtual.{key} must be a positive number of seconds (got {v!r})")
+        if not isinstance(self.control_delay_s, int | float) or self.control_delay_s < 0:
+            raise SimError(f"virtual.control_delay_s must be >= 0 seconds (got {self.control_delay_s!r})")
+        if self.sample_interval_s is not None and (not isinstance(self.sample_interval_s, int | float)
+                                                   or self.sample_interval_s <= 0):
+            raise SimError(f"virtual.sample_interval_s must be > 0 seconds (got {self.sample_interval_s!r})")
+
+
+@dataclass
+class Progress:
+    """What a progress display needs, handed to the callback every few thousand events."""
+
+    now_ns: int
+    limit_ns: int
+    events: int
+    packets: int
+    executions: int
+    wall_s: float
+
+
+@dataclass
+class VirtualOutcome:
+    result: RunResult
+    stats: RunStats
+    events: list[dict[str, Any]] = field(default_factory=list)  # faults as ethlab's FaultEvent dicts
+    samples: list[tuple[int, Callable[[], None]]] = field(default_factory=list)
+    interrupted: bool = False
+
+    @property
+    def stopped_by(self) -> str:
+        if self.interrupted:
+            return "interrupted"
+        return {"idle": "completed", "done": "completed", "until": "virtual_time_limit",
+                "wall": "wall_clock_limit"}.get(self.stats.reason, self.stats.reason)
+
+
+def ns(seconds: float) -> int:
+    return int(round(seconds * 1e9))
+
+
+class VirtualRun:
+    """One replay on a fabric whose control plane is up (`ControlPlane.start()` done)."""
+
+    def __init__(self, fabric: VirtualFabric, control: ControlPlane, limits: VirtualLimits | None = None) -> None:
+        self.fabric = fabric
+        self.control = control
+        self.limits = limits or VirtualLimits()
+        self.limits.validate()
+        self.sim = fabric.sim
+        self.events: list[dict[str, Any]] = []
+        self.sample_hooks: list[Callable[[float], None]] = []
+        self.start_ns = 0
+
+    # ---------------------------------------------------------------- faults
+    def schedule_faults(self, faults: list[Any]) -> None:
+        """ethlab Faults (at_s, action, a, b, switch, for_s, rate_factor, rate_pps), in virtual seconds."""
+        for f in faults:
+            self.sim.at(self.start_ns + ns(f.at_s), self._fault, f.action, f)
+            if f.for_s is not None:
+                undo = {"link_down": "link_up", "slow_link": "restore_link", "switch_stop": "switch_restart",
+                        "controller_stop": "controller_restart"}.get(f.action, f.action)
+                self.sim.at(self.start_ns + ns(f.at_s + f.for_s), self._fault, undo, f)
+
+    def _fault(self, action: str, f: Any) -> None:
+        fab = self.fabric
+        target = f.switch or (f"{f.a}-{f.b}" if f.a else "controller")
+        at_s = round((self.sim.now - self.start_ns) / 1e9, 9)
+        delay = ns(self.limits.control_delay_s)
+        error = None
+        try:
+            if action in ("link_down", "link_up"):
+                index = fab.link_index(f.a, f.b)
+                fab.set_link(index, action == "link_up")
+                self.sim.after(delay, self._react_link, index, action == "link_up", target)
+            elif action in ("slow_link", "restore_link"):
+                index = fab.link_index(f.a, f.b)
+                ln = fab.topo.links[index]
+                for end in (ln.a, ln.b):
+                    sw = fab.switches.get(end.owner)
+                    if sw is None:
+                        continue
+                    rate = ln.rate_gbps * 1e9
+                    if action == "slow_link":
+                        rate = f.rate_pps * 12000 if f.rate_pps is not None else rate * f.rate_factor
+                    sw.tm.configure(end.number, rate_bps=rate)
+            elif action in ("switch_stop", "switch_restart"):
+                fab.switches[f.switch].stopped = action == "switch_stop"
+            elif action == "controller_stop":
+                self.control.controller.close()  # type: ignore[union-attr]
+                self.control.down = True
+            elif action == "controller_restart":
+                self.control.controller.start(reconcile=True)  # type: ignore[union-attr]
+                self.control.down = False
+                self.control.barrier()
+        except Exception as err:  # recorded, as in emulation; the run goes on
+            error = f"{type(err).__name__}: {err}"
+        control_s = self.limits.control_delay_s if action in ("link_down", "link_up") else 0.0
+        self.events.append({"action": action, "target": target, "at_s": at_s, "control_s": control_s,
+                            "error": error})
+
+    def _react_link(self, index: int, up: bool, target: str) -> None:
+        if getattr(self.control, "down", False):
+            return  # headless: nobody reroutes (the data plane's liveness still skips the dead port)
+        try:
+            self.control.controller.link_change(index, up, source="vfabric")  # type: ignore[union-attr]
+        except Exception as err:  # noqa: BLE001
+            self.events.append({"action": "controller_reaction", "target": target,
+                                "at_s": round((self.sim.now - self.start_ns) / 1e9, 9), "control_s": 0.0,
+                                "error": f"{type(err).__name__}: {err}"})
+
+    # ---------------------------------------------------------------- adaptive probes
+    def schedule_probes(self) -> None:
+        if not getattr(self.control.policy, "uses_probes", False):
+            return
+        from controller.probes import SEQ_OFFSET, probe_plan
+
+        plan = probe_plan(self.fabric.topo)
+        if not plan:
+            return
+        state = {"round": 0}
+
+        def one_round() -> None:
+            ctl = self.control.controller
+            if self.fabric.endpoints.unsettled == 0 or ctl is None or getattr(self.control, "down", False):
+                return
+            seq = (state["round"] & 0xFFFF).to_bytes(2, "big")
+            sent = 0
+            for probe in plan:
+                conn = ctl.connections.get(probe.switch)
+                if conn is None:
+                    continue
+                conn.packet_out(probe.frame[:SEQ_OFFSET] + seq + probe.frame[SEQ_OFFSET + 2:],
+                                egress_port=probe.port)
+                sent += 1
+            self.control.barrier(expect_packet_outs=sent)
+            state["round"] += 1
+            self.sim.after(ns(self.limits.probe_interval_s), one_round)
+
+        self.sim.at(self.start_ns, one_round)
+
+    # ---------------------------------------------------------------- samples
+    def schedule_samples(self, sample: Callable[[float], None]) -> None:
+        interval = self.limits.sample_interval_s
+        if not interval:
+            return
+
+        def tick() -> None:
+            sample((self.sim.now - self.start_ns) / 1e9)
+            if self.fabric.endpoints.unsettled:
+                self.sim.after(ns(interval), tick)
+
+        self.sim.at(self.start_ns + ns(interval), tick)
+
+    # ---------------------------------------------------------------- run
+    def run(self, plan: list[PlannedCollective], engine_config: EngineConfig, faults: list[Any] = (),
+            sample: Callable[[float], None] | None = None,
+            progress: Callable[[Progress], None] | None = None) -> VirtualOutcome:
+        sim = self.sim
+        eps = self.fabric.endpoints
+        self.start_ns = sim.now + START_NS
+        eps.load(plan, self.start_ns)
+        self.schedule_faults(list(faults))
+        self.schedule_probes()
+        if sample is not None:
+            self.schedule_samples(sample)
+        limit_ns = self.start_ns + ns(self.limits.time_limit_s)
+        wall0 = time.perf_counter()
+
+        def done_check() -> None:
+            if eps.unsettled == 0:
+                sim.stop("done")
+            else:
+                sim.after(10_000, done_check)
+
+        sim.at(self.start_ns, done_check)
+
+        def report(s: Any) -> None:
+            if progress is not None:
+                progress(Progress(s.now, limit_ns, s.events, eps.packets, self.fabric.executions(),
+                                  time.perf_counter() - wall0))
+
+        # Everything made so far (programs, tables, plan, frames templates) lives for the whole run: keep it
+        # out of the cyclic collector's scans, as the emulated switch does (full collections otherwise cost
+        # more than the packets).
+        gc.collect()
+        gc.freeze()
+        interrupted = False
+        try:
+            stats = sim.run(until_ns=limit_ns, wall_limit_s=self.limits.wall_limit_s, progress=report,
+                            progress_every=5000)
+        except KeyboardInterrupt:
+            interrupted = True
+            stats = RunStats("interrupted", sim.now, sim.events, time.perf_counter() - wall0)
+        settle = [f.rec.settle_ns for f in eps.flows if f.rec.settle_ns]
+        end_ns = max(settle) if settle and eps.unsettled == 0 else sim.now
+        timed_out = eps.unsettled > 0
+        result = eps.result(max(0, end_ns - self.start_ns), timed_out, engine_config)
+        return VirtualOutcome(result, stats, self.events, interrupted=interrupted)

@@ -1,0 +1,236 @@
+"""A simulated switch: the compiled v1model pipeline + the shared traffic manager, on the simulator's clock.
+
+It is also the device the in-process P4Runtime server serves (the interface of docs/architecture.md, "The
+switch device"): pipeline push, table writes (through the program's runtime state), packet-in/out, queue
+settings, port status. The controller only ever runs while virtual time stands still, so the data path
+needs no locks; `control(fn)` still takes one, because gRPC calls arrive on server threads.
+
+Timing: a frame's last bit arrives at t; ingress runs and the copies are queued at t + pipeline latency
+(the link delivers the frame then); a port's queue is served at the port's line rate (the traffic manager
+paces at the link rate, counting Ethernet's wire overhead), egress runs when a packet leaves the queue,
+and the frame is on the wire from that instant.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from p4exec.switch.program import Live, load_program, make_live
+from p4exec.switch.tm import QueueConfig, TrafficManager
+from vfabric.events import Simulator
+from vfabric.links import Channel, wire_bytes
+
+DEFAULT_PIPELINE_LATENCY_NS = 400  # a 51.2T switch chip's port-to-port latency is a few hundred ns
+DROP_REASONS = ("pipeline", "malformed", "queue_full", "port_down", "no_port")
+
+
+@dataclass(frozen=True)
+class PortInfo:
+    iface: str
+    up: bool
+    gone: bool
+
+
+class VirtualSwitch:
+    """One switch; `ports` maps port number -> Channel towards the peer (filled in by the fabric)."""
+
+    def __init__(self, sim: Simulator, name: str, device_id: int, queue: QueueConfig, nqueues: int = 1,
+                 pipeline_latency_ns: int = DEFAULT_PIPELINE_LATENCY_NS, cpu_port: int | None = 255,
+                 seed: int = 0) -> None:
+        if pipeline_latency_ns < 0:
+            raise ValueError(f"switch {name}: negative pipeline latency {pipeline_latency_ns} ns")
+        self.sim = sim
+        self.name = name
+        self.device_id = device_id
+        self.cpu_port = cpu_port
+        self.seed = seed
+        self.pipeline_latency_ns = int(pipeline_latency_ns)
+        self.tm = TrafficManager(queue, nqueues, clock=sim)
+        self.ports: dict[int, Channel] = {}
+        self.up: dict[int, bool] = {}
+        self.live: Live | None = None
+        self.stopped = False  # a stopped switch drops everything (fault "switch_stop")
+        self.drops = dict.fromkeys(DROP_REASONS, 0)
+        self.received = 0
+        self.executions = 0  # packets that entered the pipeline (one ingress pass; its egress halves follow)
+        self._serving: set[int] = set()
+        self._lock = threading.RLock()
+        self._packet_in: list[Callable[[bytes], None]] = []
+        self._digest: list[Callable[[int, list], None]] = []
+        self._port_listeners: list[Callable[[int, bool], None]] = []
+        self.packet_out_inbox: list[bytes] = []  # packet-outs from gRPC threads, injected at the next barrier
+
+    # ---------------------------------------------------------------- wiring
+    def attach(self, port: int, channel: Channel) -> None:
+        self.ports[port] = channel
+        self.up[port] = True
+        self.tm.configure(port, rate_bps=channel.link.rate_bps)
+
+    # ---------------------------------------------------------------- device interface (P4Runtime server)
+    @property
+    def program(self) -> Any:
+        return None if self.live is None else self.live.program
+
+    def load_config(self, p4info: Any, device_config: bytes) -> Any:
+        return load_program(device_config, p4info=p4info, seed=self.seed)
+
+    def commit(self, program: Any) -> None:
+        from p4exec.p4runtime import backend
+
+        backend.attach_digest_sink(program, self._emit_digest)
+        live = make_live(program)
+        with self._lock:
+            self.live = live
+            for port, up in self.up.items():
+                live.set_port_up(port, up)
+
+    def control(self, fn: Callable[[], Any]) -> Any:
+        with self._lock:
+            return fn()
+
+    def packet_out(self, frame: bytes) -> None:
+        with self._lock:
+            self.packet_out_inbox.append(bytes(frame))
+
+    def add_packet_in_listener(self, fn: Callable[[bytes], None]) -> None:
+        self._packet_in.append(fn)
+
+    def remove_packet_in_listener(self, fn: Callable[[bytes], None]) -> None:
+        if fn in self._packet_in:
+            self._packet_in.remove(fn)
+
+    def add_digest_listener(self, fn: Callable[[int, list], None]) -> None:
+        self._digest.append(fn)
+
+    def _emit_digest(self, digest_id: int, values: list) -> None:
+        for fn in list(self._digest):
+            fn(digest_id, values)
+
+    def set_queue(self, port: int, depth: int | None = None, rate_pps: float | None = None,
+                  rate_bps: float | None = None) -> QueueConfig:
+        with self._lock:
+            cfg = self.tm.configure(port, depth=depth, rate_pps=rate_pps, rate_bps=rate_bps)
+            return QueueConfig(cfg.depth, cfg.rate_pps, cfg.rate_bps)
+
+    def queue_config(self, port: int) -> QueueConfig:
+        cfg = self.tm.port(port).config
+        return QueueConfig(cfg.depth, cfg.rate_pps, cfg.rate_bps)
+
+    def port_status(self) -> dict[int, PortInfo]:
+        return {n: PortInfo(f"{self.name}-p{n}", up, False) for n, up in sorted(self.up.items())}
+
+    def add_port_listener(self, fn: Callable[[int, bool], None]) -> None:
+        self._port_listeners.append(fn)
+
+    def stats(self) -> dict:
+        return {"received": self.received, "dropped_by_reason": dict(self.drops),
+                "queues": {str(n): dict(pq.config.as_dict(), backlog=pq.backlog, tail_drops=pq.drops,
+                                        max_depth=pq.max_depth) for n, pq in sorted(self.tm.ports.items())}}
+
+    # ---------------------------------------------------------------- faults
+    def set_port_up(self, port: int, up: bool) -> None:
+        """Carrier change: the program's liveness register at once, a downed port's queue is flushed."""
+        if port not in self.up or self.up[port] == up:
+            return
+        self.up[port] = up
+        if not up:
+            self.drops["port_down"] += len(self.tm.flush_port(port))
+        if self.live is not None:
+            self.live.set_port_up(port, up)
+        for fn in list(self._port_listeners):
+            fn(port, up)
+
+    def clear_packet_outs(self) -> None:
+        with self._lock:
+            self.packet_out_inbox = []
+
+    def drain_packet_outs(self) -> int:
+        """Inject the packet-outs that arrived over gRPC (runs at a control barrier, in virtual time)."""
+        with self._lock:
+            frames, self.packet_out_inbox = self.packet_out_inbox, []
+        if self.cpu_port is not None:
+            for frame in frames:
+                self.receive(self.cpu_port, frame)
+        return len(frames)
+
+    # ---------------------------------------------------------------- data path
+    def receive(self, port: int, frame: bytes) -> None:
+        """A frame has arrived on `port` and passed the pipeline latency: ingress, then the queues."""
+        self.received += 1
+        if port != self.cpu_port and not self.up[port]:  # the link went down while the frame was on it
+            self.ports[port].link.lost += 1
+            return
+        live = self.live
+        if self.stopped or live is None or live.ingress is None:
+            self.drops["pipeline"] += 1
+            return
+        self.executions += 1
+        try:
+            jobs = live.ingress(port, frame, self.tm.now_us())
+        except Exception:  # noqa: BLE001 - a bad frame is counted and dropped, as in the emulated switch
+            self.drops["malformed"] += 1
+            return
+        if not jobs:
+            self.drops["pipeline"] += 1
+            return
+        tm = self.tm
+        egress = live.egress
+        for job in jobs:
+            eport = job.egress_port
+            if eport != self.cpu_port:
+                if eport not in self.ports:
+                    self.drops["no_port"] += 1
+                    continue
+                if not self.up[eport]:
+                    self.drops["port_down"] += 1
+                    continue
+            if not tm.enqueue(eport, job.priority, (job, egress), wire_bytes(job.packet_length)):
+                self.drops["queue_full"] += 1
+                continue
+            if eport not in self._serving:
+                self._start_service(eport)
+
+    def _schedule_service(self, port: int) -> None:
+        ready = self.tm.ready_ns(port)
+        if ready is None:
+            self._serving.discard(port)
+            return
+        self.sim.at(ready, self._serve, port)
+
+    def _start_service(self, port: int) -> None:
+        """An idle port got a packet: serve it in this same instant if the port is free (no event needed)."""
+        self._serving.add(port)
+        ready = self.tm.ready_ns(port)
+        if ready is not None and ready <= self.sim.now:
+            self._serve(port)
+        else:
+            self._schedule_service(port)
+
+    def _serve(self, port: int) -> None:
+        got = self.tm.dequeue(port)
+        if got is not None:
+            (job, egress), qinfo = got
+            try:
+                frames = egress(job, self.tm.now_us(), qinfo)
+            except Exception:  # noqa: BLE001
+                frames = None
+                self.drops["malformed"] += 1
+            if frames is not None and not frames:
+                self.drops["pipeline"] += 1
+            now = self.sim.now
+            for oport, data in frames or ():
+                if oport == self.cpu_port:
+                    for fn in list(self._packet_in):
+                        fn(data)
+                    continue
+                ch = self.ports.get(oport)
+                if ch is None:
+                    self.drops["no_port"] += 1
+                elif not self.up[oport]:
+                    self.drops["port_down"] += 1
+                else:
+                    ch.send(data, now)
+        self._schedule_service(port)
