@@ -49,7 +49,7 @@ class ControlPlane:
                                            watch_switches=False, port_poll_s=None, workers=4)
         self.entries = self.controller.start()
         self._stop_wall_clock_helpers()
-        self.timings.update({k: round(v, 3) for k, v in self.controller.timings.items()})
+        self.timings.update({k: round(v, 3) for k, v in self.controller.state.timings.items()})
         self.barrier()
         return self.controller
 

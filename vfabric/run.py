@@ -164,7 +164,7 @@ class VirtualRun:
             seq = (state["round"] & 0xFFFF).to_bytes(2, "big")
             sent = 0
             for probe in plan:
-                conn = ctl.connections.get(probe.switch)
+                conn = ctl.state.connections.get(probe.switch)
                 if conn is None:
                     continue
                 conn.packet_out(probe.frame[:SEQ_OFFSET] + seq + probe.frame[SEQ_OFFSET + 2:],

@@ -200,7 +200,7 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
     _need(isinstance(topo, dict) and "name" in topo, "topology", "must be a name or {name, params}")
     _unknown(topo, {"name", "params"}, "topology")
     target = data.get("target", "p4exec")
-    _need(target in TARGETS, "target", f"must be one of {', '.join(TARGETS)}")
+    _need(isinstance(target, str) and target in TARGETS, "target", f"must be one of {', '.join(TARGETS)}")
     traffic = data.get("traffic")
     _need(isinstance(traffic, dict), "traffic", "must be a mapping with pattern+size or trace")
     _unknown(traffic, {"pattern", "size", "iterations", "algorithm", "params", "trace", "ranks", "gap_s"}, "traffic")
@@ -218,6 +218,10 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
     labels = [v.label for v in variants]
     _need(len(set(labels)) == len(labels), "policies", f"labels must be unique (got {labels}); add label:")
     fabric, engine = data.get("fabric") or {}, data.get("engine") or {}
+    _need(isinstance(fabric, dict), "fabric", "must be a mapping")
+    _need(isinstance(engine, dict), "engine", "must be a mapping")
+    _need(isinstance(data.get("faults") or [], list), "faults", "must be a list of mappings")
+    _need(isinstance(topo.get("params") or {}, dict), "topology.params", "must be a mapping")
     _unknown(fabric, FABRIC_KEYS, "fabric")
     _unknown(engine, ENGINE_KEYS, "engine")
     faults = []

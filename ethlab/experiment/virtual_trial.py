@@ -100,10 +100,10 @@ def run_virtual_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str]
         ctl = control.start()
         (out_dir / "bringup.json").write_text(json.dumps({"entries": control.entries, "timings": control.timings,
                                                           "clock": "virtual"}, indent=1))
-        collect.reset_queue_maxima(ctl)
-        before = collect.snapshot(ctl)
+        collect.reset_queue_maxima(ctl.live_connections())
+        before = collect.snapshot(ctl.live_connections())
         limits = _limits(opts)
-        sampler = collect.Sampler(ctl, setup.topo, limits.sample_interval_s or 1.0)
+        sampler = collect.Sampler(ctl.live_connections, setup.topo, limits.sample_interval_s or 1.0)
 
         def sample(t_s: float) -> None:
             nq, ng = len(sampler.queue), len(sampler.goodput)
@@ -134,8 +134,8 @@ def run_virtual_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str]
         _restate_clock(out_dir / "metrics.json", outcome.stopped_by)
         duration = outcome.result.duration_s
         say("reading switch counters over P4Runtime")
-        after = collect.snapshot(ctl)
-        qmax = collect.merge_maxima(sampler.qmax, collect.read_queue_maxima(ctl))
+        after = collect.snapshot(ctl.live_connections())
+        qmax = collect.merge_maxima(sampler.qmax, collect.read_queue_maxima(ctl.live_connections()))
         links = collect.link_stats(setup.topo, before, after, qmax, duration, None)
         drops = collect.drop_stats(before, after)
     finally:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import pwd
-import resource
 import shutil
 import subprocess
 import sys
@@ -23,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 
 from p4exec.errors import P4Error, SourceLoc
-from p4exec.frontend.preprocess import lower_limit
+from p4exec.frontend.preprocess import bounded
 
 DEVICE_CONFIG = "<device_config>"
 
@@ -66,19 +65,14 @@ def compile_in_worker(source: bytes, limits: WorkerLimits = DEFAULT_LIMITS) -> s
     if len(source) > limits.input_bytes:
         raise P4Error(f"program too large ({len(source)} bytes; at most {limits.input_bytes})", where)
 
-    def bound() -> None:  # between fork and exec: system calls only
-        lower_limit(resource.RLIMIT_CPU, limits.cpu_s)
-        lower_limit(resource.RLIMIT_AS, limits.memory_bytes)
-        lower_limit(resource.RLIMIT_FSIZE, limits.output_bytes)
-        lower_limit(resource.RLIMIT_CORE, 0)
-
     with tempfile.TemporaryFile() as out:
         try:
             # -I: no current directory, PYTHONPATH or user site on sys.path, so nothing in the server's working
             # directory is imported; cwd "/" for the same reason.
-            proc = subprocess.run([sys.executable, "-I", "-m", "p4exec.compiler.worker"], input=source,
-                                  stdout=out, stderr=subprocess.DEVNULL, cwd="/", timeout=limits.wall_s,
-                                  preexec_fn=bound)
+            argv = bounded([sys.executable, "-I", "-m", "p4exec.compiler.worker"], limits.cpu_s,
+                           limits.memory_bytes, limits.output_bytes)
+            proc = subprocess.run(argv, input=source, stdout=out, stderr=subprocess.DEVNULL, cwd="/",
+                                  timeout=limits.wall_s)
         except subprocess.TimeoutExpired:
             raise P4Error(f"compiling the program took longer than {limits.wall_s:g} s (stopped)", where) from None
         out.seek(0)

@@ -118,26 +118,23 @@ def _cpp_binary() -> str:
     return found
 
 
-def lower_limit(which: int, value: int) -> None:
-    """Set soft and hard limit to ``value``, or keep a lower hard limit the process already has (a limit can
-    only be raised with CAP_SYS_RESOURCE, which a container may not grant even to root)."""
+def capped(which: int, value: int) -> int:
+    """``value``, or the lower hard limit this process already has (children inherit it and cannot raise it)."""
     _, hard = resource.getrlimit(which)
-    if hard != resource.RLIM_INFINITY and hard < value:
-        value = hard
-    resource.setrlimit(which, (value, value))
+    return hard if hard != resource.RLIM_INFINITY and hard < value else value
 
 
-def _limiter(limits: CppLimits, run_as: tuple[int, int] | None):
-    def apply() -> None:  # runs in the child between fork and exec: only system calls
-        lower_limit(resource.RLIMIT_CPU, limits.cpu_s)
-        lower_limit(resource.RLIMIT_AS, limits.memory_bytes)
-        lower_limit(resource.RLIMIT_FSIZE, limits.output_bytes)
-        lower_limit(resource.RLIMIT_CORE, 0)
-        if run_as is not None:
-            os.setgroups([])
-            os.setgid(run_as[1])
-            os.setuid(run_as[0])
-    return apply
+def bounded(argv: list[str], cpu_s: int, memory_bytes: int, output_bytes: int,
+            run_as: tuple[int, int] | None = None) -> list[str]:
+    """``argv`` run under CPU/address-space/file-size limits (and as ``run_as``), set by exec'd helpers
+    (util-linux prlimit, setpriv) rather than a preexec_fn: a fork of a multi-threaded gRPC server must
+    run no Python before exec (it crashed with SIGSEGV there)."""
+    limits = [f"--cpu={capped(resource.RLIMIT_CPU, cpu_s)}",
+              f"--as={capped(resource.RLIMIT_AS, memory_bytes)}",
+              f"--fsize={capped(resource.RLIMIT_FSIZE, output_bytes)}", "--core=0"]
+    user = [] if run_as is None else ["setpriv", f"--reuid={run_as[0]}", f"--regid={run_as[1]}",
+                                      "--clear-groups", "--"]
+    return ["prlimit", *limits, "--", *user, *argv]
 
 
 def _run_cpp(text: str, display: str, args: list[str], cwd: str, limits: CppLimits,
@@ -146,9 +143,11 @@ def _run_cpp(text: str, display: str, args: list[str], cwd: str, limits: CppLimi
     src = f'# 1 "{_quote(display)}"\n{text}'
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:
-            proc = subprocess.run([_cpp_binary(), *args, "-"], input=src.encode("utf-8", "surrogateescape"),
+            argv = bounded([_cpp_binary(), *args, "-"], limits.cpu_s, limits.memory_bytes, limits.output_bytes,
+                           run_as)
+            proc = subprocess.run(argv, input=src.encode("utf-8", "surrogateescape"),
                                   stdout=out, stderr=err, cwd=cwd, timeout=limits.wall_s,
-                                  preexec_fn=_limiter(limits, run_as), env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})
+                                  env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})
             status = proc.returncode
         except subprocess.TimeoutExpired:
             status = -1000

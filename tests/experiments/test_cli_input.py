@@ -52,7 +52,7 @@ def assert_refused(code: int, text: str, *words: str) -> None:
 @pytest.mark.parametrize(("extra", "pattern", "topo", "words"), [
     ((), "nosuch", "leafspine", ("unknown pattern 'nosuch'",)),
     (("--size", "lots"), "all_reduce", "leafspine", ("bad size 'lots'",)),
-    (("--mtu", "10"), "all_reduce", "leafspine", ("MTU 10",)),
+    (("--mtu", "10"), "all_reduce", "leafspine", ("MTU", "got 10")),
     (("--mtu", "9000"), "all_reduce", "leafspine", ("link MTU 1500",)),
     (("--algorithm", "zzz"), "all_reduce", "leafspine", ("no algorithm 'zzz'",)),
     (("--pattern-param", "slices=-3"), "all_reduce", "leafspine", ("slices must be >= 1",)),

@@ -51,27 +51,39 @@ def _run(argv: list[str]) -> int:
 
 
 @pytest.mark.parametrize(("args", "message"), BAD, ids=[" ".join(a) for a, _ in BAD])
-@pytest.mark.parametrize("command", ["lab", "fabric"])
-def test_bad_input_one_line_before_bring_up(capsys, command: str, args: list[str], message: str) -> None:
-    extra = ["--topo", "leafspine"] if command == "fabric" else []
-    rc = _run([command, *args, *extra])
+def test_bad_input_one_line_before_bring_up(capsys, args: list[str], message: str) -> None:
+    rc = _run(["lab", *args])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc != 0
     assert message in err[-1] and "Traceback" not in "\n".join(err)
 
 
-@pytest.mark.parametrize("ecn", ["a/b/c", "1,2", "5,1,0.5", "1,2,7"])
-def test_bad_ecn_thresholds(capsys, ecn: str) -> None:
-    rc = _run(["fabric", "all_reduce", "--topo", "leafspine", "--ecn", ecn])
+TRANSPORT_BAD = [
+    ["--transport", "tcp"],
+    ["--transport", "rc-gbn", "--transport-param", "rto_s=-1"],
+    ["--transport", "rc-gbn", "--transport-param", "bogus=1"],
+    ["--transport-param", "rto_s=1"],
+    ["--plane-policy", "random"],
+]
+
+
+@pytest.mark.parametrize("args", TRANSPORT_BAD, ids=[" ".join(a) for a in TRANSPORT_BAD])
+def test_ethlab_traffic_run_refuses_bad_transport_flags(capsys, tmp_path, args: list[str]) -> None:
+    """The fabric command (`ethlab traffic run`) takes the same transport flags and checks them first."""
+    from ethlab.cli import main as ethlab_main
+
+    try:
+        rc = ethlab_main(["traffic", "run", "all_reduce", "--topo", "leafspine", "--out", str(tmp_path), *args])
+    except SystemExit as e:
+        rc = int(e.code or 0)
     err = capsys.readouterr().err.strip().splitlines()
-    assert rc == 2 and "--ecn" in err[-1] and "Traceback" not in "\n".join(err)
+    assert rc != 0 and err and "Traceback" not in "\n".join(err)
+    assert len(err[-1]) < 300 and ("transport" in err[-1] or "plane-policy" in err[-1])
 
 
 def test_good_input_reaches_bring_up() -> None:
     with pytest.raises(BringUp):
         cli.main(["lab", "all_reduce", "--transport", "sr", "--plane-policy", "round-robin", "--size", "1MiB"])
-    with pytest.raises(BringUp):
-        cli.main(["fabric", "all_reduce", "--topo", "leafspine", "--transport", "rc-gbn", "--ecn", "5,30,0.2"])
 
 
 WORDS = ["all_reduce", "incast", "bogus", "--size", "1KiB", "lots", "0", "-1", "--mtu", "10", "1500", "9000",
