@@ -38,8 +38,6 @@ from traffic.transport import CNP, RttEstimator, make_transport, reliable, trans
 
 __all__ = ["CollectiveRecord", "Engine", "EngineConfig", "FlowRecord", "PlannedCollective", "Port", "RunResult"]
 
-PLANE_POLICIES = ("pinned", "round-robin", "least-loaded")
-SPRAY_UNITS = ("packet", "flowlet")
 
 
 class _Path:

@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 
 from traffic.schedule import Schedule
 
+# How a NIC picks one of its planes per packet, and what unit it sprays (EngineConfig.plane_policy/spray_unit).
+PLANE_POLICIES = ("pinned", "round-robin", "least-loaded")
+SPRAY_UNITS = ("packet", "flowlet")
 
 @dataclass(frozen=True)
 class Port:
@@ -101,7 +104,6 @@ class EngineConfig:
                              f"got {', '.join(sorted(self.reaction_params))}") from None
         check_name(self.transport)
         transport_params(**self.transport_params)
-        from traffic.engine import PLANE_POLICIES, SPRAY_UNITS
 
         if self.plane_policy not in PLANE_POLICIES:
             raise ValueError(f"unknown plane policy {self.plane_policy!r}; known: {', '.join(PLANE_POLICIES)}")
