@@ -274,6 +274,8 @@ class CallCompiler:
             counts = sorted({len(p.params) for p in protos})
             raise self.err(f"{name}: expected {' or '.join(map(str, counts))} argument(s), got {nargs}", n)
         proto = cands[0]
+        if self.ctx is None or self.ctx.kind != "parser":  # p4c's serializer looks at controls' calls only
+            self.info.calls_extern_functions = True
         what = f"call of {name}"
         args = self.bind_args(proto.params, n.args, n, what)
         tparams = set(proto.type_params)

@@ -125,3 +125,6 @@ class ProgramInfo:
     warnings: list[str] = field(default_factory=list)
     # actions called directly from a control's apply block or another action (P4Info lists them as p4c does)
     direct_actions: dict[str, ActionInfo] = field(default_factory=dict)
+    # the program calls an extern function (mark_to_drop, hash, verify_checksum, ...): p4c's P4Info serializer
+    # then writes a type_info, empty or not
+    calls_extern_functions: bool = False

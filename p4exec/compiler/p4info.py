@@ -21,7 +21,7 @@ _SCOPE_ANNOS = {"tableonly", "defaultonly"}     # kept on action refs (as p4c do
 def _annos(annos, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
     out = []
     for a in annos or ():
-        if a.name in _SKIP_ANNOS or (a.name in _SCOPE_ANNOS and a.name not in keep):
+        if a.name not in keep and (a.name in _SKIP_ANNOS or a.name in _SCOPE_ANNOS):
             continue
         out.append(f"@{a.name}({a.body})" if a.body else f"@{a.name}")
     return out
@@ -50,6 +50,10 @@ def _aliases(names: list[str]) -> dict[str, str]:
     return out
 
 
+_ENTITY_FIELDS = ("tables", "actions", "action_profiles", "counters", "direct_counters", "meters", "direct_meters",
+                  "controller_packet_metadata", "value_sets", "registers", "digests", "externs")
+
+
 def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
     p4 = p4info_pb2.P4Info()
     p4.pkg_info.arch = "v1model"
@@ -58,6 +62,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
     for t in tables:
         for r in t.actions:
             used_actions.setdefault(r.action.name, r.action)
+    table_actions = set(used_actions)
     for a in info.direct_actions.values():      # called from apply blocks / other actions: p4c lists them too
         if A.anno(a.annos, "hidden") is None:
             used_actions.setdefault(a.name, a)
@@ -83,8 +88,8 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
         reg(kind_prefix[x.kind], x.name, x.annos)
     for d in info.digests.values():
         reg(Prefix.DIGEST, d.name, [])
-    for c in info.controller_headers.values():
-        reg(Prefix.CONTROLLER_HEADER, c.name, c.annos)
+    for c in info.controller_headers.values():  # p4c hashes the header type's name, shows the annotation's
+        reg(Prefix.CONTROLLER_HEADER, c.header, c.annos)
     for v in info.value_sets.values():
         reg(Prefix.VALUE_SET, v.name, v.annos)
     ids = assign_ids(pairs, annotated)
@@ -144,7 +149,9 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
     for a in sorted(used_actions.values(), key=lambda a: ids[(int(Prefix.ACTION), a.name)]):
         m = p4.actions.add()
         pre(m, Prefix.ACTION, a.name, a.annos)
-        for i, p in enumerate(a.params):
+        # an action only called directly has every parameter bound at its call sites: p4c lists none
+        params = a.params if a.name in table_actions else []
+        for i, p in enumerate(params):
             pm = m.params.add()
             pm.id = _anno_id(p.annos) or (i + 1)
             pm.name = p.name
@@ -180,9 +187,11 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             pre(m, pf, x.name, x.annos)
             m.type_spec.bitstring.bit.bitwidth = x.width
             m.size = x.size
-    for c in sorted(info.controller_headers.values(), key=lambda c: ids[(int(Prefix.CONTROLLER_HEADER), c.name)]):
+    for c in sorted(info.controller_headers.values(), key=lambda c: ids[(int(Prefix.CONTROLLER_HEADER), c.header)]):
         m = p4.controller_packet_metadata.add()
-        pre(m, Prefix.CONTROLLER_HEADER, c.name, c.annos)
+        m.preamble.id = ids[(int(Prefix.CONTROLLER_HEADER), c.header)]
+        m.preamble.name = m.preamble.alias = c.name
+        m.preamble.annotations.extend(_annos(c.annos, keep={"controller_header"}))
         for i, (fname, w, fannos) in enumerate(c.fields):
             md = m.metadata.add()
             md.id = _anno_id(fannos) or (i + 1)
@@ -206,6 +215,10 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
         pre(m, Prefix.DIGEST, d.name, [])
         m.type_spec.struct.name = d.name
         _add_type_info(p4.type_info, d.type)
+    if info.calls_extern_functions or info.externs or any(len(getattr(p4, f)) for f in _ENTITY_FIELDS):
+        # p4c-bm2-ss writes `type_info {}` once it has converted any type: a table, an action parameter, an
+        # extern instance or an extern function call
+        p4.type_info.SetInParent()
     return p4
 
 

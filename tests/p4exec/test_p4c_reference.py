@@ -47,7 +47,7 @@ def normalised(p: p4info_pb2.P4Info) -> p4info_pb2.P4Info:
 
 
 def p4c(prog: Path, tmp: Path) -> tuple[bool, str, p4info_pb2.P4Info | None]:
-    info = tmp / "p4c.p4info.txt"
+    info = tmp / "p4c.p4info.txtpb"  # v1.2.4.x deprecates .txt with a warning
     res = subprocess.run([P4C, "--arch", "v1model", "-o", str(tmp / "p4c.json"), "--p4runtime-files", str(info),
                           str(prog)], capture_output=True, text=True, timeout=300, cwd=prog.parent)
     if res.returncode != 0:
