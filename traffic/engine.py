@@ -341,6 +341,10 @@ class Engine:
                         data = sock.recv(4096)
                     except BlockingIOError:
                         break
+                    except OSError as e:  # the port's link went down under a fault: nothing to read now
+                        if e.errno not in (errno.ENETDOWN, errno.ENXIO):
+                            raise
+                        break
                     p: Parsed | None = parse(data)
                     if p is None or p.flow >= len(flows):
                         continue
