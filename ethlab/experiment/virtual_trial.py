@@ -88,7 +88,8 @@ def run_virtual_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str]
                        reaction_params=dict(opts.get("reaction_params") or {}),
                        flow_rate_bps=float(opts["flow_rate_gbps"]) * 1e9 if "flow_rate_gbps" in opts else None,
                        loss_grace_ns=int(round(float(opts.get("loss_grace_s", 1e-3)) * 1e9)),
-                       max_packets=eng.max_packets)
+                       max_packets=eng.max_packets, transport=eng.transport,
+                       transport_params=dict(eng.transport_params))
     fabric_cfg = FabricConfig(queue_depth=int(opts.get("queue_depth") or setup.queue_depth or 64),
                               pipeline_latency_ns=int(opts.get("pipeline_latency_ns", 400)),
                               seed=setup.seed or 0)
