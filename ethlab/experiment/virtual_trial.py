@@ -84,6 +84,9 @@ def run_virtual_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str]
     opts = check_options(options)
     out_dir.mkdir(parents=True, exist_ok=True)
     eng = setup.engine
+    if eng.plane_policy != "pinned":
+        raise VirtualOptionError(f"engine.plane_policy {eng.plane_policy!r}: the NIC's per-packet plane choice is "
+                                 "not modelled in virtual time yet (use pinned, or the emulated clock)")
     hosts = HostConfig(frame_format=eng.frame_format, mtu=eng.mtu, ecn=eng.ecn, reaction=eng.reaction,
                        reaction_params=dict(opts.get("reaction_params") or {}),
                        flow_rate_bps=float(opts["flow_rate_gbps"]) * 1e9 if "flow_rate_gbps" in opts else None,
