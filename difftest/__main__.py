@@ -36,7 +36,7 @@ def _random(args: argparse.Namespace) -> int:
 
     ok = True
     for program in args.programs or PROGRAMS:
-        report = run_random(program, args.packets, seed=args.seed, batch=args.batch)
+        report = run_random(program, args.packets, seed=args.seed, batch=args.batch, policy=args.policy)
         print(report.summary(), flush=True)
         ok = ok and report.agree
     return 0 if ok else 1
@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--batch", type=int, default=1,
                    help="frames sent before waiting for BMv2 (>1 is faster but lets queues build up)")
+    p.add_argument("--policy", default="ecmp", help="ethplus.p4 path selection: ecmp or spray (clock-free)")
     p.set_defaults(fn=_random)
     args = parser.parse_args(argv)
     reason = skip_reason()

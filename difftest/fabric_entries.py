@@ -55,9 +55,11 @@ def basic_l3_updates(conn: SwitchConnection, view: FabricView) -> list[pb.Update
     return updates
 
 
-def updates_for(program: str, conn: SwitchConnection, view: FabricView) -> list[pb.Update]:
+def updates_for(program: str, conn: SwitchConnection, view: FabricView, policy: str = "ecmp") -> list[pb.Update]:
+    """`policy` (ethplus.p4 only): ecmp and spray decide without the clock; flowlet and adaptive follow it,
+    so only ecmp and spray can be compared packet for packet."""
     if program == "ethplus":
-        return ethplus_updates(conn, view)
+        return ethplus_updates(conn, view, policy)
     if program == "basic_l3":
         return basic_l3_updates(conn, view)
     raise ValueError(f"no fabric entries for program {program!r}")

@@ -122,26 +122,27 @@ def compare_state(mine: dict[str, dict[int, tuple[int, int]]], ref: dict[str, di
                 report.state_diffs.append(f"{name}[{i}]: p4exec {a.get(i)} BMv2 {b.get(i)}")
 
 
-def install(target: DiffTarget, program: str, view: FabricView) -> int:
-    updates = updates_for(program, target.conn, view)
+def install(target: DiffTarget, program: str, view: FabricView, policy: str) -> int:
+    updates = updates_for(program, target.conn, view, policy)
     target.conn.write(updates)
     return len(updates)
 
 
-def run_random(program: str, packets: int, seed: int = 1, batch: int = 1,
+def run_random(program: str, packets: int, seed: int = 1, batch: int = 1, policy: str = "ecmp",
                build_dir: Path = ROOT / "build" / "difftest") -> DiffReport:
     if program not in PROGRAMS:
         raise ValueError(f"unknown program {program!r} (one of {', '.join(PROGRAMS)})")
     source = ROOT / "p4src" / f"{program}.p4"
     view = small_fabric()
     frames = FrameGen(view.topo, view.switch, view.ports, seed).frames(packets)
-    report = DiffReport(program, seed, Counter(f.kind for f in frames))
+    report = DiffReport(program if program != "ethplus" else f"ethplus ({policy})", seed,
+                        Counter(f.kind for f in frames))
     mine = EmbeddedTarget(build_artifacts(source, "p4exec", build_dir))
     try:
         ref = Bmv2Target(build_artifacts(source, "bmv2", build_dir))
         try:
-            install(mine, program, view)
-            install(ref, program, view)
+            install(mine, program, view, policy)
+            install(ref, program, view, policy)
             start = time.monotonic()
             totals = Counter[str]()
             for i in range(0, len(frames), batch):

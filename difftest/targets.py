@@ -13,7 +13,7 @@ from typing import Protocol
 from controller.artifacts import PipelineArtifacts
 from controller.bmv2 import Bmv2Cli
 from controller.client import SwitchConnection
-from difftest.bmv2 import ReferenceSwitch, free_port
+from difftest.bmv2 import PRIORITY_QUEUES, ReferenceSwitch, free_port
 from p4exec.p4runtime.device import Device
 from p4exec.p4runtime.server import P4RuntimeServer
 
@@ -68,8 +68,8 @@ class Bmv2Target:
     name = "BMv2"
 
     def __init__(self, artifacts: PipelineArtifacts, device_id: int = 1, settle_s: float = 0.002,
-                 max_wait_s: float = 5.0) -> None:
-        self.switch = ReferenceSwitch(None, device_id=device_id)
+                 max_wait_s: float = 5.0, priority_queues: int = PRIORITY_QUEUES) -> None:
+        self.switch = ReferenceSwitch(None, device_id=device_id, priority_queues=priority_queues)
         self.settle_s = settle_s
         self.max_wait_s = max_wait_s
         try:
