@@ -65,7 +65,7 @@ class Bmv2StfRunner:
                     self.exec(st)
                 except P4Error as e:
                     self.result.failures.append(str(e))
-                except (KeyError, ValueError, AssertionError) as e:
+                except (KeyError, ValueError, IndexError, AssertionError) as e:
                     self.result.failures.append(f"{st.loc}: error: {type(e).__name__}: {e}")
             self.settle()
         finally:
@@ -86,7 +86,7 @@ class Bmv2StfRunner:
             self.result.failures.append(f"{st.loc}: BMv2 refused `{command}`: {answer.strip()}")
         return answer
 
-    def _handle(self, table: str, index: int | str, loc: object) -> int:
+    def _handle(self, table: str, index: int | str) -> int:
         if isinstance(index, str):
             return self.named[index][1]
         return self.handles[table][index]
@@ -165,7 +165,7 @@ class Bmv2StfRunner:
         """(packets, bytes) of a counter cell, or of a direct counter's entry (index = STF entry handle)."""
         full = S.resolve_name(self.names.counters, name, "counter", st.loc)
         info = self.names.counters[full]
-        cell = self._handle(info["binding"], index, st.loc) if info.get("is_direct") else index
+        cell = self._handle(info["binding"], index) if info.get("is_direct") else index
         m = _COUNTER.search(self.cli_run(st, f"counter_read {full} {cell}"))
         if m is None:
             raise ValueError(f"counter_read {full} {cell}: no value in the answer")
@@ -187,7 +187,7 @@ class Bmv2StfRunner:
         if st.index is None:
             self.cli_run(st, f"meter_array_set_rates {full} {rates}")
         else:
-            cell = self._handle(info["binding"], st.index, st.loc) if info.get("is_direct") else st.index
+            cell = self._handle(info["binding"], st.index) if info.get("is_direct") else st.index
             self.cli_run(st, f"meter_set_rates {full} {cell} {rates}")
 
 
