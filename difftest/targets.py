@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from controller.artifacts import PipelineArtifacts
-from controller.bmv2 import Bmv2Cli
+from controller.bmv2 import Bmv2SideChannel
 from controller.client import SwitchConnection
 from difftest.bmv2 import PRIORITY_QUEUES, ReferenceSwitch, free_port
 from p4exec.p4runtime.device import Device
@@ -74,7 +74,7 @@ class Bmv2Target:
         self.max_wait_s = max_wait_s
         try:
             self.conn = _connect(self.switch.grpc_addr, device_id, artifacts)
-            self.conn.bmv2 = Bmv2Cli(self.switch.thrift_port, "difftest-bmv2")
+            self.conn.bmv2 = Bmv2SideChannel(self.switch.thrift_port, "difftest-bmv2")
         except BaseException:
             self.switch.stop()
             raise
