@@ -198,14 +198,16 @@ def apply(ctx, utype: int, e: SimpleEntry) -> bool:
     if len(e.params) != len(pwidths):
         return False
     got: dict[int, tuple[int, bytes]] = {}
-    for pid, value in e.params:
+    for pid, value in e.params:  # _canon inlined: two values per entry, the hottest loop here
         pwidth = pwidths.get(pid)
-        if pwidth is None or pid in got:
+        if pwidth is None or pid in got or not value:
             return False
-        v = _canon(value, pwidth)
-        if v is None:
+        pv = int.from_bytes(value, "big")
+        if pv >> pwidth:
             return False
-        got[pid] = v
+        if not value[0] and len(value) > 1:
+            value = pv.to_bytes(max(1, (pv.bit_length() + 7) // 8), "big")
+        got[pid] = (pv, value)
     if utype == U.INSERT:
         if key in entries or (lay.size and len(entries) >= lay.size):
             return False
