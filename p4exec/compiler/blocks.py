@@ -419,6 +419,8 @@ class BlockCompiler:
                 if role in ("verify", "compute"):
                     self.check_checksum_control(decl, role)
                 roots = {1: "m", 2: "sm"} if role in ("ingress", "egress") else None
+                if roots is not None:
+                    self.pipeline_controls.append((decl, prefix))
                 entry[role] = self.compile_control(decl, prefix, roots, consts_of[id(decl)])
         self.pipeline_role = None
         self.entry = entry

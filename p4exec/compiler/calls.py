@@ -7,7 +7,7 @@ import re
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
-from p4exec.compiler.symbols import E, Sym, _loc
+from p4exec.compiler.symbols import E, Sym, _loc, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 
@@ -65,19 +65,26 @@ class CallCompiler:
             raise self.err("a call that returns no value used as an expression", n)
         return e
 
-    def call(self, n: A.Call) -> E:
+    def call(self, n: A.Call, statement: bool = False) -> E:
+        """A call; `statement` when it is a call statement (what p4c-bm2-ss restricts inside actions)."""
         f = self.expr(n.func)
         ex = f.extra
         if isinstance(ex, tuple) and ex[0] == "method":
             _, base, name, mnode = ex
+            if statement:
+                self.action_effect(expr_text(n), n.loc)
             return self.method_call(n, base, name)
         if isinstance(ex, Sym):
             if ex.kind == "action":
                 if self.ctx is not None and self.ctx.kind == "parser":
                     raise self.err(f"action '{ex.info.local}' cannot be called in a parser (p4c: actions are "
                                    "invoked from controls only)", n)
+                if statement:
+                    self.action_effect(expr_text(n), n.loc, callee=ex.info)
                 return self.action_call(n, ex)
             if ex.kind == "extern_func":
+                if statement:
+                    self.action_effect(expr_text(n), n.loc)
                 return self.extern_func_call(n, ex)
             if ex.kind == "function":
                 return self.function_call(n, ex)
@@ -376,14 +383,16 @@ class CallCompiler:
             return E(T.VOID, f"PK.clone = ({0 if ct == 'I2E' else 1}, {s.code}, None)")
         if name in ("clone3", "clone_preserving_field_list"):
             ct = self.enum_member_name(arg(0), "CloneType", n.args[0].value)
-            self.check_pipeline_block(name, "ingress" if ct == "I2E" else "egress", n, f"CloneType.{ct}")
             s = arg(1)
             fl = self.field_list_fn(arg(2), n, name == "clone_preserving_field_list")
+            self.check_bmv2_converts(name, n)
+            self.check_pipeline_block(name, "ingress" if ct == "I2E" else "egress", n, f"CloneType.{ct}")
             return E(T.VOID, f"PK.clone = ({0 if ct == 'I2E' else 1}, {s.code}, {fl})")
         if name in ("resubmit", "resubmit_preserving_field_list", "recirculate",
                     "recirculate_preserving_field_list"):
-            self.check_pipeline_block(name, "ingress" if name.startswith("resubmit") else "egress", n)
             fl = self.field_list_fn(arg(0), n, name.endswith("field_list")) if proto.params else "_NOFL"
+            self.check_bmv2_converts(name, n)
+            self.check_pipeline_block(name, "ingress" if name.startswith("resubmit") else "egress", n)
             attr = "resubmit" if name.startswith("resubmit") else "recirc"
             return E(T.VOID, f"PK.{attr} = {fl}")
         if name == "truncate":
@@ -401,6 +410,13 @@ class CallCompiler:
                 vals = "()"
             return E(T.VOID, f"_log({msg.code}, {vals})")
         raise self.err(f"extern function '{name}' has no p4exec implementation", n, P4Unsupported)
+
+    def check_bmv2_converts(self, name: str, n) -> None:
+        """v1model.p4 still declares the deprecated clone3/resubmit/recirculate with a data argument, but
+        p4c-bm2-ss (v1.2.4.17) has no BMv2 conversion for them and stops with "unknown extern function"."""
+        if name in ("clone3", "resubmit", "recirculate"):
+            raise self.err(f"{name}: unknown extern function (p4c-bm2-ss has no BMv2 conversion for the "
+                           f"deprecated {name}; use {name.removesuffix('3')}_preserving_field_list)", n)
 
     def check_pipeline_block(self, name: str, block: str, n, what: str = "") -> None:
         """p4c-bm2-ss (backends/bmv2/simple_switch/simpleSwitch.cpp) converts clone(I2E)/resubmit only in

@@ -7,6 +7,7 @@ from typing import Any
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
+from p4exec.compiler.bmv2_cfg import ControlFlowGraph
 from p4exec.compiler.direct_calls import instantiate_direct_calls
 from p4exec.compiler.emit import Emitter, pyfield, pyident
 from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, _loc, expr_text, wrap
@@ -66,8 +67,10 @@ class CompilerCore:
         self.pending_defs: list[str] = []   # nested helper defs for the statement being compiled (statements.py)
         self.stmt_depth = 0
         # p4c-bm2-ss rules checked across the whole program (methods.py, calls.py, blocks.py)
-        self.apply_sites: dict[tuple, Any] = {}     # table/control instance -> location of its one apply
-        self.dm_reads: list[tuple] = []             # (direct_meter instance, action, node) of each read()
+        self.pipeline_controls: list[tuple[A.ControlDecl, str]] = []   # ingress and egress, with their prefix
+        self.dm_reads: list[tuple] = []             # (direct_meter instance, node) of its first read()
+        self.dm_tables: dict[str, SourceLoc] = {}   # direct_meter -> declaration of the table it is attached to
+        self.dm_ctx: dict[str, str] = {}            # direct_meter -> context arguments of its table's control
         self.pipeline_role: str | None = None       # V1Switch block being compiled (parser, ingress, ...)
 
     # ------------------------------------------------------------------ utilities
@@ -322,16 +325,28 @@ class CompilerCore:
                            SourceLoc(self.filename, 1, 1))
         self.compile_main(main)
         self.check_direct_meter_reads()
+        self.check_pipeline_control_flow()
+
+    def check_pipeline_control_flow(self) -> None:
+        """p4c-bm2-ss's back-end rule for tables applied more than once (see bmv2_cfg); checked last, as p4c
+        finds it after every other error."""
+        def control_of(inst: A.Instantiation) -> A.ControlDecl | None:
+            t = self.resolve_type(inst.type)
+            if isinstance(t, T.BlockT) and t.kind == "control" and isinstance(t.decl, A.ControlDecl):
+                return t.decl
+            return None
+
+        for decl, prefix in self.pipeline_controls:
+            ControlFlowGraph(decl, prefix, control_of, self.fq).check()
 
     def check_v1model_version(self, d) -> None:
-        """v1model.p4 turns `#define V1MODEL_VERSION N` into `__v1model_version`; p4c knows two versions."""
+        """v1model.p4 turns `#define V1MODEL_VERSION N` into `__v1model_version`. Any number is accepted, as
+        p4c does: v1model.p4 only compares it with 20200408 (`#if V1MODEL_VERSION >= 20200408`)."""
         v = d.value
-        if isinstance(v, A.IntLit) and v.value in self.V1MODEL_VERSIONS:
+        if isinstance(v, A.IntLit):
             return
         known = " and ".join(map(str, self.V1MODEL_VERSIONS))
         where = self._define_location("V1MODEL_VERSION") or d
-        if isinstance(v, A.IntLit):
-            raise self.err(f"unknown V1MODEL_VERSION {v.value} (v1model knows {known})", where)
         raise self.err(f"malformed V1MODEL_VERSION: expected a number ({known}), got "
                        f"'{expr_text(v)}'", where)
 
@@ -349,19 +364,6 @@ class CompilerCore:
             if m:
                 return SourceLoc(self.filename, i + 1, m.start(1) + 1)
         return None
-
-    _TRANSLATION = re.compile(r'^\s*"[^"]+"\s*,\s*(?:[1-9][0-9]*|string)\s*$')
-
-    def check_p4runtime_translation(self, d) -> None:
-        """p4c: `@p4runtime_translation("uri", W)` (W a positive integer, or `string`) and only on a `type`."""
-        a = A.anno(d.annos, "p4runtime_translation")
-        if a is None:
-            return
-        if not d.newtype:
-            raise self.err("@p4runtime_translation is only allowed on a 'type' declaration", a.loc or d)
-        if not self._TRANSLATION.match(a.body or ""):
-            raise self.err(f"malformed @p4runtime_translation({a.body}): expected (\"uri\", bitwidth) or "
-                           "(\"uri\", string)", a.loc or d)
 
     def _is_block_type(self, name: str) -> bool:
         t = self.types.get(name)
@@ -397,9 +399,10 @@ class CompilerCore:
             self.enum_decl(d)
             return
         if isinstance(d, A.TypedefDecl):
-            self.check_p4runtime_translation(d)
             t = self.resolve_type(d.type)
-            self.declare_type(d.name, T.NewT(d.name, t) if d.newtype else t, d)
+            # p4c reads @p4runtime_translation only when P4Info needs the type (ignored on a typedef)
+            translation = A.anno(d.annos, "p4runtime_translation")
+            self.declare_type(d.name, T.NewT(d.name, t, translation) if d.newtype else t, d)
             return
         if isinstance(d, A.ConstDecl):
             self.const_decl(d)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
-from p4exec.compiler.symbols import LV, E, _loc, wrap
+from p4exec.compiler.symbols import LV, E, _loc, expr_text, wrap
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import name_loc
@@ -157,14 +157,17 @@ class ExpressionCompiler:
         if isinstance(bt, T.StackT):
             if name == "size":
                 return self.lit(bt.size, T.Bits(32))
+            in_parser = self.ctx is not None and self.ctx.kind == "parser"
+            if name in ("next", "last", "lastIndex") and not in_parser:
+                # P4_16 8.18 and p4c's type checker: these depend on the parser's extraction position
+                what = "'lastIndex'" if name == "lastIndex" else "'last', and 'next'"
+                raise self.err(f"{expr_text(n)}: {what} for stacks can only be used in a parser", n)
             if name == "next":
-                in_parser = self.ctx is not None and self.ctx.kind == "parser"
-                code = f"{'_stk_next_p' if in_parser else '_stk_next'}({base.code})"
+                code = f"_stk_next_p({base.code})"
                 return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None,
                          extra=("stack_next", base))
             if name == "last":
-                in_parser = self.ctx is not None and self.ctx.kind == "parser"
-                code = f"{'_stack_last' if in_parser else '_stk_last'}({base.code})"
+                code = f"_stack_last({base.code})"
                 return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None,
                          extra=("stack_last", base))
             if name == "lastIndex":

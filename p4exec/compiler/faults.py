@@ -12,10 +12,8 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 STACK_INDEX = "header_stack_index"
-STACK_NEXT = "header_stack_next"
-STACK_LAST = "header_stack_last"
 DIVISION_BY_ZERO = "division_by_zero"
-REASONS = (STACK_INDEX, STACK_NEXT, STACK_LAST, DIVISION_BY_ZERO)
+REASONS = (STACK_INDEX, DIVISION_BY_ZERO)
 
 
 class P4Fault(Exception):
@@ -39,19 +37,6 @@ def stack_at(stk: Any, i: int) -> Any:
     raise P4Fault(STACK_INDEX)
 
 
-def stack_next(stk: Any) -> Any:
-    """`.next` outside a parser: the element past the last valid one; a full stack is a fault."""
-    if stk.nxt < stk.size:
-        return stk.h[stk.nxt]
-    raise P4Fault(STACK_NEXT)
-
-
-def stack_last(stk: Any) -> Any:
-    """`.last` outside a parser: an empty stack is a fault (in a parser it is StackOutOfBounds)."""
-    if stk.nxt > 0:
-        return stk.h[stk.nxt - 1]
-    raise P4Fault(STACK_LAST)
-
-
-PRELUDE = "from p4exec.compiler.faults import fault as _fault, stack_at as _stk, stack_next as _stk_next, " \
-          "stack_last as _stk_last"
+# `.next`/`.last` exist only in parsers (a compile-time rule of p4c), where running past the stack is the
+# parser error StackOutOfBounds, not a fault
+PRELUDE = "from p4exec.compiler.faults import fault as _fault, stack_at as _stk"

@@ -23,6 +23,9 @@ class ActionInfo:
     n_dir_params: int = 0
     decl: Any = None
     copy_objects: bool = False     # header/struct out/inout args need real copy-in/copy-out (body sees outer state)
+    # the first call statement or `exit` in the body, as (text, location): a caller that calls this action
+    # conditionally inherits it (p4c-bm2-ss inlines the action, then rejects the conditional call)
+    first_effect: tuple[str, Any] | None = None
 
 
 @dataclass
@@ -86,6 +89,10 @@ class ExternInstance:
     meter_result_width: int = 0
     pyobj: str = ""
     type_name: str = ""
+    # direct_meter: the one destination of its read() calls (p4c-bm2-ss's result_target), as P4 text, and the
+    # control context it is written in; BMv2 writes it when the meter's table hits an entry
+    read_target: str | None = None
+    read_ctx: str = ""
 
 
 @dataclass

@@ -2,9 +2,12 @@
 pack/unpack); kept apart from plain calls because they dispatch on the receiver's type."""
 from __future__ import annotations
 
+import re
+
+from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
-from p4exec.compiler.symbols import V1_ERRORS, E
+from p4exec.compiler.symbols import V1_ERRORS, E, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 
@@ -54,7 +57,6 @@ class MethodCompiler:
         if isinstance(bt, T.TableT):
             noargs()
             info = bt.info
-            self.note_single_apply(("table", info.name), f"table {info.name}", n)
             return E(T.ApplyResultT(info), f"{info.pyfunc}({self.ctx.ctx_args})")
         if isinstance(bt, T.BlockT) and isinstance(bt.decl, A.ParserDecl):
             if name != "apply":
@@ -80,52 +82,52 @@ class MethodCompiler:
                 raise self.err(f"{bt.name} has no method '{name}'", n)
             d = bt.decl
             sym = base.extra
-            if sym.info is not False:
-                # only a control with tables is limited to one apply (its tables would be applied twice);
-                # p4c inlines a table-less control at every call site
-                self.note_single_apply(("control", sym.py), f"control instance {n.func.expr.name}"
-                                       if isinstance(n.func.expr, A.Name) else f"control instance of {bt.name}", n)
             lines, _ = self.call_with_params(n, d.params, sym.py, f"apply of {bt.name}", may_exit=True)
             return E(T.VOID, "\n".join(lines))
         if isinstance(bt, T.ExternT):
             return self.extern_method(n, base, bt, name)
         raise self.err(f"{base.type} has no method '{name}'", n)
 
-    def note_single_apply(self, key, what: str, n) -> None:
-        """p4c-bm2-ss cannot apply a table more than once per pipeline: BMv2's JSON gives each table one set of
-        next_tables, so the back end reports a cycle (p4lang/p4c#457, #878, #986). A control instance applied
-        twice applies its tables twice. Any second apply site is therefore rejected, even in another branch."""
-        seen = self.apply_sites
-        first = seen.get(key)
-        if first is not None:
-            raise self.err(f"{what} is applied more than once (first at {first}); p4c-bm2-ss rejects a table "
-                           f"applied twice in a pipeline (BMv2 JSON has one successor per table)", n)
-        seen[key] = n.loc
-
-    def note_direct_meter_read(self, base: E, n) -> None:
-        """v1model: direct_meter.read() may only be called in an action run by the table the meter is attached
-        to (`meters = ...`). BMv2 writes the colour into the read's destination when that table's entry matches
-        (p4c-bm2-ss turns the call into the table's direct-meter destination and drops it from the action), so a
-        read anywhere else would not see a fresh colour; checked when all tables are known."""
+    def note_direct_meter_read(self, base: E, r: E, target, n) -> None:
+        """direct_meter.read(x) as p4c-bm2-ss compiles it: x becomes the meter's result target and the call
+        disappears; BMv2 executes the meter and writes x whenever the meter's table hits an entry, wherever the
+        read is (an action of that table, of another table, an apply block). All reads of one meter must name
+        the same destination."""
         inst = getattr(base.extra, "info", None)
-        action = getattr(self.ctx, "action", None) if self.ctx.kind == "action" else None
-        if action is None:
-            raise self.err("direct_meter.read() may only be called in an action of the table the meter is "
-                           "attached to (v1model; BMv2 writes the colour when that table's entry matches)", n)
-        self.dm_reads.append((inst, action, n))
+        if not isinstance(inst, ir.ExternInstance):
+            return
+        text = expr_text(target)
+        if inst.read_target is not None:
+            if text != inst.read_target:
+                raise self.err(f"all meter operations must write to the same destination, however "
+                               f"{inst.read_target} and {text} are different", n)
+            return
+        if r.lv is None or not re.match(r"(p_|L\.)", r.code):
+            # an action parameter or local: p4c makes it a BMv2 scalar the action then copies; not modelled
+            raise self.err(f"direct_meter.read() into '{text}', which is not a parameter or variable of the "
+                           "control", target, P4Unsupported)
+        inst.read_target = text
+        inst.read_ctx = self.ctx.ctx_args
+        self.out(f"def _DMW_{inst.pyobj}({inst.read_ctx + ', ' if inst.read_ctx else ''}_c):")
+        for line in r.lv.assign("_c"):
+            self.out("    " + line)
+        self.dm_reads.append((inst, n))
 
     def check_direct_meter_reads(self) -> None:
-        for inst, action, n in self.dm_reads:
-            if inst is None:
+        for inst in self.info.externs.values():
+            if inst.kind != "direct_meter" or not inst.tables:
                 continue
+            owner = self.info.tables[inst.tables[0]]
+            if inst.read_target is None:
+                raise self.err(f"{owner.name}: table with direct meter {inst.name} must have at least one action "
+                               "with a read method call (p4c-bm2-ss)", self.dm_tables[inst.name])
+        for inst, n in self.dm_reads:
             if not inst.tables:
-                raise self.err(f"direct_meter '{inst.name}' is read in action {action.name} but attached to no "
-                               f"table (meters = {inst.name.rsplit('.', 1)[-1]};)", n)
-            owner = self.info.tables.get(inst.tables[0])
-            if owner is not None and all(r.action.name != action.name for r in owner.actions):
-                raise self.err(f"direct_meter.read() in action {action.name}, which is not an action of table "
-                               f"{owner.name}, the table the meter is attached to (v1model; BMv2 writes the "
-                               f"colour only when that table's entry matches)", n)
+                raise self.err(f"direct_meter '{inst.name}' is read but attached to no table "
+                               f"(meters = {inst.name.rsplit('.', 1)[-1]};)", n)
+            if inst.read_ctx != self.dm_ctx[inst.name]:
+                raise self.err(f"direct_meter.read() of {inst.name} outside the control of its table", n,
+                               P4Unsupported)
 
     def union_siblings_invalidate(self, hdr_node) -> list[str]:
         if isinstance(hdr_node, A.Member):
@@ -200,10 +202,10 @@ class MethodCompiler:
             return E(T.VOID, "\n".join(r.lv.assign(code)) if r is not None else "pass")
         if ename == "direct_meter" and name == "read":
             expect(1)
-            self.note_direct_meter_read(base, n)
             r = outarg(0)
-            code = f"{base.code}.execute(PK.dm_entry, PK.pkt_len, PK.now)"
-            return E(T.VOID, "\n".join(r.lv.assign(code)) if r is not None else "pass")
+            if r is not None:
+                self.note_direct_meter_read(base, r, args[0].value, n)
+            return E(T.VOID, "pass")
         if ename == "register":
             cell = et.args[0] if et.args else T.Bits(32)
             if name == "read":

@@ -1,10 +1,13 @@
 """P4Info (p4.config.v1.P4Info) for a compiled program, with p4c's names and ids."""
 from __future__ import annotations
 
+import re
+
 from p4.config.v1 import p4info_pb2, p4types_pb2
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
+from p4exec.errors import P4Error, P4Unsupported
 from p4exec.frontend import ast as A
 from p4exec.runtime.p4info_ids import Prefix, assign_ids
 
@@ -50,8 +53,8 @@ def _aliases(names: list[str]) -> dict[str, str]:
     return out
 
 
-_ENTITY_FIELDS = ("tables", "actions", "action_profiles", "counters", "direct_counters", "meters", "direct_meters",
-                  "controller_packet_metadata", "value_sets", "registers", "digests", "externs")
+_TYPE_CONVERTING = ("tables", "action_profiles", "counters", "direct_counters", "meters", "direct_meters",
+                    "controller_packet_metadata", "registers", "digests", "externs")
 
 
 def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
@@ -144,7 +147,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             m.idle_timeout_behavior = p4info_pb2.Table.NOTIFY_CONTROL
         if t.const_entries:
             m.is_const_table = True
-        elif t.entries:
+        if t.entries:           # p4c 1.2.4.17 sets it for `const entries` too
             m.has_initial_entries = True
     for a in sorted(used_actions.values(), key=lambda a: ids[(int(Prefix.ACTION), a.name)]):
         m = p4.actions.add()
@@ -215,9 +218,11 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
         pre(m, Prefix.DIGEST, d.name, [])
         m.type_spec.struct.name = d.name
         _add_type_info(p4.type_info, d.type)
-    if info.calls_extern_functions or info.externs or any(len(getattr(p4, f)) for f in _ENTITY_FIELDS):
-        # p4c-bm2-ss writes `type_info {}` once it has converted any type: a table, an action parameter, an
-        # extern instance or an extern function call
+    if info.calls_extern_functions or info.externs or any(len(getattr(p4, f)) for f in _TYPE_CONVERTING):
+        # p4c-bm2-ss writes `type_info {}` once it has converted any type: a table, an extern instance, an
+        # extern function call, a digest or a controller header. Actions do not count (a table lists its own,
+        # and one only called directly has no parameters left), nor does a parser value_set (measured with
+        # p4c-bm2-ss 1.2.4.17).
         p4.type_info.SetInParent()
     return p4
 
@@ -255,7 +260,24 @@ def _type_name(ti, msg, t) -> None:
     _new_type(ti, t)
 
 
+_TRANSLATION = re.compile(r'^\s*"[^"]+"\s*,\s*(?:[0-9]+|string)\s*$')
+
+
+def _check_translation(t: T.NewT) -> None:
+    """p4c parses `@p4runtime_translation("uri", W | string)` when it writes the type into P4Info. p4exec's
+    P4Runtime server does not translate values, so a translated type the control plane sees is unsupported."""
+    a = t.translation
+    if a is None:
+        return
+    if not _TRANSLATION.match(a.body or ""):
+        raise P4Error(f"malformed @p4runtime_translation({a.body}): expected (\"uri\", bitwidth) or "
+                      "(\"uri\", string)", a.loc)
+    raise P4Unsupported(f"@p4runtime_translation of type {t.name}, which the control plane uses (p4exec's "
+                        "P4Runtime server does not translate values)", a.loc)
+
+
 def _new_type(ti, t: T.NewT) -> None:
+    _check_translation(t)
     if t.name in ti.new_types:
         return
     spec = ti.new_types[t.name]

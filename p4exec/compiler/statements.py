@@ -75,7 +75,7 @@ class StatementCompiler:
                 em(f"{lhs.code}._set({rhs.code})")
             return
         if isinstance(s, A.CallStmt):
-            e = self.call(s.call)
+            e = self.call(s.call, statement=True)
             if isinstance(e.type, T.VoidT):
                 self.emit_lines(e.code or "pass", em)
             else:
@@ -83,8 +83,12 @@ class StatementCompiler:
             return
         if isinstance(s, A.If):
             kw = "if"
+            top = s
+            outer = chain = self.ctx.conditional
             while True:               # else-if chains become elif (no deep nesting in the generated code)
                 c = self.coerce(self.expr(s.cond), T.BOOL, s.cond, "if condition")
+                chain = chain or c.const is None      # p4c folds a constant condition away
+                self.ctx.conditional = chain
                 em(f"{kw} {c.code}:")
                 self.sub_block(s.then, em)
                 if isinstance(s.other, A.If):
@@ -94,7 +98,10 @@ class StatementCompiler:
                 if s.other is not None:
                     em("else:")
                     self.sub_block(s.other, em)
-                return
+                break
+            # after an `if` that may return, the rest of the action runs only on some paths
+            self.ctx.conditional = outer or (chain and _may_return(top))
+            return
         if isinstance(s, A.Block):
             self.push()
             self.stmts(s.stmts, em)
@@ -111,6 +118,7 @@ class StatementCompiler:
         if isinstance(s, A.Exit):
             if self.ctx.kind in ("parser", "function"):
                 raise self.err(f"exit is not allowed in a {self.ctx.kind}", s)
+            self.action_effect("exit", s.loc)
             em("raise _EXIT")
             return
         if isinstance(s, A.Return):
@@ -163,6 +171,22 @@ class StatementCompiler:
         if isinstance(s, A.Instantiation):
             raise self.err("instantiations are not allowed inside blocks", s, P4Unsupported)
         raise self.err(f"unsupported statement {type(s).__name__}", s, P4Unsupported)
+
+    def action_effect(self, text: str, loc, callee=None) -> None:
+        """A call statement or `exit` in an action. p4c-bm2-ss turns an `if` inside an action into conditional
+        assignments (predication); a call or an exit has no such form, so on a path that runs only sometimes it
+        is an error there ("Conditional execution in actions unsupported on this target"). A called action
+        counts with its own first call or exit, as p4c inlines it."""
+        if self.ctx.kind != "action":
+            return
+        effect = callee.first_effect if callee is not None else (text, loc)
+        if effect is None:
+            return
+        if self.ctx.conditional:
+            raise self.err(f"{effect[0]}: Conditional execution in actions unsupported on this target", effect[1])
+        action = self.ctx.action
+        if action.first_effect is None:
+            action.first_effect = effect
 
     def loop_body(self, body, em: Emitter) -> None:
         self.ctx.loop_depth += 1
@@ -358,3 +382,14 @@ class StatementCompiler:
         self.out.lines.append(lines[0])
         self.out.lines.extend(pre_lines)
         self.out.lines.extend(body.split("\n"))
+
+
+def _may_return(s) -> bool:
+    """Whether a statement contains a `return` (actions have no nested declarations that could hold one)."""
+    if isinstance(s, A.Return):
+        return True
+    if isinstance(s, A.Block):
+        return any(_may_return(x) for x in s.stmts)
+    if isinstance(s, A.If):
+        return _may_return(s.then) or (s.other is not None and _may_return(s.other))
+    return False

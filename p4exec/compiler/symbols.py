@@ -80,6 +80,9 @@ class Ctx:
     roots: dict = field(default_factory=dict)
     sub_parser: bool = False
     loop_depth: int = 0                # enclosing for loops (break/continue are legal inside one)
+    # in an action: the statement runs only on some paths (inside a non-constant `if`, or after one that may
+    # `return`); p4c-bm2-ss cannot run calls or `exit` there (see StatementCompiler.action_effect)
+    conditional: bool = False
 
 
 def _loc(node):

@@ -34,8 +34,8 @@ class TableCompiler:
         return expr_text(e)
 
     def claim_control_plane_name(self, fqn: str, kind: str, node) -> None:
-        """p4c: two control-plane objects of one kind may not share a fully-qualified name (after @name), e.g.
-        two tables @name("t"), or one control with a table instantiated twice under one @name."""
+        """p4c: two tables may not share a fully-qualified name (after @name), e.g. two tables @name("t"), or one
+        control with a table instantiated twice under one @name."""
         key = (kind, fqn)
         prev = self.cp_names.get(key)
         if prev is not None and (kind == "table" or prev[1] is not node):
@@ -63,9 +63,9 @@ class TableCompiler:
                                "parameters come first)", p)
         info = ir.ActionInfo(fqn, d.name, cp, d.annos, pyf, len(d.params) - len(cp), decl=d)
         sym = Sym("action", py=pyf, info=info, const="local" if prefix else "global")
+        # two actions may share a control-plane name (@name): p4c-bm2-ss accepts that, and P4Info lists the name
+        # once; only a table listing both is an error (see table_decl)
         self.declare(d.name, sym, d)
-        if prefix:
-            self.claim_control_plane_name(fqn, "action", d)
         saved = self.ctx
         ctx = Ctx("action", prefix, saved.ctx_args if prefix else "", saved.frame, control=saved.control,
                   roots=saved.roots)
@@ -154,6 +154,10 @@ class TableCompiler:
             if s.kind != "action":
                 raise self.err(f"'{ref.name}' in the actions of table {d.name} is not an action", ref)
             if s.info.name in refs:
+                if refs[s.info.name][0] is not s:
+                    # p4c-bm2-ss: "Attempt to add to json object a value for a label which already exists"
+                    raise self.err(f"table {d.name} lists two actions with the control-plane name "
+                                   f"'{s.info.name}' (@name); BMv2's JSON can hold only one", ref)
                 raise self.err(f"action '{ref.name}' listed twice in table {d.name}", ref)
             scope = "TABLE_AND_DEFAULT"
             if A.anno(ref.annos, "tableonly"):
@@ -263,7 +267,12 @@ class TableCompiler:
         keyt = "(" + "".join(c + ", " for c in key_codes) + ")"
         em(f"r = {info.pyobj}.lookup({keyt}, PK.pkt_len)")
         if info.direct_meter:
-            em("PK.dm_entry = r.entry")
+            # BMv2: on a hit the table's direct meter runs and writes its result target (see direct_meter.read)
+            dm = self.info.externs[info.direct_meter]
+            self.dm_tables[dm.name] = d.loc
+            self.dm_ctx[dm.name] = ctxa
+            em("if r.entry is not None:")
+            em(f"    _DMW_{dm.pyobj}({ctxa + ', ' if ctxa else ''}{dm.pyobj}.execute(r.entry, PK.pkt_len, PK.now))")
         em("a = r.action")
         em("if a is not None:")
         em(f"    {dname}[a.action]({ctxa + ', ' if ctxa else ''}*a.args)")
@@ -341,10 +350,11 @@ class TableCompiler:
             t = self.resolve_type(v.type)
             if not isinstance(t, T.ExternT) or t.name not in kinds:
                 raise self.err(f"expected a {' or '.join(kinds)}", v)
-            inst = self.extern_instance(t, v.args, table_fqn + "_" + t.name, v, [])
-            py = self.unique("X_" + inst.name)
-            inst.pyobj = py
-            self.bind.append((py, inst.kind, inst.name))
+            # p4c's P4Runtime serializer: an instance constructed in the property has no control-plane name
+            # (P4_16 has no syntax to annotate it), so p4c-bm2-ss rejects it; p4exec always serves P4Runtime
+            prop = {"direct_counter": "counters", "direct_meter": "meters"}.get(t.name, "implementation")
+            raise self.err(f"Table '{table_fqn}' has an anonymous table property '{prop}' with no name "
+                           "annotation, which is not supported by P4Runtime (declare the instance and name it)", v)
         else:
             raise self.err(f"expected a {' or '.join(kinds)}", v)
         if table_fqn not in inst.tables:
@@ -377,8 +387,12 @@ class TableCompiler:
             delta = self.const_int(props["priority_delta"].value, "priority_delta")
             if delta <= 0:
                 raise self.err("priority_delta must be positive", props["priority_delta"].value)
+        if prop.const and explicit:
+            # p4c's frontend (EntryPriorities, v1.2.4.17): priorities only in a table whose entries are not const
+            raise self.err("Entry: Table with 'const' entries cannot have priorities", explicit[0].keyset)
         n = len(entries)
         prev: int | None = None
+        prios: list[int] = []
         for i, ent in enumerate(entries):
             items = self._keyset_items(ent.keyset, len(keys))
             match = []
@@ -403,10 +417,16 @@ class TableCompiler:
                     prio = prev - delta if lpw else prev + delta
                     if prio < 0:
                         raise self.err(f"entry priority {prio} would be negative (previous {prev}, priority_delta "
-                                       f"{delta})", ent)
+                                       f"{delta}): overflow in priority computation", ent)
                 else:
                     prio = n - i
                 prev = prio
+                if explicit and prios and (prio > prios[-1] if lpw else prio < prios[-1]):
+                    # p4c-bm2-ss 1.2.4.17 writes BMv2's entries in program order and ignores their priorities
+                    self.info.warnings.append(
+                        f"{ent.keyset.loc}: warning: entries out of priority order in table {info.name}: "
+                        f"BMv2 (after p4c-bm2-ss) matches them in program order, p4exec by priority")
+                prios.append(prio)
                 if explicit and not lpw:
                     prio = (1 << 24) - prio
             info.entries.append(ir.ConstEntry(tuple(match), prio, s.info.name, args))

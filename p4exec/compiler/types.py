@@ -158,6 +158,7 @@ class NewT(Type):
     """`type bit<9> PortId_t;` — a distinct type that behaves as its base."""
     name: str
     base: Type
+    translation: Any = None        # its @p4runtime_translation annotation (checked where P4Info needs it)
 
     def __str__(self):
         return self.name

@@ -1,4 +1,5 @@
-// const entries: exact tuples, ternary masks and explicit priorities
+// const entries: exact tuples and ternary masks; the first matching entry in program order wins
+// (p4c rejects priorities in const entries, see 84_entry_priorities for `entries` with priorities)
 #include <core.p4>
 #include <v1model.p4>
 
@@ -43,9 +44,9 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
         key = { hdr.h.a : ternary; }
         actions = { set_r2; NoAction; }
         const entries = {
-            priority=10 : 8w0x00 &&& 8w0x00 : set_r2(8w0xA0);
-            priority=30 : 8w0x01 &&& 8w0x0F : set_r2(8w0xA1);
-            priority=20 : 8w0x11 &&& 8w0xFF : set_r2(8w0xA2);
+            8w0x01 &&& 8w0x0F : set_r2(8w0xA1);
+            8w0x11 &&& 8w0xFF : set_r2(8w0xA2);
+            8w0x00 &&& 8w0x00 : set_r2(8w0xA0);
         }
         default_action = NoAction();
     }

@@ -25,12 +25,11 @@ control MyVerify(inout headers_t hdr, inout meta_t meta) {
 
 control MyIngress(inout headers_t hdr, inout meta_t meta,
                   inout standard_metadata_t sm) {
-    action maybe_exit() {
+    // exit inside an action, unconditionally (p4c-bm2-ss rejects a conditional exit in an action); the
+    // action itself is called conditionally from the apply block
+    action mark_and_exit() {
         hdr.h.c = 8w0xE0;
-        if (hdr.h.a == 8w2) {
-            exit;
-        }
-        hdr.h.c = 8w0xE1;
+        exit;
     }
     apply {
         sm.egress_spec = 9w1;
@@ -38,7 +37,10 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
             hdr.h.b = 8w0xAA;
             return;
         }
-        maybe_exit();
+        if (hdr.h.a == 8w2) {
+            mark_and_exit();
+        }
+        hdr.h.c = 8w0xE1;
         hdr.h.d = 8w0xDD;
     }
 }

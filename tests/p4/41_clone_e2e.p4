@@ -1,4 +1,4 @@
-// clone3(E2E): the clone is taken from the end of egress (with its changes) and runs egress again as instance_type 2
+// clone_preserving_field_list(E2E): the clone is taken from the end of egress (with its changes) and runs egress again as instance_type 2
 #include <core.p4>
 #include <v1model.p4>
 
@@ -9,7 +9,7 @@ header h_t {
     bit<8> d;
 }
 struct headers_t { h_t h; }
-struct meta_t { bit<8> tag; }
+struct meta_t { @field_list(1) bit<8> tag; }
 
 parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
                 inout standard_metadata_t sm) {
@@ -34,12 +34,12 @@ control MyEgress(inout headers_t hdr, inout meta_t meta,
         if (sm.instance_type == 32w0) {
             hdr.h.c = 8w0x0C;
             if (hdr.h.a == 8w1) {
-                meta.tag = 8w0x5A;
-                clone3(CloneType.E2E, 32w7, { meta.tag });
+                meta.tag = 8w0xE2;
+                clone_preserving_field_list(CloneType.E2E, 32w7, 8w1);
             }
             hdr.h.b = 8w0x0B;
         } else if (sm.instance_type == 32w2) {
-            hdr.h.d = 8w0xE2;
+            hdr.h.d = meta.tag;         // preserved by field list 1
         }
     }
 }

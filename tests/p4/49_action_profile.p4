@@ -28,10 +28,12 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
     action set_port(bit<9> port) {
         sm.egress_spec = port;
     }
+    // a named instance: p4c's P4Runtime serializer rejects one constructed anonymously in the property
+    action_profile(32w128) port_profile;
     table t {
         key = { hdr.h.a : exact; }
         actions = { set_port; NoAction; }
-        implementation = action_profile(32w128);
+        implementation = port_profile;
         const default_action = NoAction();
     }
     apply {

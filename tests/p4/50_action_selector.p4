@@ -28,13 +28,15 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
         sm.egress_spec = port;
         hdr.h.r = (bit<8>)port;
     }
+    // a named instance: p4c's P4Runtime serializer rejects one constructed anonymously in the property
+    action_selector(HashAlgorithm.crc16, 32w64, 32w16) ecmp_sel;
     table ecmp {
         key = {
             hdr.h.dst : exact;
             hdr.h.src : selector;
         }
         actions = { set_port; NoAction; }
-        implementation = action_selector(HashAlgorithm.crc16, 32w64, 32w16);
+        implementation = ecmp_sel;
         const default_action = NoAction();
     }
     apply {

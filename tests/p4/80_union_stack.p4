@@ -47,6 +47,7 @@ parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
     }
     state short_opt {
         pkt.extract(hdr.opts.next.s);
+        hdr.res.count = (bit<8>)hdr.opts.lastIndex + 1;     // lastIndex exists only in parsers
         transition select(hdr.opts.last.s.more) {
             4w1: next_opt;
             default: accept;
@@ -54,6 +55,7 @@ parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
     }
     state long_opt {
         pkt.extract(hdr.opts.next.l);
+        hdr.res.count = (bit<8>)hdr.opts.lastIndex + 1;     // lastIndex exists only in parsers
         transition select(hdr.opts.last.l.more) {
             4w1: next_opt;
             default: accept;
@@ -68,7 +70,6 @@ control MyVerify(inout headers_t hdr, inout meta_t meta) {
 control MyIngress(inout headers_t hdr, inout meta_t meta,
                   inout standard_metadata_t sm) {
     apply {
-        hdr.res.count = (bit<8>)hdr.opts.lastIndex + 1;
         bit<8> kinds = 0;
         bit<8> sum = 0;
         if (hdr.opts[0].s.isValid()) { kinds = kinds | 8w0x01; sum = sum + hdr.opts[0].s.v; }

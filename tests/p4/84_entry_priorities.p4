@@ -1,5 +1,7 @@
-// const entries with explicit priorities mixed with entries without one: an entry without a priority follows
-// the previous one by priority_delta (downwards, as the largest priority wins by default)
+// entries with explicit priorities mixed with entries without one: an entry without a priority follows the
+// previous one by priority_delta (downwards, as the largest priority wins by default). Not `const entries`: p4c
+// rejects priorities there. Entries are listed in priority order, because p4c-bm2-ss 1.2.4.17 hands BMv2 the
+// entries in program order and BMv2 matches them in that order.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -30,18 +32,18 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
     table t1 {
         key = { hdr.h.a: ternary; }
         actions = { s1; }
-        const entries = {
-            priority = 20: 8w0x10 &&& 8w0xF0 : s1(1);    // 20
-                           8w0x11 &&& 8w0xFF : s1(2);    // 19: loses against 20
+        entries = {
             priority = 30: 8w0x22 &&& 8w0xFF : s1(3);    // 30
                            8w0x20 &&& 8w0xF0 : s1(4);    // 29
+            priority = 20: 8w0x10 &&& 8w0xF0 : s1(1);    // 20
+                           8w0x11 &&& 8w0xFF : s1(2);    // 19: loses against 20
         }
     }
     table t2 {
         key = { hdr.h.a: ternary; }
         actions = { s2; }
         priority_delta = 10;
-        const entries = {
+        entries = {
             priority = 5: 8w0x00 &&& 8w0x00 : s2(5);     // 5
                            8w0x33 &&& 8w0xFF : s2(6);    // 5 + 10 = 15 (smallest wins here)
         }

@@ -1,6 +1,9 @@
 """Semantics of p4exec's generated code: real packets through real compiled P4 (v1model, BMv2 behaviour)."""
 from __future__ import annotations
 
+import pytest
+
+from p4exec.errors import P4Error
 from p4exec.runtime import ActionCall, CloneSession, Exact, TableEntry
 from p4exec.runtime.p4info_ids import Prefix, id_for
 from tests.p4exec.p4prog import harness, run
@@ -42,8 +45,11 @@ def test_parser_error_reaches_ingress_with_code() -> None:
 
 def test_header_stack_next_last_and_overflow() -> None:
     h = harness(decls="header e_t { bit<8> v; }", hdr_fields="e_t[2] s;",
-                parser="pkt.extract(hdr.s.next); pkt.extract(hdr.s.next); pkt.extract(hdr.s.next);",
-                ingress="hdr.h.a = hdr.s.last.v; hdr.h.b = (bit<8>)hdr.s.lastIndex; "
+                meta_fields="bit<8> last_v; bit<8> last_i;",
+                parser="pkt.extract(hdr.s.next); meta.last_v = hdr.s.last.v; meta.last_i = (bit<8>)hdr.s.lastIndex; "
+                       "pkt.extract(hdr.s.next); meta.last_v = hdr.s.last.v; meta.last_i = (bit<8>)hdr.s.lastIndex; "
+                       "pkt.extract(hdr.s.next);",
+                ingress="hdr.h.a = meta.last_v; hdr.h.b = meta.last_i; "
                         "hdr.h.c = (bit<8>)(sm.parser_error == error.StackOutOfBounds ? 1w1 : 1w0); "
                         "hdr.s.pop_front(1);")
     out = h.send(0, PKT + b"\xAA\xBB\xCC")
@@ -245,12 +251,10 @@ def test_bool_header_fields_are_one_bit_on_the_wire() -> None:
     assert h.send(0, bytes(4) + b"\x05") == [(1, bytes(4) + b"\x85")]
 
 
-def test_resubmit_preserving_whole_metadata_struct() -> None:
-    h = harness(ingress="""
-        if (sm.instance_type == 0) { meta.m = 9; meta.w = 0x1234; resubmit(meta); }
-        else { hdr.h.c = meta.m; hdr.h.d = (bit<8>)meta.w; }
-    """)
-    assert h.send(0, PKT) == [(1, PKT[:2] + b"\x09\x34")]
+def test_deprecated_resubmit_with_data_is_unknown_to_p4c_bm2_ss() -> None:
+    """v1model.p4 declares resubmit(data), but p4c-bm2-ss 1.2.4.17 stops with "unknown extern function"."""
+    with pytest.raises(P4Error, match="resubmit: unknown extern function"):
+        harness(ingress="if (sm.instance_type == 0) { resubmit(meta); }")
 
 
 def test_subcontrol_and_function_scalar_out_params_copy_back() -> None:

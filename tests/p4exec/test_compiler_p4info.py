@@ -32,11 +32,12 @@ def test_externs_digests_and_controller_headers() -> None:
     h = harness(decls="""
 @controller_header("packet_in") header pin_t { bit<9> ingress_port; bit<7> pad; }
 struct learn_t { bit<8> a; bit<16> b; }
-""", hdr_fields="pin_t pin;", ingress_decls="""
+""", hdr_fields="pin_t pin;", meta_fields="bit<2> colour;", ingress_decls="""
     action fwd(bit<9> port) { sm.egress_spec = port; }
     direct_counter(CounterType.packets_and_bytes) dc;
     direct_meter<bit<2>>(MeterType.bytes) dm;
-    table t { key = { hdr.h.a: exact; hdr.h.b: ternary; } actions = { fwd; @defaultonly NoAction; }
+    action fwd_metered(bit<9> port) { sm.egress_spec = port; dm.read(meta.colour); }
+    table t { key = { hdr.h.a: exact; hdr.h.b: ternary; } actions = { fwd_metered; @defaultonly NoAction; }
               counters = dc; meters = dm; const default_action = NoAction(); }
     action_selector(HashAlgorithm.crc16, 32w64, 32w14) sel;
     table e { key = { hdr.h.a: exact; hdr.h.c: selector; } actions = { fwd; } implementation = sel; }

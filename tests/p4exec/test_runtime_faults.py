@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from p4exec.compiler import faults
+from p4exec.errors import P4Error
 from p4exec.harness import Harness
 
 PROG = Path(__file__).parent / "data" / "runtime_faults.p4"
@@ -37,7 +38,6 @@ FAULTS = [
     (pkt(10, idx=2, body=b"\x33"), faults.STACK_INDEX),  # extract(hs[i]) in the parser
     (pkt(4, a=7, b=0), faults.DIVISION_BY_ZERO),   # a / 0
     (pkt(5, a=7, b=0), faults.DIVISION_BY_ZERO),   # a % 0
-    (pkt(11, body=b""), faults.STACK_LAST),        # hs.last of an empty stack in a control
     (pkt(12, a=7, b=0), faults.DIVISION_BY_ZERO),  # in egress
 ]
 
@@ -78,19 +78,14 @@ def test_shifts_never_fault(h: Harness) -> None:
 
 
 def test_every_fault_reason_is_driven() -> None:
-    driven = {r for _, r in FAULTS}
-    assert driven | {faults.STACK_NEXT} == set(faults.REASONS)
+    assert {r for _, r in FAULTS} == set(faults.REASONS)
 
 
-def test_stack_next_outside_parser_faults() -> None:
-    """`.next` in a control (past the last valid element): full stack is a fault, otherwise the next slot."""
-    text = PROG.read_text().replace("hdr.op.a = hdr.s.last.v;", "hdr.s.next.setValid(); hdr.s.next.v = 5;")
-    h = Harness.from_source(text, "next.p4")
-    assert h.send(0, pkt(11, body=b"")) == [(1, pkt(11, body=b"\x05"))]
-    assert h.send(0, pkt(11, body=b"")) == [(1, pkt(11, body=b"\x05"))]
-    text2 = PROG.read_text().replace("hdr.op.a = hdr.s.last.v;", "hdr.s.next.v = 5;")
-    text2 = text2.replace("8w11: none;", "8w11: both;").replace(
-        "pkt.extract(hdr.s[0]); pkt.extract(hdr.s[1]);", "pkt.extract(hdr.s.next); pkt.extract(hdr.s.next);")
-    h2 = Harness.from_source(text2, "next2.p4")
-    assert h2.send(0, pkt(11)) == []
-    assert h2.stats[f"runtime_fault:{faults.STACK_NEXT}"] == 1
+@pytest.mark.parametrize("use", ["hdr.s.next.v = 5;", "hdr.op.a = hdr.s.last.v;",
+                                 "hdr.op.a = (bit<8>)hdr.s.lastIndex;"])
+def test_stack_next_last_outside_parser_is_a_compile_error(use: str) -> None:
+    """p4c: `.next`, `.last` and `.lastIndex` of a stack only in parsers, so no control can run past a stack
+    with them (what used to be two fault classes)."""
+    text = PROG.read_text().replace("if (hdr.op.kind == 1) {", f"{use}\n        if (hdr.op.kind == 1) {{")
+    with pytest.raises(P4Error, match="for stacks can only be used in a parser"):
+        Harness.from_source(text, "stack_member.p4")

@@ -1,4 +1,4 @@
-// expect-error: 34:9: applied more than once
+// expect-error: 34:9: contains a path from table MyIngress.inner.t back to itself
 // a control instance applied twice applies its tables twice, which p4c-bm2-ss rejects (p4lang/p4c#457)
 #include <core.p4>
 #include <v1model.p4>

@@ -1,4 +1,4 @@
-// expect-error: 32:13: would be negative
+// expect-error: 32:13: overflow in priority computation
 // an entry without a priority follows the previous one by priority_delta; below 0 is an error (p4c)
 #include <core.p4>
 #include <v1model.p4>
@@ -26,7 +26,7 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
         key = { hdr.h.a: ternary; }
         actions = { s; }
         priority_delta = 10;
-        const entries = {
+        entries = {
             priority = 12: 8w1 &&& 8w0xFF : s(1);
             8w2 &&& 8w0xFF : s(2);
             8w3 &&& 8w0xFF : s(3);

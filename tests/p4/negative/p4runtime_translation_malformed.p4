@@ -1,5 +1,6 @@
-// expect-error: 10:1: malformed @p4runtime_translation
-// @p4runtime_translation takes a URI string and a bit width (or string)
+// expect-error: 11:1: malformed @p4runtime_translation
+// @p4runtime_translation takes a URI string and a bit width (or string); p4c reads it when P4Info needs the
+// type (here an action parameter), so an unused malformed one goes unnoticed
 #include <core.p4>
 #include <v1model.p4>
 
@@ -22,8 +23,12 @@ parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
 
 control MyIngress(inout headers_t hdr, inout meta_t meta,
                   inout standard_metadata_t sm) {
-    apply {
+    action to_port(port_t p) { sm.egress_spec = (bit<9>)p; }
+    table t {
+        key = { hdr.h.a: exact; }
+        actions = { to_port; NoAction; }
     }
+    apply { t.apply(); }
 }
 
 control MyVerify(inout headers_t hdr, inout meta_t meta) { apply { } }

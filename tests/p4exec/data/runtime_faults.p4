@@ -12,12 +12,10 @@ parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta, inout stand
         pkt.extract(hdr.op);
         transition select(hdr.op.kind) {
             8w10: dynamic;
-            8w11: none;
             default: both;
         }
     }
     state both { pkt.extract(hdr.s[0]); pkt.extract(hdr.s[1]); transition accept; }
-    state none { transition accept; }
     state dynamic { pkt.extract(hdr.s[hdr.op.idx]); transition accept; }
 }
 control MyVerify(inout headers_t hdr, inout meta_t meta) { apply { } }
@@ -35,7 +33,6 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
         else if (hdr.op.kind == 7) { hdr.s[hdr.op.idx].setInvalid(); }
         else if (hdr.op.kind == 8) { read_into(hdr.op.a, hdr.s[hdr.op.idx]); }
         else if (hdr.op.kind == 9) { hdr.op.a = (bit<8>)(bit<1>)hdr.s[hdr.op.idx].isValid(); }
-        else if (hdr.op.kind == 11) { hdr.op.a = hdr.s.last.v; }
     }
 }
 control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {

@@ -1,5 +1,6 @@
-// expect-error: 25:5: conflicting control-plane name 'MyIngress.set'
-// two actions with one control-plane name (@name) conflict
+// expect-error: 29:28: lists two actions with the control-plane name 'MyIngress.set'
+// two actions may share a control-plane name (@name; p4c lists it once in P4Info), but not in one table:
+// p4c-bm2-ss cannot write both into the table's BMv2 JSON
 #include <core.p4>
 #include <v1model.p4>
 
@@ -23,10 +24,11 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
                   inout standard_metadata_t sm) {
     @name("set") action set_a() { hdr.h.a = 1; }
     @name("set") action set_b() { hdr.h.b = 1; }
-    apply {
-        set_a();
-        set_b();
+    table t {
+        key = { hdr.h.a: exact; }
+        actions = { set_a; set_b; }
     }
+    apply { t.apply(); }
 }
 
 control MyVerify(inout headers_t hdr, inout meta_t meta) { apply { } }
