@@ -2,11 +2,14 @@
 
     .venv/bin/python bench/bringup.py                        # erack 64x8 and upn 128x4 (defaults)
     .venv/bin/python bench/bringup.py --topo erack --param gpus=16 --param planes=4 --writes 2000
+    .venv/bin/python bench/bringup.py --target bmv2   # erack 16x4 on p4exec, then on BMv2: ratios
 
 Per topology: seconds per phase (compile, namespaces, switch nodes, links, host config, switch start,
 connect, pipeline push, entries), entries installed, then on one switch of the running fabric: entries/s
 written one Write per entry vs one batched Write (entries removed afterwards), and peak memory: the sum of the
 switch processes' peak RSS (VmHWM) plus this process (controller + Mininet) peak RSS. Needs root.
+`--target bmv2` (or `both`) runs each topology on p4exec and then on BMv2 (simple_switch_grpc, programs by
+p4c-bm2-ss; default topology erack --gpus 16 --planes 4) in the same run and prints p4exec / BMv2 ratios.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from ethlab.bringup import running_fabric  # noqa: E402
 from topologies.yaml_loader import load as load_topology  # noqa: E402
 
 DEFAULTS = [("erack", {"gpus": 64, "planes": 8}), ("upn", {"gpus": 128, "planes": 4})]
+SIDE_BY_SIDE = [("erack", {"gpus": 16, "planes": 4})]
 
 
 def vm_hwm_kib(pid: int) -> int:
@@ -84,28 +88,44 @@ def main() -> int:
     ap.add_argument("--topo", default=None, help="one topology instead of the defaults")
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--writes", type=int, default=1000, help="entries per throughput measurement")
-    ap.add_argument("--target", default="p4exec")
+    ap.add_argument("--target", choices=("p4exec", "bmv2", "both"), default="p4exec",
+                    help="bmv2 or both: p4exec and BMv2 side by side")
     ap.add_argument("--json", default=None, help="also write the results here")
     args = ap.parse_args()
-    cases = DEFAULTS
+    targets = ["p4exec"] if args.target == "p4exec" else ["p4exec", "bmv2"]
+    cases = DEFAULTS if len(targets) == 1 else SIDE_BY_SIDE
     if args.topo:
         cases = [(args.topo, {k: yaml.safe_load(v) for k, v in (p.split("=", 1) for p in args.param)})]
     results = []
     for name, params in cases:
-        r = bench(name, params, args.writes, args.target)
-        results.append(r)
-        phases = ", ".join(f"{k} {v:.2f}" for k, v in r["phases_s"].items())
-        print(f"{name} {params}: {r['switches']} switches, {r['hosts']} hosts, {r['links']} links, "
-              f"{r['entries']} entries; up in {r['bringup_s']} s ({phases})")
-        w = r["writes"]
-        print(f"  P4Runtime writes on {w['switch']}: {w['single_per_s']} entries/s one per Write, "
-              f"{w['batched_per_s']} entries/s batched ({w['entries']} entries each)")
-        print(f"  peak memory: switches {r['switch_rss_peak_mib']} MiB total, controller+Mininet "
-              f"{r['controller_rss_peak_mib']} MiB")
+        pair = []
+        for target in targets:
+            r = bench(name, params, args.writes, target)
+            report(r, target)
+            pair.append(r)
+        results += pair
+        if len(pair) == 2:
+            mine, ref = pair
+            print(f"{name} {params} p4exec / BMv2: bring-up time {mine['bringup_s'] / ref['bringup_s']:.2f} "
+                  f"({mine['bringup_s']} s vs {ref['bringup_s']} s; below 1: p4exec faster), batched writes "
+                  f"{mine['writes']['batched_per_s'] / ref['writes']['batched_per_s']:.2f}, single writes "
+                  f"{mine['writes']['single_per_s'] / ref['writes']['single_per_s']:.2f}, switch memory "
+                  f"{mine['switch_rss_peak_mib'] / max(ref['switch_rss_peak_mib'], 0.1):.2f}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0
 
+
+def report(r: dict, target: str) -> None:
+    name, params = r["topology"], r["params"]
+    phases = ", ".join(f"{k} {v:.2f}" for k, v in r["phases_s"].items())
+    print(f"[{target}] {name} {params}: {r['switches']} switches, {r['hosts']} hosts, {r['links']} links, "
+          f"{r['entries']} entries; up in {r['bringup_s']} s ({phases})")
+    w = r["writes"]
+    print(f"  P4Runtime writes on {w['switch']}: {w['single_per_s']} entries/s one per Write, "
+          f"{w['batched_per_s']} entries/s batched ({w['entries']} entries each)")
+    print(f"  peak memory: switches {r['switch_rss_peak_mib']} MiB total, controller+Mininet "
+          f"{r['controller_rss_peak_mib']} MiB")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,22 +1,30 @@
-"""Forwarding rate of `p4exec switch` between two veths, next to a plain-Python AF_PACKET forwarder.
+"""Forwarding rate of `p4exec switch` between two veths, next to a plain-Python AF_PACKET forwarder or BMv2.
 
     sudo .venv/bin/python bench/switch.py [--seconds 2] [--offered 150000] [--program p4src/basic_l3.p4]
     sudo .venv/bin/python bench/switch.py --program p4src/ethplus.p4   # what the fabrics run (ETH+ frames)
+    sudo .venv/bin/python bench/switch.py --target both   # p4exec and BMv2, basic_l3.p4 and ethplus.p4
 
-Both forwarders run on the same veths (namespaces `ethsw-*`, removed afterwards). A sender in host 1's
-namespace offers a fixed load (packets/s, 64 B and 1500 B frames) for a few seconds; a counter in host 2's
-namespace measures what arrives. Printed per size: delivered packets/s of each, the ratio, and a no-loss run of
-p4exec at the target rate (30k 64-byte packets/s), plus the switch's RSS (VmRSS/VmHWM from /proc).
+All forwarders run on the same veths (namespaces `ethsw-*`, removed afterwards) with the same frames. A sender
+in host 1's namespace offers a fixed load (packets/s, 64 B and 1500 B frames) for a few seconds; a counter in
+host 2's namespace measures what arrives. Printed per size: delivered packets/s of each, the ratio, and a
+no-loss run at the target rate (30k 64-byte packets/s), plus the switch's RSS (VmRSS/VmHWM from /proc).
+With `--target both` (needs simple_switch_grpc and p4c-bm2-ss on PATH) each program runs on p4exec and on
+BMv2 (compiled by p4c-bm2-ss, entries from the same controller code) one after the other, and a batched
+P4Runtime write rate is measured on each (1,000 /32 routes in Writes of 500; requests built before the clock
+starts); the ratios are p4exec / BMv2.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import select
+import shutil
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,6 +35,8 @@ from p4exec.switch.nsio import write_frames  # noqa: E402
 
 TARGET_PPS = 30_000
 GRPC_ADDR = "127.0.0.1:59931"
+THRIFT_PORT = 59932
+WRITES = 1000  # basic_l3.p4's ipv4_lpm holds 1024
 
 
 def plain_forwarder(if1: str, if2: str) -> None:
@@ -61,9 +71,10 @@ def frame(size: int) -> bytes:
     return bytes(pkt / Raw(b"\x00" * max(0, size - len(pkt))))
 
 
-def push_ethplus(program: Path) -> bytes:
+def push_ethplus(program: Path, target: str = "p4exec") -> tuple[bytes, float]:
     """ethplus.p4 as the fabrics run it: the fabric controller installs a one-switch `line` topology (h1 on
-    port 1, h2 on port 2, ECMP policy); returns an ETH+ data frame from h1's endpoint to h2's (64 B)."""
+    port 1, h2 on port 2, ECMP policy); returns an ETH+ data frame from h1's endpoint to h2's (64 B) and the
+    batched write rate measured on that switch afterwards."""
     from controller.artifacts import build_artifacts
     from controller.fabric import FabricController
     from controller.policies import make_policy
@@ -71,41 +82,87 @@ def push_ethplus(program: Path) -> bytes:
     from traffic.frames import Addr, ethplus_template
 
     topo = load("line", n=1)
-    artifacts = build_artifacts(program, "p4exec")
+    artifacts = build_artifacts(program, target)
     ctl = FabricController(topo, {"s1": GRPC_ADDR}, artifacts, make_policy("ecmp"), watch_switches=False,
-                           port_poll_s=None)
+                           port_poll_s=None, thrift_ports={"s1": THRIFT_PORT} if target == "bmv2" else None)
     try:
         ctl.start()
+        rate = write_rate(ctl.connection("s1"), "ipv4_to_group", {"group_id": 1, "dst_index": 1})
     finally:
         ctl.close()
     by_host = {ep.host: ep for ep in topo.endpoints.values()}
     src, dst = (next(Addr(i.mac, i.ipv4, ep.eid, plane) for plane, i in ep.interfaces.items())
                 for ep in (by_host["h1"], by_host["h2"]))
-    return bytes(ethplus_template(src, dst, flow=7, payload_len=0).buf)
+    return bytes(ethplus_template(src, dst, flow=7, payload_len=0).buf), rate
 
 
-def push_basic_l3(program: Path) -> None:
-    """Load the program over P4Runtime and route 10.0.2.0/24 to port 2."""
-    from controller.client import SwitchConnection
-    from p4exec.switch.program import load_program
-
-    config = program.read_bytes()
-    p4info = load_program(config).p4info
+def write_rate(conn, action: str, params: dict, n: int = WRITES) -> float:
+    """Entries/s of batched INSERTs (Writes of 500) of n /32 routes nobody uses, then removed again."""
     from p4.v1 import p4runtime_pb2 as pb
 
-    tbl = next(t for t in p4info.tables if t.preamble.name == "MyIngress.ipv4_lpm")
-    act = next(a for a in p4info.actions if a.preamble.name == "MyIngress.ipv4_forward")
-    entry = pb.TableEntry(table_id=tbl.preamble.id)
-    fm = entry.match.add(field_id=tbl.match_fields[0].id)
-    fm.lpm.value, fm.lpm.prefix_len = bytes([10, 0, 2, 0]), 24
-    entry.action.action.action_id = act.preamble.id
-    values = {"dstAddr": (0x020202, 6), "port": (2, 2)}
-    for p in act.params:
-        value, nbytes = values[p.name]
-        entry.action.action.params.add(param_id=p.id, value=value.to_bytes(nbytes, "big"))
-    with SwitchConnection(GRPC_ADDR, device_id=1, p4info=p4info, timeout=30.0) as sw:  # connects
-        sw.set_pipeline(device_config=config)
-        sw.insert(entry)
+    from controller.client import as_entity
+
+    base = int(ipaddress.IPv4Address("172.16.0.0"))
+    entries = [conn.table_entry("ipv4_lpm", {"hdr.ipv4.dstAddr": f"{ipaddress.IPv4Address(base + i)}/32"},
+                                action, params) for i in range(n)]
+    inserts = [pb.Update(type=pb.Update.INSERT, entity=as_entity(e)) for e in entries]
+    t0 = time.perf_counter()
+    conn.write(inserts, batch_size=500)
+    rate = n / (time.perf_counter() - t0)
+    conn.write([pb.Update(type=pb.Update.DELETE, entity=as_entity(e)) for e in entries], batch_size=500)
+    return rate
+
+
+def push_basic_l3(program: Path, target: str = "p4exec") -> float:
+    """Load the program over P4Runtime, route 10.0.2.0/24 to port 2; the batched write rate afterwards."""
+    from controller.artifacts import build_artifacts
+    from controller.client import SwitchConnection
+
+    artifacts = build_artifacts(program, target)
+    with SwitchConnection(GRPC_ADDR, device_id=1, p4info=artifacts.p4info, timeout=30.0) as sw:  # connects
+        sw.set_pipeline(device_config=artifacts.device_config)
+        sw.insert(sw.table_entry("ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.2.0/24"}, "ipv4_forward",
+                                 {"dstAddr": 0x020202, "port": 2}))
+        return write_rate(sw, "ipv4_forward", {"dstAddr": 0x020202, "port": 3})
+
+
+class Bmv2Process:
+    """simple_switch_grpc on the lab's veths (port i = host i); ready once gRPC and Thrift listen."""
+
+    def __init__(self, lab: Lab) -> None:
+        ifs = [a for i in (1, 2) for a in ("-i", f"{i}@{lab.sw_if(i)}")]
+        cmd = ["simple_switch_grpc", "--no-p4", *ifs, "--device-id", "1", "--thrift-port", str(THRIFT_PORT),
+               "--", "--grpc-server-addr", GRPC_ADDR, "--cpu-port", "255"]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not all(_listening(port) for port in (int(GRPC_ADDR.rsplit(":", 1)[1]), THRIFT_PORT)):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("simple_switch_grpc did not come up")
+            time.sleep(0.1)
+
+    def rss_kb(self) -> tuple[int, int]:
+        vals = {}
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            key, _, rest = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                vals[key] = int(rest.split()[0])
+        return vals["VmRSS"], vals["VmHWM"]
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def offer(lab: Lab, fr: bytes, pps: float, seconds: float, tmp: Path) -> tuple[int, int, float]:
@@ -132,19 +189,19 @@ def resize(base: bytes, size: int) -> bytes:
     return base[:size] + bytes(max(0, size - len(base)))
 
 
-def measure(lab: Lab, cmd: list[str], program: Path | None, sizes: list[int], args, tmp: Path,
-            base: bytes | None = None) -> dict:
+def measure(lab: Lab, cmd: list[str] | None, program: Path | None, sizes: list[int], args, tmp: Path,
+            base: bytes | None = None, target: str = "p4exec") -> dict:
     """Forwarding rate per size; with `program`, load it first (basic_l3: one route; ethplus: the fabric
-    controller's entries) and send the frame that program forwards."""
-    proc = SwitchProcess(cmd)
+    controller's entries) and send the frame that program forwards. `cmd` None: BMv2 on the same veths."""
+    proc: SwitchProcess | Bmv2Process = Bmv2Process(lab) if cmd is None else SwitchProcess(cmd)
     res: dict = {}
     try:
         proc.wait_ready()
         if program is not None:
             if program.name == "ethplus.p4":
-                base = push_ethplus(program)
+                base, res["writes"] = push_ethplus(program, target)
             else:
-                push_basic_l3(program)
+                res["writes"] = push_basic_l3(program, target)
         res["base"] = base
         for size in sizes:
             fr = resize(base, size) if base is not None else frame(size)
@@ -160,11 +217,46 @@ def measure(lab: Lab, cmd: list[str], program: Path | None, sizes: list[int], ar
     return res
 
 
+def both_targets(lab: Lab, programs: list[Path], sizes: list[int], args, tmp: Path) -> None:
+    """Each program on p4exec, then on BMv2, on the same veths with the same frames; ratios p4exec / BMv2."""
+    sw_cmd = lab.switch_cmd("--device-id", "1", "--grpc-server-addr", GRPC_ADDR)
+    rows = []
+    for program in programs:
+        mine = measure(lab, sw_cmd, program, sizes, args, tmp)
+        ref = measure(lab, None, program, sizes, args, tmp, target="bmv2")
+        rows.append((program, mine, ref))
+    print(f"offered {args.offered:.0f} packets/s for {args.seconds:g} s; p4exec vs BMv2 "
+          f"(simple_switch_grpc, p4c-bm2-ss), same veths and frames")
+    print(f"{'program':>12} {'what':>22} {'p4exec':>10} {'bmv2':>10} {'ratio':>6}")
+    for program, mine, ref in rows:
+        for size in sizes:
+            a, b = mine[size][2], ref[size][2]
+            print(f"{program.name:>12} {f'{size} B forwarded pkt/s':>22} {a:>10.0f} {b:>10.0f} "
+                  f"{a / b if b else 0:>6.2f}   sent/received {mine[size][0]}/{mine[size][1]}, "
+                  f"{ref[size][0]}/{ref[size][1]}")
+        (ms, mg, _), (rs, rg, _) = mine["noloss"], ref["noloss"]
+        print(f"{program.name:>12} {f'lost at {TARGET_PPS} pkt/s':>22} {ms - mg:>10} {rs - rg:>10}        "
+              f"of {ms} and {rs} sent (64 B)")
+        a, b = mine["writes"], ref["writes"]
+        print(f"{program.name:>12} {'batched writes/s':>22} {a:>10.0f} {b:>10.0f} {a / b if b else 0:>6.2f}   "
+              f"{WRITES} /32 routes in Writes of 500")
+        print(f"{program.name:>12} {'switch peak RSS MB':>22} {mine['rss'][1] / 1024:>10.1f} "
+              f"{ref['rss'][1] / 1024:>10.1f}")
+    forwarding = [mine[s][2] / ref[s][2] for _, mine, ref in rows for s in sizes if ref[s][2]]
+    writes = [mine["writes"] / ref["writes"] for _, mine, ref in rows if ref["writes"]]
+    print(f"goal forwarding >= 2x BMv2: min ratio {min(forwarding):.2f} -> "
+          f"{'PASS' if min(forwarding) >= 2 else 'FAIL'}; goal writes >= BMv2: min ratio {min(writes):.2f} -> "
+          f"{'PASS' if min(writes) >= 1 else 'FAIL'}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--offered", type=float, default=150_000, help="offered load, packets/s")
-    ap.add_argument("--program", type=Path, default=ROOT / "p4src" / "basic_l3.p4")
+    ap.add_argument("--program", type=Path, default=None,
+                    help="default basic_l3.p4 (with --target both: basic_l3.p4 and ethplus.p4)")
+    ap.add_argument("--target", choices=("p4exec", "both"), default="p4exec",
+                    help="p4exec against a plain forwarder, or p4exec against BMv2")
     ap.add_argument("--plain-forwarder", nargs=2, metavar=("IF1", "IF2"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.plain_forwarder:
@@ -176,6 +268,19 @@ def main() -> int:
     sizes = [64, 1500]
     tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"ethsw-bench-{os.getpid()}"
     tmp.mkdir(parents=True, exist_ok=True)
+    if args.target == "both":
+        missing = [t for t in ("simple_switch_grpc", "p4c-bm2-ss") if shutil.which(t) is None]
+        if missing:
+            print(f"bench/switch.py --target both needs {', '.join(missing)} on PATH", file=sys.stderr)
+            return 2
+        programs = [args.program] if args.program else [ROOT / "p4src" / "basic_l3.p4", ROOT / "p4src" / "ethplus.p4"]
+        with Lab() as lab:
+            both_targets(lab, programs, sizes, args, tmp)
+        for f in tmp.iterdir():
+            f.unlink()
+        tmp.rmdir()
+        return 0
+    args.program = args.program or ROOT / "p4src" / "basic_l3.p4"
     with Lab() as lab:
         sw_cmd = lab.switch_cmd("--device-id", "1", "--grpc-server-addr", GRPC_ADDR)
         p4 = measure(lab, sw_cmd, args.program, sizes, args, tmp)

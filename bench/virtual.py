@@ -55,9 +55,12 @@ def build(topo, policy: str = "ecmp"):
 def run_plan(fab, control, plan, limit_s: float = 1.0, wall_s: float = 1800.0, show: bool = False):
     run = VirtualRun(fab, control, VirtualLimits(time_limit_s=limit_s, wall_limit_s=wall_s))
 
+    last = [0.0]
+
     def progress(p) -> None:
-        if show:
-            print(f"\r  virtual {p.now_ns / 1e3:10.1f} µs, {p.executions:>10,} pipeline packets, "
+        if show and p.wall_s - last[0] >= 5.0:  # a line every 5 s of wall clock, not every few thousand events
+            last[0] = p.wall_s
+            print(f"\r  virtual {p.now_ns / 1e3:10.1f} µs, {p.executions:>12,} pipeline packets, "
                   f"{p.executions / max(p.wall_s, 1e-9):8,.0f} pkt/s, RSS {rss_gib():.2f} GiB", end="", flush=True)
 
     w0, c0 = time.perf_counter(), time.thread_time()
@@ -133,37 +136,44 @@ def scale_erack() -> None:
     m = summarize(out.result)
     control.close()
     rec = m.records[0]
-    print(f"ERack+ 64×8 ring all-reduce 16 MiB @400G: bring-up {bring:.1f} s, run {wall:.1f} s wall "
+    print(f"\nERack+ 64×8 ring all-reduce 16 MiB @400G: bring-up {bring:.1f} s, run {wall:.1f} s wall "
           f"(goal ≤ 180 s), {out.stopped_by}, virtual {rec['time_s'] or 0:.6f} s, busbw {rec['busbw_GBps'] or 0:.1f} GB/s, "
           f"{fab.executions():,} pipeline packets, RSS {rss_gib():.2f} GiB")
 
 
-def scale_upn() -> None:
+def scale_upn(wall_s: float) -> None:
     t0 = time.perf_counter()
     topo = upn(gpus=512, planes=4, radix=128, rate_gbps=200, delay_us=0.0)
     fab, control = build(topo)
     bring = time.perf_counter() - t0
+    print(f"UPN 512: {len(topo.switches)} switches, {len(topo.links)} links, bring-up {bring:.1f} s, "
+          f"RSS {rss_gib():.2f} GiB", flush=True)
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("all_to_all", eids, 64 * 1024 * 512, 1, None, planes=4, seed=1)
-    out, wall, _cpu = run_plan(fab, control, plan, wall_s=1800, show=True)
+    out, wall, _cpu = run_plan(fab, control, plan, wall_s=wall_s, show=True)
     m = summarize(out.result)
     control.close()
     rec = m.records[0]
-    print(f"UPN 512 all-to-all 64 KiB/pair: bring-up {bring:.1f} s, run {wall:.1f} s wall (goal ≤ 900 s), "
-          f"{out.stopped_by}, virtual {rec['time_s'] or 0:.6f} s, {fab.executions():,} pipeline packets, "
-          f"RSS {rss_gib():.2f} GiB (goal ≤ 8)")
+    planned = sum(f.npkts for f in out.result.flows)
+    delivered = sum(f.delivered for f in out.result.flows)
+    print(f"\nUPN 512 all-to-all 64 KiB/pair: bring-up {bring:.1f} s, run {wall:.1f} s wall (goal ≤ 900 s), "
+          f"{out.stopped_by}, virtual {out.stats.now_ns / 1e9:.6f} s reached, collective time "
+          f"{rec['time_s'] or 0:.6f} s, {delivered:,} of {planned:,} data packets delivered "
+          f"({delivered / max(planned, 1):.1%}), {fab.executions():,} pipeline packets, RSS {rss_gib():.2f} GiB "
+          f"(goal ≤ 8)")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", choices=["erack", "upn", "all"], default=None)
     ap.add_argument("--size-kib", type=int, default=2048, help="ring all-reduce size for the pipeline-rate part")
+    ap.add_argument("--upn-wall-s", type=float, default=900.0, help="wall-clock limit of the UPN 512 run")
     a = ap.parse_args()
     pipeline_rate(a.size_kib << 10)
     if a.scale in ("erack", "all"):
         scale_erack()
     if a.scale in ("upn", "all"):
-        scale_upn()
+        scale_upn(a.upn_wall_s)
     return 0
 
 

@@ -23,7 +23,7 @@ from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2 as pb
 from p4.v1 import p4runtime_pb2_grpc
 
-from controller.bmv2 import Bmv2Cli
+from controller.bmv2 import Bmv2SideChannel
 from controller.codec import Value, decode, encode, parse_prefix
 from controller.device import DeviceMixin
 from controller.errors import ControllerError
@@ -71,7 +71,7 @@ class SwitchConnection(PreMixin, DeviceMixin):
         # close() or another client takes the primary role: how a controller notices a switch restart.
         self.on_lost: Callable[[SwitchConnection, str], None] | None = None
         # On BMv2: registers and queues over Thrift, which PI's P4Runtime server lacks (controller/bmv2.py).
-        self.bmv2: Bmv2Cli | None = None
+        self.bmv2: Bmv2SideChannel | None = None
 
     # ---- session -------------------------------------------------------------------------------------------
     def connect(self, wait_primary: bool = True) -> SwitchConnection:

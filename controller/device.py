@@ -13,14 +13,14 @@ from controller.codec import decode, encode
 from controller.messages import queue_extern, unpack_queue_extern
 
 if TYPE_CHECKING:
-    from controller.bmv2 import Bmv2Cli
+    from controller.bmv2 import Bmv2SideChannel
     from controller.p4info_index import P4InfoIndex
 
 
 class DeviceMixin:
     """Mixed into SwitchConnection, which provides `_index`, `read` and `modify`."""
 
-    bmv2: Bmv2Cli | None = None
+    bmv2: Bmv2SideChannel | None = None
 
     if TYPE_CHECKING:  # provided by SwitchConnection
         def _index(self) -> P4InfoIndex: ...

@@ -1,7 +1,7 @@
 """The two execution targets as values: what differs between ethlab's embedded switch and BMv2, in one place.
 
 A `Target` bundles the switch process class, how the program is compiled for it, the side channel for what
-its P4Runtime server lacks (BMv2: registers and queues over Thrift, controller/bmv2.py) and what it can do
+its P4Runtime server lacks (BMv2: registers and queues over its Thrift session, controller/bmv2.py) and what it can do
 (`reports_port_status`). Bring-up, the controller and the fault injector ask the Target instead of comparing
 target names.
 """
@@ -23,7 +23,8 @@ from controller.artifacts import (
     Toolchain,
     build_artifacts,
 )
-from controller.bmv2 import Bmv2Cli, Bmv2CliError, queue_commands, run_cli
+from controller.bmv2 import Bmv2SideChannel, QueueSetting, queue_settings_for
+from controller.bmv2_thrift import Bmv2ThriftError
 from controller.client import SwitchConnection
 from topologies.switches import Bmv2Switch, P4ExecSwitch, P4Switch, SwitchStartError
 
@@ -67,14 +68,14 @@ class Target:
     versions: Callable[[], dict[str, str | None]]  # what a results directory records about the target
     takes_seed: bool = False  # the switch process accepts `--seed N` (reproducible random())
     # the channel for registers/queues beside P4Runtime: (switch, Thrift port) -> channel
-    side_channel_for: Callable[[str, int | None], Bmv2Cli] | None = None
+    side_channel_for: Callable[[str, int | None], Bmv2SideChannel] | None = None
     on_ready: Callable[[P4Switch], None] | None = None  # configuration once the switch listens
 
     def compile(self, program: Path = DEFAULT_PROGRAM) -> PipelineArtifacts:
         """P4Info + device config for this target (cached in build/p4)."""
         return build_artifacts(program, self.toolchain)
 
-    def side_channel(self, switch: str, thrift_port: int | None) -> Bmv2Cli | None:
+    def side_channel(self, switch: str, thrift_port: int | None) -> Bmv2SideChannel | None:
         return None if self.side_channel_for is None else self.side_channel_for(switch, thrift_port)
 
     def switch_params(self) -> dict[str, Any]:
@@ -91,24 +92,26 @@ class Target:
         return {name: sw.thrift_port for name, sw in switches.items() if isinstance(sw, Bmv2Switch)}
 
 
-def bmv2_queue_commands(sw: P4Switch) -> list[str]:
-    """sswitch_CLI commands for a switch's configured queues: depth for all ports, then each port's rate
-    (`set_queue_rate <rate_pps> <port>`, whole packets per second, at least 1: 0 is not a rate)."""
-    commands = queue_commands(0, depth=sw.queue_depth) if sw.queue_depth else []
+def bmv2_queue_settings(sw: P4Switch) -> list[QueueSetting]:
+    """A switch's configured queues as BMv2 takes them: depth for all ports, then each port's rate
+    (whole packets per second, at least 1: 0 is not a rate)."""
+    settings = [queue_settings_for(0, depth=sw.queue_depth)] if sw.queue_depth else []
     for port, pps in sorted(sw.queue_rates_pps.items()):
-        commands += queue_commands(port, rate_pps=max(pps, 1.0))
-    return commands
+        settings.append(queue_settings_for(port, rate_pps=max(pps, 1.0)))
+    return settings
 
 
 def configure_bmv2_queues(sw: P4Switch, thrift_timeout: float = 15.0) -> None:
-    """Set a BMv2 switch's queues over Thrift once its Thrift server listens."""
-    commands = bmv2_queue_commands(sw)
-    if not commands or not isinstance(sw, Bmv2Switch):
+    """Set a BMv2 switch's queues over its Thrift session once its Thrift server listens."""
+    settings = bmv2_queue_settings(sw)
+    if not settings or not isinstance(sw, Bmv2Switch):
         return
     sw.wait_thrift(thrift_timeout)
+    channel = Bmv2SideChannel(sw.thrift_port, name=sw.name)
     try:
-        run_cli(sw.thrift_port, commands)
-    except Bmv2CliError as err:
+        for setting in settings:
+            channel.apply(setting)
+    except Bmv2ThriftError as err:
         raise SwitchStartError(f"{sw.name}: setting queues: {err}") from None
 
 
@@ -132,14 +135,14 @@ def _p4exec_queue(sw: P4Switch) -> QueueChannel:
 
 
 def _bmv2_queue(sw: P4Switch) -> QueueChannel:
-    return Bmv2Cli(sw.thrift_port if isinstance(sw, Bmv2Switch) else None, name=sw.name)
+    return Bmv2SideChannel(sw.thrift_port if isinstance(sw, Bmv2Switch) else None, name=sw.name)
 
 
 P4EXEC = Target("p4exec", P4ExecSwitch, reports_port_status=True, queue_channel_for=_p4exec_queue,
                 toolchain=P4EXEC_TOOLCHAIN, versions=_p4exec_versions, takes_seed=True)
 BMV2 = Target("bmv2", Bmv2Switch, reports_port_status=False, queue_channel_for=_bmv2_queue,
               toolchain=P4C_BMV2_TOOLCHAIN, versions=_bmv2_versions,
-              side_channel_for=lambda switch, port: Bmv2Cli(port, name=switch), on_ready=configure_bmv2_queues)
+              side_channel_for=lambda switch, port: Bmv2SideChannel(port, name=switch), on_ready=configure_bmv2_queues)
 TARGETS: dict[str, Target] = {t.name: t for t in (P4EXEC, BMV2)}
 
 

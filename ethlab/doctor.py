@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -31,9 +32,26 @@ def _run(*cmd: str) -> tuple[int, str]:
     return done.returncode, (done.stdout or done.stderr).strip()
 
 
+_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)*(?:[-.][\w]+)?")
+
+
 def _version_line(tool: str) -> str:
+    """The version a tool reports: p4c prints its name first and `Version X (SHA ...)` on the next line."""
     code, out = _run(tool, "--version")
-    return out.splitlines()[0] if code == 0 and out else "installed"
+    if code != 0 or not out:
+        return "installed"
+    for line in out.splitlines():
+        if _VERSION.search(line):
+            return line.strip()
+    return out.splitlines()[0]
+
+
+def tool_version(tool: str) -> str | None:
+    """Just the version number (`1.15.0-c0ff3aba`, `1.2.4.17`), or None when the tool is absent or silent."""
+    if shutil.which(tool) is None:
+        return None
+    found = _VERSION.search(_version_line(tool))
+    return found.group(0) if found else None
 
 
 def _package(name: str) -> Check:
@@ -71,12 +89,39 @@ def checks() -> list[Check]:
     for name in ("ethlab", "p4runtime", "protobuf", "grpcio", "lark", "scapy"):
         result.append(_package(name))
     result.append(_tool("p4exec", "make setup (installs the embedded target into .venv)"))
-    bmv2_fix = "Ubuntu: scripts/provision.sh installs the p4lang packages (or use the Vagrant VM)"
-    result.append(_tool("simple_switch_grpc", bmv2_fix, required=False))
-    result.append(_tool("p4c-bm2-ss", bmv2_fix, required=False))
-    # BMv2 queue rates/depths and register access go over Thrift: PI's P4Runtime server lacks them.
-    result.append(_tool("simple_switch_CLI", bmv2_fix, required=False))
+    result += bmv2_checks()
     return result
+
+
+BMV2_FIX = ("put BMv2 (simple_switch_grpc, built with PI) and p4c (p4c-bm2-ss) on PATH; ethlab does not "
+            "install them (README, 'BMv2')")
+TESTED = {"simple_switch_grpc": "1.15.0", "p4c-bm2-ss": "1.2.4.17"}  # what the BMv2 tests last ran with
+
+
+def bmv2_checks() -> list[Check]:
+    """The optional reference target: both tools with their versions, the Thrift side channel's Python
+    package, and whether the BMv2 tests will run or skip."""
+    found = []
+    for tool in ("simple_switch_grpc", "p4c-bm2-ss"):
+        check = _tool(tool, BMV2_FIX, required=False)
+        version = tool_version(tool) if check.ok else None
+        if check.ok:
+            tested = TESTED[tool]
+            check.detail = (f"{version or 'version unknown'} ({shutil.which(tool)})"
+                            + ("" if version and version.startswith(tested) else f"; tested with {tested}"))
+        found.append(check)
+    try:
+        thrift = Check("python: thrift", True,
+                       f"{importlib.metadata.version('thrift')} (BMv2 registers and queues)", required=False)
+    except importlib.metadata.PackageNotFoundError:
+        thrift = Check("python: thrift", False, "missing: BMv2 registers and queues need it",
+                       "make setup (or pip install 'ethlab[bmv2]')", required=False)
+    ready = all(c.ok for c in found)
+    found.append(thrift)
+    found.append(Check("BMv2 target", ready and thrift.ok,
+                       "--target bmv2 usable; the BMv2 tests run" if ready and thrift.ok
+                       else "--target bmv2 unavailable; the BMv2 tests skip", BMV2_FIX, required=False))
+    return found
 
 
 def run(args: argparse.Namespace) -> int:
@@ -85,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
     for column in ("check", "status", "detail", "what to do"):
         table.add_column(column)
     failed = 0
-    for check in checks():
+    found = checks()
+    for check in found:
         if check.ok:
             status = "[green]ok"
         elif check.required:
@@ -96,8 +142,10 @@ def run(args: argparse.Namespace) -> int:
     console.print(table)
     if failed:
         console.print(f"[red]{failed} required item(s) missing.")
+    elif all(c.ok for c in found if c.name == "BMv2 target"):
+        console.print("[green]Ready for both targets (p4exec and BMv2).")
     else:
-        console.print("[green]Ready for the embedded target (p4exec).")
+        console.print("[green]Ready for the embedded target (p4exec); BMv2 is optional.")
     return 1 if failed else 0
 
 

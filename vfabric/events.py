@@ -84,18 +84,23 @@ class Simulator:
         reason = "idle"
         self._stop_reason = None
         while heap:
-            if heap[0][0] > limit:
-                reason = "until"
-                self.now = limit
-                break
-            t, _seq, fn, args = pop(heap)
-            self.now = t
-            fn(*args)
-            n += 1
-            if self._stop_reason is not None:
-                reason = self._stop_reason
-                break
-            if n % progress_every == 0:
+            # a chunk of events with nothing but the heap in the loop; limits are looked at between chunks
+            for _ in range(progress_every):
+                if not heap:
+                    break
+                t, _seq, fn, args = pop(heap)
+                if t > limit:
+                    heapq.heappush(heap, (t, _seq, fn, args))
+                    reason = "until"
+                    self.now = limit
+                    break
+                self.now = t
+                fn(*args)
+                n += 1
+                if self._stop_reason is not None:
+                    reason = self._stop_reason
+                    break
+            else:
                 if progress is not None:
                     self.events += n
                     n = 0
@@ -103,5 +108,7 @@ class Simulator:
                 if wall_end is not None and time.perf_counter() >= wall_end:
                     reason = "wall"
                     break
+                continue
+            break
         self.events += n
         return RunStats(reason, self.now, self.events, time.perf_counter() - start)

@@ -44,25 +44,23 @@ class VirtualFabric:
             link = Link(self.sim, f"{ln.a}<->{ln.b}", ln.rate_gbps * 1e9, int(round(ln.delay_us * 1000)), index)
             self.links.append(link)
             for near, far in ((ln.a, ln.b), (ln.b, ln.a)):
-                channel = Channel(link, *self._receiver(far.owner, far.number, eid_of, ln.plane))
+                channel = Channel(link, *self._receiver(far.owner, far.number, eid_of, link))
                 if near.owner in self.switches:
                     self.switches[near.owner].attach(near.number, channel)
                 else:
                     self.endpoints.attach(eid_of[near.owner], ln.plane, channel)
 
-    def _receiver(self, node: str, port: int, eid_of: dict[str, int], plane: int):
-        """(deliver(port, frame), port, extra delay) for frames arriving at node:port."""
+    def _receiver(self, node: str, port: int, eid_of: dict[str, int], link: Link):
+        """(deliver(port, frame), port, extra delay) for frames arriving at node:port over `link`."""
         sw = self.switches.get(node)
         if sw is not None:
             return sw.receive, port, sw.pipeline_latency_ns
         eid = eid_of[node]
         receive = self.endpoints.receive
-        nics = self.endpoints.nics
 
         def to_host(_port: int, frame: bytes) -> None:
-            nic = nics.get((eid, plane))
-            if nic is not None and not nic.channel.link.up:  # lost on a link that went down
-                nic.channel.link.lost += 1
+            if not link.up:  # lost on a link that went down while the frame was on it
+                link.lost += 1
                 return
             receive(eid, frame)
 

@@ -1,18 +1,21 @@
 """Hosts in virtual time: NIC ports (one per plane, one queue each, served round-robin over ready flows at
 the port's line rate) and the endpoints that replay planned collectives, as traffic/engine.py does on real
-sockets — same frames (traffic/frames.py templates), same receive accounting (traffic/receiver.py), same
-congestion reactions (traffic/reaction.py, called with virtual time) and the same records (RunResult), so
-traffic/metrics.py writes metrics.json, metrics.csv and flows.csv unchanged.
+sockets — same frames (traffic/frames.py templates), same transports (traffic/transport: `none`, `rc-gbn`,
+`sr`, the clock-free state machines the engine drives, here driven with virtual time), same receive
+accounting (traffic/receiver.py), same congestion reactions (traffic/reaction.py, called with virtual time)
+and the same records (RunResult), so traffic/metrics.py writes metrics.json, metrics.csv and flows.csv
+unchanged.
 
-Like the emulated engine, a receiver hands congestion feedback (CE mark, path queue depth) to its sender
-in-process, with a reverse path of zero delay; a flow whose last packet is sent but which misses packets is
-settled after `loss_grace_ns` so the collective can go on (loss is counted, not repaired: the transport is
-the seam for reliable transports, see `FlowSender`).
+Under a reliable transport the receiver's ACKs, NAKs and CNPs are real frames: they leave the receiving
+NIC port ahead of its data (a NIC's control queue), cross the fabric through the P4 program and are handed
+to the sender's state machine when they arrive; retransmission and delayed-ACK timers are events. Under
+`none`, as in the emulated engine, a receiver hands congestion feedback (CE mark, path queue depth) to its
+sender in-process with a reverse path of zero delay, and a flow whose last packet is sent but which misses
+packets is settled after `loss_grace_ns` (loss is counted, not repaired).
 """
 
 from __future__ import annotations
 
-import math
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +26,8 @@ from traffic.reaction import FlowCC, NoReaction, make_reaction
 from traffic.receiver import FlowRx, Receiver
 from traffic.records import CollectiveRecord, EngineConfig, FlowRecord, PlannedCollective, Port, RunResult
 from traffic.replay import ports_for_topology
+from traffic.transport import CNP, RttEstimator, Sender, make_transport, reliable, transport_params
+from traffic.transport import Receiver as TransportReceiver
 from vfabric.events import Simulator
 from vfabric.links import Channel, wire_bytes
 
@@ -31,7 +36,8 @@ from vfabric.links import Channel, wire_bytes
 class HostConfig:
     """How endpoints behave in virtual time. `flow_rate_bps` None: each flow may send at its NIC port's line
     rate (the NIC then shares the port among its flows). Reaction parameters default to the published
-    constants in traffic/reaction.py (not the emulation's scaled ones)."""
+    constants in traffic/reaction.py (not the emulation's scaled ones). `transport` and `transport_params`
+    as in EngineConfig (traffic/transport)."""
 
     frame_format: str = "roce"
     mtu: int = 1500
@@ -41,18 +47,51 @@ class HostConfig:
     flow_rate_bps: float | None = None
     loss_grace_ns: int = 1_000_000
     max_packets: int = 50_000_000
+    transport: str = "none"
+    transport_params: dict | None = None
 
 
 class _Flow:
+    """Per-flow state touched per packet (slots; annotated for the type checker)."""
+
     __slots__ = ("fid", "rec", "nic", "tpl", "tail", "deps_left", "dependents", "coll", "offset_ns", "next_ns",
-                 "cc", "rx", "seq", "payload", "dst_ep", "last_progress_ns", "wire_bits", "tail_wire_bits",
-                 "blocked", "queued")
+                 "cc", "rx", "payload", "dst_ep", "src_ep", "last_progress_ns", "wire_bits", "tail_wire_bits",
+                 "blocked", "queued", "tx", "trx", "hi", "fb_tpl", "rx_nic", "tx_timer", "rx_timer", "parked")
+    fid: int
+    rec: FlowRecord
+    nic: NicPort
+    rx_nic: NicPort
+    tpl: Template
+    tail: Template
+    fb_tpl: Template | None
+    deps_left: int
+    dependents: list[int]
+    coll: int
+    offset_ns: int
+    next_ns: float
+    cc: FlowCC | None
+    rx: FlowRx
+    tx: Sender
+    trx: TransportReceiver
+    payload: int
+    dst_ep: int
+    src_ep: int
+    last_progress_ns: int
+    wire_bits: int
+    tail_wire_bits: int
+    blocked: bool
+    queued: bool
+    parked: bool
+    hi: int
+    tx_timer: int
+    rx_timer: int
 
 
 class NicPort:
-    """One plane port of a host NIC: ready flows take turns, one frame at a time, at line rate."""
+    """One plane port of a host NIC: feedback frames first (the NIC's control queue), then the ready flows
+    take turns, one frame at a time, at line rate."""
 
-    __slots__ = ("sim", "channel", "busy_until", "ready", "scheduled", "engine")
+    __slots__ = ("sim", "channel", "busy_until", "ready", "scheduled", "engine", "ctrl")
 
     def __init__(self, sim: Simulator, channel: Channel, engine: VirtualEndpoints) -> None:
         self.sim = sim
@@ -60,6 +99,7 @@ class NicPort:
         self.engine = engine
         self.busy_until = 0.0
         self.ready: deque[_Flow] = deque()
+        self.ctrl: deque[bytes] = deque()
         self.scheduled = False
 
     def make_ready(self, f: _Flow) -> None:
@@ -67,32 +107,57 @@ class NicPort:
             return
         f.queued = True
         self.ready.append(f)
-        self._kick()
+        if not self.scheduled:
+            self._kick()
+
+    def send_control(self, frame: bytes) -> None:
+        self.ctrl.append(frame)
+        if not self.scheduled:
+            self._kick()
 
     def _kick(self) -> None:
-        if self.scheduled or not self.ready:
+        if self.scheduled or not (self.ready or self.ctrl):
             return
-        now = self.sim.now
-        if self.busy_until <= now:
-            self._transmit()  # the port is free now: no event needed
+        busy = self.busy_until
+        if busy < self.sim.now + 1:
+            self._transmit()  # the port is free in this nanosecond: no event needed
             return
         self.scheduled = True
-        self.sim.at(math.ceil(self.busy_until), self._transmit)
+        self.sim.at(int(busy), self._transmit)
 
     def _transmit(self) -> None:
-        self.scheduled = False
-        ready = self.ready
-        while ready:
-            f = ready.popleft()
-            f.queued = False
-            if self.engine.send_one(f, self):
+        """Send while the port is free within this nanosecond, then wait for it (one event per frame at
+        line rate; frames start exactly where the previous one ended, in fractional ns). `scheduled` stays
+        set meanwhile, so a flow made ready again from inside `send_one` only joins the queue."""
+        self.scheduled = True
+        now = self.sim.now
+        ready, ctrl = self.ready, self.ctrl
+        send_one = self.engine.send_one
+        while ctrl or ready:
+            if ctrl:
+                busy = self.busy_until
+                self.busy_until = self.channel.send(ctrl.popleft(), busy if busy > now else now)
+            else:
+                sent = False
+                while ready:
+                    f = ready.popleft()
+                    f.queued = False
+                    if send_one(f, self):
+                        sent = True
+                        break
+                if not sent:
+                    break
+            if self.busy_until >= now + 1:
+                if ready or ctrl:
+                    self.sim.at(int(self.busy_until), self._transmit)
+                    return
                 break
-        self._kick()
+        self.scheduled = False
 
 
 class VirtualEndpoints:
     """All endpoints of a topology. `attach(eid, plane, channel)` wires a NIC port to its link; the fabric
-    delivers frames to `receive(eid, plane, frame)`."""
+    delivers frames to `receive(eid, frame)`."""
 
     def __init__(self, sim: Simulator, topo: Topology, config: HostConfig | None = None) -> None:
         self.sim = sim
@@ -104,7 +169,9 @@ class VirtualEndpoints:
         self.payload = self.fmt.payload_per_packet(self.config.mtu)
         if self.payload < PROBE.size:
             raise ValueError(f"MTU {self.config.mtu} leaves no room for the probe record")
-        self.ports: dict[tuple[int, int], Port] = ports_for_topology(topo, lambda _h: None)
+        self.tparams = transport_params(**(self.config.transport_params or {}))
+        self.reliable = reliable(self.config.transport)  # also checks the name
+        self.ports: dict[tuple[int, int], Port] = ports_for_topology(topo, lambda _h: None)  # type: ignore[arg-type, return-value]
         self.nics: dict[tuple[int, int], NicPort] = {}
         self._planes: dict[int, list[int]] = {}
         for ep, plane in sorted(self.ports):
@@ -132,7 +199,8 @@ class VirtualEndpoints:
         """Expand the plan into flows and schedule the collectives that wait for nothing."""
         cfg = self.config
         self.plan = list(plan)
-        templates: dict[tuple, Template] = {}
+        templates: dict = {}
+        rtts: dict[tuple[int, int], RttEstimator] = {}  # one per endpoint pair, like a NIC's per-peer state
         for ci, pc in enumerate(self.plan):
             s = pc.schedule
             crec = CollectiveRecord(pc.name, pc.iteration, s.kind, s.algorithm, s.size, s.ranks)
@@ -147,11 +215,13 @@ class VirtualEndpoints:
                 f.fid = fid
                 f.rec = FlowRecord(fid, pc.key, t.id, t.src, t.dst, t.plane, t.bytes, npkts)
                 f.nic = self.nics[skey]
+                f.rx_nic = self.nics[dkey]
                 a_src, a_dst = Addr(src.mac, src.ip, t.src, t.plane), Addr(dst.mac, dst.ip, t.dst, t.plane)
                 tail_len = t.bytes - (npkts - 1) * self.payload
                 f.tpl = self._template(templates, a_src, a_dst, fid, self.payload)
                 f.tail = f.tpl if tail_len == self.payload else self._template(templates, a_src, a_dst, fid,
                                                                                tail_len)
+                f.fb_tpl = self._feedback_template(templates, a_dst, a_src, fid) if self.reliable else None
                 f.wire_bits = wire_bytes(len(f.tpl.buf)) * 8
                 f.tail_wire_bits = wire_bytes(len(f.tail.buf)) * 8
                 f.deps_left = len(t.depends_on)
@@ -160,12 +230,17 @@ class VirtualEndpoints:
                 f.offset_ns = int(round(t.offset_s * 1e9))
                 f.payload = tail_len
                 f.dst_ep = t.dst
-                f.seq = 0
+                f.src_ep = t.src
                 f.cc = None
                 f.next_ns = 0.0
                 f.last_progress_ns = 0
-                f.blocked = False
-                f.queued = False
+                f.blocked = f.queued = f.parked = False
+                f.hi = 0
+                f.tx_timer = f.rx_timer = 0
+                pair = (t.src, t.dst)
+                if pair not in rtts:
+                    rtts[pair] = RttEstimator(self.tparams)
+                f.tx, f.trx = make_transport(cfg.transport, npkts, self.tparams, rtts[pair])
                 f.rx = self.receiver.expect(fid, npkts)
                 crec.flows.append(fid)
                 self.flows.append(f)
@@ -174,6 +249,7 @@ class VirtualEndpoints:
                     self.flows[base + d].dependents.append(base + t.id)
         rate = cfg.flow_rate_bps or max((n.channel.link.rate_bps for n in self.nics.values()), default=1e9)
         self.reaction: NoReaction = make_reaction(cfg.reaction, rate, **(cfg.reaction_params or {}))
+        self.unpaced = self.reaction.name == "none" and cfg.flow_rate_bps is None  # NIC line rate only
         self.flow_rate_bps = cfg.flow_rate_bps
         keys = {pc.key: i for i, pc in enumerate(self.plan)}
         self.coll_left = [len(pc.schedule.transfers) for pc in self.plan]
@@ -196,6 +272,16 @@ class VirtualEndpoints:
             base = cache.get(payload)
             if base is None:
                 base = cache[payload] = self.fmt.build(src, dst, flow, payload, self.config.ecn, None)
+            pair = cache[key] = self.fmt.for_pair(base, src, dst, None)
+        return self.fmt.for_flow(pair, flow)
+
+    def _feedback_template(self, cache: dict, src: Addr, dst: Addr, flow: int) -> Template:
+        key = ("fb", src, dst)
+        pair = cache.get(key)
+        if pair is None:
+            base = cache.get("fb")
+            if base is None:
+                base = cache["fb"] = self.fmt.build_feedback(src, dst, flow, None)
             pair = cache[key] = self.fmt.for_pair(base, src, dst, None)
         return self.fmt.for_flow(pair, flow)
 
@@ -255,55 +341,134 @@ class VirtualEndpoints:
         if not self.flows[fid].rec.settle_ns:
             self._settle(fid)
 
+    # ---------------------------------------------------------------- transport timers
+    def _arm_tx(self, f: _Flow) -> None:
+        t = f.tx.next_timer()
+        if t is not None and (not f.tx_timer or t < f.tx_timer):
+            f.tx_timer = t = max(t, self.sim.now)
+            self.sim.at(t, self._tx_timer, f.fid, t)
+
+    def _tx_timer(self, fid: int, t: int) -> None:
+        f = self.flows[fid]
+        if f.tx_timer != t:
+            return  # superseded by an earlier one
+        f.tx_timer = 0
+        now = self.sim.now
+        f.tx.on_timer(now)
+        if f.tx.failed:
+            self._settle(fid)
+            return
+        self._unpark(f)
+        self._arm_tx(f)
+
+    def _arm_rx(self, f: _Flow) -> None:
+        t = f.trx.next_timer()
+        if t is not None and (not f.rx_timer or t < f.rx_timer):
+            f.rx_timer = t = max(t, self.sim.now)
+            self.sim.at(t, self._rx_timer, f.fid, t)
+
+    def _rx_timer(self, fid: int, t: int) -> None:
+        f = self.flows[fid]
+        if f.rx_timer != t:
+            return
+        f.rx_timer = 0
+        fbs = f.trx.on_timer(self.sim.now)
+        if fbs:
+            self._send_feedback(f, fbs)
+        self._arm_rx(f)
+
+    def _unpark(self, f: _Flow) -> None:
+        if f.parked and not f.tx.done:
+            f.parked = False
+            f.nic.make_ready(f)
+
+    def _send_feedback(self, f: _Flow, fbs: list) -> None:
+        """ACK/NAK/CNP frames from the flow's receiving NIC port back to its sender, through the fabric."""
+        rec = f.rec
+        tpl = f.fb_tpl
+        nic = f.rx_nic
+        assert tpl is not None  # reliable transports always have one
+        for fb in fbs:
+            nic.send_control(bytes(tpl.stamp_feedback(f.fid, fb)))
+            rec.feedback_sent += 1
+            self.packets += 1
+
+    # ---------------------------------------------------------------- send
     def send_one(self, f: _Flow, nic: NicPort) -> bool:
         """Called by the NIC when the port is free and `f` is at the head: send one frame, or say why not
-        (False: the flow is waiting for pacing time or window, and will be made ready again)."""
+        (False: the flow is waiting for pacing time, window, feedback or a timer, and will be made ready
+        again by it)."""
         now = self.sim.now
         rec = f.rec
-        if f.seq >= rec.npkts or rec.send_done_ns:
+        if rec.settle_ns and not self.reliable or f.tx.done:
             return False
-        if f.next_ns > now + 1e-6:
-            self.sim.at(math.ceil(f.next_ns), self._wake, f.fid)
+        if f.next_ns >= now + 1:
+            self.sim.at(int(f.next_ns), self._wake, f.fid)
             return False
-        cc: FlowCC = f.cc
-        win = self.reaction.window(cc)
-        if win is not None and f.seq - f.rx.delivered >= win and now - f.last_progress_ns < self.config.loss_grace_ns:
-            f.blocked = True
-            self.sim.at(f.last_progress_ns + self.config.loss_grace_ns, self._wake, f.fid)
-            return False
+        cc = f.cc
+        assert cc is not None  # set when the flow started
+        reaction = self.reaction
+        tx = f.tx
+        if not self.unpaced:
+            win = reaction.window(cc)
+            if win is not None:
+                if self.reliable:
+                    if f.hi - tx.acked_delivered >= win:
+                        f.parked = True
+                        return False
+                elif f.hi - f.rx.delivered >= win and now - f.last_progress_ns < self.config.loss_grace_ns:
+                    f.blocked = True
+                    self.sim.at(f.last_progress_ns + self.config.loss_grace_ns, self._wake, f.fid)
+                    return False
         if self.packets >= self.config.max_packets:
             self.limit_hit = True
-            rec.send_done_ns = now
+            if not rec.send_done_ns:
+                rec.send_done_ns = now
             self.sim.after(self.config.loss_grace_ns, self._grace, f.fid)
             return False
-        last = f.seq == rec.npkts - 1
+        psn = tx.take(now)
+        if psn is None:  # window full or nothing to (re)send: feedback or a timer wakes the flow
+            f.parked = True
+            if self.reliable:
+                self._arm_tx(f)
+            return False
+        npkts = rec.npkts
+        last = psn == npkts - 1
         tpl = f.tail if last else f.tpl
-        frame = bytes(tpl.stamp(f.fid, f.seq, rec.npkts, now))
+        frame = bytes(tpl.stamp(f.fid, psn, npkts, now))
         # Back to back: start where the previous frame ended (fractional ns), not at the whole ns the event
-        # was rounded up to, or every frame would lose up to 1 ns (0.8 % of a 1.5 kB frame at 400 Gbit/s).
-        start = nic.busy_until if now - nic.busy_until < 1.0 else float(now)
+        # was rounded to, or every frame would lose up to 1 ns (0.8 % of a 1.5 kB frame at 400 Gbit/s).
+        busy = nic.busy_until
+        start = busy if busy > now else float(now)
         end = nic.channel.send(frame, start)
         nic.busy_until = end
-        f.seq += 1
+        if psn >= f.hi:
+            f.hi = psn + 1
         rec.sent += 1
+        rec.sent_bytes += len(frame)
         self.packets += 1
         bits = f.tail_wire_bits if last else f.wire_bits
-        f.next_ns = max(f.next_ns, start) + bits * 1e9 / self.reaction.rate_bps(cc, now / 1e9)
-        if f.seq >= rec.npkts:
+        nxt = f.next_ns
+        f.next_ns = (nxt if nxt > start else start) + bits * 1e9 / (
+            cc.rate_bps if self.unpaced else reaction.rate_bps(cc, now / 1e9))
+        if not rec.send_done_ns and f.hi >= npkts:
             rec.send_done_ns = now
             rec.rate_cuts = cc.cuts
-            if not f.rx.complete:
+        if self.reliable:
+            self._arm_tx(f)
+        if tx.done:
+            if not self.reliable and not f.rx.complete:
                 self.sim.after(self.config.loss_grace_ns, self._grace, f.fid)
-        elif f.next_ns <= end + 1e-6:
+        elif f.next_ns < end + 1:
             nic.make_ready(f)
         else:
-            self.sim.at(math.ceil(f.next_ns), self._wake, f.fid)
+            self.sim.at(int(f.next_ns), self._wake, f.fid)
         return True
 
     def _wake(self, fid: int) -> None:
         f = self.flows[fid]
         f.blocked = False
-        if f.seq < f.rec.npkts and not f.rec.send_done_ns:
+        if not f.tx.done and not (f.rec.settle_ns and not self.reliable):
             f.nic.make_ready(f)
 
     # ---------------------------------------------------------------- receive
@@ -313,19 +478,54 @@ class VirtualEndpoints:
             self.foreign += 1
             return
         f = self.flows[p.flow]
+        now = self.sim.now
+        fb = p.feedback
+        if fb is not None:  # an ACK/NAK/CNP back at the sender
+            if f.src_ep != eid or f.cc is None:
+                self.foreign += 1
+                return
+            f.rec.feedback_received += 1
+            newly = f.tx.on_feedback(fb, now)
+            if fb.kind == CNP:
+                self.reaction.on_delivery(f.cc, True, -1, now / 1e9)
+            elif newly:
+                f.last_progress_ns = now
+                if self.reaction.name == "hpcc":
+                    for _k in range(newly):
+                        self.reaction.on_delivery(f.cc, False, fb.qdepth, now / 1e9)
+            if f.tx.failed:
+                self._settle(p.flow)
+            self._unpark(f)
+            self._arm_tx(f)
+            return
         if f.dst_ep != eid:
             self.foreign += 1
             return
-        now = self.sim.now
+        if self.reliable:
+            if p.npkts != f.rx.npkts:
+                self.receiver.foreign += 1
+                return
+            trx = f.trx
+            fbs = trx.on_data(p.seq, now, p.trimmed, p.ce, p.qdepth, p.tx_ns)
+            if not p.trimmed:
+                f.rx.on_packet(p, now)  # wire statistics: reordering, marks, queue depths
+            if fbs:
+                self._send_feedback(f, fbs)
+            if not f.rx_timer:
+                self._arm_rx(f)
+            if trx.delivered >= trx.npkts and not f.rec.settle_ns:
+                self._settle(p.flow)
+            return
         rx: FlowRx | None = self.receiver.on_frame(p, now)
         if rx is None:
             return
         f.last_progress_ns = now
         if f.cc is not None:
-            self.reaction.on_delivery(f.cc, p.ce, p.qdepth, now / 1e9)
+            if not self.unpaced:
+                self.reaction.on_delivery(f.cc, p.ce, p.qdepth, now / 1e9)
             if f.blocked:
                 win = self.reaction.window(f.cc)
-                if win is None or f.seq - rx.delivered < win:
+                if win is None or f.hi - rx.delivered < win:
                     f.blocked = False
                     f.nic.make_ready(f)
         if rx.complete and not f.rec.settle_ns:
@@ -333,15 +533,27 @@ class VirtualEndpoints:
 
     # ---------------------------------------------------------------- result
     def result(self, duration_ns: int, timed_out: bool, engine_config: EngineConfig) -> RunResult:
+        end = self.sim.now
         for f in self.flows:
             r, rx = f.rec, f.rx
-            r.delivered, r.duplicates, r.reordered = rx.delivered, rx.duplicates, rx.reordered
+            r.duplicates, r.reordered = rx.duplicates, rx.reordered
             r.reorder_max, r.ce, r.qdepth_max = rx.reorder_max, rx.ce, rx.qdepth_max
-            r.complete = rx.complete
-            if rx.complete:
-                r.settle_ns = rx.complete_ns
-            tail_got = rx.seen[-1] if rx.npkts else 0
-            r.delivered_bytes = (rx.delivered - tail_got) * self.payload + tail_got * f.payload
+            if self.reliable:
+                trx, tx = f.trx, f.tx
+                r.delivered = trx.delivered
+                r.complete = trx.complete
+                r.retransmitted, r.timeouts, r.naks, r.failed = tx.retransmitted, tx.timeouts, tx.naks, tx.failed
+                r.spurious, r.discarded, r.trimmed = trx.spurious, trx.discarded, trx.trimmed
+                tail_got = 1 if trx.complete or (hasattr(trx, "got") and trx.got[-1]) else 0
+                if r.complete and not r.settle_ns:
+                    r.settle_ns = end
+            else:
+                r.delivered = rx.delivered
+                r.complete = rx.complete
+                if rx.complete:
+                    r.settle_ns = rx.complete_ns
+                tail_got = rx.seen[-1] if rx.npkts else 0
+            r.delivered_bytes = (r.delivered - tail_got) * self.payload + tail_got * f.payload
             if f.cc is not None:
                 r.rate_cuts = f.cc.cuts
         for c in self.colls:

@@ -10,6 +10,7 @@ down is lost.
 from __future__ import annotations
 
 from collections.abc import Callable
+from heapq import heappush
 from typing import Any
 
 from vfabric.events import SimError, Simulator
@@ -61,15 +62,22 @@ class Channel:
         self.tx_bytes = 0
 
     def send(self, frame: Any, start_ns: float) -> float:
-        """Put `frame` on the wire starting at `start_ns`; returns when its last bit has left (ns)."""
+        """Put `frame` on the wire starting at `start_ns` (never before now); returns when its last bit has
+        left (ns)."""
         link = self.link
-        end = start_ns + wire_bytes(len(frame)) * link.ns_per_byte
+        n = len(frame)
+        end = start_ns + ((n if n > 60 else 60) + WIRE_OVERHEAD) * link.ns_per_byte
         if not link.up:
             link.lost += 1
             return end
         self.tx_packets += 1
-        self.tx_bytes += len(frame)
+        self.tx_bytes += n
         # The receiver is called directly at arrival (no wrapper per hop); it drops the frame if the link
         # went down meanwhile (`Link.up`, which the switch's port state and the host NIC both follow).
-        link.sim.at(int(end + 0.999999) + link.delay_ns + self.extra_ns, self.deliver, self.port, frame)
+        # Arrival is in the future by construction (end > start >= now), so the event goes straight on the
+        # heap without `Simulator.at`'s checks.
+        sim = link.sim
+        sim._seq += 1
+        heappush(sim._heap, (int(end + 0.999999) + link.delay_ns + self.extra_ns, sim._seq, self.deliver,
+                             (self.port, frame)))
         return end

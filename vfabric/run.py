@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -190,7 +190,7 @@ class VirtualRun:
         self.sim.at(self.start_ns + ns(interval), tick)
 
     # ---------------------------------------------------------------- run
-    def run(self, plan: list[PlannedCollective], engine_config: EngineConfig, faults: list[Any] = (),
+    def run(self, plan: list[PlannedCollective], engine_config: EngineConfig, faults: Sequence[Any] = (),
             sample: Callable[[float], None] | None = None,
             progress: Callable[[Progress], None] | None = None) -> VirtualOutcome:
         sim = self.sim

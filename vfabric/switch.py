@@ -16,12 +16,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from p4exec.switch.program import Live, load_program, make_live
 from p4exec.switch.tm import QueueConfig, TrafficManager
 from vfabric.events import Simulator
-from vfabric.links import Channel, wire_bytes
+from vfabric.links import WIRE_OVERHEAD, Channel
 
 DEFAULT_PIPELINE_LATENCY_NS = 400  # a 51.2T switch chip's port-to-port latency is a few hundred ns
 DROP_REASONS = ("pipeline", "malformed", "queue_full", "port_down", "no_port")
@@ -168,59 +168,59 @@ class VirtualSwitch:
             self.drops["pipeline"] += 1
             return
         self.executions += 1
+        tm = self.tm
+        now = self.sim.now
         try:
-            jobs = live.ingress(port, frame, self.tm.now_us())
+            jobs = live.ingress(port, frame, (now - tm.start_ns) // 1000)
         except Exception:  # noqa: BLE001 - a bad frame is counted and dropped, as in the emulated switch
             self.drops["malformed"] += 1
             return
         if not jobs:
             self.drops["pipeline"] += 1
             return
-        tm = self.tm
         egress = live.egress
+        up = self.up
+        serving = self._serving
         for job in jobs:
             eport = job.egress_port
             if eport != self.cpu_port:
-                if eport not in self.ports:
+                if eport not in up:
                     self.drops["no_port"] += 1
                     continue
-                if not self.up[eport]:
+                if not up[eport]:
                     self.drops["port_down"] += 1
                     continue
-            if not tm.enqueue(eport, job.priority, (job, egress), wire_bytes(job.packet_length)):
+            length = job.packet_length
+            if not tm.enqueue(eport, job.priority, (job, egress), (length if length > 60 else 60) + WIRE_OVERHEAD):
                 self.drops["queue_full"] += 1
                 continue
-            if eport not in self._serving:
-                self._start_service(eport)
-
-    def _schedule_service(self, port: int) -> None:
-        ready = self.tm.ready_ns(port)
-        if ready is None:
-            self._serving.discard(port)
-            return
-        self.sim.at(ready, self._serve, port)
-
-    def _start_service(self, port: int) -> None:
-        """An idle port got a packet: serve it in this same instant if the port is free (no event needed)."""
-        self._serving.add(port)
-        ready = self.tm.ready_ns(port)
-        if ready is not None and ready <= self.sim.now:
-            self._serve(port)
-        else:
-            self._schedule_service(port)
+            if eport not in serving:
+                # an idle port got a packet: serve it in this same instant if it may leave now (no event)
+                serving.add(eport)
+                ready = tm.ready_ns(eport)
+                if ready is not None and ready <= now:
+                    self._serve(eport)
+                elif ready is not None:
+                    self.sim.at(ready, self._serve, eport)
+                else:
+                    serving.discard(eport)
 
     def _serve(self, port: int) -> None:
-        got = self.tm.dequeue(port)
+        """Dequeue the head of `port`, run egress on it and put the result on the wire, then wait for the
+        port's next departure (one event per queued packet, none for a packet that finds the port free)."""
+        tm = self.tm
+        got = tm.dequeue(port)
         if got is not None:
-            (job, egress), qinfo = got
+            item, qinfo = got
+            job, egress = cast("tuple[Any, Callable[..., Any]]", item)  # what `receive` queued
+            start = tm.ports[port].departed_ns
             try:
-                frames = egress(job, self.tm.now_us(), qinfo)
+                frames = egress(job, (self.sim.now - tm.start_ns) // 1000, qinfo)
             except Exception:  # noqa: BLE001
                 frames = None
                 self.drops["malformed"] += 1
             if frames is not None and not frames:
                 self.drops["pipeline"] += 1
-            now = self.sim.now
             for oport, data in frames or ():
                 if oport == self.cpu_port:
                     for fn in list(self._packet_in):
@@ -232,5 +232,9 @@ class VirtualSwitch:
                 elif not self.up[oport]:
                     self.drops["port_down"] += 1
                 else:
-                    ch.send(data, now)
-        self._schedule_service(port)
+                    ch.send(data, start)
+        ready = tm.ready_ns(port)
+        if ready is None:
+            self._serving.discard(port)
+        else:
+            self.sim.at(ready, self._serve, port)

@@ -15,7 +15,6 @@ virtual-time fabric (vfabric) its event clock, so both run this one implementati
 
 from __future__ import annotations
 
-import math
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -87,7 +86,7 @@ class QueueInfo:
 class PortQueue:
     """The queues of one egress port and its pacing state."""
 
-    __slots__ = ("port", "queues", "config", "next_tx", "backlog", "drops", "paced", "max_depth")
+    __slots__ = ("port", "queues", "config", "next_tx", "backlog", "drops", "paced", "max_depth", "departed_ns")
 
     def __init__(self, port: int, nqueues: int, config: QueueConfig) -> None:
         self.port = port
@@ -97,6 +96,7 @@ class PortQueue:
         self.backlog = 0
         self.drops = 0
         self.max_depth = 0  # most packets ever waiting at once (all priorities)
+        self.departed_ns = 0.0  # when the last dequeued packet started to leave (fractional clock ns)
         self.paced = config.rate_pps > 0 or config.rate_bps > 0
 
     def interval_ns(self, length: int) -> float:
@@ -178,13 +178,19 @@ class TrafficManager:
         return True
 
     def ready_ns(self, port: int) -> int | None:
-        """The first whole clock ns at which the head of `port`'s queues may leave (None: nothing waits).
-        Rounded up, so `dequeue` at that time always succeeds (no event loop can spin on float noise)."""
+        """The clock ns at which the head of `port`'s queues may leave (None: nothing waits).
+
+        A packet may leave in the nanosecond its (fractional) departure time falls in: `dequeue` at the
+        returned time always succeeds (no event loop can spin on float noise), and `departed_ns` then says
+        exactly when within that nanosecond it started."""
         pq = self.ports.get(port)
         if pq is None or not pq.backlog:
             return None
         now = self.clock.now_ns()
-        return max(now, math.ceil(pq.next_tx)) if pq.paced else now
+        if pq.paced:
+            nxt = int(pq.next_tx)
+            return nxt if nxt > now else now
+        return now
 
     def dequeue(self, port: int) -> tuple[object, QueueInfo] | None:
         """The next packet of `port` if it may leave now (strict priority), with its queueing metadata."""
@@ -192,7 +198,7 @@ class TrafficManager:
         if pq is None or not pq.backlog:
             return None
         now = self.clock.now_ns()
-        if pq.paced and pq.next_tx > now:
+        if pq.paced and pq.next_tx >= now + 1:
             return None
         out = self._pop(pq, now)
         if pq.backlog == 0:
@@ -208,7 +214,15 @@ class TrafficManager:
         item, length, enq_ns, enq_depth, qid = q.popleft()
         pq.backlog -= 1
         if pq.paced:
-            pq.next_tx += pq.interval_ns(length)
+            start = pq.next_tx
+            pq.departed_ns = start if start > now else now
+            cfg = pq.config
+            if cfg.rate_pps > 0:
+                pq.next_tx = start + pq.interval_ns(length)
+            else:  # bits/s only (every vfabric port): one multiply
+                pq.next_tx = start + length * 8e9 / cfg.rate_bps
+        else:
+            pq.departed_ns = now
         start = self.start_ns
         enq_us = (enq_ns - start) // 1000
         return item, QueueInfo(enq_us, enq_depth, (now - start) // 1000 - enq_us, len(q), qid)
@@ -224,21 +238,21 @@ class TrafficManager:
             paced = pq.paced
             n = 0
             while pq.backlog and n < budget:
-                if paced and pq.next_tx > now:
+                if paced and pq.next_tx >= now + 1:
                     break
                 item, qinfo = self._pop(pq, now)
                 n += 1
                 out.append((port, item, qinfo))
             if pq.backlog == 0:
                 done.append(port)
-            elif paced and pq.next_tx > now:
+            elif paced and pq.next_tx >= now + 1:
                 if wake is None or pq.next_tx < wake:
                     wake = pq.next_tx
             else:
                 wake = now  # budget used up: come back at once
         for port in done:
             self.active.discard(port)
-        return out, None if wake is None else math.ceil(wake)
+        return out, None if wake is None else int(wake)
 
     def flush_port(self, port: int) -> list:
         """Remove everything queued for `port` (its link went down): the items, to be counted."""

@@ -1,40 +1,29 @@
-"""Which mechanism the controller uses per target, checked without BMv2.
+"""Which mechanism the controller uses per target, and the BMv2 side channel's calls, checked without BMv2.
 
 BMv2's P4Runtime server (p4lang/PI DeviceMgr) answers RegisterEntry reads and writes with UNIMPLEMENTED and
-has no ExternEntry support, so on BMv2 registers and queues go to `simple_switch_CLI --thrift-port N`.
-simple_switch_CLI is not installable here: a stand-in on PATH records the commands it reads on stdin and
-answers `register_read` the way runtime_CLI prints (`name[i]= v`, `name= v0, v1, ...`). The p4exec path is
-not faked anywhere: it is what every other controller test runs against a real switch."""
+has no ExternEntry support, so on BMv2 registers and queues go over the switch's Thrift session. Here a
+stand-in Thrift server (tests/support/fake_thrift.py, decoding with the `thrift` library) records the calls
+and answers as BMv2's services are declared; tests/controller/test_bmv2_switch.py runs the same against
+simple_switch_grpc. The p4exec path is not faked anywhere: it is what every other controller test runs
+against a real switch."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Iterator
 
 import grpc
 import pytest
 from p4.v1 import p4runtime_pb2 as pb
 
 from controller.artifacts import PipelineArtifacts, build_artifacts
-from controller.bmv2 import Bmv2Cli, Bmv2CliError, queue_commands
+from controller.bmv2 import Bmv2SideChannel, queue_settings_for
+from controller.bmv2_thrift import Bmv2ThriftError, forget_session, session_for
 from controller.client import SwitchConnection
 from controller.errors import ControllerError
 from controller.fabric import FabricController
 from controller.policies import make_policy
-from tests.support.controller import install_fake_tool
+from tests.support.fake_thrift import FakeBmv2Thrift
 from topologies import load
-
-FAKE_CLI = """#!/bin/sh
-[ "$1" = "--thrift-port" ] || { echo "usage: simple_switch_CLI --thrift-port N" >&2; exit 2; }
-echo "port $2" >> "$FAKE_CLI_LOG"
-while read -r cmd name index rest; do
-  echo "$cmd $name $index $rest" | sed 's/ *$//' >> "$FAKE_CLI_LOG"
-  case "$cmd" in
-    register_read) if [ -n "$index" ]; then echo "RuntimeCmd: $name[$index]= 1"; \
-                   else echo "register index omitted, reading entire array" >&2; echo "RuntimeCmd: $name= 0, 1, 0, 1"; fi;;
-    bogus) echo "*** Unknown syntax: bogus";;
-  esac
-done
-"""
 
 
 @pytest.fixture(scope="module")
@@ -43,22 +32,22 @@ def p4exec_artifacts(tmp_path_factory: pytest.TempPathFactory) -> PipelineArtifa
 
 
 @pytest.fixture
-def fake_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    install_fake_tool(tmp_path, monkeypatch, "simple_switch_CLI", FAKE_CLI)
-    log = tmp_path / "cli.log"
-    monkeypatch.setenv("FAKE_CLI_LOG", str(log))
-    return log
+def fake() -> Iterator[FakeBmv2Thrift]:
+    server = FakeBmv2Thrift({"port_down": [0, 1, 0, 1], "MyEgress.error": [0, 1]})
+    yield server
+    server.close()
+    forget_session(server.port)
 
 
 @pytest.fixture
-def bmv2_conn(p4exec_artifacts: PipelineArtifacts) -> SwitchConnection:
+def bmv2_conn(p4exec_artifacts: PipelineArtifacts, fake: FakeBmv2Thrift) -> SwitchConnection:
     """A session that is never connected: register and queue operations must not touch gRPC on BMv2."""
     conn = SwitchConnection("127.0.0.1:1", device_id=1, p4info=p4exec_artifacts.p4info, name="s1")
-    conn.bmv2 = Bmv2Cli(50123, name="s1")
+    conn.bmv2 = Bmv2SideChannel(fake.port, name="s1")
     return conn
 
 
-def test_register_writes_and_reads_go_over_thrift(bmv2_conn: SwitchConnection, fake_cli: Path) -> None:
+def test_register_writes_and_reads_go_over_thrift(bmv2_conn: SwitchConnection, fake: FakeBmv2Thrift) -> None:
     bmv2_conn.write_register("port_down", 3, 1)
     assert bmv2_conn.read_register("port_down", 3) == {3: 1}
     assert bmv2_conn.read_register("port_down") == {0: 0, 1: 1, 2: 0, 3: 1}
@@ -66,16 +55,20 @@ def test_register_writes_and_reads_go_over_thrift(bmv2_conn: SwitchConnection, f
     wildcard = pb.RegisterEntry(register_id=reg.preamble.id)  # type: ignore[attr-defined]
     wildcard.data.bitstring = b"\x00"
     assert bmv2_conn.modify(wildcard) == 1  # what the experiment runner does to clear a register
-    assert fake_cli.read_text().splitlines() == [
-        "port 50123", "register_write port_down 3 1",
-        "port 50123", "register_read port_down 3",
-        "port 50123", "register_read port_down",
-        "port 50123", "register_reset port_down"]
+    assert fake.calls == [
+        ("standard", "bm_register_write", 0, "port_down", 3, 1),
+        ("standard", "bm_register_read", 0, "port_down", 3),
+        ("standard", "bm_register_read_all", 0, "port_down"),
+        ("standard", "bm_register_reset", 0, "port_down")]
+    assert fake.registers["port_down"] == [0, 0, 0, 0] and fake.accepted == 1  # one session for all
 
 
-def test_queues_over_thrift_and_no_port_status(bmv2_conn: SwitchConnection, fake_cli: Path) -> None:
+def test_queues_over_thrift_and_no_port_status(bmv2_conn: SwitchConnection, fake: FakeBmv2Thrift) -> None:
     bmv2_conn.set_queue(2, rate_pps=833.3, depth=64)
-    assert fake_cli.read_text().splitlines() == ["port 50123", "set_queue_depth 64 2", "set_queue_rate 833 2"]
+    bmv2_conn.set_queue(0, depth=32)
+    assert fake.calls == [("simple_switch", "set_egress_queue_depth", 2, 64),
+                          ("simple_switch", "set_egress_queue_rate", 2, 833),
+                          ("simple_switch", "set_all_egress_queue_depths", 32)]
     with pytest.raises(ControllerError, match="no port status") as info:
         bmv2_conn.port_status()
     assert info.value.code == grpc.StatusCode.UNIMPLEMENTED
@@ -83,23 +76,37 @@ def test_queues_over_thrift_and_no_port_status(bmv2_conn: SwitchConnection, fake
         bmv2_conn.set_queue(2, rate_bps=1e9)
 
 
-def test_cli_refusals_and_absence_are_errors(bmv2_conn: SwitchConnection, fake_cli: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(Bmv2CliError, match="Unknown syntax: bogus"):
-        bmv2_conn.bmv2.run(["bogus"])  # type: ignore[union-attr]
-    assert "error= 0, 1" in bmv2_conn.bmv2.run(["register_read MyEgress.error"])  # type: ignore[union-attr]
-    monkeypatch.setenv("PATH", "/nonexistent")
-    with pytest.raises(Bmv2CliError, match="simple_switch_CLI not found"):
+def test_refusals_and_absence_are_errors(bmv2_conn: SwitchConnection, fake: FakeBmv2Thrift) -> None:
+    with pytest.raises(Bmv2ThriftError, match="bm_register_read: refused .code 2: index out of range"):
+        bmv2_conn.read_register("port_down", 9)
+    with pytest.raises(Bmv2ThriftError, match="no such register"):
+        bmv2_conn.bmv2.register_read("MyIngress.nope")  # type: ignore[union-attr]
+    assert bmv2_conn.bmv2.register_read("MyEgress.error") == {0: 0, 1: 1}  # type: ignore[union-attr]
+    assert fake.accepted == 1  # a refusal is an answer: the session stays
+    no_port = Bmv2SideChannel(None, name="s9")
+    with pytest.raises(Bmv2ThriftError, match="s9: .*Thrift port"):
+        no_port.register_reset("port_down")
+    fake.close()
+    forget_session(fake.port)
+    with pytest.raises(Bmv2ThriftError, match="unreachable") as info:
         bmv2_conn.write_register("port_down", 1, 1)
-    no_port = Bmv2Cli(None, name="s9")
-    with pytest.raises(Bmv2CliError, match="s9: .*Thrift port"):
-        no_port.run(["register_reset port_down"])
+    assert info.value.code == grpc.StatusCode.UNAVAILABLE
 
 
-def test_queue_command_units() -> None:
-    assert queue_commands(0, depth=64) == ["set_queue_depth 64"]  # every port
-    assert queue_commands(5, rate_pps=0.4) == ["set_queue_rate 1 5"]  # a rate, never 0 (= unlimited)
-    assert queue_commands(5, rate_pps=0) == ["set_queue_rate 0 5"]
+def test_a_broken_session_is_reopened_once(fake: FakeBmv2Thrift) -> None:
+    session = session_for(fake.port)
+    assert session is session_for(fake.port)  # one per switch in the process
+    channel = Bmv2SideChannel(fake.port)
+    channel.register_write("port_down", 0, 1)
+    session._transport.close()  # as if the switch had restarted: the next call reconnects and succeeds
+    assert channel.register_read("port_down", 0) == {0: 1}
+    assert session.connects == 2 and fake.accepted == 2
+
+
+def test_queue_setting_units() -> None:
+    assert queue_settings_for(0, depth=64).depth == 64  # every port
+    assert queue_settings_for(5, rate_pps=0.4).rate_pps == 1  # a rate, never 0 (= unlimited)
+    assert queue_settings_for(5, rate_pps=0).rate_pps == 0
 
 
 def _controller(artifacts: PipelineArtifacts, target: str, **options: object) -> FabricController:
@@ -119,13 +126,13 @@ def test_controller_picks_the_mechanism_per_target(p4exec_artifacts: PipelineArt
     assert bmv2.new_connection("leaf2").bmv2.thrift_port is None  # type: ignore[union-attr]
 
 
-def test_link_liveness_on_bmv2_uses_register_write(p4exec_artifacts: PipelineArtifacts, fake_cli: Path) -> None:
-    ctl = _controller(p4exec_artifacts, "bmv2", thrift_ports={"leaf1": 51100})
+def test_link_liveness_on_bmv2_uses_register_write(p4exec_artifacts: PipelineArtifacts, fake: FakeBmv2Thrift) -> None:
+    ctl = _controller(p4exec_artifacts, "bmv2", thrift_ports={"leaf1": fake.port})
     ctl.state.connections["leaf1"] = ctl.new_connection("leaf1")
     ctl.set_port_liveness("leaf1", 3, up=False)
     ctl.set_port_liveness("leaf1", 3, up=True)
-    assert fake_cli.read_text().splitlines() == ["port 51100", "register_write port_down 3 1",
-                                                 "port 51100", "register_write port_down 3 0"]
+    assert fake.calls == [("standard", "bm_register_write", 0, "port_down", 3, 1),
+                          ("standard", "bm_register_write", 0, "port_down", 3, 0)]
 
 
 def test_no_port_monitor_on_bmv2(p4exec_artifacts: PipelineArtifacts) -> None:
@@ -138,15 +145,18 @@ def test_no_port_monitor_on_bmv2(p4exec_artifacts: PipelineArtifacts) -> None:
         ctl.close()
 
 
-def test_many_register_cells_are_one_cli_run(bmv2_conn: SwitchConnection, fake_cli: Path) -> None:
-    """The experiment sampler reads one cell per port every 0.1 s: one CLI process per Read, not per cell."""
+
+def test_many_register_cells_are_one_session(bmv2_conn: SwitchConnection, fake: FakeBmv2Thrift) -> None:
+    """The experiment sampler reads one cell per port every 0.1 s: all on the switch's one connection."""
     reg = bmv2_conn.index.get("registers", "port_down")
     cells = []
     for port in (1, 2):
         cell = pb.RegisterEntry(register_id=reg.preamble.id)  # type: ignore[attr-defined]
         cell.index.index = port
         cells.append(cell)
-    got = {e.register_entry.index.index: e.register_entry.data.bitstring for e in bmv2_conn.read(*cells)}
-    assert got == {1: b"\x01", 2: b"\x01"}
-    assert fake_cli.read_text().splitlines() == ["port 50123", "register_read port_down 1",
-                                                 "register_read port_down 2"]
+    for _ in range(3):
+        got = {e.register_entry.index.index: e.register_entry.data.bitstring for e in bmv2_conn.read(*cells)}
+        assert got == {1: b"\x01", 2: b"\x00"}
+    assert fake.calls[:2] == [("standard", "bm_register_read", 0, "port_down", 1),
+                              ("standard", "bm_register_read", 0, "port_down", 2)]
+    assert len(fake.calls) == 6 and fake.accepted == 1

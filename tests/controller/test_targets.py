@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from controller.artifacts import P4C_BMV2_TOOLCHAIN, P4EXEC_TOOLCHAIN
-from controller.bmv2 import Bmv2Cli
+from controller.bmv2 import Bmv2SideChannel
 from controller.targets import BMV2, P4EXEC, TARGETS, P4ExecQueue, configure_bmv2_queues, target_named
 from topologies.switches import Bmv2Switch, P4ExecSwitch
 
@@ -25,7 +25,7 @@ def test_capabilities_and_parts() -> None:
     assert P4EXEC.takes_seed and not BMV2.takes_seed
     assert P4EXEC.side_channel("leaf1", None) is None
     cli = BMV2.side_channel("leaf1", 51100)
-    assert isinstance(cli, Bmv2Cli) and cli.thrift_port == 51100 and cli.name == "leaf1"
+    assert isinstance(cli, Bmv2SideChannel) and cli.thrift_port == 51100 and cli.name == "leaf1"
     assert P4EXEC.switch_params() == {} and BMV2.switch_params() == {"on_ready": configure_bmv2_queues}
     assert set(P4EXEC.versions()) == {"p4exec"} and set(BMV2.versions()) == {"bmv2"}
 

@@ -58,14 +58,22 @@ def test_adaptive_probes_teach_every_leaf_a_spine() -> None:
 @pytest.mark.skipif(not (shutil.which("simple_switch_grpc") and shutil.which("p4c-bm2-ss")),
                     reason="BMv2 path: needs simple_switch_grpc and p4c-bm2-ss on PATH (not installed here)")
 def test_leafspine_on_bmv2_all_pairs() -> None:
-    """The BMv2 path end to end: compile with p4c, start simple_switch_grpc with queue rates (Thrift CLI),
-    push, install, ping every pair; then a failed link (liveness register over the CLI, reroute) still
-    leaves every pair reachable, and a register read answers."""
+    """The BMv2 path end to end: compile with p4c, start simple_switch_grpc with queue rates (Thrift),
+    push, install (ECMP members and selector groups included, read back), ping every pair; then a failed
+    link (liveness register over Thrift, reroute) still leaves every pair reachable, and a register read
+    answers."""
     with running_fabric(load("leafspine"), target="bmv2", rate_scale=1e-3,
                         controller_options={"port_poll_s": None}) as fab:
         reach = check_reachability(fab)
         assert reach.ok, reach.failed
         ctl = fab.controller
+        leaf = ctl.connection("leaf1")
+        groups = [e.action_profile_group for e in leaf.read(leaf.group("ecmp_selector", 0, []))]
+        profile = groups[0].action_profile_id if groups else 0
+        members = {e.action_profile_member.member_id
+                   for e in leaf.read(pb.ActionProfileMember(action_profile_id=profile))}
+        assert groups and any(len(g.members) == 2 for g in groups)  # a group spreading over both spines
+        assert {m.member_id for g in groups for m in g.members} <= members
         ctl.link_down("leaf1", "spine1")
         assert ctl.connection("leaf1").read_register("port_down")[3] == 1
         reach = check_reachability(fab)

@@ -3,20 +3,16 @@ every kind of failure rolls back what the batch already did."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import grpc
 import pytest
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
 
 from p4exec.v1model.loader import load_config
-from tests.support.p4rt_client import U, update, write_errors
+from tests.support.implicit_default import ALL_OR_NOTHING, SOURCE, entry, table_state
+from tests.support.p4rt_client import U, atomic_write, update, write_errors
 
-SOURCE = (Path(__file__).parent / "implicit_default.p4").read_bytes()
 Entity = p4runtime_pb2.Entity
-W = p4runtime_pb2.WriteRequest
-ALL_OR_NOTHING = [W.ROLLBACK_ON_ERROR, W.DATAPLANE_ATOMIC]
 
 
 def frame(dst: int) -> bytes:
@@ -34,33 +30,6 @@ def prog(make_client, device):
         return next(o.preamble.id for o in getattr(p4info, section) if o.preamble.name == name)
 
     return c, ident, device
-
-
-def atomic_write(c, atomicity, *updates):
-    req = p4runtime_pb2.WriteRequest(device_id=1, atomicity=atomicity)
-    req.election_id.low = c.election_id
-    req.updates.extend(updates)
-    return c.stub.Write(req, timeout=10)
-
-
-def entry(ident, dst: int, port: int) -> p4runtime_pb2.TableEntry:
-    e = p4runtime_pb2.TableEntry(table_id=ident("tables", "MyIngress.fwd"))
-    e.match.add(field_id=1).exact.value = dst.to_bytes(6, "big")
-    a = e.action.action
-    a.action_id = ident("actions", "MyIngress.set_port")
-    a.params.add(param_id=1, value=bytes([port]))
-    return e
-
-
-def table_state(c, ident):
-    """Entries, default entry and counter as bytes: what must be unchanged after a rollback."""
-    tid = ident("tables", "MyIngress.fwd")
-    entries = sorted(e.SerializeToString() for e in c.read(Entity(table_entry={"table_id": tid})))
-    default = [e.SerializeToString()
-               for e in c.read(Entity(table_entry={"table_id": tid, "is_default_action": True}))]
-    counter = [e.SerializeToString() for e in c.read(Entity(counter_entry={
-        "counter_id": ident("counters", "MyIngress.hits"), "index": {"index": 0}}))]
-    return entries, default, counter
 
 
 @pytest.mark.parametrize("atomicity", ALL_OR_NOTHING)

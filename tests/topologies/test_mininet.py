@@ -167,35 +167,38 @@ def test_set_link_fails_and_restores_a_cable():
     assert leftovers(f.run) == []
 
 
-def test_bmv2_queues_set_over_thrift_once_its_port_listens(tmp_path, monkeypatch):
-    """simple_switch_grpc opens Thrift after gRPC: queues are set once the Thrift port listens, with
-    sswitch_CLI's `set_queue_depth <pkts>` and `set_queue_rate <pps> <port>` (integers). simple_switch_CLI
-    is not installable here: a stand-in records what it reads; a plain listener plays the Thrift port."""
-    from controller.targets import BMV2, bmv2_queue_commands, configure_bmv2_queues
+def test_bmv2_queues_set_over_thrift_once_its_port_listens(tmp_path):
+    """simple_switch_grpc opens Thrift after gRPC: queues are set once the Thrift port listens, as
+    `set_all_egress_queue_depths` (packets) and `set_egress_queue_rate` (integer packets/s) calls on the
+    switch's Thrift session. A stand-in Thrift server (tests/support/fake_thrift.py) records the calls."""
+    from controller.bmv2 import QueueSetting
+    from controller.bmv2_thrift import forget_session
+    from controller.targets import BMV2, bmv2_queue_settings, configure_bmv2_queues
+    from tests.support.fake_thrift import FakeBmv2Thrift
     from topologies.switches import Bmv2Switch, SwitchStartError
 
-    cli = tmp_path / "simple_switch_CLI"
-    cli.write_text('#!/bin/sh\necho "$@" >> "$LOG"; cat >> "$LOG"\n')
-    cli.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
-    monkeypatch.setenv("LOG", str(tmp_path / "log"))
     opts = FabricOptions(switch_cls=Bmv2Switch, rate_scale=1e-3, queue_depth=64, switch_params=BMV2.switch_params())
     with Fabric(build("line", n=1), opts) as f:
         sw = f.switch("s1")
         assert sw.on_ready is configure_bmv2_queues  # the Target's configuration step
-        assert bmv2_queue_commands(sw) == ["set_queue_depth 64", "set_queue_rate 833 1", "set_queue_rate 833 2"]
+        assert bmv2_queue_settings(sw) == [QueueSetting(0, depth=64), QueueSetting(1, rate_pps=833),
+                                           QueueSetting(2, rate_pps=833)]
         cmd = sw.command()  # p4exec's queue and stats options are not simple_switch_grpc's
         assert not {"--queue-depth", "--queue-rate-port", "--stats-file", "--log-file"} & set(cmd)
         sw.proc = subprocess.Popen(["sleep", "30"])  # stands for the running switch process
+        fake = None
         try:
             with pytest.raises(SwitchStartError, match=f"Thrift port {sw.thrift_port} not open"):
                 configure_bmv2_queues(sw, thrift_timeout=0.3)
-            with socket.socket() as listener:
-                listener.bind(("127.0.0.1", sw.thrift_port))
-                listener.listen()
-                sw.after_start()
+            fake = FakeBmv2Thrift({})
+            sw.thrift_port = fake.port
+            sw.after_start()
         finally:
             sw.proc.kill()
             sw.proc.wait()
-    assert (tmp_path / "log").read_text().splitlines() == [
-        f"--thrift-port {sw.thrift_port}", "set_queue_depth 64", "set_queue_rate 833 1", "set_queue_rate 833 2"]
+            if fake is not None:
+                fake.close()
+                forget_session(fake.port)
+    assert fake.calls == [("simple_switch", "set_all_egress_queue_depths", 64),
+                          ("simple_switch", "set_egress_queue_rate", 1, 833),
+                          ("simple_switch", "set_egress_queue_rate", 2, 833)]

