@@ -17,6 +17,7 @@ class Expected:
     reason: str
     compile_error: str | None = None     # regex p4c-bm2-ss's error must match (the program is refused)
     compile_warning: str | None = None   # regex a warning of a successful compile must match
+    load_error: str | None = None        # regex simple_switch_grpc's refusal of p4c's JSON must match
     differing_ports: tuple[int, ...] = ()  # the ports whose packets differ (program compiled)
     bmv2_meets_stf: bool = True          # BMv2's packets still satisfy the STF file (wildcards)
 
@@ -33,6 +34,12 @@ class Expected:
             return out
         if v.compile_error is not None:
             return [*out, f"p4c-bm2-ss refused the program: {v.compile_error[:300]}"]
+        if self.load_error is not None:
+            if v.load_error is None or not re.search(self.load_error, v.load_error):
+                out.append(f"BMv2 load: expected /{self.load_error}/, got {v.load_error!r}")
+            return out
+        if v.load_error is not None:
+            return [*out, f"BMv2 could not load the program: {v.load_error[:300]}"]
         if self.compile_warning is not None and not re.search(self.compile_warning, v.compile_warnings):
             out.append(f"p4c-bm2-ss no longer warns /{self.compile_warning}/")
         ports = tuple(sorted({int(d.split()[1].rstrip(":")) for d in v.differences()}))
