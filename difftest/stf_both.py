@@ -10,7 +10,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from difftest.bmv2 import ReferenceSwitch
+from difftest.bmv2 import Bmv2StartError, ReferenceSwitch
 from difftest.compile import Bmv2CompileError, compile_bmv2
 from difftest.stf_bmv2 import Bmv2StfRunner
 from p4exec.harness import Harness
@@ -30,6 +30,7 @@ class StfVerdict:
     bmv2_failures: list[str] = field(default_factory=list)
     compile_error: str | None = None
     compile_warnings: str = ""
+    load_error: str | None = None  # simple_switch_grpc refused the JSON p4c wrote
 
     def differences(self) -> list[str]:
         """Port by port, packet by packet, where p4exec's output is not BMv2's."""
@@ -45,12 +46,14 @@ class StfVerdict:
 
     @property
     def agree(self) -> bool:
-        return self.compile_error is None and not self.differences()
+        return self.compile_error is None and self.load_error is None and not self.differences()
 
     def report(self) -> str:
         lines = [f"{self.stf.name}:"]
         if self.compile_error is not None:
             lines.append(f"  p4c-bm2-ss refused the program: {first_error(self.compile_error)}")
+        if self.load_error is not None:
+            lines.append(f"  BMv2 could not load p4c's JSON: {self.load_error[:300]}")
         lines += [f"  differs: {d}" for d in self.differences()]
         lines += [f"  p4exec: {f}" for f in self.embedded_failures]
         lines += [f"  BMv2:   {f}" for f in self.bmv2_failures]
@@ -106,7 +109,12 @@ def run_both(stf: Path, program: Path | None = None, work_dir: Path | None = Non
             return verdict
         verdict.compile_warnings = build.warnings
         # p4exec's tables (already run, only their key fields are read) say how STF values become matches
-        with ReferenceSwitch(build.json_path) as sw:
+        try:
+            sw = ReferenceSwitch(build.json_path)
+        except Bmv2StartError as e:
+            verdict.load_error = str(e)
+            return verdict
+        with sw:
             ref = Bmv2StfRunner(sw, build.json_path, counting.h, str(stf), counting.per_packet).run(stmts)
     verdict.bmv2_outputs = {p: v for p, v in ref.outputs.items() if v}
     verdict.bmv2_failures = ref.failures

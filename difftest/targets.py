@@ -12,6 +12,7 @@ from typing import Protocol
 
 from controller.artifacts import PipelineArtifacts
 from controller.bmv2 import Bmv2SideChannel
+from controller.bmv2_thrift import forget_session
 from controller.client import SwitchConnection
 from difftest.bmv2 import PRIORITY_QUEUES, ReferenceSwitch, free_port
 from p4exec.p4runtime.device import Device
@@ -87,4 +88,5 @@ class Bmv2Target:
 
     def close(self) -> None:
         self.conn.close()
+        forget_session(self.switch.thrift_port)  # the side channel's Thrift session ends with the switch
         self.switch.stop()

@@ -190,51 +190,57 @@ class VirtualSwitch:
                 if not up[eport]:
                     self.drops["port_down"] += 1
                     continue
-            length = job.packet_length
-            if not tm.enqueue(eport, job.priority, (job, egress), (length if length > 60 else 60) + WIRE_OVERHEAD):
+            wire = (job.packet_length if job.packet_length > 60 else 60) + WIRE_OVERHEAD
+            if eport not in serving:
+                # an idle port: the packet leaves in this same instant if the port is free (no queue, no event)
+                qinfo = tm.pass_through(eport, job.priority, wire)
+                if qinfo is not None:
+                    self._egress(job, egress, qinfo, tm.ports[eport].departed_ns)
+                    continue
+            if not tm.enqueue(eport, job.priority, (job, egress), wire):
                 self.drops["queue_full"] += 1
                 continue
             if eport not in serving:
-                # an idle port got a packet: serve it in this same instant if it may leave now (no event)
                 serving.add(eport)
                 ready = tm.ready_ns(eport)
-                if ready is not None and ready <= now:
-                    self._serve(eport)
-                elif ready is not None:
+                if ready is not None:
                     self.sim.at(ready, self._serve, eport)
                 else:
                     serving.discard(eport)
 
     def _serve(self, port: int) -> None:
         """Dequeue the head of `port`, run egress on it and put the result on the wire, then wait for the
-        port's next departure (one event per queued packet, none for a packet that finds the port free)."""
+        port's next departure (one event per queued packet)."""
         tm = self.tm
         got = tm.dequeue(port)
         if got is not None:
             item, qinfo = got
             job, egress = cast("tuple[Any, Callable[..., Any]]", item)  # what `receive` queued
-            start = tm.ports[port].departed_ns
-            try:
-                frames = egress(job, (self.sim.now - tm.start_ns) // 1000, qinfo)
-            except Exception:  # noqa: BLE001
-                frames = None
-                self.drops["malformed"] += 1
-            if frames is not None and not frames:
-                self.drops["pipeline"] += 1
-            for oport, data in frames or ():
-                if oport == self.cpu_port:
-                    for fn in list(self._packet_in):
-                        fn(data)
-                    continue
-                ch = self.ports.get(oport)
-                if ch is None:
-                    self.drops["no_port"] += 1
-                elif not self.up[oport]:
-                    self.drops["port_down"] += 1
-                else:
-                    ch.send(data, start)
+            self._egress(job, egress, qinfo, tm.ports[port].departed_ns)
         ready = tm.ready_ns(port)
         if ready is None:
             self._serving.discard(port)
         else:
             self.sim.at(ready, self._serve, port)
+
+    def _egress(self, job: Any, egress: Callable[..., Any], qinfo: Any, start: float) -> None:
+        """Egress for a packet leaving its queue now; its frames go on the wire at `start` (fractional ns)."""
+        try:
+            frames = egress(job, (self.sim.now - self.tm.start_ns) // 1000, qinfo)
+        except Exception:  # noqa: BLE001
+            frames = None
+            self.drops["malformed"] += 1
+        if frames is not None and not frames:
+            self.drops["pipeline"] += 1
+        for oport, data in frames or ():
+            if oport == self.cpu_port:
+                for fn in list(self._packet_in):
+                    fn(data)
+                continue
+            ch = self.ports.get(oport)
+            if ch is None:
+                self.drops["no_port"] += 1
+            elif not self.up[oport]:
+                self.drops["port_down"] += 1
+            else:
+                ch.send(data, start)

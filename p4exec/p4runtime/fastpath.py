@@ -31,6 +31,7 @@ class ActionLayout:
     name: str
     params: dict[int, int]  # param id -> bitwidth
     order: tuple[int, ...]  # param ids in P4Info order (the runtime's argument order)
+    sorted_ids: tuple[int, ...]  # param ids in ascending order (the canonical order of a Read)
 
 
 @dataclass
@@ -39,7 +40,7 @@ class TableLayout:
     size: int
     fields: dict[int, tuple[int, str, int]]  # field id -> (position, kind, bitwidth)
     nfields: int
-    exact_ids: frozenset[int]
+    nexact: int  # exact fields: every one must be given
     needs_priority: bool
     idle_ok: bool
     actions: dict[int, ActionLayout]  # actions allowed in entries
@@ -81,10 +82,10 @@ def _build(ctx, table_id: int) -> TableLayout | None:
         if info is None:
             continue
         actions[ref.id] = ActionLayout(info.preamble.name, {p.id: p.bitwidth for p in info.params},
-                                       tuple(p.id for p in info.params))
+                                       tuple(p.id for p in info.params), tuple(sorted(p.id for p in info.params)))
     return TableLayout(
         table_id, table.size, fields, len(table.match_fields),
-        frozenset(mf.id for mf in table.match_fields if mf.match_type == MF.EXACT),
+        sum(1 for mf in table.match_fields if mf.match_type == MF.EXACT),
         ctx.index.table_needs_priority(table),
         table.idle_timeout_behavior != p4info_pb2.Table.NO_TIMEOUT,
         actions, runtime, ctx.store.table(table_id))
@@ -97,66 +98,84 @@ def _canon(data: bytes, width: int) -> tuple[int, bytes] | None:
     value = int.from_bytes(data, "big")
     if value >> width:
         return None
+    if data[0] or len(data) == 1:
+        return value, data  # already canonical (no leading zero byte): no new bytes object
     return value, value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
 
 
 def apply(ctx, utype: int, e: SimpleEntry) -> bool:
     """Apply a simple entry; False (nothing changed) if the general path must judge it."""
-    if utype not in (U.INSERT, U.MODIFY, U.DELETE):
+    if utype != U.INSERT and utype != U.MODIFY and utype != U.DELETE:
         return False
-    lay = layout(ctx, e.table_id)
+    lay = ctx.fast_layouts.get(e.table_id, _UNSET)
+    if lay is _UNSET:
+        lay = layout(ctx, e.table_id)
     if lay is None:
         return False
     fields = lay.fields
     runtime_match: list = [None] * lay.nfields
+    key_parts: list[tuple] = []
     canon: list[tuple[int, str, bytes, bytes | int | None]] = []
-    seen: set[int] = set()
-    for fid, kind, a, b in sorted(e.matches, key=lambda m: m[0]):
+    matches = e.matches
+    if len(matches) > 1:
+        matches = sorted(matches, key=_first)
+    last = -1
+    nexact = 0
+    for fid, kind, a, b in matches:
         spec = fields.get(fid)
-        if spec is None or fid in seen:
+        if spec is None or fid == last:  # sorted: a repeated field id is next to itself
             return False
-        seen.add(fid)
+        last = fid
         pos, fkind, width = spec
-        if kind != fkind:
+        if kind != fkind or not a:
             return False
-        va = _canon(a, width)
-        if va is None:
+        va = int.from_bytes(a, "big")
+        if va >> width:
             return False
+        if not a[0] and len(a) > 1:
+            a = va.to_bytes(max(1, (va.bit_length() + 7) // 8), "big")
         if kind == "exact":
-            runtime_match[pos] = Exact(va[0])
-            canon.append((fid, kind, va[1], None))
+            nexact += 1
+            runtime_match[pos] = Exact(va)
+            canon.append((fid, kind, a, None))
+            key_parts.append((fid, a))
         elif kind == "lpm":
             plen = b
             if not isinstance(plen, int) or not 0 < plen <= width:
                 return False
-            if va[0] & ~(((1 << plen) - 1) << (width - plen)):
+            if va & ~(((1 << plen) - 1) << (width - plen)):
                 return False
-            runtime_match[pos] = Lpm(va[0], plen)
-            canon.append((fid, kind, va[1], plen))
+            runtime_match[pos] = Lpm(va, plen)
+            canon.append((fid, kind, a, plen))
+            key_parts.append((fid, a, plen))
         elif kind == "optional":
-            runtime_match[pos] = Optional_(va[0])
-            canon.append((fid, kind, va[1], None))
+            runtime_match[pos] = Optional_(va)
+            canon.append((fid, kind, a, None))
+            key_parts.append((fid, a, 0, 0, 0))
         else:
             vb = _canon(b, width)  # type: ignore[arg-type]
             if vb is None:
                 return False
             if kind == "ternary":
-                if vb[0] == 0 or va[0] & ~vb[0]:
+                if vb[0] == 0 or va & ~vb[0]:
                     return False
-                runtime_match[pos] = Ternary(va[0], vb[0])
+                runtime_match[pos] = Ternary(va, vb[0])
+                key_parts.append((fid, a, vb[1]))
             else:
-                if va[0] > vb[0] or (va[0] == 0 and vb[0] == (1 << width) - 1):
+                if va > vb[0] or (va == 0 and vb[0] == (1 << width) - 1):
                     return False
-                runtime_match[pos] = Range(va[0], vb[0])
-            canon.append((fid, kind, va[1], vb[1]))
-    if not lay.exact_ids <= seen:
+                runtime_match[pos] = Range(va, vb[0])
+                key_parts.append((fid, a, vb[1], 0))
+            canon.append((fid, kind, a, vb[1]))
+    if nexact != lay.nexact:
         return False
+    priority = e.priority
     if lay.needs_priority:
-        if not 0 < e.priority < 1 << 31:
+        if not 0 < priority < 1 << 31:
             return False
-    elif e.priority:
+    elif priority:
         return False
-    key = (tuple(_key_part(c) for c in canon), e.priority)
+    key = (tuple(key_parts), priority)
     entries = lay.entries
     if utype == U.DELETE:
         if key not in entries:
@@ -165,7 +184,7 @@ def apply(ctx, utype: int, e: SimpleEntry) -> bool:
         if isinstance(old, p4runtime_pb2.TableEntry) and old.is_const:
             return False
         try:
-            lay.runtime.delete(RuntimeEntry(match=tuple(runtime_match), priority=e.priority))
+            lay.runtime.delete(RuntimeEntry(tuple(runtime_match), priority))
         except RuntimeOpError:
             return False  # the runtime checks before it changes anything
         del entries[key]
@@ -175,17 +194,20 @@ def apply(ctx, utype: int, e: SimpleEntry) -> bool:
     act = lay.actions.get(e.action_id)
     if act is None:
         return False
-    got: dict[int, tuple[int, bytes]] = {}
-    for pid, value in e.params:
-        pwidth = act.params.get(pid)
-        if pwidth is None or pid in got:
-            return False
-        v = _canon(value, pwidth)
-        if v is None:
-            return False
-        got[pid] = v
-    if len(got) != len(act.params):
+    pwidths = act.params
+    if len(e.params) != len(pwidths):
         return False
+    got: dict[int, tuple[int, bytes]] = {}
+    for pid, value in e.params:  # _canon inlined: two values per entry, the hottest loop here
+        pwidth = pwidths.get(pid)
+        if pwidth is None or pid in got or not value:
+            return False
+        pv = int.from_bytes(value, "big")
+        if pv >> pwidth:
+            return False
+        if not value[0] and len(value) > 1:
+            value = pv.to_bytes(max(1, (pv.bit_length() + 7) // 8), "big")
+        got[pid] = (pv, value)
     if utype == U.INSERT:
         if key in entries or (lay.size and len(entries) >= lay.size):
             return False
@@ -195,9 +217,8 @@ def apply(ctx, utype: int, e: SimpleEntry) -> bool:
         old = entries.raw(key)
         if isinstance(old, p4runtime_pb2.TableEntry) and old.is_const:
             return False
-    call = ActionCall(act.name, tuple(got[pid][0] for pid in act.order))
-    rentry = RuntimeEntry(match=tuple(runtime_match), priority=e.priority, action=call,
-                          idle_timeout_ns=e.idle_timeout_ns, metadata=e.metadata)
+    call = ActionCall(act.name, tuple([got[pid][0] for pid in act.order]))
+    rentry = RuntimeEntry(tuple(runtime_match), priority, call, None, None, e.idle_timeout_ns, e.metadata)
     try:
         if utype == U.INSERT:
             lay.runtime.insert(rentry, trusted=True)
@@ -206,18 +227,13 @@ def apply(ctx, utype: int, e: SimpleEntry) -> bool:
     except RuntimeOpError:
         return False
     # kept as parts: serialized and parsed only if someone reads the entry (EntryMap)
-    entries[key] = (e.table_id, canon, e.priority, e.controller_metadata, e.idle_timeout_ns,
-                    e.metadata, e.action_id, [(pid, got[pid][1]) for pid in sorted(got)])
+    entries[key] = (e.table_id, canon, priority, e.controller_metadata, e.idle_timeout_ns,
+                    e.metadata, e.action_id, [(pid, got[pid][1]) for pid in act.sorted_ids])
     return True
 
 
-def _key_part(c: tuple[int, str, bytes, bytes | int | None]) -> tuple:
-    """The part of translate.entry_key for one canonical match."""
-    fid, kind, a, b = c
-    if kind == "exact":
-        return (fid, a)
-    if kind == "lpm" or kind == "ternary":
-        return (fid, a, b)
-    if kind == "range":
-        return (fid, a, b, 0)
-    return (fid, a, 0, 0, 0)
+_UNSET = object()
+
+
+def _first(m: tuple) -> int:
+    return m[0]

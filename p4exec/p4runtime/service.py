@@ -9,7 +9,7 @@ import threading
 from google.protobuf.message import DecodeError
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
-from p4exec.p4runtime import atomic, dispatch, fastpath, idle, wire
+from p4exec.p4runtime import atomic, dispatch, fastpath, gcpause, idle, wire
 from p4exec.p4runtime.arbitration import Arbitrator, Session, election_int
 from p4exec.p4runtime.context import Context
 from p4exec.p4runtime.device_api import P4RuntimeDevice
@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 API_VERSION = "1.4.1"
 READ_CHUNK = 500
 WRITE_CHUNK = 200  # updates applied per data-plane call (CONTINUE_ON_ERROR writes)
+OK_RESULT = UpdateResult()  # shared by every update that succeeded (never changed)
 IDLE_SCAN_EVERY = 10  # polls (of ~2 ms): idle timeouts are checked about every 20 ms
 CFG = p4runtime_pb2.SetForwardingPipelineConfigRequest
 GET = p4runtime_pb2.GetForwardingPipelineConfigRequest
@@ -219,12 +220,14 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
 
     def _write_raw(self, raw: bytes, head: wire.RawWrite) -> list[UpdateResult]:
         items = []
-        for start, end in head.updates:
-            try:
-                utype, simple = wire.read_update(raw, start, end)
-            except (wire.Unusual, IndexError):
-                utype, simple = 0, None
-            items.append((utype, simple, start, end))
+        read = wire.read_update
+        with gcpause.paused():
+            for start, end in head.updates:
+                try:
+                    utype, simple = read(raw, start, end)
+                except (wire.Unusual, IndexError):
+                    utype, simple = 0, None
+                items.append((utype, simple, start, end))
         if all(simple is None for _, simple, _, _ in items):  # nothing for the fast path
             try:
                 request = p4runtime_pb2.WriteRequest.FromString(raw)
@@ -241,11 +244,13 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
 
                 def apply_chunk(c: list = chunk) -> list[UpdateResult]:
                     out = []
-                    for utype, simple, start, end in c:
-                        if simple is not None and fastpath.apply(ctx, utype, simple):
-                            out.append(UpdateResult())
-                        else:
-                            out.append(self._apply_raw(ctx, raw, start, end))
+                    fast = fastpath.apply
+                    with gcpause.paused():
+                        for utype, simple, start, end in c:
+                            if simple is not None and fast(ctx, utype, simple):
+                                out.append(OK_RESULT)
+                            else:
+                                out.append(self._apply_raw(ctx, raw, start, end))
                     return out
 
                 results.extend(self._control(apply_chunk))

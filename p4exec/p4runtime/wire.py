@@ -69,9 +69,9 @@ def varint(buf: bytes, pos: int) -> tuple[int, int]:
 def fields(buf: bytes, pos: int, end: int) -> list[tuple[int, int, Any]]:
     """(field number, wire type, value) of a message in buf[pos:end]; LEN values as (start, end).
 
-    A list, built in one loop with one-byte keys and lengths read inline (nearly all of them are):
-    this loop is most of the cost of a fast write."""
-    out = []
+    A list, built in one loop with one-byte keys and lengths read inline (nearly all of them are).
+    The WriteRequest and its election id are read with it; updates by `read_update`'s own loops."""
+    out: list[tuple[int, int, Any]] = []
     append = out.append
     while pos < end:
         key = buf[pos]
@@ -150,7 +150,26 @@ def split_write(buf: bytes) -> RawWrite:
     return RawWrite(device_id, election, role, atomicity, updates, has_role_id)
 
 
-@dataclass
+def _k(num: int, wt: int) -> int:
+    """The one-byte key of a field (every field the fast reader knows has a number below 16)."""
+    key = (num << 3) | wt
+    assert key < 0x80
+    return key
+
+
+KB_UP_TYPE, KB_UP_ENTITY, KB_ENT_TABLE = _k(UP_TYPE, VARINT), _k(UP_ENTITY, LEN), _k(ENT_TABLE, LEN)
+KB_TE_TABLE, KB_TE_MATCH, KB_TE_ACTION = _k(TE_TABLE, VARINT), _k(TE_MATCH, LEN), _k(TE_ACTION, LEN)
+KB_TE_PRIORITY, KB_TE_CMETA, KB_TE_IDLE, KB_TE_META = (_k(TE_PRIORITY, VARINT), _k(TE_CMETA, VARINT),
+                                                       _k(TE_IDLE, VARINT), _k(TE_META, LEN))
+KB_FM_ID = _k(FM_ID, VARINT)
+# key byte of a match kind -> (kind, key byte of its 1st value, key byte of its 2nd value (0: none))
+KB_FM_KINDS = {_k(num, LEN): (kind, _k(f1, LEN), _k(f2, VARINT if kind == "lpm" else LEN) if f2 else 0)
+               for num, (kind, f1, f2) in FM_KINDS.items()}
+KB_TA_ACTION, KB_AC_ID, KB_AC_PARAMS = _k(TA_ACTION, LEN), _k(AC_ID, VARINT), _k(AC_PARAMS, LEN)
+KB_PA_ID, KB_PA_VALUE = _k(PA_ID, VARINT), _k(PA_VALUE, LEN)
+
+
+@dataclass(slots=True)
 class SimpleEntry:
     """A table entry with a direct action and nothing else the fast path would have to know."""
 
@@ -165,114 +184,186 @@ class SimpleEntry:
 
 
 def read_update(buf: bytes, start: int, end: int) -> tuple[int, SimpleEntry | None]:
-    """(update type, the entry if it is a simple table entry, else None)."""
+    """(update type, the entry if it is a simple table entry, else None).
+
+    One pass over the bytes with every level inlined (no field lists, no calls per field): this is
+    most of the decoding cost of a big table write. Anything unexpected (another field, a multi-byte
+    key, another wire type, a length past its message) gives None: the protobuf classes then decode the
+    update and the general path judges it, so this reader never has to be complete."""
     utype = 0
-    entity: tuple[int, int] | None = None
-    for num, wt, val in fields(buf, start, end):
-        if num == UP_TYPE and wt == VARINT:
-            utype = val  # type: ignore[assignment]
-        elif num == UP_ENTITY and wt == LEN:
-            entity = val  # type: ignore[assignment]
+    ent_s = ent_e = -1
+    pos = start
+    while pos < end:  # Update
+        key = buf[pos]
+        pos += 1
+        v = buf[pos]
+        if v < 0x80:
+            pos += 1
+        else:
+            v, pos = varint(buf, pos)
+        if key == KB_UP_TYPE:
+            utype = v
+        elif key == KB_UP_ENTITY and ent_s < 0:
+            ent_s, ent_e = pos, pos + v
+            pos = ent_e
         else:
             return utype, None
-    if entity is None:
+    if pos != end or ent_s < 0:
         return utype, None
-    table: tuple[int, int] | None = None
-    for num, wt, val in fields(buf, entity[0], entity[1]):
-        if num == ENT_TABLE and wt == LEN and table is None:
-            table = val  # type: ignore[assignment]
-        else:
-            return utype, None
-    if table is None:
+    # Entity: exactly one field, the table entry
+    if ent_s >= ent_e or buf[ent_s] != KB_ENT_TABLE:
         return utype, None
-    return utype, _read_entry(buf, table[0], table[1])
+    pos = ent_s + 1
+    n = buf[pos]
+    if n < 0x80:
+        pos += 1
+    else:
+        n, pos = varint(buf, pos)
+    if pos + n != ent_e:
+        return utype, None
+    return utype, _read_entry(buf, pos, ent_e)
 
 
-def _read_entry(buf: bytes, start: int, end: int) -> SimpleEntry | None:
+def _read_entry(buf: bytes, pos: int, end: int) -> SimpleEntry | None:
     table_id = priority = cmeta = idle = 0
     metadata = b""
     matches: list = []
-    action: tuple[int, int] | None = None
-    for num, wt, val in fields(buf, start, end):
-        if num == TE_MATCH and wt == LEN:
-            m = _read_match(buf, *val)  # type: ignore[misc]
-            if m is None:
+    act_s = act_e = -1
+    kinds = KB_FM_KINDS
+    while pos < end:  # TableEntry
+        key = buf[pos]
+        pos += 1
+        v = buf[pos]
+        if v < 0x80:
+            pos += 1
+        else:
+            v, pos = varint(buf, pos)
+        if key == KB_TE_MATCH:
+            mend = pos + v
+            if mend > end:
                 return None
-            matches.append(m)
-        elif num == TE_TABLE and wt == VARINT:
-            table_id = val  # type: ignore[assignment]
-        elif num == TE_ACTION and wt == LEN:
-            action = val  # type: ignore[assignment]
-        elif num == TE_PRIORITY and wt == VARINT:
-            if val >= 1 << 31:  # type: ignore[operator]
+            # FieldMatch: field_id and one match kind, in either order
+            fid = 0
+            found = None
+            while pos < mend:
+                k2 = buf[pos]
+                pos += 1
+                v2 = buf[pos]
+                if v2 < 0x80:
+                    pos += 1
+                else:
+                    v2, pos = varint(buf, pos)
+                if k2 == KB_FM_ID:
+                    fid = v2
+                    continue
+                spec = kinds.get(k2)
+                if spec is None or found is not None:
+                    return None
+                kind, k_a, k_b = spec
+                kend = pos + v2
+                if kend > mend:
+                    return None
+                a: bytes = b""
+                b: bytes | int | None = None if not k_b else (0 if kind == "lpm" else b"")
+                while pos < kend:
+                    k3 = buf[pos]
+                    pos += 1
+                    v3 = buf[pos]
+                    if v3 < 0x80:
+                        pos += 1
+                    else:
+                        v3, pos = varint(buf, pos)
+                    if k3 == k_a:
+                        a = buf[pos:pos + v3]
+                        pos += v3
+                    elif k_b and k3 == k_b and kind == "lpm":
+                        b = v3
+                    elif k_b and k3 == k_b:
+                        b = buf[pos:pos + v3]
+                        pos += v3
+                    else:
+                        return None
+                if pos != kend:
+                    return None
+                found = (kind, a, b)
+            if pos != mend or found is None:
+                return None
+            matches.append((fid, found[0], found[1], found[2]))
+        elif key == KB_TE_TABLE:
+            table_id = v
+        elif key == KB_TE_ACTION and act_s < 0:
+            act_s, act_e = pos, pos + v
+            pos = act_e
+        elif key == KB_TE_PRIORITY:
+            if v >= 1 << 31:
                 return None  # negative int32: the general path says why not
-            priority = val  # type: ignore[assignment]
-        elif num == TE_CMETA and wt == VARINT:
-            cmeta = val  # type: ignore[assignment]
-        elif num == TE_IDLE and wt == VARINT:
-            if val >= 1 << 63:  # type: ignore[operator]
+            priority = v
+        elif key == KB_TE_CMETA:
+            cmeta = v
+        elif key == KB_TE_IDLE:
+            if v >= 1 << 63:
                 return None
-            idle = val  # type: ignore[assignment]
-        elif num == TE_META and wt == LEN:
-            metadata = buf[val[0]:val[1]]  # type: ignore[index]
+            idle = v
+        elif key == KB_TE_META:
+            metadata = buf[pos:pos + v]
+            pos += v
         else:
             return None  # is_default_action, counters, meters, const, ...: the general path
-    if action is None:
+    if pos != end or act_s < 0 or act_e > end:
         return None
-    inner: tuple[int, int] | None = None
-    for num, wt, val in fields(buf, action[0], action[1]):
-        if num == TA_ACTION and wt == LEN and inner is None:
-            inner = val  # type: ignore[assignment]
-        else:
-            return None  # members, groups, one-shot sets
-    if inner is None:
+    # TableAction: exactly one field, a direct action
+    pos = act_s
+    if pos >= act_e or buf[pos] != KB_TA_ACTION:
+        return None  # members, groups, one-shot sets
+    pos += 1
+    n = buf[pos]
+    if n < 0x80:
+        pos += 1
+    else:
+        n, pos = varint(buf, pos)
+    if pos + n != act_e:
         return None
     action_id = 0
     params: list[tuple[int, bytes]] = []
-    for num, wt, val in fields(buf, inner[0], inner[1]):
-        if num == AC_ID and wt == VARINT:
-            action_id = val  # type: ignore[assignment]
-        elif num == AC_PARAMS and wt == LEN:
+    while pos < act_e:  # Action
+        key = buf[pos]
+        pos += 1
+        v = buf[pos]
+        if v < 0x80:
+            pos += 1
+        else:
+            v, pos = varint(buf, pos)
+        if key == KB_AC_ID:
+            action_id = v
+        elif key == KB_AC_PARAMS:
+            pend = pos + v
+            if pend > act_e:
+                return None
             pid = 0
             value = b""
-            for n2, wt2, v2 in fields(buf, val[0], val[1]):  # type: ignore[index]
-                if n2 == PA_ID and wt2 == VARINT:
-                    pid = v2  # type: ignore[assignment]
-                elif n2 == PA_VALUE and wt2 == LEN:
-                    value = buf[v2[0]:v2[1]]  # type: ignore[index]
+            while pos < pend:  # Param
+                k2 = buf[pos]
+                pos += 1
+                v2 = buf[pos]
+                if v2 < 0x80:
+                    pos += 1
+                else:
+                    v2, pos = varint(buf, pos)
+                if k2 == KB_PA_ID:
+                    pid = v2
+                elif k2 == KB_PA_VALUE:
+                    value = buf[pos:pos + v2]
+                    pos += v2
                 else:
                     return None
+            if pos != pend:
+                return None
             params.append((pid, value))
         else:
             return None
-    return SimpleEntry(table_id, matches, priority, cmeta, idle, metadata, action_id, params)
-
-
-def _read_match(buf: bytes, start: int, end: int):
-    field_id = 0
-    found = None
-    for num, wt, val in fields(buf, start, end):
-        if num == FM_ID and wt == VARINT:
-            field_id = val
-        elif num in FM_KINDS and wt == LEN and found is None:
-            kind, f1, f2 = FM_KINDS[num]
-            a: bytes = b""
-            b: bytes | int | None = None if not f2 else (0 if kind == "lpm" else b"")
-            for n2, wt2, v2 in fields(buf, val[0], val[1]):  # type: ignore[index]
-                if n2 == f1 and wt2 == LEN:
-                    a = buf[v2[0]:v2[1]]  # type: ignore[index]
-                elif f2 and n2 == f2 and kind == "lpm" and wt2 == VARINT:
-                    b = v2  # type: ignore[assignment]
-                elif f2 and n2 == f2 and kind != "lpm" and wt2 == LEN:
-                    b = buf[v2[0]:v2[1]]  # type: ignore[index]
-                else:
-                    return None
-            found = (kind, a, b)
-        else:
-            return None
-    if found is None:
+    if pos != act_e:
         return None
-    return (field_id, found[0], found[1], found[2])
+    return SimpleEntry(table_id, matches, priority, cmeta, idle, metadata, action_id, params)
 
 
 # ---------------------------------------------------------------------------------------- writing

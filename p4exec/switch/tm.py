@@ -177,6 +177,30 @@ class TrafficManager:
             pq.max_depth = pq.backlog
         return True
 
+    def pass_through(self, port: int, priority: int, length: int) -> QueueInfo | None:
+        """A packet for `port` that finds its queues empty and the port free within this nanosecond leaves
+        at once: exactly what `enqueue` followed by `dequeue` would do (same metadata, pacing and
+        `departed_ns`), without queueing it. None: it must be enqueued."""
+        pq = self.ports.get(port) or self.port(port)
+        if pq.backlog:
+            return None
+        now = self.clock.now_ns()
+        if pq.paced:
+            start = pq.next_tx
+            if start >= now + 1:
+                return None
+            if start < now:
+                start = now  # an idle port saves no credit
+            pq.departed_ns = start
+            cfg = pq.config
+            pq.next_tx = start + (pq.interval_ns(length) if cfg.rate_pps > 0 else length * 8e9 / cfg.rate_bps)
+        else:
+            pq.departed_ns = now
+        if not pq.max_depth:
+            pq.max_depth = 1
+        qid = priority if 0 <= priority < self.nqueues else (self.nqueues - 1 if priority > 0 else 0)
+        return QueueInfo((now - self.start_ns) // 1000, 0, 0, 0, qid)
+
     def ready_ns(self, port: int) -> int | None:
         """The clock ns at which the head of `port`'s queues may leave (None: nothing waits).
 

@@ -39,6 +39,7 @@ def _acks_through(target, view) -> tuple[int, dict]:
     return len(out), read_state(target.conn)
 
 
+@pytest.mark.bmv2
 @needs_bmv2
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(("queues", "delivered"), [(1, 0), (8, ACKS)])

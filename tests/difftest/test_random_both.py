@@ -26,6 +26,7 @@ def build_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("difftest-build")
 
 
+@pytest.mark.bmv2
 @needs_bmv2
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize(("program", "policy"), [("basic_l3", "ecmp"), ("ethplus", "ecmp"), ("ethplus", "spray")])

@@ -24,6 +24,7 @@ FILES = stf_files()
 needs_bmv2 = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
 
 
+@pytest.mark.bmv2
 @needs_bmv2
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("stf", FILES, ids=[f.stem for f in FILES])

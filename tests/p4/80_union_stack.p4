@@ -33,12 +33,14 @@ struct meta_t { }
 
 parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
                 inout standard_metadata_t sm) {
+    bit<4> more = 4w0;      // the current option's `more`, seen by lookahead before its extract
     state start {
         pkt.extract(hdr.res);
         transition next_opt;
     }
     state next_opt {
         tag_t t = pkt.lookahead<tag_t>();
+        more = t.more;
         transition select(t.kind) {
             4w1: short_opt;
             4w2: long_opt;
@@ -48,7 +50,7 @@ parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
     state short_opt {
         pkt.extract(hdr.opts.next.s);
         hdr.res.count = (bit<8>)hdr.opts.lastIndex + 1;     // lastIndex exists only in parsers
-        transition select(hdr.opts.last.s.more) {
+        transition select(more) {
             4w1: next_opt;
             default: accept;
         }
@@ -56,7 +58,7 @@ parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
     state long_opt {
         pkt.extract(hdr.opts.next.l);
         hdr.res.count = (bit<8>)hdr.opts.lastIndex + 1;     // lastIndex exists only in parsers
-        transition select(hdr.opts.last.l.more) {
+        transition select(more) {
             4w1: next_opt;
             default: accept;
         }
@@ -76,7 +78,9 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
         if (hdr.opts[0].l.isValid()) { kinds = kinds | 8w0x02; sum = sum + hdr.opts[0].l.v[7:0]; }
         if (hdr.opts[1].s.isValid()) { kinds = kinds | 8w0x04; sum = sum + hdr.opts[1].s.v; }
         if (hdr.opts[1].l.isValid()) { kinds = kinds | 8w0x08; sum = sum + hdr.opts[1].l.v[7:0]; }
-        if (hdr.opts[2].isValid()) { kinds = kinds | 8w0x10; }
+        // members, not the element: BMv2 cannot load p4c-bm2-ss 1.2.4.17's JSON for a union stack element's
+        // isValid() (nor for `opts.last.s.more` in a select, hence the lookahead's `more` above)
+        if (hdr.opts[2].s.isValid() || hdr.opts[2].l.isValid()) { kinds = kinds | 8w0x10; }
         hdr.res.kinds = kinds;
         hdr.res.sum = sum;
         sm.egress_spec = 9w1;

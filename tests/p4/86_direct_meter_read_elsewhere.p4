@@ -1,6 +1,7 @@
 // direct_meter.read(x) as p4c-bm2-ss compiles it: x is the meter's result target, written when the meter's
 // table hits an entry; the read itself does nothing where it stands (here: after the apply, and in an action
-// of another table). A miss leaves x alone; an unconfigured meter says green (0).
+// of another table). A miss leaves x alone; an unconfigured meter says green (0). (No assignment to x before
+// the reads: p4c treats a read as a write of x and drops an earlier store to it as dead.) Checked on BMv2.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -45,7 +46,6 @@ control MyIngress(inout headers_t hdr, inout meta_t meta,
     }
     apply {
         sm.egress_spec = 9w1;
-        hdr.h.colour = 8w0xCC;
         watcher.apply();
         metered.apply();
         dm.read(hdr.h.colour);

@@ -6,6 +6,7 @@ switch a fabric runs (its writes take the data-plane thread), and every check is
 
 from __future__ import annotations
 
+import itertools
 import sys
 
 import grpc
@@ -45,12 +46,15 @@ def without_noaction_ref(p4info):
     return p4info
 
 
+ELECTION = itertools.count(1)  # each test's client outranks the last one's (its stream may linger)
+
+
 @pytest.fixture
 def prog(switch_addr):
     """A primary client of the switch with a fresh pipeline (a commit starts from empty state)."""
     p4info = load_config(SOURCE).p4info
     addr, kind = switch_addr
-    c = Client(addr, election_id=1)
+    c = Client(addr, election_id=next(ELECTION))
     c.connect()
     if kind == "NoAction not in action_refs":
         c.set_pipeline(without_noaction_ref(p4info))

@@ -79,7 +79,9 @@ def test_random_and_malformed_frames_are_all_accounted(lab, start_switch, captur
     on_wire = _tx_packets(lab, 1) - wire_before  # what h1's kernel put on the link (normally TOTAL + 1)
     assert sw.stop()  # a clean exit on SIGTERM
     p1 = sw.stats()["ports"]["1"]
-    assert on_wire >= TOTAL + 1 and p1["received"] == on_wire
+    # h1's kernel may add a frame of its own (IPv6 neighbour discovery) between reading its counter and the
+    # switch stopping; every frame the switch received is still accounted for below
+    assert on_wire >= TOTAL + 1 and on_wire <= p1["received"] <= on_wire + 4
     assert p1["forwarded"] + p1["dropped"] + p1["to_cpu"] == p1["received"]
     assert p1["forwarded"] == len(got)
     assert p1["dropped"] > TOTAL // 2  # most of this garbage is dropped

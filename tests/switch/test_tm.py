@@ -96,3 +96,26 @@ def test_clock_cannot_go_back_and_monotonic_is_default() -> None:
         clock.set(4)
     tm = TrafficManager()
     assert isinstance(tm.clock, MonotonicClock) and tm.now_us() >= 0
+
+
+def test_pass_through_equals_enqueue_then_dequeue() -> None:
+    # vfabric's shortcut for a packet that finds its port idle must leave the same metadata and pacing state
+    def fields(qi):
+        return (qi.enq_timestamp, qi.enq_qdepth, qi.deq_timedelta, qi.deq_qdepth, qi.qid)
+
+    clocks = ManualClock(1_000_000), ManualClock(1_000_000)
+    a = TrafficManager(QueueConfig(depth=8, rate_bps=400e9), nqueues=2, clock=clocks[0])
+    b = TrafficManager(QueueConfig(depth=8, rate_bps=400e9), nqueues=2, clock=clocks[1])
+    for t in (1_000_000, 1_000_100, 1_000_130, 1_000_131):
+        for c in clocks:
+            c.set(t)
+        assert a.enqueue(3, 1, "x", 1524)
+        got = a.dequeue(3)
+        qi = b.pass_through(3, 1, 1524)
+        if got is None:  # the port is still busy: pass_through must refuse too
+            assert qi is None
+            a.flush_port(3)
+            continue
+        assert qi is not None and fields(got[1]) == fields(qi)
+        assert a.ports[3].next_tx == b.ports[3].next_tx and a.ports[3].departed_ns == b.ports[3].departed_ns
+    assert b.ports[3].max_depth == 1 and b.backlog() == 0
