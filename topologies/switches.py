@@ -253,6 +253,9 @@ class P4ExecSwitch(P4Switch):
         return cmd + list(self.extra_args)
 
 
+BMV2_PRIORITY_QUEUES = 8  # one per value of v1model's 3-bit standard_metadata.priority
+
+
 class Bmv2Switch(P4Switch):
     """BMv2's simple_switch_grpc. Target options go after `--`; queue rates are set over Thrift once it runs."""
 
@@ -275,7 +278,9 @@ class Bmv2Switch(P4Switch):
         if self.pcap_dir:
             cmd.append(f"--pcap={self.pcap_dir}")  # an implicit-value option: a separate word is not taken
         cmd += list(self.extra_args)
-        cmd += ["--", "--grpc-server-addr", self.grpc_addr]
+        # simple_switch drops, uncounted, a packet whose priority is not below its number of queues (1 by
+        # default); ethplus.p4 queues transport feedback and trimmed packets at priority 7 (PRIO_CONTROL)
+        cmd += ["--", "--grpc-server-addr", self.grpc_addr, "--priority-queues", str(BMV2_PRIORITY_QUEUES)]
         if self.cpu_port is not None:
             cmd += ["--cpu-port", str(self.cpu_port)]
         return cmd

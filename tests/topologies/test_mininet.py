@@ -4,8 +4,10 @@ by our own cleanup, checking that nothing carrying the run's prefix is left (ip 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +16,8 @@ from tests.support.bridge import BridgeSwitch
 from topologies import build
 from topologies.mininet_builder import Fabric, FabricOptions
 from topologies.state import RunState, proc_start_time
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.netns
 
@@ -112,7 +116,10 @@ def test_bmv2_switch_flags():
         assert cmd[:6] == ["simple_switch_grpc", "/x/prog.json", "-i", f"1@{f.run.prefix}s1-1", "-i",
                            f"2@{f.run.prefix}s1-2"]
         tail = cmd[cmd.index("--"):]
-        assert tail == ["--", "--grpc-server-addr", sw.grpc_addr, "--cpu-port", "255"]
+        assert tail == ["--", "--grpc-server-addr", sw.grpc_addr, "--priority-queues", "8", "--cpu-port", "255"]
+        # BMv2 drops (uncounted) a packet whose priority has no queue: ethplus.p4's feedback priority needs one
+        prio = re.search(r"PRIO_CONTROL\s*=\s*(\d+)", (ROOT / "p4src/include/headers.p4").read_text())
+        assert prio and int(prio.group(1)) < int(tail[tail.index("--priority-queues") + 1])
         assert cmd[cmd.index("--thrift-port") + 1] == str(sw.thrift_port)
         assert sw.thrift_port >= 51100 and sw.thrift_port not in f.run.grpc_ports.values()
     assert leftovers(f.run) == []
