@@ -95,6 +95,12 @@ def allocate_ports(n: int, start: int = 50100, avoid: set[int] | None = None) ->
     return out
 
 
+# Strict-priority egress queues per port on every fabric switch: one per value of v1model's 3-bit
+# standard_metadata.priority. ethplus.p4 queues transport feedback and trimmed packets at PRIO_CONTROL (7);
+# BMv2 would drop them, uncounted, without a queue of that priority (simple_switch's default is one).
+PRIORITY_QUEUES = 8
+
+
 class P4Switch(Switch):
     """A P4Runtime switch process attached to this node's interfaces (port number = Mininet port)."""
 
@@ -244,6 +250,7 @@ class P4ExecSwitch(P4Switch):
             cmd += ["--cpu-port", str(self.cpu_port)]
         cmd += ["--log-file", str(self.log_path), "-L", self.log_level]
         cmd += ["--stats-file", str(self.log_dir / f"{self.name}.stats.json")]
+        cmd += ["--priority-queues", str(PRIORITY_QUEUES)]
         if self.pcap_dir:
             cmd.append(f"--pcap={self.pcap_dir}")  # an implicit-value option: a separate word is not taken
         if self.queue_depth:
@@ -251,9 +258,6 @@ class P4ExecSwitch(P4Switch):
         for port, pps in sorted(self.queue_rates_pps.items()):
             cmd += ["--queue-rate-port", f"{port}:{pps:g}"]
         return cmd + list(self.extra_args)
-
-
-BMV2_PRIORITY_QUEUES = 8  # one per value of v1model's 3-bit standard_metadata.priority
 
 
 class Bmv2Switch(P4Switch):
@@ -278,9 +282,7 @@ class Bmv2Switch(P4Switch):
         if self.pcap_dir:
             cmd.append(f"--pcap={self.pcap_dir}")  # an implicit-value option: a separate word is not taken
         cmd += list(self.extra_args)
-        # simple_switch drops, uncounted, a packet whose priority is not below its number of queues (1 by
-        # default); ethplus.p4 queues transport feedback and trimmed packets at priority 7 (PRIO_CONTROL)
-        cmd += ["--", "--grpc-server-addr", self.grpc_addr, "--priority-queues", str(BMV2_PRIORITY_QUEUES)]
+        cmd += ["--", "--grpc-server-addr", self.grpc_addr, "--priority-queues", str(PRIORITY_QUEUES)]
         if self.cpu_port is not None:
             cmd += ["--cpu-port", str(self.cpu_port)]
         return cmd

@@ -16,8 +16,10 @@
  *
  * Off by default: the controller turns it on with the default action of the
  * keyless trim_config table. ACK/NAK/CNP frames (ETH+ pkt_type ack, RoCEv2
- * RC ACK and CNP opcodes) always get PRIO_CONTROL; with one queue per port
- * (the switch's default) priorities change nothing.
+ * RC ACK and CNP opcodes) always get PRIO_CONTROL. ethlab's fabric switches
+ * have 8 strict-priority queues per port, so these overtake queued data; a
+ * switch with one queue per port serves them in FIFO order (p4exec) or, on
+ * BMv2, drops them.
  */
 #ifndef ETHLAB_TRIM_P4
 #define ETHLAB_TRIM_P4
