@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.netns, pytest.mark.timeout(400)]
 def _linkfail(tmp_path, transport: str):
     topo = load_topology("leafspine")
     eids = sorted(ep.eid for ep in topo.endpoints.values())
-    plan = pattern_plan("all_reduce", eids, 256 * 1024, 3, "ring", slices=2)
+    plan = pattern_plan("all_reduce", eids, 256 * 1024, 3, "ring", slices=4)
     engine = EngineConfig(rate_bps=10e6, time_limit_s=60, loss_grace_s=0.5, transport=transport)
     setup = TrialSetup(topo, make_policy("ecmp"), plan, engine, rate_scale=2e-3, queue_depth=64, seed=1,
                        faults=[Fault(at_s=0.15, action="link_down", a="leaf1", b="spine1")])
