@@ -5,20 +5,24 @@
 First, in this process, the P4Runtime service without gRPC: the same requests through the general
 path (protobuf objects, translate.py) and through the fast path (wire.py + fastpath.py), side by side.
 Then it starts a `p4exec switch` (no ports) and, when `simple_switch_grpc` and `p4c-bm2-ss` are on PATH, a BMv2
-switch with the same program; pushes bench/lpm64k.p4 and times the Writes (requests are built before the
-clock starts, so only the switch's work and the gRPC transfer are timed). Prints entries/s per target, the
-ratio p4exec / BMv2 when both ran, and p4exec against the 20,000 entries/s goal.
+switch with the same program; pushes bench/lpm64k.p4 and times the Writes. Requests are built and
+serialized before the clock starts (the pure-Python protobuf runtime takes ~0.1 ms per entry to serialize,
+more than the switch needs to apply it), so only the switch's work and the gRPC transfer are timed. Prints
+entries/s per target (wall clock) and entries per CPU second of the switch process (what a loaded, shared
+host distorts least), the ratios p4exec / BMv2 when both ran, and p4exec against the 20,000 entries/s goal.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,7 +88,20 @@ def arbitrate(stub) -> tuple[object, object]:
     return stream, outq
 
 
-def run_target(name: str, addr: str, p4info, device_config: bytes, reqs: list[pb.WriteRequest]) -> float:
+@dataclass
+class Rate:
+    wall: float  # entries per second of wall clock
+    cpu: float  # entries per CPU second (user + system) of the switch process
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process and its threads, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_target(name: str, addr: str, pid: int, p4info, device_config: bytes,
+               reqs: list[pb.WriteRequest]) -> Rate:
     channel = grpc.insecure_channel(addr, options=[("grpc.max_send_message_length", 64 << 20)])
     stub = p4runtime_pb2_grpc.P4RuntimeStub(channel)
     grpc.channel_ready_future(channel).result(timeout=60)
@@ -96,12 +113,16 @@ def run_target(name: str, addr: str, p4info, device_config: bytes, reqs: list[pb
         cfg.config.p4_device_config = device_config
         stub.SetForwardingPipelineConfig(cfg, timeout=120)
         n = sum(len(r.updates) for r in reqs)
-        t0 = time.perf_counter()
-        for r in reqs:
-            stub.Write(r, timeout=300)
-        dt = time.perf_counter() - t0
-        print(f"{name:8s} {n} entries in {len(reqs)} Writes: {dt:.2f} s, {n / dt:,.0f} entries/s")
-        return n / dt
+        raws = [r.SerializeToString() for r in reqs]
+        write = channel.unary_unary("/p4.v1.P4Runtime/Write", request_serializer=None,
+                                    response_deserializer=pb.WriteResponse.FromString)
+        c0, t0 = cpu_seconds(pid), time.perf_counter()
+        for raw in raws:
+            write(raw, timeout=300)
+        dt, cpu = time.perf_counter() - t0, cpu_seconds(pid) - c0
+        print(f"{name:8s} {n} entries in {len(reqs)} Writes: {dt:.2f} s, {n / dt:,.0f} entries/s; "
+              f"switch CPU {cpu:.2f} s, {n / max(cpu, 1e-3):,.0f} entries per CPU second")
+        return Rate(n / dt, n / max(cpu, 1e-3))
     finally:
         outq.put(None)
         stream.cancel()
@@ -145,18 +166,18 @@ def in_process(p4info, reqs: list[pb.WriteRequest]) -> dict[str, float]:
     return rates
 
 
-def p4exec_rate(p4info, reqs) -> float:
+def p4exec_rate(p4info, reqs) -> Rate:
     addr = f"127.0.0.1:{free_port()}"
     proc = SwitchProcess([sys.executable, "-m", "p4exec.switch", "--no-p4", "--device-id", "1",
                           "--grpc-server-addr", addr, "--log-console", "-L", "warn"])
     try:
         proc.wait_ready(60)
-        return run_target("p4exec", addr, p4info, PROGRAM.read_bytes(), reqs)
+        return run_target("p4exec", addr, proc.pid, p4info, PROGRAM.read_bytes(), reqs)
     finally:
         proc.close()
 
 
-def bmv2_rate(reqs) -> float | None:
+def bmv2_rate(reqs) -> Rate | None:
     if not (shutil.which("simple_switch_grpc") and shutil.which("p4c-bm2-ss")):
         print("bmv2     not measured: simple_switch_grpc / p4c-bm2-ss not on PATH")
         return None
@@ -173,7 +194,7 @@ def bmv2_rate(reqs) -> float | None:
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             breqs = requests(p4info, sum(len(r.updates) for r in reqs), len(reqs[0].updates))
-            return run_target("bmv2", f"127.0.0.1:{port}", p4info, out.read_bytes(), breqs)
+            return run_target("bmv2", f"127.0.0.1:{port}", proc.pid, p4info, out.read_bytes(), breqs)
         finally:
             proc.terminate()
             proc.wait(10)
@@ -189,9 +210,11 @@ def main() -> None:
     in_process(p4info, reqs[:max(1, len(reqs) // 4)])
     mine = p4exec_rate(p4info, reqs)
     theirs = bmv2_rate(reqs)
-    print(f"p4exec / goal {GOAL:,.0f}/s: {mine / GOAL:.2f}")
+    print(f"p4exec / goal {GOAL:,.0f}/s: {mine.wall / GOAL:.2f} (wall clock), "
+          f"{mine.cpu / GOAL:.2f} (per switch CPU second)")
     if theirs:
-        print(f"p4exec / bmv2: {mine / theirs:.2f}")
+        print(f"p4exec / bmv2: {mine.wall / theirs.wall:.2f} (wall clock), "
+              f"{mine.cpu / theirs.cpu:.2f} (per switch CPU second)")
 
 
 if __name__ == "__main__":
