@@ -53,7 +53,7 @@ def write_update(ctx: Context | None, device, update: p4runtime_pb2.Update) -> N
     writer = _WRITERS.get(kind)
     if writer is None:
         raise P4RuntimeError("UNIMPLEMENTED", f"writing {kind} is not supported")
-    writer(ctx, update.type, getattr(update.entity, kind))
+    writer(_pipeline(ctx), update.type, getattr(update.entity, kind))
 
 
 def read_entity(ctx: Context | None, device, entity: p4runtime_pb2.Entity) -> Iterator[p4runtime_pb2.Entity]:
@@ -65,7 +65,14 @@ def read_entity(ctx: Context | None, device, entity: p4runtime_pb2.Entity) -> It
     reader = _READERS.get(kind)
     if reader is None:
         raise P4RuntimeError("UNIMPLEMENTED", f"reading {kind} is not supported")
-    return reader(ctx, getattr(entity, kind))
+    return reader(_pipeline(ctx), getattr(entity, kind))
+
+
+def _pipeline(ctx: Context | None) -> Context:
+    """Every entity but the queue extern needs a pipeline (the service checks it first)."""
+    if ctx is None:
+        raise P4RuntimeError("FAILED_PRECONDITION", "no forwarding pipeline config is set")
+    return ctx
 
 
 # Order in which a reconciled pipeline gets the old state back (referenced things first).

@@ -8,6 +8,7 @@ recorded, so any failure leaves the device as it was.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TypeAlias
 
 from p4.v1 import p4runtime_pb2
 
@@ -26,7 +27,7 @@ from p4exec.p4runtime.translate import (
 )
 
 U = p4runtime_pb2.Update
-Entity = p4runtime_pb2.Entity
+Entity: TypeAlias = p4runtime_pb2.Entity
 
 
 # -- table entries -----------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeAlias
 
 from google.protobuf import struct_pb2
 from p4.v1 import p4data_pb2, p4runtime_pb2
@@ -21,7 +21,7 @@ from p4exec.p4runtime.translate import (
 )
 
 U = p4runtime_pb2.Update
-Entity = p4runtime_pb2.Entity
+Entity: TypeAlias = p4runtime_pb2.Entity
 
 # Queue configuration extension (docs/p4runtime.md): ExternEntry of this type, extern_id = port.
 P4EXEC_QUEUE_TYPE = 0x81

@@ -4,6 +4,7 @@ tables not hit for their `idle_timeout_ns` are reported once, until they are hit
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
@@ -13,7 +14,7 @@ from p4exec.p4runtime.runtime_binding import _field_match_proto
 from p4exec.p4runtime.translate import entry_key
 
 
-def idle_tables(ctx: Context) -> list[tuple[p4info_pb2.Table, object]]:
+def idle_tables(ctx: Context) -> list[tuple[p4info_pb2.Table, Any]]:
     out = []
     for t in ctx.program.p4info.tables:
         if t.idle_timeout_behavior != p4info_pb2.Table.NOTIFY_CONTROL:

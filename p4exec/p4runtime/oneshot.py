@@ -38,7 +38,8 @@ def check_style(ctx, ap_id: int, oneshot: bool) -> None:
 
 
 def _free_ids(taken, n: int) -> list[int]:
-    out, i = [], 1
+    out: list[int] = []
+    i = 1
     while len(out) < n:
         if i not in taken:
             out.append(i)

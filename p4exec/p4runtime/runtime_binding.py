@@ -270,7 +270,7 @@ class Binding:
 
     # digests emitted by the data plane
     def drain_digests(self) -> list[tuple[int, tuple[int, ...]]]:
-        out = []
+        out: list[tuple[int, tuple[int, ...]]] = []
         for d in (getattr(self.state, "digests", None) or {}).values():
             if d.pending:
                 out.extend((d.id, values) for values in d.drain())

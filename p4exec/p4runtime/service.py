@@ -123,6 +123,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             cookie = request.config.cookie.cookie
             if action == CFG.VERIFY:
                 return
+            assert program is not None  # a config was given and loaded above
             if action == CFG.VERIFY_AND_SAVE:
                 self._saved = program
                 self.ctx = Context.build(program, self.device, cookie)

@@ -105,7 +105,7 @@ def canonical_field_list(owner: str, declared, matches, target=None):
 
 def entry_key(entry: p4runtime_pb2.TableEntry) -> EntryKey:
     """Match values and priority of a canonical entry: its identity in the table."""
-    parts = []
+    parts: list[tuple] = []
     for m in entry.match:
         kind = m.WhichOneof("field_match_type")
         if kind == "exact":

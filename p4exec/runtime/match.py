@@ -82,9 +82,10 @@ def validate(kind: MatchKind, fm: FieldMatch | None, width: int, name: str = "fi
     want = _TYPE_FOR.get(kind)
     if want is None or type(fm) is not want:
         raise invalid(f"{name}: {type(fm).__name__} given for a {kind.name} field")
-    if kind is MatchKind.EXACT or kind is MatchKind.OPTIONAL:
+    # type(fm) is the kind's own class (checked above): branch on it, so each branch knows its fields
+    if isinstance(fm, Exact | Optional_):
         _fits(fm.value, width, "value", name)
-    elif kind is MatchKind.LPM:
+    elif isinstance(fm, Lpm):
         _fits(fm.value, width, "value", name)
         plen = fm.prefix_len
         if not isinstance(plen, int) or plen < 0 or plen > width:
@@ -93,14 +94,14 @@ def validate(kind: MatchKind, fm: FieldMatch | None, width: int, name: str = "fi
             raise invalid(f"{name}: a /0 LPM match must be omitted (don't care)")
         if fm.value & ~prefix_mask(plen, width):
             raise invalid(f"{name}: LPM value has bits set beyond the /{plen} prefix")
-    elif kind is MatchKind.TERNARY:
+    elif isinstance(fm, Ternary):
         _fits(fm.value, width, "value", name)
         _fits(fm.mask, width, "mask", name)
         if fm.mask == 0:
             raise invalid(f"{name}: a ternary match with mask 0 must be omitted (don't care)")
         if fm.value & ~fm.mask:
             raise invalid(f"{name}: ternary value has bits outside the mask")
-    elif kind is MatchKind.RANGE:
+    else:
         _fits(fm.low, width, "low", name)
         _fits(fm.high, width, "high", name)
         if fm.low > fm.high:

@@ -232,7 +232,7 @@ class ActionProfile:
         if n == 1:
             return g.expanded[0]
         if type(fields) is not tuple:
-            fields = tuple(tuple(f) for f in fields)
+            fields = tuple((value, width) for value, width in fields)
         memo = self._hash_memo
         h = memo.get(fields)
         if h is None:

@@ -213,7 +213,9 @@ class DeviceState:
             p.reset()
         for t in self.tables.values():
             t.reset()
-        for obj in (*self.registers.values(), *self.counters.values(), *self.meters.values()):
+        resettable: list[Register | Counter | Meter] = [*self.registers.values(), *self.counters.values(),
+                                                        *self.meters.values()]
+        for obj in resettable:
             obj.reset()
         for d in self.digests.values():
             d.pending.clear()

@@ -309,6 +309,7 @@ class Table:
     def _resolve_indirect(self, e: TableEntry, key: tuple[int, ...]) -> LookupResult:
         prof = self.profile
         assert prof is not None
+        call: ActionCall | None
         if e.member_id is not None:
             call = prof.members[e.member_id]
         else:
