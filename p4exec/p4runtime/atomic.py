@@ -88,9 +88,10 @@ def _default_undo(ctx, table_id: int) -> p4runtime_pb2.Update:
     A reset (MODIFY without action, spec 9.1.4) and not a MODIFY naming the program's default: an
     implicit NoAction is not among the table's action_refs, so such a MODIFY would be refused."""
     entry = p4runtime_pb2.TableEntry(table_id=table_id, is_default_action=True)
-    stored = ctx.store.defaults.get(table_id)
-    if stored is not None:
-        entry.action.action.CopyFrom(stored)
+    table = ctx.index.table(table_id)
+    current = ctx.binding.current_default(table) if ctx.binding.default_changed(table) else None
+    if current is not None:
+        entry.action.action.CopyFrom(current)
     return U(type=U.MODIFY, entity=p4runtime_pb2.Entity(table_entry=entry))
 
 

@@ -11,7 +11,6 @@ from p4exec.p4runtime.backend import Program
 from p4exec.p4runtime.p4info_index import P4InfoIndex
 from p4exec.p4runtime.runtime_binding import Binding
 from p4exec.p4runtime.store import Store
-from p4exec.p4runtime.translate import entry_key
 
 
 @dataclass
@@ -32,10 +31,4 @@ class Context:
                   cookie=cookie)
         ctx.has_idle_tables = any(t.idle_timeout_behavior == p4info_pb2.Table.NOTIFY_CONTROL
                                   for t in program.p4info.tables)
-        for t in program.p4info.tables:
-            if t.implementation_id:
-                ctx.store.table_profile[t.preamble.id] = t.implementation_id
-            entries = ctx.store.table(t.preamble.id)
-            for te in ctx.binding.program_entries(t):  # const/initial entries of the program
-                entries[entry_key(te)] = te
         return ctx

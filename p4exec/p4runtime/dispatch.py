@@ -100,7 +100,7 @@ def snapshot(ctx: Context, device) -> list[p4runtime_pb2.Update]:
                                                 entity=ent))
         if kind == "table_entry":
             for table in ctx.index.p4info.tables:
-                if table.preamble.id in ctx.store.defaults:
+                if ctx.binding.default_changed(table):
                     ent = p4runtime_pb2.Entity(table_entry=entities.default_entry(ctx, table))
                     updates.append(p4runtime_pb2.Update(type=U.MODIFY, entity=ent))
     return updates

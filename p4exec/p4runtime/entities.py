@@ -1,12 +1,14 @@
 """Write and Read of table entries and action profile members/groups.
 
-Each write is validated in full (translate.py), checked against the store
-(existence, references, sizes), mirrored into the runtime, and only then
-recorded, so any failure leaves the device as it was.
+A table entry is decoded and validated once (translate.py) and handed to the runtime table, which
+keeps it and is the only judge of existence, size, const-ness and references: it raises before it
+changes anything, so a failure leaves the device as it was. Read encodes the runtime's entries.
+Members and groups are still checked and recorded here (store.py) before they reach the runtime.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import TypeAlias
 
@@ -15,14 +17,12 @@ from p4.v1 import p4runtime_pb2
 from p4exec.p4runtime import oneshot
 from p4exec.p4runtime.context import Context
 from p4exec.p4runtime.errors import P4RuntimeError, invalid, not_found
-from p4exec.p4runtime.idle import elapsed_since_hit
 from p4exec.p4runtime.translate import (
     canonical_action,
     canonical_matches,
     canonical_table_entry,
     direct_counter_of,
     direct_meter_of,
-    entry_key,
     table_actions,
 )
 
@@ -32,116 +32,91 @@ Entity: TypeAlias = p4runtime_pb2.Entity
 
 # -- table entries -----------------------------------------------------------------------------
 def write_table_entry(ctx: Context, update_type: int, msg: p4runtime_pb2.TableEntry) -> None:
+    """Decode once (translate.py: P4Info ids, widths, canonical bytes), then let the runtime table,
+    the one store of entries, decide: it raises ALREADY_EXISTS, NOT_FOUND, RESOURCE_EXHAUSTED,
+    PERMISSION_DENIED (const) and missing members/groups before it changes anything."""
     entry = canonical_table_entry(ctx.index, msg, update_type)
     table = ctx.index.table(entry.table_id)
     if entry.is_default_action:
-        action = entry.action.action if entry.HasField("action") else None
-        ctx.binding.table_default(table, action)
-        if action is None:
-            ctx.store.defaults.pop(entry.table_id, None)
-        else:
-            ctx.store.defaults[entry.table_id] = action
+        ctx.binding.table_default(table, entry.action.action if entry.HasField("action") else None)
         return
-    entries = ctx.store.table(entry.table_id)
-    key = entry_key(entry)
-    name = table.preamble.name
-    if update_type == U.INSERT:
-        if key in entries:
-            raise P4RuntimeError("ALREADY_EXISTS", f"entry already in table {name!r}")
-        if table.size and len(entries) >= table.size:
-            raise P4RuntimeError("RESOURCE_EXHAUSTED", f"table {name!r} is full ({table.size})")
-    elif key not in entries:
-        raise not_found(f"no such entry in table {name!r}")
-    old = entries.get(key)
-    in_place = update_type == U.MODIFY and not entry.HasField("action")
-    if old is not None and old.is_const and not in_place:
-        raise P4RuntimeError("PERMISSION_DENIED", "a const entry: only direct resources can change")
-    if in_place:  # action (and the rest of the entry) unchanged: only direct resources
-        kept = p4runtime_pb2.TableEntry()
-        kept.CopyFrom(old)
-        if entry.HasField("counter_data"):
-            kept.counter_data.CopyFrom(entry.counter_data)
-        if entry.HasField("meter_config"):
-            kept.meter_config.CopyFrom(entry.meter_config)
-        entry = kept
-    else:
-        if update_type != U.DELETE:
-            _check_profile_refs(ctx, table, entry)
-        _write_through(ctx, table, update_type, entry, key)
-    if update_type == U.DELETE:
-        del entries[key]
-        _forget_direct(ctx, entry.table_id, key)
+    if update_type == U.MODIFY and not entry.HasField("action"):
+        # action (and the rest of the entry) unchanged: only direct resources
+        found = ctx.binding.find(table, entry)
+        if found is None:
+            raise not_found(f"no such entry in table {table.preamble.name!r}")
+        _set_direct(ctx, table, found, entry, update_type)
         return
-    counter = entry.counter_data if entry.HasField("counter_data") else None
-    meter = entry.meter_config if entry.HasField("meter_config") else None
-    if update_type == U.INSERT:
-        _forget_direct(ctx, entry.table_id, key)
-    if counter is not None:
-        _set_direct_counter(ctx, table, entry, key, counter)
-    if meter is not None:
-        ctx.binding.direct_meter_set(table, entry, meter)
-        ctx.store.direct_meters[entry.table_id, key] = meter
+    if update_type != U.DELETE:
+        _check_oneshot_style(ctx, table, entry)
+    found = _write_through(ctx, table, update_type, entry)
+    if update_type != U.DELETE:
+        _set_direct(ctx, table, found, entry, update_type)
+
+
+def _set_direct(ctx: Context, table, found, entry: p4runtime_pb2.TableEntry, update_type: int) -> None:
+    """The direct counter / meter values an INSERT or MODIFY carries, onto the runtime entry."""
+    if entry.HasField("counter_data"):
+        found.packet_count = entry.counter_data.packet_count
+        found.byte_count = entry.counter_data.byte_count
+    if entry.HasField("meter_config"):
+        ctx.binding.direct_meter_set(table, found, entry.meter_config)
     elif update_type == U.MODIFY and direct_meter_of(ctx.index, table) is not None:
-        ctx.binding.direct_meter_set(table, entry, None)  # unset on MODIFY: back to all-green
-        ctx.store.direct_meters.pop((entry.table_id, key), None)
-    entry.ClearField("counter_data")  # the entry is our own canonical copy: store it as is
-    entry.ClearField("meter_config")
-    entries[key] = entry
+        ctx.binding.direct_meter_set(table, found, None)  # unset on MODIFY: back to all-green
 
 
-def _write_through(ctx: Context, table, update_type: int, entry, key) -> None:
-    """Apply the entry to the runtime table, realizing one-shot action sets as hidden groups."""
-    old = ctx.store.oneshots.get((entry.table_id, key))
+def _write_through(ctx: Context, table, update_type: int, entry: p4runtime_pb2.TableEntry):
+    """Apply the entry to the runtime table, realizing one-shot action sets as hidden groups;
+    the runtime entry that holds it now (the deleted one for DELETE)."""
+    key = (table.preamble.id, (ctx.binding.runtime_match(table, entry.match), entry.priority))
+    old = ctx.store.oneshots.get(key)
     if entry.action.WhichOneof("type") != "action_profile_action_set":
-        ctx.binding.table_write(table, update_type, entry)
+        found = ctx.binding.table_write(table, update_type, entry)
         if old is not None:
-            del ctx.store.oneshots[entry.table_id, key]
+            del ctx.store.oneshots[key]
             oneshot.release(ctx, old)
-        return
+        return found
     pointing, made = oneshot.realize(ctx, table, entry)
     try:
-        ctx.binding.table_write(table, update_type, pointing)
+        found = ctx.binding.table_write(table, update_type, pointing)
     except Exception:
         oneshot.release(ctx, made)
         raise
-    ctx.store.oneshots[entry.table_id, key] = made
+    ctx.store.oneshots[key] = made
     if old is not None:
         oneshot.release(ctx, old)
+    return found
 
 
-def _forget_direct(ctx: Context, table_id: int, key) -> None:
-    ctx.store.direct_counters.pop((table_id, key), None)
-    ctx.store.direct_meters.pop((table_id, key), None)
-
-
-def _set_direct_counter(ctx, table, entry, key, data: p4runtime_pb2.CounterData) -> None:
-    if not ctx.binding.set_direct_counter(table, entry, data.byte_count, data.packet_count):
-        ctx.store.direct_counters[entry.table_id, key] = (data.byte_count, data.packet_count)
-
-
-def _check_profile_refs(ctx: Context, table, entry: p4runtime_pb2.TableEntry) -> None:
-    kind = entry.action.WhichOneof("type")
+def _check_oneshot_style(ctx: Context, table, entry: p4runtime_pb2.TableEntry) -> None:
     ap_id = table.implementation_id
     if ap_id:
-        oneshot.check_style(ctx, ap_id, kind == "action_profile_action_set")
-    if kind == "action_profile_member_id":
-        if entry.action.action_profile_member_id not in ctx.store.members.get(ap_id, {}):
-            raise not_found(f"no member {entry.action.action_profile_member_id} in the profile")
-    elif kind == "action_profile_group_id":
-        if entry.action.action_profile_group_id not in ctx.store.groups.get(ap_id, {}):
-            raise not_found(f"no group {entry.action.action_profile_group_id} in the profile")
+        oneshot.check_style(ctx, ap_id, entry.action.WhichOneof("type") == "action_profile_action_set")
 
 
-def counter_data_of(ctx: Context, table, entry: p4runtime_pb2.TableEntry, key) -> p4runtime_pb2.CounterData:
-    live = ctx.binding.direct_counter(table, entry)
-    if live is None:
-        live = ctx.store.direct_counters.get((entry.table_id, key), (0, 0))
-    return p4runtime_pb2.CounterData(byte_count=live[0], packet_count=live[1])
+def elapsed_since_hit(found) -> int:
+    """Nanoseconds since a runtime entry was last hit (or inserted)."""
+    if not found.last_hit_ns:
+        return 0
+    return max(0, time.monotonic_ns() - found.last_hit_ns)
+
+
+def counter_data_of(found) -> p4runtime_pb2.CounterData:
+    return p4runtime_pb2.CounterData(byte_count=found.byte_count, packet_count=found.packet_count)
+
+
+def entry_of(ctx: Context, table, found) -> p4runtime_pb2.TableEntry:
+    """What Read returns for a runtime entry: its canonical form, a one-shot's action set as written."""
+    out = ctx.binding.entry_proto(table, found)
+    made = ctx.store.oneshots.get((table.preamble.id, found.key))
+    if made is not None:
+        out.action.action_profile_action_set.CopyFrom(made.action_set)
+    return out
 
 
 def default_entry(ctx: Context, table) -> p4runtime_pb2.TableEntry:
     out = p4runtime_pb2.TableEntry(table_id=table.preamble.id, is_default_action=True)
-    action = ctx.store.defaults.get(table.preamble.id) or ctx.binding.current_default(table)
+    action = ctx.binding.current_default(table)
     if action is not None:
         out.action.action.CopyFrom(action)
         return out
@@ -172,28 +147,31 @@ def read_table_entries(ctx: Context, req: p4runtime_pb2.TableEntry) -> Iterator[
                 raise invalid("a default entry has no idle timeout")
             yield Entity(table_entry=default_entry(ctx, table))
             continue
-        entries = ctx.store.table(table.preamble.id)
         if req.match:
             probe = p4runtime_pb2.TableEntry(table_id=req.table_id, priority=req.priority)
             canonical_matches(ctx.index, table, req.match, probe.match)
-            key = entry_key(probe)
-            selected = [(key, entries[key])] if key in entries else []
+            hit = ctx.binding.find(table, probe)
+            selected = [] if hit is None else [hit]
         else:
-            selected = list(entries.items())
-        for key, stored in selected:
-            if (req.priority and stored.priority != req.priority
-                    or action_id and stored.action.action.action_id != action_id
-                    or req.controller_metadata and stored.controller_metadata != req.controller_metadata
-                    or req.metadata and stored.metadata != req.metadata):
+            selected = ctx.binding.table(table).entries()
+        counters = with_counters and direct_counter_of(ctx.index, table) is not None
+        meters = with_meters and direct_meter_of(ctx.index, table) is not None
+        idle = with_idle and table.idle_timeout_behavior
+        for found in selected:
+            if (req.priority and found.priority != req.priority
+                    or req.controller_metadata and found.controller_metadata != req.controller_metadata
+                    or req.metadata and found.metadata != req.metadata):
                 continue
             ent = Entity()
-            ent.table_entry.CopyFrom(stored)
-            if with_counters and direct_counter_of(ctx.index, table) is not None:
-                ent.table_entry.counter_data.CopyFrom(counter_data_of(ctx, table, stored, key))
-            if with_idle and table.idle_timeout_behavior:
-                ent.table_entry.time_since_last_hit.elapsed_ns = elapsed_since_hit(ctx, table, stored)
-            if with_meters and direct_meter_of(ctx.index, table) is not None:
-                cfg = ctx.store.direct_meters.get((table.preamble.id, key))
+            ent.table_entry.CopyFrom(entry_of(ctx, table, found))
+            if action_id and ent.table_entry.action.action.action_id != action_id:
+                continue
+            if counters:
+                ent.table_entry.counter_data.CopyFrom(counter_data_of(found))
+            if idle:
+                ent.table_entry.time_since_last_hit.elapsed_ns = elapsed_since_hit(found)
+            if meters:
+                cfg = ctx.binding.direct_meter_config(found)
                 if cfg is not None:
                     ent.table_entry.meter_config.CopyFrom(cfg)
             yield ent
@@ -228,9 +206,7 @@ def write_member(ctx: Context, update_type: int, msg: p4runtime_pb2.ActionProfil
             raise P4RuntimeError("RESOURCE_EXHAUSTED", f"action profile {name!r} is full")
     elif msg.member_id not in members:
         raise not_found(f"no member {msg.member_id} in {name!r}")
-    if update_type == U.DELETE and ctx.store.member_users(msg.action_profile_id, msg.member_id):
-        raise P4RuntimeError("FAILED_PRECONDITION",
-                             f"member {msg.member_id} is still used by a group or table entry")
+    # a member still used by a group or entry: the runtime's FAILED_PRECONDITION
     ctx.binding.member_write(name, update_type, stored)
     if update_type == U.DELETE:
         del members[msg.member_id]
@@ -252,9 +228,7 @@ def write_group(ctx: Context, update_type: int, msg: p4runtime_pb2.ActionProfile
     elif msg.group_id not in groups:
         raise not_found(f"no group {msg.group_id} in {name!r}")
     if update_type == U.DELETE:
-        if ctx.store.group_users(msg.action_profile_id, msg.group_id):
-            raise P4RuntimeError("FAILED_PRECONDITION",
-                                 f"group {msg.group_id} is still used by a table entry")
+        # a group still used by an entry: the runtime's FAILED_PRECONDITION
         ctx.binding.group_write(name, update_type, stored)
         del groups[msg.group_id]
         return

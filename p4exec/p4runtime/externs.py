@@ -17,7 +17,6 @@ from p4exec.p4runtime.translate import (
     canonical_matches,
     direct_counter_of,
     direct_meter_of,
-    entry_key,
 )
 
 U = p4runtime_pb2.Update
@@ -75,53 +74,51 @@ def read_counters(ctx: Context, req: p4runtime_pb2.CounterEntry) -> Iterator[Ent
             yield ent
 
 
-def _table_entry_ref(ctx: Context, te: p4runtime_pb2.TableEntry, section: str):
-    """The table, stored entry and key a direct resource message points at."""
+def _table_entry_ref(ctx: Context, te: p4runtime_pb2.TableEntry, section: str) -> tuple[Any, Any]:
+    """The table and the runtime entry a direct resource message points at."""
     table = ctx.index.table(te.table_id)
     finder = direct_counter_of if section == "counter" else direct_meter_of
     if finder(ctx.index, table) is None:
         raise invalid(f"table {table.preamble.name!r} has no direct {section}")
     probe = p4runtime_pb2.TableEntry(table_id=te.table_id, priority=te.priority)
     canonical_matches(ctx.index, table, te.match, probe.match)
-    key = entry_key(probe)
-    stored = ctx.store.table(te.table_id).get(key)
-    if stored is None:
+    found = ctx.binding.find(table, probe)
+    if found is None:
         raise not_found(f"no such entry in table {table.preamble.name!r}")
-    return table, stored, key
+    return table, found
 
 
 def write_direct_counter(ctx: Context, update_type: int, msg: p4runtime_pb2.DirectCounterEntry) -> None:
     _modify_only(update_type, "direct counter")
-    table, stored, key = _table_entry_ref(ctx, msg.table_entry, "counter")
+    _table, found = _table_entry_ref(ctx, msg.table_entry, "counter")
     if not msg.HasField("data"):
         return  # unset data: the counter is not changed (spec)
-    d = msg.data
-    if not ctx.binding.set_direct_counter(table, stored, d.byte_count, d.packet_count):
-        ctx.store.direct_counters[stored.table_id, key] = (d.byte_count, d.packet_count)
-
+    found.packet_count, found.byte_count = msg.data.packet_count, msg.data.byte_count
 
 
 def _direct_targets(ctx: Context, te: p4runtime_pb2.TableEntry, what: str,
-                    resource_of: Callable[..., object]) -> list[tuple[Any, Any, Any]]:
+                    resource_of: Callable[..., object]) -> list[tuple[Any, Any]]:
     """Entries a direct counter/meter read addresses: one entry by key, or every entry of the tables
     (one table, or all) that have such a resource."""
     if te.table_id and (te.match or te.priority):
         return [_table_entry_ref(ctx, te, what)]
     tables = [ctx.index.table(te.table_id)] if te.table_id else list(ctx.index.p4info.tables)
-    return [(t, e, k) for t in tables if resource_of(ctx.index, t) is not None
-            for k, e in ctx.store.table(t.preamble.id).items()]
+    return [(t, e) for t in tables if resource_of(ctx.index, t) is not None
+            for e in ctx.binding.table(t).entries()]
+
 
 def read_direct_counters(ctx: Context, req: p4runtime_pb2.DirectCounterEntry) -> Iterator[Entity]:
-    for table, stored, key in _direct_targets(ctx, req.table_entry, "counter", direct_counter_of):
+    for table, found in _direct_targets(ctx, req.table_entry, "counter", direct_counter_of):
         ent = Entity()
-        ent.direct_counter_entry.table_entry.CopyFrom(_key_only(stored))
-        ent.direct_counter_entry.data.CopyFrom(counter_data_of(ctx, table, stored, key))
+        ent.direct_counter_entry.table_entry.CopyFrom(_key_only(ctx, table, found))
+        ent.direct_counter_entry.data.CopyFrom(counter_data_of(found))
         yield ent
 
 
-def _key_only(stored: p4runtime_pb2.TableEntry) -> p4runtime_pb2.TableEntry:
-    out = p4runtime_pb2.TableEntry(table_id=stored.table_id, priority=stored.priority)
-    out.match.extend(stored.match)
+def _key_only(ctx: Context, table, found) -> p4runtime_pb2.TableEntry:
+    full = ctx.binding.entry_proto(table, found)
+    out = p4runtime_pb2.TableEntry(table_id=full.table_id, priority=full.priority)
+    out.match.extend(full.match)
     return out
 
 
@@ -166,22 +163,18 @@ def read_meters(ctx: Context, req: p4runtime_pb2.MeterEntry) -> Iterator[Entity]
 
 def write_direct_meter(ctx: Context, update_type: int, msg: p4runtime_pb2.DirectMeterEntry) -> None:
     _modify_only(update_type, "direct meter")
-    table, stored, key = _table_entry_ref(ctx, msg.table_entry, "meter")
+    table, found = _table_entry_ref(ctx, msg.table_entry, "meter")
     cfg = msg.config if msg.HasField("config") else None
     if cfg is not None:
         _check_meter_config(cfg)
-    ctx.binding.direct_meter_set(table, stored, cfg)
-    if cfg is None:
-        ctx.store.direct_meters.pop((stored.table_id, key), None)
-    else:
-        ctx.store.direct_meters[stored.table_id, key] = cfg
+    ctx.binding.direct_meter_set(table, found, cfg)
 
 
 def read_direct_meters(ctx: Context, req: p4runtime_pb2.DirectMeterEntry) -> Iterator[Entity]:
-    for _table, stored, key in _direct_targets(ctx, req.table_entry, "meter", direct_meter_of):
+    for table, found in _direct_targets(ctx, req.table_entry, "meter", direct_meter_of):
         ent = Entity()
-        ent.direct_meter_entry.table_entry.CopyFrom(_key_only(stored))
-        cfg = ctx.store.direct_meters.get((stored.table_id, key))
+        ent.direct_meter_entry.table_entry.CopyFrom(_key_only(ctx, table, found))
+        cfg = ctx.binding.direct_meter_config(found)
         if cfg is not None:
             ent.direct_meter_entry.config.CopyFrom(cfg)
         yield ent

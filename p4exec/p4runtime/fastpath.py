@@ -15,7 +15,6 @@ from typing import Any
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
-from p4exec.p4runtime.store import EntryMap
 from p4exec.p4runtime.wire import SimpleEntry
 from p4exec.runtime import ActionCall, Exact, Lpm, Optional_, Range, RuntimeOpError, Ternary
 from p4exec.runtime import TableEntry as RuntimeEntry
@@ -31,7 +30,6 @@ class ActionLayout:
     name: str
     params: dict[int, int]  # param id -> bitwidth
     order: tuple[int, ...]  # param ids in P4Info order (the runtime's argument order)
-    sorted_ids: tuple[int, ...]  # param ids in ascending order (the canonical order of a Read)
 
 
 @dataclass
@@ -44,8 +42,7 @@ class TableLayout:
     needs_priority: bool
     idle_ok: bool
     actions: dict[int, ActionLayout]  # actions allowed in entries
-    runtime: Any  # p4exec.runtime.Table
-    entries: EntryMap
+    runtime: Any  # p4exec.runtime.Table: the one store of the table's entries
 
 
 def layout(ctx, table_id: int) -> TableLayout | None:
@@ -82,25 +79,13 @@ def _build(ctx, table_id: int) -> TableLayout | None:
         if info is None:
             continue
         actions[ref.id] = ActionLayout(info.preamble.name, {p.id: p.bitwidth for p in info.params},
-                                       tuple(p.id for p in info.params), tuple(sorted(p.id for p in info.params)))
+                                       tuple(p.id for p in info.params))
     return TableLayout(
         table_id, table.size, fields, len(table.match_fields),
         sum(1 for mf in table.match_fields if mf.match_type == MF.EXACT),
         ctx.index.table_needs_priority(table),
         table.idle_timeout_behavior != p4info_pb2.Table.NO_TIMEOUT,
-        actions, runtime, ctx.store.table(table_id))
-
-
-def _canon(data: bytes, width: int) -> tuple[int, bytes] | None:
-    """(value, canonical bytes) if `data` is a valid value of `width` bits."""
-    if not data:
-        return None
-    value = int.from_bytes(data, "big")
-    if value >> width:
-        return None
-    if data[0] or len(data) == 1:
-        return value, data  # already canonical (no leading zero byte): no new bytes object
-    return value, value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
+        actions, runtime)
 
 
 def apply(ctx, utype: int, e: SimpleEntry) -> bool:
@@ -114,8 +99,6 @@ def apply(ctx, utype: int, e: SimpleEntry) -> bool:
         return False
     fields = lay.fields
     runtime_match: list = [None] * lay.nfields
-    key_parts: list[tuple] = []
-    canon: list[tuple[int, str, bytes, bytes | int | None]] = []
     matches = e.matches
     if len(matches) > 1:
         matches = sorted(matches, key=_first)
@@ -132,13 +115,9 @@ def apply(ctx, utype: int, e: SimpleEntry) -> bool:
         va = int.from_bytes(a, "big")
         if va >> width:
             return False
-        if not a[0] and len(a) > 1:
-            a = va.to_bytes(max(1, (va.bit_length() + 7) // 8), "big")
         if kind == "exact":
             nexact += 1
             runtime_match[pos] = Exact(va)
-            canon.append((fid, kind, a, None))
-            key_parts.append((fid, a))
         elif kind == "lpm":
             plen = b
             if not isinstance(plen, int) or not 0 < plen <= width:
@@ -146,27 +125,22 @@ def apply(ctx, utype: int, e: SimpleEntry) -> bool:
             if va & ~(((1 << plen) - 1) << (width - plen)):
                 return False
             runtime_match[pos] = Lpm(va, plen)
-            canon.append((fid, kind, a, plen))
-            key_parts.append((fid, a, plen))
         elif kind == "optional":
             runtime_match[pos] = Optional_(va)
-            canon.append((fid, kind, a, None))
-            key_parts.append((fid, a, 0, 0, 0))
         else:
-            vb = _canon(b, width)  # type: ignore[arg-type]
-            if vb is None:
+            if not b:
+                return False
+            vb = int.from_bytes(b, "big")  # type: ignore[arg-type]
+            if vb >> width:
                 return False
             if kind == "ternary":
-                if vb[0] == 0 or va & ~vb[0]:
+                if vb == 0 or va & ~vb:
                     return False
-                runtime_match[pos] = Ternary(va, vb[0])
-                key_parts.append((fid, a, vb[1]))
+                runtime_match[pos] = Ternary(va, vb)
             else:
-                if va > vb[0] or (va == 0 and vb[0] == (1 << width) - 1):
+                if va > vb or (va == 0 and vb == (1 << width) - 1):
                     return False
-                runtime_match[pos] = Range(va, vb[0])
-                key_parts.append((fid, a, vb[1], 0))
-            canon.append((fid, kind, a, vb[1]))
+                runtime_match[pos] = Range(va, vb)
     if nexact != lay.nexact:
         return False
     priority = e.priority
@@ -175,19 +149,12 @@ def apply(ctx, utype: int, e: SimpleEntry) -> bool:
             return False
     elif priority:
         return False
-    key = (tuple(key_parts), priority)
-    entries = lay.entries
+    rtable = lay.runtime
     if utype == U.DELETE:
-        if key not in entries:
-            return False
-        old = entries.raw(key)
-        if isinstance(old, p4runtime_pb2.TableEntry) and old.is_const:
-            return False
         try:
-            lay.runtime.delete(RuntimeEntry(tuple(runtime_match), priority))
+            rtable.delete(RuntimeEntry(tuple(runtime_match), priority))
         except RuntimeOpError:
             return False  # the runtime checks before it changes anything
-        del entries[key]
         return True
     if e.idle_timeout_ns and not lay.idle_ok:
         return False
@@ -197,38 +164,25 @@ def apply(ctx, utype: int, e: SimpleEntry) -> bool:
     pwidths = act.params
     if len(e.params) != len(pwidths):
         return False
-    got: dict[int, tuple[int, bytes]] = {}
-    for pid, value in e.params:  # _canon inlined: two values per entry, the hottest loop here
+    got: dict[int, int] = {}
+    for pid, value in e.params:  # the hottest loop here: two values per entry
         pwidth = pwidths.get(pid)
         if pwidth is None or pid in got or not value:
             return False
         pv = int.from_bytes(value, "big")
         if pv >> pwidth:
             return False
-        if not value[0] and len(value) > 1:
-            value = pv.to_bytes(max(1, (pv.bit_length() + 7) // 8), "big")
-        got[pid] = (pv, value)
-    if utype == U.INSERT:
-        if key in entries or (lay.size and len(entries) >= lay.size):
-            return False
-    else:
-        if key not in entries:
-            return False
-        old = entries.raw(key)
-        if isinstance(old, p4runtime_pb2.TableEntry) and old.is_const:
-            return False
-    call = ActionCall(act.name, tuple([got[pid][0] for pid in act.order]))
-    rentry = RuntimeEntry(tuple(runtime_match), priority, call, None, None, e.idle_timeout_ns, e.metadata)
+        got[pid] = pv
+    call = ActionCall(act.name, tuple([got[pid] for pid in act.order]))
+    rentry = RuntimeEntry(tuple(runtime_match), priority, call, None, None, e.idle_timeout_ns, e.metadata,
+                          controller_metadata=e.controller_metadata)
     try:
         if utype == U.INSERT:
-            lay.runtime.insert(rentry, trusted=True)
+            rtable.insert(rentry, trusted=True)
         else:
-            lay.runtime.modify(rentry, trusted=True)
+            rtable.modify(rentry, trusted=True)
     except RuntimeOpError:
-        return False
-    # kept as parts: serialized and parsed only if someone reads the entry (EntryMap)
-    entries[key] = (e.table_id, canon, priority, e.controller_metadata, e.idle_timeout_ns,
-                    e.metadata, e.action_id, [(pid, got[pid][1]) for pid in act.sorted_ids])
+        return False  # ALREADY_EXISTS, NOT_FOUND, full, const: the general path gives the error
     return True
 
 

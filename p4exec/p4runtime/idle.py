@@ -10,8 +10,7 @@ from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
 from p4exec.p4runtime.context import Context
-from p4exec.p4runtime.runtime_binding import _field_match_proto
-from p4exec.p4runtime.translate import entry_key
+from p4exec.p4runtime.entities import entry_of
 
 
 def idle_tables(ctx: Context) -> list[tuple[p4info_pb2.Table, Any]]:
@@ -31,7 +30,6 @@ def expired(ctx: Context, reported: dict[int, int]) -> p4runtime_pb2.IdleTimeout
     note = p4runtime_pb2.IdleTimeoutNotification()
     alive: set[int] = set()
     for table, obj in idle_tables(ctx):
-        stored = ctx.store.table(table.preamble.id)
         for e in obj.entries():
             alive.add(id(e))
             if not e.idle_timeout_ns or now - e.last_hit_ns < e.idle_timeout_ns:
@@ -39,22 +37,10 @@ def expired(ctx: Context, reported: dict[int, int]) -> p4runtime_pb2.IdleTimeout
             if reported.get(id(e)) == e.last_hit_ns:
                 continue  # already reported, not hit since
             reported[id(e)] = e.last_hit_ns
-            probe = p4runtime_pb2.TableEntry(table_id=table.preamble.id, priority=e.priority)
-            for mf, fm in zip(table.match_fields, e.match, strict=False):
-                if fm is not None:
-                    probe.match.append(_field_match_proto(mf, fm))
-            entry = stored.get(entry_key(probe), probe)
-            note.table_entry.add().CopyFrom(entry)
+            note.table_entry.add().CopyFrom(entry_of(ctx, table, e))
     for k in [k for k in reported if k not in alive]:
         del reported[k]
     if not note.table_entry:
         return None
     note.timestamp = time.time_ns()
     return note
-
-
-def elapsed_since_hit(ctx: Context, table: p4info_pb2.Table, entry: p4runtime_pb2.TableEntry) -> int:
-    found = ctx.binding._runtime_entry_ref(table, entry)
-    if found is None or not found.last_hit_ns:
-        return 0
-    return max(0, time.monotonic_ns() - found.last_hit_ns)

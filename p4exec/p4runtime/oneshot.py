@@ -8,23 +8,13 @@ holds no controller-made members. Reads return the action set as written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from p4.v1 import p4runtime_pb2
 
 from p4exec.p4runtime.context import Context
 from p4exec.p4runtime.errors import invalid
+from p4exec.p4runtime.store import Realized
 
 U = p4runtime_pb2.Update
-
-
-@dataclass
-class Realized:
-    """The runtime group (and its members) standing for one one-shot entry."""
-
-    ap_id: int
-    group_id: int
-    member_ids: list[int] = field(default_factory=list)
 
 
 def check_style(ctx, ap_id: int, oneshot: bool) -> None:
@@ -63,7 +53,9 @@ def realize(ctx, table, entry: p4runtime_pb2.TableEntry) -> tuple[p4runtime_pb2.
         check_watch_port(ctx, a)
     member_ids = _free_ids(used_members, len(actions))
     group_id = _free_ids(used_groups, 1)[0]
-    done = Realized(ap_id, group_id)
+    written = p4runtime_pb2.ActionProfileActionSet()
+    written.CopyFrom(entry.action.action_profile_action_set)
+    done = Realized(ap_id, group_id, action_set=written)
     try:
         group = p4runtime_pb2.ActionProfileGroup(action_profile_id=ap_id, group_id=group_id,
                                                  max_size=profile.max_group_size)

@@ -14,6 +14,7 @@ from p4.v1 import p4runtime_pb2
 from p4exec import runtime
 from p4exec.p4runtime.backend import Program, call
 from p4exec.p4runtime.codec import decode, encode
+from p4exec.p4runtime.errors import P4RuntimeError
 
 U = p4runtime_pb2.Update
 
@@ -25,6 +26,7 @@ class Binding:
         self.state = program.state
         self.p4info = program.p4info
         self._actions = {a.preamble.id: a for a in program.p4info.actions}
+        self._action_by_name = {a.preamble.name: a for a in program.p4info.actions}
 
     def _obj(self, kind: str, name: str) -> Any:
         if self.state is None:
@@ -38,55 +40,66 @@ class Binding:
         args = tuple(decode(given[p.id], p.bitwidth, p.name) for p in info.params)
         return runtime.ActionCall(info.preamble.name, args)
 
+    def table(self, table: p4info_pb2.Table) -> Any:
+        """The runtime table: the one store of the table's entries."""
+        obj = self._obj("tables", table.preamble.name)
+        if obj is None:
+            raise P4RuntimeError("INTERNAL", f"table {table.preamble.name!r} has no runtime state")
+        return obj
+
+    def runtime_match(self, table: p4info_pb2.Table, matches) -> tuple:
+        """Runtime form of canonical field matches (one item per P4Info match field, None: don't care)."""
+        by_field = {m.field_id: m for m in matches}
+        return tuple(None if by_field.get(mf.id) is None else _field_match(runtime, mf, by_field[mf.id])
+                     for mf in table.match_fields)
+
+    def find(self, table: p4info_pb2.Table, entry: p4runtime_pb2.TableEntry) -> Any:
+        """The runtime entry with the canonical `entry`'s match and priority, or None."""
+        return self.table(table).get(self.runtime_match(table, entry.match), entry.priority)
+
+    def entry_proto(self, table: p4info_pb2.Table, e: Any) -> p4runtime_pb2.TableEntry:
+        """Canonical protobuf form of a runtime entry (what Read returns): matches by field id,
+        parameters by id, byte strings shortest, and the echoed fields as written."""
+        out = p4runtime_pb2.TableEntry(table_id=table.preamble.id, priority=e.priority,
+                                       controller_metadata=e.controller_metadata,
+                                       idle_timeout_ns=e.idle_timeout_ns, metadata=e.metadata,
+                                       is_const=bool(e.is_const))
+        matches = [(mf.id, _field_match_proto(mf, fm))
+                   for mf, fm in zip(table.match_fields, e.match, strict=False) if fm is not None]
+        matches.sort(key=_first)
+        out.match.extend(fm for _, fm in matches)
+        if e.action is not None:
+            action = self.action_proto(e.action)
+            if action is not None:
+                out.action.action.CopyFrom(action)
+        elif e.member_id is not None:
+            out.action.action_profile_member_id = e.member_id
+        elif e.group_id is not None:
+            out.action.action_profile_group_id = e.group_id
+        return out
+
     def runtime_entry(self, table: p4info_pb2.Table, entry: p4runtime_pb2.TableEntry) -> Any:
-        by_field = {m.field_id: m for m in entry.match}
-        match = []
-        for mf in table.match_fields:
-            fm = by_field.get(mf.id)
-            match.append(None if fm is None else _field_match(runtime, mf, fm))
+        match = self.runtime_match(table, entry.match)
         kind = entry.action.WhichOneof("type")
         kwargs: dict[str, Any] = {"priority": entry.priority, "idle_timeout_ns": entry.idle_timeout_ns,
-                                  "metadata": bytes(entry.metadata)}
+                                  "metadata": bytes(entry.metadata),
+                                  "controller_metadata": entry.controller_metadata}
         if kind == "action":
             kwargs["action"] = self.action_call(entry.action.action)
         elif kind == "action_profile_member_id":
             kwargs["member_id"] = entry.action.action_profile_member_id
         elif kind == "action_profile_group_id":
             kwargs["group_id"] = entry.action.action_profile_group_id
-        return runtime.TableEntry(match=tuple(match), **kwargs)
+        return runtime.TableEntry(match=match, **kwargs)
 
     def action_proto(self, call: Any) -> p4runtime_pb2.Action | None:
         """Protobuf form (canonical bytes) of a runtime ActionCall."""
-        info = next((a for a in self._actions.values() if a.preamble.name == call.action), None)
+        info = self._action_by_name.get(call.action)
         if info is None:
             return None
         out = p4runtime_pb2.Action(action_id=info.preamble.id)
-        for p, value in zip(info.params, call.args, strict=False):
-            out.params.add(param_id=p.id, value=encode(value))
-        return out
-
-    def program_entries(self, table: p4info_pb2.Table) -> list[p4runtime_pb2.TableEntry]:
-        """Entries the program itself installed (const entries / initial entries)."""
-        obj = self._obj("tables", table.preamble.name)
-        if obj is None:
-            return []
-        out = []
-        for e in obj.entries():
-            te = p4runtime_pb2.TableEntry(table_id=table.preamble.id, priority=e.priority,
-                                          is_const=bool(e.is_const))
-            for mf, fm in zip(table.match_fields, e.match, strict=False):
-                if fm is not None:
-                    te.match.append(_field_match_proto(mf, fm))
-            if e.action is not None:
-                action = self.action_proto(e.action)
-                if action is None:
-                    continue
-                te.action.action.CopyFrom(action)
-            elif e.member_id is not None:
-                te.action.action_profile_member_id = e.member_id
-            elif e.group_id is not None:
-                te.action.action_profile_group_id = e.group_id
-            out.append(te)
+        for pid, value in sorted((p.id, v) for p, v in zip(info.params, call.args, strict=False)):
+            out.params.add(param_id=pid, value=encode(value))
         return out
 
     def current_default(self, table: p4info_pb2.Table) -> p4runtime_pb2.Action | None:
@@ -94,14 +107,17 @@ class Binding:
         call_ = getattr(obj, "default_action", None)
         return None if call_ is None else self.action_proto(call_)
 
-    def table_write(self, table: p4info_pb2.Table, update_type: int,
-                    entry: p4runtime_pb2.TableEntry) -> None:
-        obj = self._obj("tables", table.preamble.name)
-        if obj is None:
-            return
+    def table_write(self, table: p4info_pb2.Table, update_type: int, entry: p4runtime_pb2.TableEntry) -> Any:
+        """Insert, modify or delete in the runtime table; the runtime entry concerned."""
+        obj = self.table(table)
         rentry = self.runtime_entry(table, entry)
         op = {U.INSERT: obj.insert, U.MODIFY: obj.modify, U.DELETE: obj.delete}[update_type]
-        call(op, rentry)
+        return call(op, rentry)
+
+    def default_changed(self, table: p4info_pb2.Table) -> bool:
+        """Has the controller set the table's default action (not reset since)?"""
+        obj = self._obj("tables", table.preamble.name)
+        return obj is not None and obj.default_changed
 
     def table_default(self, table: p4info_pb2.Table, action: p4runtime_pb2.Action | None) -> None:
         obj = self._obj("tables", table.preamble.name)
@@ -119,29 +135,6 @@ class Binding:
             if not action.action_id:
                 return
         call(obj.set_default, self.action_call(action))
-
-    def _runtime_entry_ref(self, table: p4info_pb2.Table, entry) -> Any:
-        """The runtime's own TableEntry object for a stored entry (direct resources live on it)."""
-        obj = self._obj("tables", table.preamble.name)
-        if obj is None:
-            return None
-        by_field = {m.field_id: m for m in entry.match}
-        match = tuple(None if by_field.get(mf.id) is None
-                      else _field_match(runtime, mf, by_field[mf.id])
-                      for mf in table.match_fields)
-        return obj.get(match, entry.priority)
-
-    def direct_counter(self, table: p4info_pb2.Table, entry) -> tuple[int, int] | None:
-        """(byte_count, packet_count) of an entry's direct counter, from the data plane."""
-        found = self._runtime_entry_ref(table, entry)
-        return None if found is None else (found.byte_count, found.packet_count)
-
-    def set_direct_counter(self, table, entry, byte_count: int, packet_count: int) -> bool:
-        found = self._runtime_entry_ref(table, entry)
-        if found is None:
-            return False
-        found.packet_count, found.byte_count = packet_count, byte_count
-        return True
 
     # indexed externs
     def counter_read(self, name: str, index: int) -> tuple[int, int] | None:
@@ -179,19 +172,27 @@ class Binding:
         else:
             call(obj.set_config, index, cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
 
-    def direct_meter_set(self, table, entry, cfg: p4runtime_pb2.MeterConfig | None) -> None:
-        found = self._runtime_entry_ref(table, entry)
+    def direct_meter_set(self, table, rentry, cfg: p4runtime_pb2.MeterConfig | None) -> None:
+        """Configure (None: unconfigure, all green) the direct meter cell of a runtime entry."""
         meter = None
         for dm in (getattr(self.state, "direct_meters", None) or {}).values():
             if dm.table == table.preamble.name:
                 meter = dm
-        if found is None or meter is None:
+        if meter is None:
             return
         if cfg is None:
-            if found.meter is not None:
-                found.meter.configure(None)
+            if rentry.meter is not None:
+                rentry.meter.configure(None)
         else:
-            call(meter.set_config, found, cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
+            call(meter.set_config, rentry, cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
+
+    @staticmethod
+    def direct_meter_config(rentry) -> p4runtime_pb2.MeterConfig | None:
+        """The direct meter configuration of a runtime entry, as Read returns it (None: unset)."""
+        cfg = rentry.meter.config if rentry.meter is not None else None
+        if cfg is None:
+            return None
+        return p4runtime_pb2.MeterConfig(cir=cfg.cir, cburst=cfg.cburst, pir=cfg.pir, pburst=cfg.pburst)
 
     def value_set_write(self, info, members: list[list[p4runtime_pb2.FieldMatch]]) -> None:
         obj = self._obj("value_sets", info.preamble.name)
@@ -275,6 +276,10 @@ class Binding:
             if d.pending:
                 out.extend((d.id, values) for values in d.drain())
         return out
+
+
+def _first(item: tuple) -> int:
+    return item[0]
 
 
 def _replica_port(replica: p4runtime_pb2.Replica) -> int:

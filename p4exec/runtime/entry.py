@@ -24,7 +24,9 @@ class TableEntry:
     """One entry.  ``match`` has one item per non-selector key field, ``None`` = don't care.
 
     ``priority`` has P4Runtime meaning (larger wins).  Either ``action`` (direct) or ``member_id`` /
-    ``group_id`` (action profile) is set.  Direct counter data and the direct meter cell live here.
+    ``group_id`` (action profile) is set.  Direct counter data and the direct meter cell live here, and so
+    do the fields a P4Runtime Read echoes (``idle_timeout_ns``, ``metadata``, ``controller_metadata``):
+    the table is the one store of its entries.
     """
 
     match: tuple[FieldMatch | None, ...]
@@ -39,6 +41,7 @@ class TableEntry:
     meter: MeterCell | None = None
     last_hit_ns: int = 0
     is_const: bool = False
+    controller_metadata: int = 0
     _result: LookupResult | None = field(default=None, repr=False)
     _seq: int = field(default=0, repr=False)
 

@@ -184,6 +184,7 @@ class Table:
             self._ref(old, -1)
             old.action, old.member_id, old.group_id = entry.action, entry.member_id, entry.group_id
         old.idle_timeout_ns, old.metadata = entry.idle_timeout_ns, entry.metadata
+        old.controller_metadata = entry.controller_metadata
         self._set_result(old)
         return old
 
@@ -231,6 +232,11 @@ class Table:
             self._check_action(call, for_default=True)
         self.default_action = call
         self._miss = LookupResult(False, call, None)
+
+    @property
+    def default_changed(self) -> bool:
+        """Has the control plane set a default action (one not restored to the program's since)?"""
+        return self.default_action is not self._initial_default
 
     def reset_default(self) -> None:
         """P4Runtime MODIFY of the default entry without an action: back to the program's default."""
@@ -340,7 +346,7 @@ def _replace_match(e: TableEntry, match: tuple[FieldMatch | None, ...]) -> Table
 def _copy_entry(e: TableEntry) -> TableEntry:
     return TableEntry(match=e.match, priority=e.priority, action=e.action, member_id=e.member_id,
                       group_id=e.group_id, idle_timeout_ns=e.idle_timeout_ns, metadata=e.metadata,
-                      is_const=e.is_const)
+                      is_const=e.is_const, controller_metadata=e.controller_metadata)
 
 
 def normalize_entry(table: Table, match: Sequence[FieldMatch | None], **kw: object) -> TableEntry:
