@@ -22,24 +22,6 @@ def _num(msg, name: str) -> int:
 WR_DEVICE, WR_ROLE_ID, WR_ROLE, WR_ELECTION, WR_UPDATES, WR_ATOMICITY = (
     _num(pb.WriteRequest, n) for n in ("device_id", "role_id", "role", "election_id", "updates", "atomicity"))
 U128_HIGH, U128_LOW = _num(pb.Uint128, "high"), _num(pb.Uint128, "low")
-UP_TYPE, UP_ENTITY = _num(pb.Update, "type"), _num(pb.Update, "entity")
-ENT_TABLE = _num(pb.Entity, "table_entry")
-TE_TABLE, TE_MATCH, TE_ACTION, TE_PRIORITY, TE_CMETA, TE_IDLE, TE_META = (
-    _num(pb.TableEntry, n) for n in ("table_id", "match", "action", "priority", "controller_metadata",
-                                     "idle_timeout_ns", "metadata"))
-FM_ID = _num(pb.FieldMatch, "field_id")
-# match kind field number -> (kind name, field numbers of its two values (0: none))
-FM_KINDS = {
-    _num(pb.FieldMatch, "exact"): ("exact", _num(pb.FieldMatch.Exact, "value"), 0),
-    _num(pb.FieldMatch, "lpm"): ("lpm", _num(pb.FieldMatch.LPM, "value"), _num(pb.FieldMatch.LPM, "prefix_len")),
-    _num(pb.FieldMatch, "ternary"): ("ternary", _num(pb.FieldMatch.Ternary, "value"),
-                                     _num(pb.FieldMatch.Ternary, "mask")),
-    _num(pb.FieldMatch, "range"): ("range", _num(pb.FieldMatch.Range, "low"), _num(pb.FieldMatch.Range, "high")),
-    _num(pb.FieldMatch, "optional"): ("optional", _num(pb.FieldMatch.Optional, "value"), 0),
-}
-TA_ACTION = _num(pb.TableAction, "action")
-AC_ID, AC_PARAMS = _num(pb.Action, "action_id"), _num(pb.Action, "params")
-PA_ID, PA_VALUE = _num(pb.Action.Param, "param_id"), _num(pb.Action.Param, "value")
 
 VARINT, LEN = 0, 2
 
@@ -157,16 +139,98 @@ def _k(num: int, wt: int) -> int:
     return key
 
 
-KB_UP_TYPE, KB_UP_ENTITY, KB_ENT_TABLE = _k(UP_TYPE, VARINT), _k(UP_ENTITY, LEN), _k(ENT_TABLE, LEN)
-KB_TE_TABLE, KB_TE_MATCH, KB_TE_ACTION = _k(TE_TABLE, VARINT), _k(TE_MATCH, LEN), _k(TE_ACTION, LEN)
-KB_TE_PRIORITY, KB_TE_CMETA, KB_TE_IDLE, KB_TE_META = (_k(TE_PRIORITY, VARINT), _k(TE_CMETA, VARINT),
-                                                       _k(TE_IDLE, VARINT), _k(TE_META, LEN))
-KB_FM_ID = _k(FM_ID, VARINT)
-# key byte of a match kind -> (kind, key byte of its 1st value, key byte of its 2nd value (0: none))
-KB_FM_KINDS = {_k(num, LEN): (kind, _k(f1, LEN), _k(f2, VARINT if kind == "lpm" else LEN) if f2 else 0)
-               for num, (kind, f1, f2) in FM_KINDS.items()}
-KB_TA_ACTION, KB_AC_ID, KB_AC_PARAMS = _k(TA_ACTION, LEN), _k(AC_ID, VARINT), _k(AC_PARAMS, LEN)
-KB_PA_ID, KB_PA_VALUE = _k(PA_ID, VARINT), _k(PA_VALUE, LEN)
+# How a field's value is kept when a message is scanned (`scan`): a varint; LEN as bytes; LEN as one
+# (start, end); repeated LEN as a list of (start, end); a LEN member of a oneof as (member, start, end),
+# the members sharing one slot.
+NUMBER, BYTES, SPAN, SPANS, ONEOF = range(5)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The fields of a message the fast reader accepts: key byte -> (slot, how, oneof member). Any other
+    key, a second SPAN or ONEOF field or a length past the message makes `scan` give up (None)."""
+
+    slots: dict[int, tuple[int, int, str]]
+    defaults: tuple
+
+    @classmethod
+    def of(cls, msg, oneof: tuple[str, ...] = (), **fields: int) -> Shape:
+        """Fields by name (from `msg`'s descriptor) -> how each is kept, slots in the order given;
+        the `oneof` members (LEN fields) share the slot after those."""
+        slots = {}
+        defaults: list[Any] = []
+        for slot, (name, how) in enumerate(fields.items()):
+            wire_type = VARINT if how == NUMBER else LEN
+            slots[_k(_num(msg, name), wire_type)] = (slot, how, name)
+            defaults.append({NUMBER: 0, BYTES: b""}.get(how))
+        if oneof:
+            defaults.append(None)
+            for name in oneof:
+                slots[_k(_num(msg, name), LEN)] = (len(fields), ONEOF, name)
+        return cls(slots, tuple(defaults))
+
+
+def scan(buf: bytes, pos: int, end: int, shape: Shape) -> list | None:
+    """The slot values of the message in buf[pos:end] (defaults for absent fields), or None.
+
+    One loop, keys and lengths read inline: this is most of the decoding cost of a big table write."""
+    out = list(shape.defaults)
+    slots = shape.slots
+    while pos < end:
+        key = buf[pos]
+        pos += 1
+        v = buf[pos]
+        if v < 0x80:
+            pos += 1
+        else:
+            v, pos = varint(buf, pos)
+        spec = slots.get(key)
+        if spec is None:
+            return None
+        slot, how, name = spec
+        if how == NUMBER:
+            out[slot] = v
+            continue
+        stop = pos + v
+        if stop > end:
+            return None
+        if how == BYTES:
+            out[slot] = buf[pos:stop]
+        elif how == SPAN:
+            if out[slot] is not None:
+                return None
+            out[slot] = (pos, stop)
+        elif how == ONEOF:
+            if out[slot] is not None:
+                return None
+            out[slot] = (name, pos, stop)
+        elif out[slot] is None:
+            out[slot] = [(pos, stop)]
+        else:
+            out[slot].append((pos, stop))
+        pos = stop
+    if pos != end:
+        return None
+    return out
+
+
+UPDATE = Shape.of(pb.Update, type=NUMBER, entity=SPAN)
+ENTITY = Shape.of(pb.Entity, table_entry=SPAN)  # only a table entry
+TABLE_ENTRY = Shape.of(pb.TableEntry, table_id=NUMBER, match=SPANS, action=SPAN, priority=NUMBER,
+                       controller_metadata=NUMBER, idle_timeout_ns=NUMBER, metadata=BYTES)
+_KINDS = ("exact", "lpm", "ternary", "range", "optional")
+FIELD_MATCH = Shape.of(pb.FieldMatch, oneof=_KINDS, field_id=NUMBER)
+# match kind -> the shape of its message; the 2nd value of LPM is a number (prefix length)
+MATCH_KINDS = {
+    "exact": Shape.of(pb.FieldMatch.Exact, value=BYTES),
+    "lpm": Shape.of(pb.FieldMatch.LPM, value=BYTES, prefix_len=NUMBER),
+    "ternary": Shape.of(pb.FieldMatch.Ternary, value=BYTES, mask=BYTES),
+    "range": Shape.of(pb.FieldMatch.Range, low=BYTES, high=BYTES),
+    "optional": Shape.of(pb.FieldMatch.Optional, value=BYTES),
+}
+TABLE_ACTION = Shape.of(pb.TableAction, action=SPAN)  # only a direct action
+ACTION = Shape.of(pb.Action, action_id=NUMBER, params=SPANS)
+PARAM = Shape.of(pb.Action.Param, param_id=NUMBER, value=BYTES)
 
 
 @dataclass(slots=True)
@@ -186,235 +250,49 @@ class SimpleEntry:
 def read_update(buf: bytes, start: int, end: int) -> tuple[int, SimpleEntry | None]:
     """(update type, the entry if it is a simple table entry, else None).
 
-    One pass over the bytes with every level inlined (no field lists, no calls per field): this is
-    most of the decoding cost of a big table write. Anything unexpected (another field, a multi-byte
-    key, another wire type, a length past its message) gives None: the protobuf classes then decode the
-    update and the general path judges it, so this reader never has to be complete."""
-    utype = 0
-    ent_s = ent_e = -1
-    pos = start
-    while pos < end:  # Update
-        key = buf[pos]
-        pos += 1
-        v = buf[pos]
-        if v < 0x80:
-            pos += 1
-        else:
-            v, pos = varint(buf, pos)
-        if key == KB_UP_TYPE:
-            utype = v
-        elif key == KB_UP_ENTITY and ent_s < 0:
-            ent_s, ent_e = pos, pos + v
-            pos = ent_e
-        else:
-            return utype, None
-    if pos != end or ent_s < 0:
+    Anything unexpected (another field, a multi-byte key, another wire type, a length past its message)
+    gives None: the protobuf classes then decode the update and the general path judges it, so this
+    reader never has to be complete."""
+    update = scan(buf, start, end, UPDATE)
+    if update is None:
+        return 0, None
+    utype, entity = update
+    if entity is None:
         return utype, None
-    # Entity: exactly one field, the table entry
-    if ent_s >= ent_e or buf[ent_s] != KB_ENT_TABLE:
+    ent = scan(buf, entity[0], entity[1], ENTITY)
+    if ent is None or ent[0] is None:
         return utype, None
-    pos = ent_s + 1
-    n = buf[pos]
-    if n < 0x80:
-        pos += 1
-    else:
-        n, pos = varint(buf, pos)
-    if pos + n != ent_e:
-        return utype, None
-    return utype, _read_entry(buf, pos, ent_e)
+    return utype, _read_entry(buf, ent[0][0], ent[0][1])
 
 
 def _read_entry(buf: bytes, pos: int, end: int) -> SimpleEntry | None:
-    table_id = priority = cmeta = idle = 0
-    metadata = b""
-    matches: list = []
-    act_s = act_e = -1
-    kinds = KB_FM_KINDS
-    while pos < end:  # TableEntry
-        key = buf[pos]
-        pos += 1
-        v = buf[pos]
-        if v < 0x80:
-            pos += 1
-        else:
-            v, pos = varint(buf, pos)
-        if key == KB_TE_MATCH:
-            mend = pos + v
-            if mend > end:
-                return None
-            # FieldMatch: field_id and one match kind, in either order
-            fid = 0
-            found = None
-            while pos < mend:
-                k2 = buf[pos]
-                pos += 1
-                v2 = buf[pos]
-                if v2 < 0x80:
-                    pos += 1
-                else:
-                    v2, pos = varint(buf, pos)
-                if k2 == KB_FM_ID:
-                    fid = v2
-                    continue
-                spec = kinds.get(k2)
-                if spec is None or found is not None:
-                    return None
-                kind, k_a, k_b = spec
-                kend = pos + v2
-                if kend > mend:
-                    return None
-                a: bytes = b""
-                b: bytes | int | None = None if not k_b else (0 if kind == "lpm" else b"")
-                while pos < kend:
-                    k3 = buf[pos]
-                    pos += 1
-                    v3 = buf[pos]
-                    if v3 < 0x80:
-                        pos += 1
-                    else:
-                        v3, pos = varint(buf, pos)
-                    if k3 == k_a:
-                        a = buf[pos:pos + v3]
-                        pos += v3
-                    elif k_b and k3 == k_b and kind == "lpm":
-                        b = v3
-                    elif k_b and k3 == k_b:
-                        b = buf[pos:pos + v3]
-                        pos += v3
-                    else:
-                        return None
-                if pos != kend:
-                    return None
-                found = (kind, a, b)
-            if pos != mend or found is None:
-                return None
-            matches.append((fid, found[0], found[1], found[2]))
-        elif key == KB_TE_TABLE:
-            table_id = v
-        elif key == KB_TE_ACTION and act_s < 0:
-            act_s, act_e = pos, pos + v
-            pos = act_e
-        elif key == KB_TE_PRIORITY:
-            if v >= 1 << 31:
-                return None  # negative int32: the general path says why not
-            priority = v
-        elif key == KB_TE_CMETA:
-            cmeta = v
-        elif key == KB_TE_IDLE:
-            if v >= 1 << 63:
-                return None
-            idle = v
-        elif key == KB_TE_META:
-            metadata = buf[pos:pos + v]
-            pos += v
-        else:
-            return None  # is_default_action, counters, meters, const, ...: the general path
-    if pos != end or act_s < 0 or act_e > end:
-        return None
-    # TableAction: exactly one field, a direct action
-    pos = act_s
-    if pos >= act_e or buf[pos] != KB_TA_ACTION:
-        return None  # members, groups, one-shot sets
-    pos += 1
-    n = buf[pos]
-    if n < 0x80:
-        pos += 1
-    else:
-        n, pos = varint(buf, pos)
-    if pos + n != act_e:
-        return None
-    action_id = 0
-    params: list[tuple[int, bytes]] = []
-    while pos < act_e:  # Action
-        key = buf[pos]
-        pos += 1
-        v = buf[pos]
-        if v < 0x80:
-            pos += 1
-        else:
-            v, pos = varint(buf, pos)
-        if key == KB_AC_ID:
-            action_id = v
-        elif key == KB_AC_PARAMS:
-            pend = pos + v
-            if pend > act_e:
-                return None
-            pid = 0
-            value = b""
-            while pos < pend:  # Param
-                k2 = buf[pos]
-                pos += 1
-                v2 = buf[pos]
-                if v2 < 0x80:
-                    pos += 1
-                else:
-                    v2, pos = varint(buf, pos)
-                if k2 == KB_PA_ID:
-                    pid = v2
-                elif k2 == KB_PA_VALUE:
-                    value = buf[pos:pos + v2]
-                    pos += v2
-                else:
-                    return None
-            if pos != pend:
-                return None
-            params.append((pid, value))
-        else:
+    te = scan(buf, pos, end, TABLE_ENTRY)
+    if te is None:
+        return None  # is_default_action, counters, meters, const, ...: the general path
+    table_id, match_spans, action_span, priority, cmeta, idle, metadata = te
+    if action_span is None or priority >= 1 << 31 or idle >= 1 << 63:
+        return None  # no action; a negative int32 or int64: the general path says why not
+    matches = []
+    for s, e in match_spans or ():
+        fm = scan(buf, s, e, FIELD_MATCH)
+        if fm is None or fm[1] is None:
+            return None  # a field match has exactly one kind
+        kind, ks, ke = fm[1]
+        value = scan(buf, ks, ke, MATCH_KINDS[kind])
+        if value is None:
             return None
-    if pos != act_e:
+        matches.append((fm[0], kind, value[0], value[1] if len(value) > 1 else None))
+    ta = scan(buf, action_span[0], action_span[1], TABLE_ACTION)
+    if ta is None or ta[0] is None:
+        return None  # members, groups, one-shot sets
+    action = scan(buf, ta[0][0], ta[0][1], ACTION)
+    if action is None:
         return None
+    action_id, param_spans = action
+    params = []
+    for s, e in param_spans or ():
+        param = scan(buf, s, e, PARAM)
+        if param is None:
+            return None
+        params.append((param[0], param[1]))
     return SimpleEntry(table_id, matches, priority, cmeta, idle, metadata, action_id, params)
-
-
-# ---------------------------------------------------------------------------------------- writing
-def _key(num: int, wt: int) -> bytes:
-    return _varint_bytes((num << 3) | wt)
-
-
-def _varint_bytes(v: int) -> bytes:
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-
-def _len_field(key: bytes, body: bytes) -> bytes:
-    return key + _varint_bytes(len(body)) + body
-
-
-K_TE_TABLE, K_TE_MATCH, K_TE_ACTION = _key(TE_TABLE, VARINT), _key(TE_MATCH, LEN), _key(TE_ACTION, LEN)
-K_TE_PRIORITY, K_TE_CMETA, K_TE_IDLE, K_TE_META = (_key(TE_PRIORITY, VARINT), _key(TE_CMETA, VARINT),
-                                                   _key(TE_IDLE, VARINT), _key(TE_META, LEN))
-K_FM_ID = _key(FM_ID, VARINT)
-K_FM_KIND = {kind: (_key(num, LEN), _key(f1, LEN), _key(f2, VARINT if kind == "lpm" else LEN) if f2 else b"")
-             for num, (kind, f1, f2) in FM_KINDS.items()}
-K_TA_ACTION, K_AC_ID, K_AC_PARAMS = _key(TA_ACTION, LEN), _key(AC_ID, VARINT), _key(AC_PARAMS, LEN)
-K_PA_ID, K_PA_VALUE = _key(PA_ID, VARINT), _key(PA_VALUE, LEN)
-
-
-def encode_entry(table_id: int, matches: list[tuple[int, str, bytes, bytes | int | None]], priority: int,
-                 cmeta: int, idle: int, metadata: bytes, action_id: int, params: list[tuple[int, bytes]]) -> bytes:
-    """Serialized TableEntry of canonical parts (what the store keeps until someone reads it)."""
-    out = [K_TE_TABLE, _varint_bytes(table_id)]
-    for fid, kind, a, b in matches:
-        kkind, k1, k2 = K_FM_KIND[kind]
-        inner = _len_field(k1, a)
-        if kind == "lpm":
-            inner += k2 + _varint_bytes(b)  # type: ignore[arg-type]
-        elif k2:
-            inner += _len_field(k2, b)  # type: ignore[arg-type]
-        out.append(_len_field(K_TE_MATCH, K_FM_ID + _varint_bytes(fid) + _len_field(kkind, inner)))
-    act = K_AC_ID + _varint_bytes(action_id) + b"".join(
-        _len_field(K_AC_PARAMS, K_PA_ID + _varint_bytes(pid) + _len_field(K_PA_VALUE, v)) for pid, v in params)
-    out.append(_len_field(K_TE_ACTION, _len_field(K_TA_ACTION, act)))
-    if priority:
-        out += (K_TE_PRIORITY, _varint_bytes(priority))
-    if cmeta:
-        out += (K_TE_CMETA, _varint_bytes(cmeta))
-    if idle:
-        out += (K_TE_IDLE, _varint_bytes(idle))
-    if metadata:
-        out.append(_len_field(K_TE_META, metadata))
-    return b"".join(out)
