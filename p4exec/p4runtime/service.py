@@ -220,15 +220,9 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         return p4runtime_pb2.WriteResponse()
 
     def _write_raw(self, raw: bytes, head: wire.RawWrite) -> list[UpdateResult]:
-        items = []
-        read = wire.read_update
         with gcpause.paused():
-            for start, end in head.updates:
-                try:
-                    utype, simple = read(raw, start, end)
-                except (wire.Unusual, IndexError):
-                    utype, simple = 0, None
-                items.append((utype, simple, start, end))
+            items = [(utype, simple, start, end) for (utype, simple), (start, end)
+                     in zip(wire.read_updates(raw, head.updates), head.updates, strict=True)]
         if all(simple is None for _, simple, _, _ in items):  # nothing for the fast path
             try:
                 request = p4runtime_pb2.WriteRequest.FromString(raw)

@@ -139,9 +139,9 @@ def _k(num: int, wt: int) -> int:
     return key
 
 
-# How a field's value is kept when a message is scanned (`scan`): a varint; LEN as bytes; LEN as one
-# (start, end); repeated LEN as a list of (start, end); a LEN member of a oneof as (member, start, end),
-# the members sharing one slot.
+# How a field's value is kept when a message is scanned (`scan`): a varint; LEN as one (start, end), for
+# BYTES (a value) and SPAN (a message); repeated LEN as a list of (start, end); a LEN member of a oneof as
+# (member, start, end), the members sharing one slot.
 NUMBER, BYTES, SPAN, SPANS, ONEOF = range(5)
 
 
@@ -162,7 +162,7 @@ class Shape:
         for slot, (name, how) in enumerate(fields.items()):
             wire_type = VARINT if how == NUMBER else LEN
             slots[_k(_num(msg, name), wire_type)] = (slot, how, name)
-            defaults.append({NUMBER: 0, BYTES: b""}.get(how))
+            defaults.append(0 if how == NUMBER else None)
         if oneof:
             defaults.append(None)
             for name in oneof:
@@ -195,7 +195,7 @@ def scan(buf: bytes, pos: int, end: int, shape: Shape) -> list | None:
         if stop > end:
             return None
         if how == BYTES:
-            out[slot] = buf[pos:stop]
+            out[slot] = (pos, stop)
         elif how == SPAN:
             if out[slot] is not None:
                 return None
@@ -247,12 +247,15 @@ class SimpleEntry:
     params: list[tuple[int, bytes]]
 
 
-def read_update(buf: bytes, start: int, end: int) -> tuple[int, SimpleEntry | None]:
+Leaves = list[tuple[int, int, str, int]]  # (start, end, what, index) of every value read: see Template
+
+
+def read_update(buf: bytes, start: int, end: int, leaves: Leaves | None = None) -> tuple[int, SimpleEntry | None]:
     """(update type, the entry if it is a simple table entry, else None).
 
     Anything unexpected (another field, a multi-byte key, another wire type, a length past its message)
     gives None: the protobuf classes then decode the update and the general path judges it, so this
-    reader never has to be complete."""
+    reader never has to be complete. `leaves` collects where the entry's byte values are."""
     update = scan(buf, start, end, UPDATE)
     if update is None:
         return 0, None
@@ -262,18 +265,26 @@ def read_update(buf: bytes, start: int, end: int) -> tuple[int, SimpleEntry | No
     ent = scan(buf, entity[0], entity[1], ENTITY)
     if ent is None or ent[0] is None:
         return utype, None
-    return utype, _read_entry(buf, ent[0][0], ent[0][1])
+    return utype, _read_entry(buf, ent[0][0], ent[0][1], leaves)
 
 
-def _read_entry(buf: bytes, pos: int, end: int) -> SimpleEntry | None:
+def _value(buf: bytes, span: tuple[int, int] | None, leaves: Leaves | None, what: str, index: int) -> bytes:
+    if span is None:
+        return b""
+    if leaves is not None:
+        leaves.append((span[0], span[1], what, index))
+    return buf[span[0]:span[1]]
+
+
+def _read_entry(buf: bytes, pos: int, end: int, leaves: Leaves | None) -> SimpleEntry | None:
     te = scan(buf, pos, end, TABLE_ENTRY)
     if te is None:
         return None  # is_default_action, counters, meters, const, ...: the general path
-    table_id, match_spans, action_span, priority, cmeta, idle, metadata = te
+    table_id, match_spans, action_span, priority, cmeta, idle, meta_span = te
     if action_span is None or priority >= 1 << 31 or idle >= 1 << 63:
         return None  # no action; a negative int32 or int64: the general path says why not
-    matches = []
-    for s, e in match_spans or ():
+    matches: list[tuple[int, str, bytes, bytes | int | None]] = []
+    for i, (s, e) in enumerate(match_spans or ()):
         fm = scan(buf, s, e, FIELD_MATCH)
         if fm is None or fm[1] is None:
             return None  # a field match has exactly one kind
@@ -281,7 +292,14 @@ def _read_entry(buf: bytes, pos: int, end: int) -> SimpleEntry | None:
         value = scan(buf, ks, ke, MATCH_KINDS[kind])
         if value is None:
             return None
-        matches.append((fm[0], kind, value[0], value[1] if len(value) > 1 else None))
+        a = _value(buf, value[0], leaves, "a", i)
+        if kind == "lpm":
+            b: bytes | int | None = value[1]
+        elif len(value) > 1:
+            b = _value(buf, value[1], leaves, "b", i)
+        else:
+            b = None
+        matches.append((fm[0], kind, a, b))
     ta = scan(buf, action_span[0], action_span[1], TABLE_ACTION)
     if ta is None or ta[0] is None:
         return None  # members, groups, one-shot sets
@@ -290,9 +308,71 @@ def _read_entry(buf: bytes, pos: int, end: int) -> SimpleEntry | None:
         return None
     action_id, param_spans = action
     params = []
-    for s, e in param_spans or ():
+    for i, (s, e) in enumerate(param_spans or ()):
         param = scan(buf, s, e, PARAM)
         if param is None:
             return None
-        params.append((param[0], param[1]))
+        params.append((param[0], _value(buf, param[1], leaves, "p", i)))
+    metadata = _value(buf, meta_span, leaves, "m", 0)
     return SimpleEntry(table_id, matches, priority, cmeta, idle, metadata, action_id, params)
+
+
+class Template:
+    """The layout of one simple update, to read the next ones of a batch without scanning them.
+
+    The updates of a big Write differ only in their values (match values, action parameters): the same
+    bytes everywhere else (keys, lengths, ids, prefix lengths, priority) mean the same message with the
+    values at the same places. `read` checks those bytes and slices the values (measured: 4x cheaper
+    than `read_update`); any other byte gives None (read it with `read_update`)."""
+
+    def __init__(self, buf: bytes, start: int, end: int, utype: int, entry: SimpleEntry, leaves: Leaves):
+        self.utype = utype
+        self.entry = entry
+        spans = sorted((s - start, e - start) for s, e, _, _ in leaves)
+        self.fixed: list[tuple[int, int, bytes]] = []  # (start, end, bytes) between the values
+        at = 0
+        for s, e in [*spans, (end - start, end - start)]:
+            if s > at:
+                self.fixed.append((at, s, buf[start + at:start + s]))
+            at = e
+        where = {(what, i): n for n, (_, _, what, i) in enumerate(leaves)}
+        self.spans = [(s - start, e - start) for s, e, _, _ in leaves]
+        # value positions (-1: the value is absent, b"" then, or a prefix length in fixed bytes)
+        self.matches = [(fid, kind, where.get(("a", i), -1), where.get(("b", i), -1), b)
+                        for i, (fid, kind, _a, b) in enumerate(entry.matches)]
+        self.params = [(pid, where.get(("p", i), -1)) for i, (pid, _v) in enumerate(entry.params)]
+        self.meta = where.get(("m", 0), -1)
+
+    def read(self, buf: bytes, start: int) -> SimpleEntry | None:
+        for s, e, fixed in self.fixed:
+            if buf[start + s:start + e] != fixed:
+                return None
+        vals = [buf[start + s:start + e] for s, e in self.spans]
+        vals.append(b"")  # vals[-1]: an absent value
+        e0 = self.entry
+        return SimpleEntry(e0.table_id, [(fid, kind, vals[a], vals[b] if b >= 0 else b2)
+                                         for fid, kind, a, b, b2 in self.matches],
+                           e0.priority, e0.controller_metadata, e0.idle_timeout_ns, vals[self.meta],
+                           e0.action_id, [(pid, vals[i]) for pid, i in self.params])
+
+
+def read_updates(buf: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, SimpleEntry | None]]:
+    """`read_update` of every update of a Write, through a Template per update length where it fits."""
+    out: list[tuple[int, SimpleEntry | None]] = []
+    templates: dict[int, Template] = {}
+    for start, end in spans:
+        tmpl = templates.get(end - start)
+        if tmpl is not None:
+            entry = tmpl.read(buf, start)
+            if entry is not None:
+                out.append((tmpl.utype, entry))
+                continue
+        leaves: Leaves = []
+        try:
+            utype, entry = read_update(buf, start, end, leaves)
+        except (Unusual, IndexError):
+            utype, entry = 0, None
+        if entry is not None and tmpl is None:
+            templates[end - start] = Template(buf, start, end, utype, entry, leaves)
+        out.append((utype, entry))
+    return out
