@@ -135,3 +135,7 @@ class ProgramInfo:
     # the program calls an extern function (mark_to_drop, hash, verify_checksum, ...): p4c's P4Info serializer
     # then writes a type_info, empty or not
     calls_extern_functions: bool = False
+    # (V1Switch block, action name, "decl" | "use") in compile order, which is p4c's inlined source order:
+    # local action declarations and every action reference (table lists, direct calls); P4Info orders its
+    # actions from it as p4c does (p4exec/compiler/p4info.py: action_order)
+    action_events: list[tuple[str | None, str, str]] = field(default_factory=list)

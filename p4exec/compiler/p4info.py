@@ -57,6 +57,25 @@ _TYPE_CONVERTING = ("tables", "action_profiles", "counters", "direct_counters", 
                     "controller_packet_metadata", "registers", "digests", "externs")
 
 
+def action_order(events: list[tuple[str | None, str, str]]) -> list[str]:
+    """Action names in p4c-bm2-ss's P4Info order. p4c writes P4Info after its mid-end, on the inlined program:
+    per V1Switch block in package order, first the global actions that block uses (each copied into the block
+    by p4c's action localisation, in the order of their first reference), then the block's own actions in
+    declaration order, a sub-control's at the place its instance is declared; a name already listed stays at
+    its first place (measured with p4c-bm2-ss 1.2.4.17; docs/p4exec-compiler.md)."""
+    globals_ = {n for _, n, kind in events if kind == "global"}
+    roles = list(dict.fromkeys(r for r, _, _ in events if r is not None))
+    order: dict[str, None] = {}
+    for role in roles:
+        for r, n, kind in events:
+            if r == role and kind == "use" and n in globals_:
+                order.setdefault(n)
+        for r, n, kind in events:
+            if r == role and kind == "decl":
+                order.setdefault(n)
+    return list(order)
+
+
 def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
     p4 = p4info_pb2.P4Info()
     p4.pkg_info.arch = "v1model"
@@ -70,6 +89,10 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
         if A.anno(a.annos, "hidden") is None:
             used_actions.setdefault(a.name, a)
     externs = list(info.externs.values())
+    rank = {n: i for i, n in enumerate(action_order(info.action_events))}
+
+    def _in_p4c_order(actions: dict[str, ir.ActionInfo]) -> list[ir.ActionInfo]:
+        return sorted(actions.values(), key=lambda a: rank.get(a.name, len(rank)))
     # ---- ids
     pairs = []
     annotated = {}
@@ -104,7 +127,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
         msg.preamble.alias = aliases.get(name, name)
         msg.preamble.annotations.extend(_annos(annos))
 
-    for t in sorted(tables, key=lambda t: ids[(int(Prefix.TABLE), t.name)]):
+    for t in tables:
         m = p4.tables.add()
         pre(m, Prefix.TABLE, t.name, t.annos)
         fid = 0
@@ -149,7 +172,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             m.is_const_table = True
         if t.entries:           # p4c 1.2.4.17 sets it for `const entries` too
             m.has_initial_entries = True
-    for a in sorted(used_actions.values(), key=lambda a: ids[(int(Prefix.ACTION), a.name)]):
+    for a in _in_p4c_order(used_actions):
         m = p4.actions.add()
         pre(m, Prefix.ACTION, a.name, a.annos)
         # an action only called directly has every parameter bound at its call sites: p4c lists none
@@ -161,7 +184,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             pm.bitwidth = p.width
             pm.annotations.extend(_annos(p.annos))
             _type_name(p4.type_info, pm, p.type)
-    for x in sorted(externs, key=lambda x: ids[(int(kind_prefix[x.kind]), x.name)]):
+    for x in externs:
         pf = kind_prefix[x.kind]
         if x.kind in ("action_profile", "action_selector"):
             m = p4.action_profiles.add()
@@ -190,7 +213,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             pre(m, pf, x.name, x.annos)
             m.type_spec.bitstring.bit.bitwidth = x.width
             m.size = x.size
-    for c in sorted(info.controller_headers.values(), key=lambda c: ids[(int(Prefix.CONTROLLER_HEADER), c.header)]):
+    for c in info.controller_headers.values():
         m = p4.controller_packet_metadata.add()
         m.preamble.id = ids[(int(Prefix.CONTROLLER_HEADER), c.header)]
         m.preamble.name = m.preamble.alias = c.name
@@ -203,7 +226,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
                 else fname
             md.bitwidth = w
             md.annotations.extend(_annos(fannos))
-    for v in sorted(info.value_sets.values(), key=lambda v: ids[(int(Prefix.VALUE_SET), v.name)]):
+    for v in info.value_sets.values():
         m = p4.value_sets.add()
         pre(m, Prefix.VALUE_SET, v.name, v.annos)
         m.size = v.size
@@ -213,7 +236,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             mf.name = fname
             mf.bitwidth = w
             mf.match_type = _MATCH[mk]
-    for d in sorted(info.digests.values(), key=lambda d: ids[(int(Prefix.DIGEST), d.name)]):
+    for d in info.digests.values():
         m = p4.digests.add()
         pre(m, Prefix.DIGEST, d.name, [])
         m.type_spec.struct.name = d.name

@@ -63,6 +63,7 @@ class TableCompiler:
                                "parameters come first)", p)
         info = ir.ActionInfo(fqn, d.name, cp, d.annos, pyf, len(d.params) - len(cp), decl=d)
         sym = Sym("action", py=pyf, info=info, const="local" if prefix else "global")
+        self.info.action_events.append((self.pipeline_role, fqn, "decl" if prefix else "global"))
         # two actions may share a control-plane name (@name): p4c-bm2-ss accepts that, and P4Info lists the name
         # once; only a table listing both is an error (see table_decl)
         self.declare(d.name, sym, d)
@@ -228,6 +229,7 @@ class TableCompiler:
                 anno = A.Annotation("defaultonly", "", [], loc=d.loc)
                 info.actions.append(ir.ActionRefInfo(na.info, "DEFAULT_ONLY", [anno]))
                 refs["NoAction"] = (na, A.ActionRef("NoAction", None, [anno], loc=d.loc))
+        self.info.action_events.extend((self.pipeline_role, r.action.name, "use") for r in info.actions)
         info.pyobj = self.unique("TBL_" + fqn)
         info.pyfunc = self.unique("TA_" + fqn)
         self.bind.append((info.pyobj, "table", fqn))
