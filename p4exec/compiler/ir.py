@@ -139,3 +139,7 @@ class ProgramInfo:
     # local action declarations and every action reference (table lists, direct calls); P4Info orders its
     # actions from it as p4c does (p4exec/compiler/p4info.py: action_order)
     action_events: list[tuple[str | None, str, str]] = field(default_factory=list)
+    # @p4runtime_translation of each typedef/type declaring one, and every use of such a type name with the
+    # action it is in (None outside actions): p4c reads the annotation only where the use is live
+    translations: dict[str, Any] = field(default_factory=dict)
+    translated_uses: list[tuple[str, str | None]] = field(default_factory=list)

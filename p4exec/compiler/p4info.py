@@ -1,14 +1,13 @@
 """P4Info (p4.config.v1.P4Info) for a compiled program, with p4c's names and ids."""
 from __future__ import annotations
 
-import re
-
 from p4.config.v1 import p4info_pb2, p4types_pb2
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
-from p4exec.errors import P4Error, P4Unsupported
+from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
+from p4exec.frontend.translation_anno import parse_translation
 from p4exec.runtime.p4info_ids import Prefix, assign_ids
 
 _MATCH = {"exact": p4info_pb2.MatchField.EXACT, "lpm": p4info_pb2.MatchField.LPM,
@@ -89,6 +88,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
         if A.anno(a.annos, "hidden") is None:
             used_actions.setdefault(a.name, a)
     externs = list(info.externs.values())
+    check_translations(info, set(used_actions))
     rank = {n: i for i, n in enumerate(action_order(info.action_events))}
 
     def _in_p4c_order(actions: dict[str, ir.ActionInfo]) -> list[ir.ActionInfo]:
@@ -283,18 +283,23 @@ def _type_name(ti, msg, t) -> None:
     _new_type(ti, t)
 
 
-_TRANSLATION = re.compile(r'^\s*"[^"]+"\s*,\s*(?:[0-9]+|string)\s*$')
+def check_translations(info: ir.ProgramInfo, live_actions: set[str]) -> None:
+    """p4c parses each `@p4runtime_translation` of a type or typedef that live code uses (outside actions, or in
+    an action P4Info lists: its mid-end drops the others) and stops at a malformed one with bison's reason."""
+    checked: set[str] = set()
+    for name, action in info.translated_uses:
+        if name not in checked and (action is None or action in live_actions):
+            checked.add(name)
+            parse_translation(info.translations[name])
 
 
 def _check_translation(t: T.NewT) -> None:
-    """p4c parses `@p4runtime_translation("uri", W | string)` when it writes the type into P4Info. p4exec's
-    P4Runtime server does not translate values, so a translated type the control plane sees is unsupported."""
+    """p4exec's P4Runtime server does not translate values, so a translated type the control plane sees is
+    unsupported."""
     a = t.translation
     if a is None:
         return
-    if not _TRANSLATION.match(a.body or ""):
-        raise P4Error(f"malformed @p4runtime_translation({a.body}): expected (\"uri\", bitwidth) or "
-                      "(\"uri\", string)", a.loc)
+    parse_translation(a)
     raise P4Unsupported(f"@p4runtime_translation of type {t.name}, which the control plane uses (p4exec's "
                         "P4Runtime server does not translate values)", a.loc)
 

@@ -48,6 +48,7 @@ class TableCompiler:
         fqn = self.fq(prefix, d.name, d.annos)
         pyf = self.unique("A_" + fqn)
         seen_dirless = False
+        self.action_declaring = fqn
         cp = []
         for p in d.params:
             if p.direction == "":
@@ -61,6 +62,7 @@ class TableCompiler:
             elif seen_dirless:
                 raise self.err(f"directional parameter '{p.name}' after a directionless one (directional "
                                "parameters come first)", p)
+        self.action_declaring = None
         info = ir.ActionInfo(fqn, d.name, cp, d.annos, pyf, len(d.params) - len(cp), decl=d)
         sym = Sym("action", py=pyf, info=info, const="local" if prefix else "global")
         self.info.action_events.append((self.pipeline_role, fqn, "decl" if prefix else "global"))
