@@ -5,7 +5,6 @@ from p4.config.v1 import p4info_pb2, p4types_pb2
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
-from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 from p4exec.frontend.translation_anno import parse_translation
 from p4exec.runtime.p4info_ids import Prefix, assign_ids
@@ -138,7 +137,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             mf = m.match_fields.add()
             mf.id = _anno_id(k.annos) or fid
             mf.name = k.name
-            mf.bitwidth = k.width
+            mf.bitwidth = _control_plane_width(k.type, k.width)
             mf.match_type = _MATCH[k.match_kind]
             mf.annotations.extend(_annos(k.annos))
             _type_name(p4.type_info, mf, k.type)
@@ -181,7 +180,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             pm = m.params.add()
             pm.id = _anno_id(p.annos) or (i + 1)
             pm.name = p.name
-            pm.bitwidth = p.width
+            pm.bitwidth = _control_plane_width(p.type, p.width)
             pm.annotations.extend(_annos(p.annos))
             _type_name(p4.type_info, pm, p.type)
     for x in externs:
@@ -293,22 +292,42 @@ def check_translations(info: ir.ProgramInfo, live_actions: set[str]) -> None:
             parse_translation(info.translations[name])
 
 
-def _check_translation(t: T.NewT) -> None:
-    """p4exec's P4Runtime server does not translate values, so a translated type the control plane sees is
-    unsupported."""
-    a = t.translation
-    if a is None:
-        return
-    parse_translation(a)
-    raise P4Unsupported(f"@p4runtime_translation of type {t.name}, which the control plane uses (p4exec's "
-                        "P4Runtime server does not translate values)", a.loc)
+def _control_plane_width(t, device_width: int) -> int:
+    """A translated `type` shows the controller its SDN width (0 for an SDN string), as p4c writes it; the
+    P4Runtime server translates values (p4exec/p4runtime/sdn_translation.py)."""
+    if isinstance(t, T.NewT) and t.translation is not None:
+        sdn = parse_translation(t.translation).sdn_bitwidth
+        return 0 if sdn is None else sdn
+    return device_width
+
+
+def device_widths(info: ir.ProgramInfo) -> dict[str, int]:
+    """Data-plane width of each translated `type` a table key or action parameter uses: P4Info carries only
+    the SDN side (`translated_type`), the server needs both."""
+    out: dict[str, int] = {}
+    for t in info.tables.values():
+        for k in t.keys:
+            if isinstance(k.type, T.NewT) and k.type.translation is not None:
+                out[k.type.name] = k.width
+    for a in info.actions.values():
+        for p in a.params:
+            if isinstance(p.type, T.NewT) and p.type.translation is not None:
+                out[p.type.name] = p.width
+    return out
 
 
 def _new_type(ti, t: T.NewT) -> None:
-    _check_translation(t)
     if t.name in ti.new_types:
         return
     spec = ti.new_types[t.name]
+    if t.translation is not None:
+        tr = parse_translation(t.translation)
+        spec.translated_type.uri = tr.uri
+        if tr.sdn_bitwidth is None:
+            spec.translated_type.sdn_string.SetInParent()
+        else:
+            spec.translated_type.sdn_bitwidth = tr.sdn_bitwidth
+        return
     b = T.strip_new(t.base)
     if isinstance(b, T.Bits):
         if b.signed:
@@ -359,3 +378,22 @@ def _type_spec(ti, spec, t) -> None:
 
 
 _ = p4types_pb2
+
+
+def device_view(p4: p4info_pb2.P4Info, info: ir.ProgramInfo) -> p4info_pb2.P4Info:
+    """`p4` with the data-plane width of every translated match field and action parameter: what the runtime's
+    tables are built from (the P4Runtime server translates the controller's SDN values to these)."""
+    widths = device_widths(info)
+    if not widths:
+        return p4
+    out = p4info_pb2.P4Info()
+    out.CopyFrom(p4)
+    for t in out.tables:
+        for mf in t.match_fields:
+            if mf.type_name.name in widths:
+                mf.bitwidth = widths[mf.type_name.name]
+    for a in out.actions:
+        for p in a.params:
+            if p.type_name.name in widths:
+                p.bitwidth = widths[p.type_name.name]
+    return out
