@@ -515,7 +515,8 @@ class CompilerCore:
             ch = _anno_arg(d.annos, "controller_header")
             if ch is not None:
                 self.info.controller_headers[ch] = ir.ControllerHeaderInfo(
-                    ch, d.name, [(n, T.bit_width(ft), t.annos[n]) for n, ft in t.fields.items()], d.annos)
+                    ch, d.name, [(n, T.bit_width(ft), t.annos[n]) for n, ft in t.fields.items()], d.annos,
+                    list(t.fields.values()))
         return t
 
     def enum_decl(self, d):

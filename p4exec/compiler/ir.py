@@ -108,6 +108,7 @@ class ControllerHeaderInfo:
     header: str                    # header type name
     fields: list[tuple[str, int, list]]  # (name, width, annos)
     annos: list = field(default_factory=list)
+    types: list = field(default_factory=list)   # each field's P4 type (P4Info names `type`s: type_name)
 
 
 @dataclass

@@ -1,6 +1,8 @@
 """P4Info (p4.config.v1.P4Info) for a compiled program, with p4c's names and ids."""
 from __future__ import annotations
 
+from typing import Any
+
 from p4.config.v1 import p4info_pb2, p4types_pb2
 
 from p4exec.compiler import ir
@@ -19,8 +21,8 @@ _SKIP_ANNOS = {"name", "id", "hidden", "priority", "controller_header", "field_l
 _SCOPE_ANNOS = {"tableonly", "defaultonly"}     # kept on action refs (as p4c does), dropped elsewhere
 
 
-def _annos(annos, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
-    out = []
+def _annos(annos: list[A.Annotation] | None, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    out: list[str] = []
     for a in annos or ():
         if a.name not in keep and (a.name in _SKIP_ANNOS or a.name in _SCOPE_ANNOS):
             continue
@@ -28,7 +30,7 @@ def _annos(annos, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
     return out
 
 
-def _anno_id(annos):
+def _anno_id(annos: list[A.Annotation] | None) -> int | None:
     a = A.anno(annos, "id")
     if a is not None and a.args and isinstance(a.args[0], int):
         return a.args[0]
@@ -96,7 +98,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
     pairs = []
     annotated = {}
 
-    def reg(prefix, name, annos):
+    def reg(prefix: Prefix, name: str, annos: list[A.Annotation] | None) -> None:
         pairs.append((int(prefix), name))
         i = _anno_id(annos)
         if i is not None:
@@ -120,7 +122,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
     ids = assign_ids(pairs, annotated)
     aliases = _aliases([n for _, n in pairs])
 
-    def pre(msg, prefix, name, annos):
+    def pre(msg: Any, prefix: Prefix, name: str, annos: list[A.Annotation] | None) -> None:
         msg.preamble.id = ids[(int(prefix), name)]
         msg.preamble.name = name
         msg.preamble.alias = aliases.get(name, name)
@@ -218,13 +220,15 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
         m.preamble.name = m.preamble.alias = c.name
         m.preamble.annotations.extend(_annos(c.annos, keep={"controller_header"}))
         for i, (fname, w, fannos) in enumerate(c.fields):
+            ftype = c.types[i] if i < len(c.types) else None
             md = m.metadata.add()
             md.id = _anno_id(fannos) or (i + 1)
             named = A.anno(fannos, "name")     # a field's @name is its control-plane name (p4c)
             md.name = named.args[0] if named is not None and named.args and isinstance(named.args[0], str) \
                 else fname
-            md.bitwidth = w
+            md.bitwidth = _control_plane_width(ftype, w)
             md.annotations.extend(_annos(fannos))
+            _type_name(p4.type_info, md, ftype)
     for v in info.value_sets.values():
         m = p4.value_sets.add()
         pre(m, Prefix.VALUE_SET, v.name, v.annos)
@@ -249,7 +253,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
     return p4
 
 
-def _add_type_info(ti, t) -> None:
+def _add_type_info(ti: p4types_pb2.P4TypeInfo, t: T.Type) -> None:
     t = T.strip_new(t)
     if isinstance(t, T.StructT):
         if t.name in ti.structs:
@@ -273,7 +277,7 @@ def _add_type_info(ti, t) -> None:
                 m.type_spec.bit.bitwidth = T.bit_width(b) or 0
 
 
-def _type_name(ti, msg, t) -> None:
+def _type_name(ti: p4types_pb2.P4TypeInfo, msg: Any, t: T.Type | None) -> None:
     """A match field or param of a `type` declaration names it (type_name) and the type goes into
     type_info.new_types, as p4c writes them; typedefs are transparent."""
     if not isinstance(t, T.NewT):
@@ -292,7 +296,7 @@ def check_translations(info: ir.ProgramInfo, live_actions: set[str]) -> None:
             parse_translation(info.translations[name])
 
 
-def _control_plane_width(t, device_width: int) -> int:
+def _control_plane_width(t: T.Type | None, device_width: int) -> int:
     """A translated `type` shows the controller its SDN width (0 for an SDN string), as p4c writes it; the
     P4Runtime server translates values (p4exec/p4runtime/sdn_translation.py)."""
     if isinstance(t, T.NewT) and t.translation is not None:
@@ -313,10 +317,14 @@ def device_widths(info: ir.ProgramInfo) -> dict[str, int]:
         for p in a.params:
             if isinstance(p.type, T.NewT) and p.type.translation is not None:
                 out[p.type.name] = p.width
+    for c in info.controller_headers.values():
+        for (_, w, _), ft in zip(c.fields, c.types, strict=False):
+            if isinstance(ft, T.NewT) and ft.translation is not None:
+                out[ft.name] = w
     return out
 
 
-def _new_type(ti, t: T.NewT) -> None:
+def _new_type(ti: p4types_pb2.P4TypeInfo, t: T.NewT) -> None:
     if t.name in ti.new_types:
         return
     spec = ti.new_types[t.name]
@@ -338,7 +346,7 @@ def _new_type(ti, t: T.NewT) -> None:
         _type_spec(ti, spec.original_type, t.base)
 
 
-def _serializable_enum(ti, e: T.EnumT) -> None:
+def _serializable_enum(ti: p4types_pb2.P4TypeInfo, e: T.EnumT) -> None:
     if e.name in ti.serializable_enums or e.base is None:
         return
     spec = ti.serializable_enums[e.name]
@@ -349,7 +357,7 @@ def _serializable_enum(ti, e: T.EnumT) -> None:
         mm.value = (e.values[m] & e.base.mask).to_bytes((e.base.width + 7) // 8, "big")
 
 
-def _type_spec(ti, spec, t) -> None:
+def _type_spec(ti: p4types_pb2.P4TypeInfo, spec: Any, t: T.Type) -> None:
     if isinstance(t, T.NewT):
         spec.new_type.name = t.name
         _new_type(ti, t)
@@ -396,4 +404,8 @@ def device_view(p4: p4info_pb2.P4Info, info: ir.ProgramInfo) -> p4info_pb2.P4Inf
         for p in a.params:
             if p.type_name.name in widths:
                 p.bitwidth = widths[p.type_name.name]
+    for c in out.controller_packet_metadata:
+        for md in c.metadata:
+            if md.type_name.name in widths:
+                md.bitwidth = widths[md.type_name.name]
     return out

@@ -136,8 +136,13 @@ class SdnTranslator:
                                                  config.mappings.get(tt.uri))
         self.match: dict[int, dict[int, tuple[TranslationTable, p4info_pb2.MatchField]]] = {}
         self.params: dict[int, dict[int, TranslationTable]] = {}
+        self.packet_metadata: dict[str, dict[int, TranslationTable]] = {}   # "packet_in"/"packet_out" -> id
         if not self.tables:
             return
+        for c in p4info.controller_packet_metadata:
+            md = {m.id: self.tables[m.type_name.name] for m in c.metadata if m.type_name.name in self.tables}
+            if md:
+                self.packet_metadata[c.preamble.name] = md
         for t in p4info.tables:
             fields = {mf.id: (self.tables[mf.type_name.name], mf) for mf in t.match_fields
                       if mf.type_name.name in self.tables}
@@ -189,16 +194,42 @@ class SdnTranslator:
     def _param_to_device(tbl: TranslationTable, p: p4runtime_pb2.Action.Param) -> None:
         p.value = encode(tbl.to_device(p.value))
 
+    def entities_to_device(self, entities: Iterable[p4runtime_pb2.Entity]) -> list[p4runtime_pb2.Entity]:
+        """A Read request's entities (filters name SDN values) with device values."""
+        return self._copy_entities(entities, self._field_to_device, self._param_to_device)
+
+    def packet_out_to_device(self, msg: p4runtime_pb2.PacketOut) -> p4runtime_pb2.PacketOut:
+        return self._packet(msg, "packet_out", lambda t, v: encode(t.to_device(v)))
+
     # -- Read: device -> SDN ------------------------------------------------------------------
+    def packet_in_to_sdn(self, msg: p4runtime_pb2.PacketIn) -> p4runtime_pb2.PacketIn:
+        return self._packet(msg, "packet_in", lambda t, v: t.to_sdn(int.from_bytes(v, "big")))
+
+    def _packet(self, msg, kind: str, convert):
+        md = self.packet_metadata.get(kind)
+        if not md:
+            return msg
+        out = type(msg)()
+        out.CopyFrom(msg)
+        for m in out.metadata:
+            tbl = md.get(m.metadata_id)
+            if tbl is not None:
+                m.value = convert(tbl, m.value)
+        return out
+
     def entities_to_sdn(self, entities: Iterable[p4runtime_pb2.Entity]) -> list[p4runtime_pb2.Entity]:
         """Copies of the read entities with SDN values (the same objects when nothing is translated)."""
+        return self._copy_entities(entities, self._field_to_sdn, self._param_to_sdn)
+
+    def _copy_entities(self, entities: Iterable[p4runtime_pb2.Entity], on_field,
+                       on_param) -> list[p4runtime_pb2.Entity]:
         if not self.active:
             return list(entities)
         out = []
         for e in entities:
             c = p4runtime_pb2.Entity()
             c.CopyFrom(e)
-            self._entity(c, self._field_to_sdn, self._param_to_sdn)
+            self._entity(c, on_field, on_param)
             out.append(c)
         return out
 
@@ -259,8 +290,8 @@ def for_context(ctx, config: SdnConfig | None = None) -> SdnTranslator:
         return _NO_TRANSLATION
     tr = getattr(ctx, "sdn_translator", None)
     if tr is None:
-        loaded = ctx.program.loaded
-        widths = {} if loaded is None else _device_widths(loaded.compiled.info)
+        compiled = _compiled(ctx.program)
+        widths = {} if compiled is None else _device_widths(compiled.info)
         tr = SdnTranslator(ctx.program.p4info, widths, config)
         ctx.sdn_translator = tr
     return tr
@@ -269,3 +300,18 @@ def for_context(ctx, config: SdnConfig | None = None) -> SdnTranslator:
 def _device_widths(info) -> dict[str, int]:
     from p4exec.compiler.p4info import device_widths
     return device_widths(info)
+
+
+def device_p4info(program) -> p4info_pb2.P4Info:
+    """The pipeline's P4Info with device widths for translated values: what the server checks translated
+    (device) values against and lays packet-in/out headers out by."""
+    compiled = _compiled(program)
+    if compiled is None:
+        return program.p4info
+    from p4exec.compiler.p4info import device_view
+    return device_view(program.p4info, compiled.info)
+
+
+def _compiled(program):
+    """The compiled program behind a pipeline; None for a control-only one (or a device of its own)."""
+    return getattr(program.loaded, "compiled", None)

@@ -308,7 +308,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             with self._lock:
                 device_level = _device_level(p4runtime_pb2.Update(entity=e) for e in request.entities)
                 ctx = self.ctx if device_level else self._need_pipeline()
-                found, results = self._control(lambda: self._read_all(ctx, request.entities))
+                asked = sdn_translation.for_context(ctx, self.sdn_config).entities_to_device(request.entities)
+                found, results = self._control(lambda: self._read_all(ctx, asked))
                 found = sdn_translation.for_context(ctx, self.sdn_config).entities_to_sdn(found)
         except P4RuntimeError as err:
             abort_with(context, err)
@@ -384,7 +385,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             with self._lock:
                 if self.live is None:
                     raise P4RuntimeError("FAILED_PRECONDITION", "no forwarding pipeline is running")
-                frame = packet_out_frame(self.live.index, msg.packet)
+                out_msg = sdn_translation.for_context(self.live, self.sdn_config).packet_out_to_device(msg.packet)
+                frame = packet_out_frame(self.live.index, out_msg)
             self.device.packet_out(frame)
         elif kind == "digest_ack":
             self.digests.ack(msg.digest_ack.digest_id, msg.digest_ack.list_id)
@@ -403,6 +405,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         msg = packet_in_message(ctx.index, frame)
         if msg is None:
             log.warning("frame to the CPU port shorter than the packet_in header: dropped")
+            return
+        try:
+            msg = sdn_translation.for_context(ctx, self.sdn_config).packet_in_to_sdn(msg)
+        except P4RuntimeError as err:
+            log.warning("packet-in dropped: %s", err)
             return
         out = p4runtime_pb2.StreamMessageResponse(packet=msg)
         for s in self.arbitrator.primaries(self.device.device_id):

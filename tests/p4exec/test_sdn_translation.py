@@ -2,6 +2,7 @@
 plane matches and forwards on device values (tests/p4/88_p4runtime_translation.p4, over real gRPC)."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import grpc
@@ -109,3 +110,40 @@ def test_a_value_without_mapping_is_rejected_and_nothing_changes(setup) -> None:
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "no mapping for SDN value 300 of port_t" in (e.value.details() or "")
     assert c.read(p4runtime_pb2.Entity(table_entry=p4runtime_pb2.TableEntry())) == []
+
+
+def test_packet_in_and_out_metadata_carry_sdn_ports(setup) -> None:
+    c, p4info, device, out = setup
+    pout = next(m for m in p4info.controller_packet_metadata if m.preamble.name == "packet_out")
+    assert [(m.name, m.bitwidth, m.type_name.name) for m in pout.metadata] == [("egress_port", 32, "port_t"),
+                                                                                ("pad", 7, "")]
+    msg = p4runtime_pb2.StreamMessageRequest()
+    msg.packet.payload = bytes([9, 0, 0, 1])
+    msg.packet.metadata.add(metadata_id=1, value=(200).to_bytes(4, "big"))    # SDN port 200 = device port 6
+    msg.packet.metadata.add(metadata_id=2, value=b"\x00")
+    c.send(msg)
+    deadline = time.monotonic() + 3
+    while not out and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert out == [(6, bytes([9, 0, 0, 1]))]
+    cpu = next(a for a in p4info.actions if a.preamble.name == "MyIngress.to_cpu")
+    t = next(t for t in p4info.tables if t.preamble.name == "MyIngress.by_tenant")
+    e = p4runtime_pb2.TableEntry(table_id=t.preamble.id)
+    e.match.add(field_id=1).exact.value = b"ops"
+    e.action.action.action_id = cpu.preamble.id
+    c.write(update(U.INSERT, table_entry=e))       # "ops" is the first tenant string: device value 0
+    device.inject(5, bytes([0, 0, 0x56, 0x78]))     # device port 5 = SDN port 100
+    pin = c.get("packet").packet
+    assert pin.payload == bytes([0, 0, 0x56, 0x78])
+    assert {m.metadata_id: m.value for m in pin.metadata} == {1: bytes([100]), 2: b"\x00"}
+
+
+def test_read_filter_names_sdn_values(setup) -> None:
+    c, p4info, _device, _out = setup
+    c.write(update(U.INSERT, table_entry=_entry(p4info, b"blue", 200, 0x77)),
+            update(U.INSERT, table_entry=_entry(p4info, b"red", 100, 0x55)))
+    want = _entry(p4info, b"red", 100, 0)
+    want.ClearField("action")
+    [got] = c.read(p4runtime_pb2.Entity(table_entry=want))
+    assert got.table_entry.match[0].exact.value == b"red"
+    assert got.table_entry.action.action.params[0].value == bytes([100])
