@@ -67,11 +67,14 @@ def _tokens(body: str) -> list[_Tok]:
     return out
 
 
-def _int_value(text: str) -> int:
+def _int_value(a: A.Annotation, tok: _Tok) -> int:
     """A P4 integer literal's value (`32`, `0x20`, `8w32`)."""
-    m = re.fullmatch(r"[0-9]+[ws](.+)", text)
-    digits = (m.group(1) if m else text).replace("_", "")
-    return int(digits, 0) if not digits.isdigit() else int(digits)
+    m = re.fullmatch(r"[0-9]+[ws](.+)", tok.text)
+    digits = (m.group(1) if m else tok.text).replace("_", "")
+    try:
+        return int(digits) if digits.isdigit() else int(digits, 0)
+    except ValueError:
+        raise P4Error(f"malformed @{ANNOTATION}: bad integer literal {tok.text!r}", _loc(a, tok)) from None
 
 
 def _loc(a: A.Annotation, tok: _Tok) -> SourceLoc:
@@ -105,10 +108,18 @@ def parse_translation(a: A.Annotation) -> Translation:
     if kind.kind == "STRING":
         width = None
     elif kind.kind == "INTEGER":
-        width = _int_value(kind.text)
+        width = _int_value(a, kind)
     else:
         expect(("<",), "<")
-        width = _int_value(expect(("INTEGER",), "INTEGER").text)
+        width = _int_value(a, expect(("INTEGER",), "INTEGER"))
         expect((">",), ">")
     expect(("END_ANNOTATION",), "END_ANNOTATION")
-    return Translation(uri.text[1:-1].encode().decode("unicode_escape"), width)
+    return Translation(_unescape(uri.text[1:-1]), width)
+
+
+def _unescape(text: str) -> str:
+    """The string literal's value (`\\"` and friends); kept as written when an escape is not one."""
+    try:
+        return text.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return text

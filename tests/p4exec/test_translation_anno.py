@@ -3,6 +3,8 @@ was measured with it on a one-line annotation at column 1), and only where live 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p4exec.compiler.program import compile_source
 from p4exec.errors import P4Error, SourceLoc
@@ -62,3 +64,16 @@ def test_checked_only_where_live_code_uses_the_type(decls: str, meta: str, ingre
             compile_source(src, "t.p4")
     else:
         compile_source(src, "t.p4")
+
+
+_PIECES = st.sampled_from([*'"\\, <>-_0123456789abxws()\n', '"u"', '"\\x"', "8w", "0x", "string", "bit", "é"])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_PIECES, max_size=12).map("".join))
+def test_any_body_gives_a_value_or_a_located_error(body: str) -> None:
+    """No body crashes the reader: it is a Translation or a P4Error (as p4c: a syntax error, never a crash)."""
+    try:
+        assert isinstance(parse_translation(_anno(body)), Translation)
+    except P4Error as e:
+        assert e.loc.file == "t.p4" and "@p4runtime_translation" in str(e)
