@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from p4exec.switch.tm import QueueConfig
 from topologies.model import Topology
+from topologies.switches import PRIORITY_QUEUES
 from vfabric.events import Simulator
 from vfabric.hosts import HostConfig, VirtualEndpoints
 from vfabric.links import Channel, Link
@@ -18,7 +19,7 @@ from vfabric.switch import DEFAULT_PIPELINE_LATENCY_NS, VirtualSwitch
 @dataclass
 class FabricConfig:
     queue_depth: int = 64  # packets per egress queue (BMv2's default)
-    priority_queues: int = 1
+    priority_queues: int = PRIORITY_QUEUES  # strict-priority queues per port, as the emulated fabric switches
     pipeline_latency_ns: int = DEFAULT_PIPELINE_LATENCY_NS
     seed: int = 0
 
