@@ -24,6 +24,7 @@ import time
 
 from traffic.frames import FORMATS, Addr, Parsed, Template, entropy
 from traffic.netns import open_packet_socket, socket_drops
+from traffic.progress import FlowGraph, finish_records
 from traffic.reaction import make_reaction
 from traffic.receiver import FlowRx, Receiver
 from traffic.records import (
@@ -49,9 +50,9 @@ class _Path:
 class _Flow:
     """Sender-side state of one flow (slots: touched per packet)."""
 
-    __slots__ = ("rec", "paths", "path", "deps_left", "dependents", "coll", "offset_ns", "next_ns", "cc", "rx",
-                 "tx", "trx", "payload", "dst_ep", "src_ep", "last_progress_ns", "parked", "tx_timer",
-                 "rx_timer", "last_tx_ns", "ent", "hi", "fb_by_fd", "avoid", "strikes", "psn_path", "rx_fd")
+    __slots__ = ("rec", "paths", "path", "next_ns", "cc", "rx", "tx", "trx", "payload", "dst_ep", "src_ep",
+                 "last_progress_ns", "parked", "tx_timer", "rx_timer", "last_tx_ns", "ent", "hi", "fb_by_fd",
+                 "avoid", "strikes", "psn_path", "rx_fd")
 
 
 class Engine:
@@ -133,11 +134,10 @@ class Engine:
         rtts: dict[tuple[int, int], RttEstimator] = {}  # one per endpoint pair, like a NIC's per-peer state
         avoids: dict[tuple[int, int, int], list[int]] = {}
         rel = reliable(self.config.transport)
-        for ci, pc in enumerate(plan):
+        for pc in plan:
             s = pc.schedule
             crec = CollectiveRecord(pc.name, pc.iteration, s.kind, s.algorithm, s.size, s.ranks)
             colls.append(crec)
-            base = len(flows)
             for t in s.transfers:
                 f = _Flow()
                 npkts = t.packets(self.payload)
@@ -164,10 +164,6 @@ class Engine:
                     f.paths.append(path)
                 f.path = 0
                 f.rx_fd = f.paths[0].dst_fd  # where the latest data arrived: timer ACKs go back that way
-                f.deps_left = len(t.depends_on)
-                f.dependents = []
-                f.coll = ci
-                f.offset_ns = int(t.offset_s * 1e9)
                 f.payload = tail_len
                 f.dst_ep = t.dst
                 f.src_ep = t.src
@@ -190,9 +186,6 @@ class Engine:
                 f.rx = receiver.expect(fid, npkts)
                 crec.flows.append(fid)
                 flows.append(f)
-            for t in s.transfers:
-                for d in t.depends_on:
-                    flows[base + d].dependents.append(base + t.id)
         return flows, colls
 
     # ---------------------------------------------------------------- run
@@ -202,14 +195,6 @@ class Engine:
         flows, colls = self._expand(plan, receiver)
         reaction = make_reaction(cfg.reaction, cfg.rate_bps, **cfg.reaction_params)
         rel = reliable(cfg.transport)
-        keys = {pc.key: i for i, pc in enumerate(plan)}
-        coll_left = [len(pc.schedule.transfers) for pc in plan]
-        coll_wait = [sum(1 for a in pc.after if a in keys) for pc in plan]
-        coll_next: dict[int, list[int]] = {}
-        for i, pc in enumerate(plan):
-            for a in pc.after:
-                if a in keys:
-                    coll_next.setdefault(keys[a], []).append(i)
         sock_ep: dict[int, set[int]] = {}
         for (ep, _plane), p in self.ports.items():
             key = (p.netns, p.ifname)
@@ -239,49 +224,18 @@ class Engine:
         timers: list[tuple[int, int, str, int]] = []  # (time, tiebreak, kind, id)
         sendq: list[tuple[int, int]] = []  # (next send time, flow)
         tick = 0
-        settled = 0
         packets = 0
         limit_hit = False
         timed_out = False
-        unsettled = len(flows)
 
         def push_timer(when: int, kind: str, ident: int) -> None:
             nonlocal tick
             tick += 1
             heapq.heappush(timers, (when, tick, kind, ident))
 
-        def start_collective(ci: int, now: int) -> None:
-            colls[ci].start_ns = now
-            for fid in colls[ci].flows:
-                if flows[fid].deps_left == 0:
-                    push_timer(now + flows[fid].offset_ns, "flow", fid)
-            if not colls[ci].flows:
-                finish_collective(ci, now)
-
-        def finish_collective(ci: int, now: int) -> None:
-            colls[ci].end_ns = now
-            for nxt in coll_next.get(ci, ()):
-                coll_wait[nxt] -= 1
-                if coll_wait[nxt] == 0:
-                    pn = plan[nxt]
-                    push_timer(max(now + int(pn.delay_s * 1e9), t0 + int(pn.start_s * 1e9)), "coll", nxt)
-
-        def settle(fid: int, now: int) -> None:
-            nonlocal settled, unsettled
-            f = flows[fid]
-            if f.rec.settle_ns:
-                return
-            f.rec.settle_ns = now
-            unsettled -= 1
-            for d in f.dependents:
-                g = flows[d]
-                g.deps_left -= 1
-                if g.deps_left == 0:
-                    push_timer(now + g.offset_ns, "flow", d)
-            ci = f.coll
-            coll_left[ci] -= 1
-            if coll_left[ci] == 0:
-                finish_collective(ci, now)
+        graph = FlowGraph(plan, colls, [f.rec for f in flows], lambda when, fid: push_timer(when, "flow", fid),
+                          lambda when, ci: push_timer(when, "coll", ci))
+        settle = graph.settle
 
         def arm_tx(fid: int, f: _Flow) -> None:
             t = f.tx.next_timer()
@@ -313,9 +267,7 @@ class Engine:
                 f.parked = False
                 heapq.heappush(sendq, (max(now, f.next_ns), fid))
 
-        for ci, pc in enumerate(plan):
-            if coll_wait[ci] == 0:
-                push_timer(t0 + int((pc.start_s + pc.delay_s) * 1e9), "coll", ci)
+        graph.begin(t0)
 
         parse = self.fmt.parse
         burst = cfg.burst
@@ -327,7 +279,7 @@ class Engine:
         by_flowlet = cfg.spray_unit == "flowlet"
         recv_budget = 1024  # drain each socket: receiving is dearer than sending and must keep up
 
-        while unsettled:
+        while graph.unsettled:
             now = time.monotonic_ns()
             if now >= deadline:
                 timed_out = True
@@ -398,7 +350,7 @@ class Engine:
                 _, _, kind, ident = heapq.heappop(timers)
                 f = flows[ident] if kind != "coll" else None
                 if kind == "coll":
-                    start_collective(ident, now)
+                    graph.start_collective(ident, now)
                 elif kind == "flow":
                     f.rec.start_ns = now
                     if limit_hit:  # the packet budget is spent: nothing more goes on the wire
@@ -554,31 +506,6 @@ class Engine:
         poller.close()
         end = time.monotonic_ns()
         drops = sum(socket_drops(s) for s in self._socks.values())
-        for f in flows:
-            r, rx = f.rec, f.rx
-            r.duplicates, r.reordered = rx.duplicates, rx.reordered
-            r.reorder_max, r.ce, r.qdepth_max = rx.reorder_max, rx.ce, rx.qdepth_max
-            if rel:
-                trx, tx = f.trx, f.tx
-                r.delivered = trx.delivered
-                r.complete = trx.complete
-                r.retransmitted, r.timeouts, r.naks, r.failed = tx.retransmitted, tx.timeouts, tx.naks, tx.failed
-                r.spurious, r.discarded, r.trimmed = trx.spurious, trx.discarded, trx.trimmed
-                tail_got = 1 if trx.complete or (hasattr(trx, "got") and trx.got[-1]) else 0
-                if r.complete and not r.settle_ns:
-                    r.settle_ns = end
-            else:
-                r.delivered = rx.delivered
-                r.complete = rx.complete
-                if rx.complete:
-                    r.settle_ns = rx.complete_ns
-                tail_got = rx.seen[-1] if rx.npkts else 0
-            r.delivered_bytes = (r.delivered - tail_got) * self.payload + tail_got * f.payload
-            if f.cc is not None:
-                r.rate_cuts = f.cc.cuts
-        for c in colls:
-            ends = [flows[i].rec.settle_ns for i in c.flows]
-            if c.end_ns and all(ends):
-                c.end_ns = max(ends)
+        finish_records(flows, colls, rel, self.payload, end)
         return RunResult([f.rec for f in flows], colls, (end - t0) / 1e9, packets, timed_out, limit_hit,
                          drops, receiver.foreign, cfg)

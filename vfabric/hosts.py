@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from topologies.model import Topology
 from traffic.frames import FORMATS, PROBE, Addr, Template
+from traffic.progress import FlowGraph, finish_records
 from traffic.reaction import FlowCC, NoReaction, make_reaction
 from traffic.receiver import FlowRx, Receiver
 from traffic.records import CollectiveRecord, EngineConfig, FlowRecord, PlannedCollective, Port, RunResult
@@ -54,9 +55,9 @@ class HostConfig:
 class _Flow:
     """Per-flow state touched per packet (slots; annotated for the type checker)."""
 
-    __slots__ = ("fid", "rec", "nic", "tpl", "tail", "deps_left", "dependents", "coll", "offset_ns", "next_ns",
-                 "cc", "rx", "payload", "dst_ep", "src_ep", "last_progress_ns", "wire_bits", "tail_wire_bits",
-                 "blocked", "queued", "tx", "trx", "hi", "fb_tpl", "rx_nic", "tx_timer", "rx_timer", "parked")
+    __slots__ = ("fid", "rec", "nic", "tpl", "tail", "next_ns", "cc", "rx", "payload", "dst_ep", "src_ep",
+                 "last_progress_ns", "wire_bits", "tail_wire_bits", "blocked", "queued", "tx", "trx", "hi",
+                 "fb_tpl", "rx_nic", "tx_timer", "rx_timer", "parked")
     fid: int
     rec: FlowRecord
     nic: NicPort
@@ -64,10 +65,6 @@ class _Flow:
     tpl: Template
     tail: Template
     fb_tpl: Template | None
-    deps_left: int
-    dependents: list[int]
-    coll: int
-    offset_ns: int
     next_ns: float
     cc: FlowCC | None
     rx: FlowRx
@@ -182,8 +179,12 @@ class VirtualEndpoints:
         self.packets = 0
         self.limit_hit = False
         self.foreign = 0
-        self.unsettled = 0
-        self.t0 = 0
+        self.graph: FlowGraph | None = None
+
+    @property
+    def unsettled(self) -> int:
+        """Flows not yet settled (0 before a plan is loaded)."""
+        return self.graph.unsettled if self.graph is not None else 0
 
     def attach(self, eid: int, plane: int, channel: Channel) -> None:
         self.nics[(eid, plane)] = NicPort(self.sim, channel, self)
@@ -201,11 +202,10 @@ class VirtualEndpoints:
         self.plan = list(plan)
         templates: dict = {}
         rtts: dict[tuple[int, int], RttEstimator] = {}  # one per endpoint pair, like a NIC's per-peer state
-        for ci, pc in enumerate(self.plan):
+        for pc in self.plan:
             s = pc.schedule
             crec = CollectiveRecord(pc.name, pc.iteration, s.kind, s.algorithm, s.size, s.ranks)
             self.colls.append(crec)
-            base = len(self.flows)
             for t in s.transfers:
                 f = _Flow()
                 skey, dkey = self._port_key(t.src, t.plane), self._port_key(t.dst, t.plane)
@@ -224,10 +224,6 @@ class VirtualEndpoints:
                 f.fb_tpl = self._feedback_template(templates, a_dst, a_src, fid) if self.reliable else None
                 f.wire_bits = wire_bytes(len(f.tpl.buf)) * 8
                 f.tail_wire_bits = wire_bytes(len(f.tail.buf)) * 8
-                f.deps_left = len(t.depends_on)
-                f.dependents = []
-                f.coll = ci
-                f.offset_ns = int(round(t.offset_s * 1e9))
                 f.payload = tail_len
                 f.dst_ep = t.dst
                 f.src_ep = t.src
@@ -244,26 +240,15 @@ class VirtualEndpoints:
                 f.rx = self.receiver.expect(fid, npkts)
                 crec.flows.append(fid)
                 self.flows.append(f)
-            for t in s.transfers:
-                for d in t.depends_on:
-                    self.flows[base + d].dependents.append(base + t.id)
         rate = cfg.flow_rate_bps or max((n.channel.link.rate_bps for n in self.nics.values()), default=1e9)
         self.reaction: NoReaction = make_reaction(cfg.reaction, rate, **(cfg.reaction_params or {}))
         self.unpaced = self.reaction.name == "none" and cfg.flow_rate_bps is None  # NIC line rate only
         self.flow_rate_bps = cfg.flow_rate_bps
-        keys = {pc.key: i for i, pc in enumerate(self.plan)}
-        self.coll_left = [len(pc.schedule.transfers) for pc in self.plan]
-        self.coll_wait = [sum(1 for a in pc.after if a in keys) for pc in self.plan]
-        self.coll_next: dict[int, list[int]] = {}
-        for i, pc in enumerate(self.plan):
-            for a in pc.after:
-                if a in keys:
-                    self.coll_next.setdefault(keys[a], []).append(i)
-        self.unsettled = len(self.flows)
-        self.t0 = start_ns
-        for ci, pc in enumerate(self.plan):
-            if self.coll_wait[ci] == 0:
-                self.sim.at(start_ns + int(round((pc.start_s + pc.delay_s) * 1e9)), self._start_collective, ci)
+        sim = self.sim
+        self.graph = FlowGraph(self.plan, self.colls, [f.rec for f in self.flows],
+                               lambda when, fid: sim.at(when, self._start_flow, fid),
+                               lambda when, ci: sim.at(when, self._start_collective, ci))
+        self.graph.begin(start_ns)
 
     def _template(self, cache: dict, src: Addr, dst: Addr, flow: int, payload: int) -> Template:
         key = (src, dst, payload)
@@ -287,24 +272,8 @@ class VirtualEndpoints:
 
     # ---------------------------------------------------------------- collectives and flows
     def _start_collective(self, ci: int) -> None:
-        now = self.sim.now
-        self.colls[ci].start_ns = now
-        for fid in self.colls[ci].flows:
-            f = self.flows[fid]
-            if f.deps_left == 0:
-                self.sim.at(now + f.offset_ns, self._start_flow, fid)
-        if not self.colls[ci].flows:
-            self._finish_collective(ci)
-
-    def _finish_collective(self, ci: int) -> None:
-        now = self.sim.now
-        self.colls[ci].end_ns = now
-        for nxt in self.coll_next.get(ci, ()):
-            self.coll_wait[nxt] -= 1
-            if self.coll_wait[nxt] == 0:
-                pn = self.plan[nxt]
-                at = max(now + int(round(pn.delay_s * 1e9)), self.t0 + int(round(pn.start_s * 1e9)))
-                self.sim.at(at, self._start_collective, nxt)
+        assert self.graph is not None  # loaded
+        self.graph.start_collective(ci, self.sim.now)
 
     def _start_flow(self, fid: int) -> None:
         now = self.sim.now
@@ -322,20 +291,8 @@ class VirtualEndpoints:
         f.nic.make_ready(f)
 
     def _settle(self, fid: int) -> None:
-        f = self.flows[fid]
-        if f.rec.settle_ns:
-            return
-        f.rec.settle_ns = self.sim.now
-        self.unsettled -= 1
-        for d in f.dependents:
-            g = self.flows[d]
-            g.deps_left -= 1
-            if g.deps_left == 0:
-                self.sim.at(self.sim.now + g.offset_ns, self._start_flow, d)
-        ci = f.coll
-        self.coll_left[ci] -= 1
-        if self.coll_left[ci] == 0:
-            self._finish_collective(ci)
+        assert self.graph is not None  # loaded
+        self.graph.settle(fid, self.sim.now)
 
     def _grace(self, fid: int) -> None:
         if not self.flows[fid].rec.settle_ns:
@@ -536,31 +493,6 @@ class VirtualEndpoints:
     # ---------------------------------------------------------------- result
     def result(self, duration_ns: int, timed_out: bool, engine_config: EngineConfig) -> RunResult:
         end = self.sim.now
-        for f in self.flows:
-            r, rx = f.rec, f.rx
-            r.duplicates, r.reordered = rx.duplicates, rx.reordered
-            r.reorder_max, r.ce, r.qdepth_max = rx.reorder_max, rx.ce, rx.qdepth_max
-            if self.reliable:
-                trx, tx = f.trx, f.tx
-                r.delivered = trx.delivered
-                r.complete = trx.complete
-                r.retransmitted, r.timeouts, r.naks, r.failed = tx.retransmitted, tx.timeouts, tx.naks, tx.failed
-                r.spurious, r.discarded, r.trimmed = trx.spurious, trx.discarded, trx.trimmed
-                tail_got = 1 if trx.complete or (hasattr(trx, "got") and trx.got[-1]) else 0
-                if r.complete and not r.settle_ns:
-                    r.settle_ns = end
-            else:
-                r.delivered = rx.delivered
-                r.complete = rx.complete
-                if rx.complete:
-                    r.settle_ns = rx.complete_ns
-                tail_got = rx.seen[-1] if rx.npkts else 0
-            r.delivered_bytes = (r.delivered - tail_got) * self.payload + tail_got * f.payload
-            if f.cc is not None:
-                r.rate_cuts = f.cc.cuts
-        for c in self.colls:
-            ends = [self.flows[i].rec.settle_ns for i in c.flows]
-            if c.end_ns and all(ends):
-                c.end_ns = max(ends)
+        finish_records(self.flows, self.colls, self.reliable, self.payload, end)
         return RunResult([f.rec for f in self.flows], self.colls, duration_ns / 1e9, self.packets, timed_out,
                          self.limit_hit, 0, self.foreign + self.receiver.foreign, engine_config)
