@@ -221,13 +221,14 @@ class StfRunner:
                     continue
                 if not e.matches(got[i]):
                     g = _fmt(got[i])
+                    pattern = e.pattern or ""  # None ("any packets") always matches
                     self.failures.append(
                         f"{e.loc}: port {port}: packet #{i + 1} differs\n"
                         f"    expected {_fmt_expect(e)}\n"
                         f"    actual   {g}\n"
-                        f"             {_diff_line(e.pattern, g)}"
+                        f"             {_diff_line(pattern, g)}"
                         + ("\n    (expected the packet to end there: '$')" if e.exact and len(g) !=
-                           len(e.pattern) else ""))
+                           len(pattern) else ""))
             if len(got) > len(exp) and port not in self.any_ports:
                 for j in range(len(exp), len(got)):
                     self.failures.append(f"{self.stf_name}: port {port}: unexpected packet #{j + 1}: "

@@ -98,7 +98,7 @@ def read_queues(addr: str, device_id: int, port: int = 0, timeout: float = 5.0) 
         stub = p4runtime_pb2_grpc.P4RuntimeStub(channel)
         rreq = p4runtime_pb2.ReadRequest(device_id=device_id)
         rreq.entities.add().CopyFrom(queue_entity(port, {}))
-        out = []
+        out: list[dict] = []
         for resp in stub.Read(rreq, timeout=timeout):
             out.extend(decode_entry(e) for e in resp.entities if e.HasField("extern_entry"))
         return out
