@@ -260,21 +260,21 @@ class CallCompiler:
         one's complement sum of 16-bit words is the value modulo 0xFFFF (2**16 = 1 mod 0xFFFF), see
         `_csum16_int`. None when a varbit makes the width dynamic (the bytes path handles that)."""
         fv = self.field_values(e, node)
-        if any(isinstance(w, str) for _, w in fv):
+        fixed = [(c, w) for c, w in fv if isinstance(w, int)]
+        if len(fixed) != len(fv):
             return None
-        total = sum(w for _, w in fv)
+        total = sum(w for _, w in fixed)
         if total == 0:
-            return "0xffff"
+            return "0xffff"  # csum16 of no bytes
         parts = []
         shift = total
-        for c, w in fv:
+        for c, w in fixed:
             shift -= w
             parts.append(f"({c} << {shift})" if shift else c)
         pad = -total % 16  # zero bits to a whole byte, then a zero byte to a whole 16-bit word, as csum16 does
         expr = " | ".join(parts)
         if pad:
             expr = f"(({expr}) << {pad})"
-        self.hash_algos.add("csum16")
         return f"_csum16_int({expr})"
 
     def hash_fn(self, algo: str, node=None) -> str:
