@@ -147,7 +147,6 @@ def p4sim_case(packets: int) -> None:
             "MyIngress.ipv4_forward", (int(itf.mac.replace(":", ""), 16), port.number))))
     lengths: set[int] = set()
     receive = sw.receive
-
     channels = [nic.channel for nic in fab.endpoints.nics.values()]
 
     def tap(port: int, frame: bytes) -> None:  # sees the first frames, then gets out of the way
