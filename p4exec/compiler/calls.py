@@ -154,6 +154,7 @@ class CallCompiler:
         info = sym.info
         d = info.decl
         self.info.direct_actions.setdefault(info.name, info)
+        self.info.action_events.append((self.pipeline_role, info.name, "use"))
         prefix = self.ctx.ctx_args if sym.const == "local" else ""
         lines, _ = self.call_with_params(n, d.params, info.pyfunc, f"call of action {info.local}", prefix,
                                          may_exit=True, copy_objects=info.copy_objects)
