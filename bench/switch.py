@@ -30,7 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from p4exec.switch.lab import Lab, SwitchProcess, switch_env  # noqa: E402
+from controller.bmv2_launch import Bmv2Command, Bmv2Process  # noqa: E402
+from p4exec.switch.lab import Lab, SwitchProcess, rss_kb, switch_env  # noqa: E402
 from p4exec.switch.nsio import write_frames  # noqa: E402
 
 TARGET_PPS = 30_000
@@ -126,43 +127,10 @@ def push_basic_l3(program: Path, target: str = "p4exec") -> float:
         return write_rate(sw, "ipv4_forward", {"dstAddr": 0x020202, "port": 3})
 
 
-class Bmv2Process:
-    """simple_switch_grpc on the lab's veths (port i = host i); ready once gRPC and Thrift listen."""
-
-    def __init__(self, lab: Lab) -> None:
-        ifs = [a for i in (1, 2) for a in ("-i", f"{i}@{lab.sw_if(i)}")]
-        cmd = ["simple_switch_grpc", "--no-p4", *ifs, "--device-id", "1", "--thrift-port", str(THRIFT_PORT),
-               "--", "--grpc-server-addr", GRPC_ADDR, "--cpu-port", "255"]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    def wait_ready(self, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not all(_listening(port) for port in (int(GRPC_ADDR.rsplit(":", 1)[1]), THRIFT_PORT)):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("simple_switch_grpc did not come up")
-            time.sleep(0.1)
-
-    def rss_kb(self) -> tuple[int, int]:
-        vals = {}
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            key, _, rest = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                vals[key] = int(rest.split()[0])
-        return vals["VmRSS"], vals["VmHWM"]
-
-    def close(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
-
-
-def _listening(port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(0.2)
-        return s.connect_ex(("127.0.0.1", port)) == 0
+def bmv2_command(lab: Lab) -> Bmv2Command:
+    """simple_switch_grpc on the lab's veths (port i = host i), started as fabric switches are."""
+    return Bmv2Command(grpc_addr=GRPC_ADDR, thrift_port=THRIFT_PORT, device_id=1,
+                       interfaces={i: lab.sw_if(i) for i in (1, 2)})
 
 
 def offer(lab: Lab, fr: bytes, pps: float, seconds: float, tmp: Path) -> tuple[int, int, float]:
@@ -193,7 +161,7 @@ def measure(lab: Lab, cmd: list[str] | None, program: Path | None, sizes: list[i
             base: bytes | None = None, target: str = "p4exec") -> dict:
     """Forwarding rate per size; with `program`, load it first (basic_l3: one route; ethplus: the fabric
     controller's entries) and send the frame that program forwards. `cmd` None: BMv2 on the same veths."""
-    proc: SwitchProcess | Bmv2Process = Bmv2Process(lab) if cmd is None else SwitchProcess(cmd)
+    proc: SwitchProcess | Bmv2Process = Bmv2Process(bmv2_command(lab)) if cmd is None else SwitchProcess(cmd)
     res: dict = {}
     try:
         proc.wait_ready()
@@ -211,7 +179,7 @@ def measure(lab: Lab, cmd: list[str] | None, program: Path | None, sizes: list[i
         if program is not None:
             res["noloss"] = offer(lab, resize(base, 64) if base is not None else frame(64), TARGET_PPS,
                                   args.seconds, tmp)
-        res["rss"] = proc.rss_kb()
+        res["rss"] = rss_kb(proc.pid)
     finally:
         proc.close()
     return res

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 from ctypes.util import find_library
 
 COMPILER = "p4c-bm2-ss"
 SWITCH = "simple_switch_grpc"
-CLI = "simple_switch_CLI"
-REQUIRED = (COMPILER, SWITCH, CLI)
+REQUIRED = (COMPILER, SWITCH)  # the runtime calls go over Thrift from this process: no simple_switch_CLI
 
 
 def missing() -> list[str]:
@@ -16,6 +16,8 @@ def missing() -> list[str]:
     absent = [tool for tool in REQUIRED if shutil.which(tool) is None]
     if find_library("nanomsg") is None:
         absent.append("libnanomsg (Debian: libnanomsg5)")
+    if importlib.util.find_spec("thrift") is None:
+        absent.append("the Python package thrift (pip install 'ethlab[bmv2]')")
     return absent
 
 

@@ -44,7 +44,7 @@ class FabricOptions:
     """How to realise the model. `rate_scale` turns nominal link rates into switch queue rates
     (e.g. 1e-4: a 400 Gbit/s link is served at 40 Mbit/s); None leaves queues unlimited."""
 
-    switch_cls: type = P4ExecSwitch
+    switch_cls: type[P4Switch] = P4ExecSwitch
     json_path: str | None = None  # program loaded at start; None: wait for SetForwardingPipelineConfig
     log_dir: str | None = None  # default: a fresh private directory (rundirs.new_run_dir)
     static_arp: bool = True

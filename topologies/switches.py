@@ -22,6 +22,7 @@ from typing import Any
 from mininet.link import Link
 from mininet.node import Host, Switch
 
+from controller.bmv2_launch import PRIORITY_QUEUES, SWITCH, Bmv2Command
 from p4exec.privdir import ensure_private_dir, open_new
 from topologies.state import RunState, all_runs
 
@@ -93,12 +94,6 @@ def allocate_ports(n: int, start: int = 50100, avoid: set[int] | None = None) ->
             out.append(port)
         port += 1
     return out
-
-
-# Strict-priority egress queues per port on every fabric switch: one per value of v1model's 3-bit
-# standard_metadata.priority. ethplus.p4 queues transport feedback and trimmed packets at PRIO_CONTROL (7);
-# BMv2 would drop them, uncounted, without a queue of that priority (simple_switch's default is one).
-PRIORITY_QUEUES = 8
 
 
 class P4Switch(Switch):
@@ -250,7 +245,7 @@ class P4ExecSwitch(P4Switch):
             cmd += ["--cpu-port", str(self.cpu_port)]
         cmd += ["--log-file", str(self.log_path), "-L", self.log_level]
         cmd += ["--stats-file", str(self.log_dir / f"{self.name}.stats.json")]
-        cmd += ["--priority-queues", str(PRIORITY_QUEUES)]
+        cmd += ["--priority-queues", str(PRIORITY_QUEUES)]  # as many queues as a BMv2 fabric switch
         if self.pcap_dir:
             cmd.append(f"--pcap={self.pcap_dir}")  # an implicit-value option: a separate word is not taken
         if self.queue_depth:
@@ -271,21 +266,12 @@ class Bmv2Switch(P4Switch):
 
     @staticmethod
     def available() -> bool:
-        return shutil.which("simple_switch_grpc") is not None
+        return shutil.which(SWITCH) is not None
 
     def command(self) -> list[str]:
-        cmd = ["simple_switch_grpc"]
-        cmd += [self.json_path] if self.json_path else ["--no-p4"]
-        cmd += self.interface_args()
-        cmd += ["--device-id", str(self.device_id), "--thrift-port", str(self.thrift_port),
-                "--log-console", "-L", self.log_level]
-        if self.pcap_dir:
-            cmd.append(f"--pcap={self.pcap_dir}")  # an implicit-value option: a separate word is not taken
-        cmd += list(self.extra_args)
-        cmd += ["--", "--grpc-server-addr", self.grpc_addr, "--priority-queues", str(PRIORITY_QUEUES)]
-        if self.cpu_port is not None:
-            cmd += ["--cpu-port", str(self.cpu_port)]
-        return cmd
+        return Bmv2Command(grpc_addr=self.grpc_addr, thrift_port=self.thrift_port, device_id=self.device_id,
+                           json_path=self.json_path, interfaces=self.port_map(), cpu_port=self.cpu_port,
+                           log_level=self.log_level, pcap_dir=self.pcap_dir, extra_args=self.extra_args).argv()
 
     def wait_thrift(self, timeout: float = 15.0) -> None:
         """simple_switch_grpc opens its Thrift server only after the gRPC one

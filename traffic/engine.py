@@ -24,6 +24,8 @@ import time
 
 from traffic.frames import FORMATS, Addr, Parsed, Template, entropy
 from traffic.netns import open_packet_socket, socket_drops
+from traffic.planes import PathHealth, PlaneChoice, flow_planes
+from traffic.progress import FlowGraph, finish_records
 from traffic.reaction import make_reaction
 from traffic.receiver import FlowRx, Receiver
 from traffic.records import (
@@ -49,9 +51,8 @@ class _Path:
 class _Flow:
     """Sender-side state of one flow (slots: touched per packet)."""
 
-    __slots__ = ("rec", "paths", "path", "deps_left", "dependents", "coll", "offset_ns", "next_ns", "cc", "rx",
-                 "tx", "trx", "payload", "dst_ep", "src_ep", "last_progress_ns", "parked", "tx_timer",
-                 "rx_timer", "last_tx_ns", "ent", "hi", "fb_by_fd", "avoid", "strikes", "psn_path", "rx_fd")
+    __slots__ = ("rec", "paths", "path", "next_ns", "cc", "rx", "tx", "trx", "payload", "dst_ep", "src_ep",
+                 "last_progress_ns", "parked", "tx_timer", "rx_timer", "hi", "fb_by_fd", "plane", "rx_fd")
 
 
 class Engine:
@@ -115,29 +116,18 @@ class Engine:
             pair = cache[key] = self.fmt.for_pair(base, src, dst, gateway)
         return self.fmt.for_flow(pair, flow)
 
-    def _flow_planes(self, src: int, dst: int, plane: int) -> list[int]:
-        """The planes a flow may use: its own under `pinned`, else every plane both endpoints have."""
-        if self.config.plane_policy == "pinned":
-            return [plane]
-        common = [p for p in self._planes.get(src, []) if p in self._planes.get(dst, [])]
-        if not common:
-            return [plane]
-        # start on the schedule's plane so that a one-path choice equals `pinned`
-        start = common.index(plane) if plane in common else 0
-        return common[start:] + common[:start]
-
     def _expand(self, plan: list[PlannedCollective], receiver: Receiver):
         flows: list[_Flow] = []
         colls: list[CollectiveRecord] = []
         templates: dict = {}
         rtts: dict[tuple[int, int], RttEstimator] = {}  # one per endpoint pair, like a NIC's per-peer state
-        avoids: dict[tuple[int, int, int], list[int]] = {}
+        health: dict[tuple[int, int, int], PathHealth] = {}
+        cfg = self.config
         rel = reliable(self.config.transport)
-        for ci, pc in enumerate(plan):
+        for pc in plan:
             s = pc.schedule
             crec = CollectiveRecord(pc.name, pc.iteration, s.kind, s.algorithm, s.size, s.ranks)
             colls.append(crec)
-            base = len(flows)
             for t in s.transfers:
                 f = _Flow()
                 npkts = t.packets(self.payload)
@@ -146,7 +136,8 @@ class Engine:
                 tail_len = t.bytes - (npkts - 1) * self.payload
                 f.paths = []
                 f.fb_by_fd = {}
-                for plane in self._flow_planes(t.src, t.dst, t.plane):
+                for plane in flow_planes(cfg.plane_policy, self._planes.get(t.src, []),
+                                         self._planes.get(t.dst, []), t.plane):
                     src, dst = self.port(t.src, plane), self.port(t.dst, plane)
                     path = _Path()
                     path.sock = self._sock(src)
@@ -162,12 +153,7 @@ class Engine:
                                    if rel else None)
                     f.fb_by_fd.setdefault(path.dst_fd, (dsock, path.fb_tpl))
                     f.paths.append(path)
-                f.path = 0
                 f.rx_fd = f.paths[0].dst_fd  # where the latest data arrived: timer ACKs go back that way
-                f.deps_left = len(t.depends_on)
-                f.dependents = []
-                f.coll = ci
-                f.offset_ns = int(t.offset_s * 1e9)
                 f.payload = tail_len
                 f.dst_ep = t.dst
                 f.src_ep = t.src
@@ -176,23 +162,23 @@ class Engine:
                 f.last_progress_ns = 0
                 f.parked = False
                 f.tx_timer = f.rx_timer = 0
-                f.last_tx_ns = -(1 << 62)
-                f.ent = entropy(fid)
                 f.hi = 0
                 pair = (t.src, t.dst)
                 if pair not in rtts:
                     rtts[pair] = RttEstimator(self.tparams)
                 f.tx, f.trx = make_transport(self.config.transport, npkts, self.tparams, rtts[pair])
-                # per endpoint pair, per path: until when the NIC avoids it (losses seen on it)
-                f.avoid = avoids.setdefault((t.src, t.dst, len(f.paths)), [0] * len(f.paths))
-                f.strikes = avoids.setdefault((t.src, t.dst, -len(f.paths)), [0] * len(f.paths))
-                f.psn_path = bytearray(npkts) if len(f.paths) > 1 else bytearray()
+                npaths = len(f.paths)
+                if npaths > 1:  # the NIC picks a plane per packet or flowlet (traffic/planes.py)
+                    key = (t.src, t.dst, npaths)
+                    if key not in health:
+                        health[key] = PathHealth(npaths)
+                    f.plane = PlaneChoice(cfg.plane_policy, npaths, npkts, health[key], self.tparams.rto_ns,
+                                          entropy(fid), cfg.spray_unit, int(cfg.flowlet_gap_s * 1e9))
+                else:
+                    f.plane = None
                 f.rx = receiver.expect(fid, npkts)
                 crec.flows.append(fid)
                 flows.append(f)
-            for t in s.transfers:
-                for d in t.depends_on:
-                    flows[base + d].dependents.append(base + t.id)
         return flows, colls
 
     # ---------------------------------------------------------------- run
@@ -202,14 +188,6 @@ class Engine:
         flows, colls = self._expand(plan, receiver)
         reaction = make_reaction(cfg.reaction, cfg.rate_bps, **cfg.reaction_params)
         rel = reliable(cfg.transport)
-        keys = {pc.key: i for i, pc in enumerate(plan)}
-        coll_left = [len(pc.schedule.transfers) for pc in plan]
-        coll_wait = [sum(1 for a in pc.after if a in keys) for pc in plan]
-        coll_next: dict[int, list[int]] = {}
-        for i, pc in enumerate(plan):
-            for a in pc.after:
-                if a in keys:
-                    coll_next.setdefault(keys[a], []).append(i)
         sock_ep: dict[int, set[int]] = {}
         for (ep, _plane), p in self.ports.items():
             key = (p.netns, p.ifname)
@@ -234,54 +212,21 @@ class Engine:
         t0 = time.monotonic_ns()
         deadline = t0 + int(cfg.time_limit_s * 1e9)
         grace_ns = int(cfg.loss_grace_s * 1e9)
-        flowlet_ns = int(cfg.flowlet_gap_s * 1e9)
-        avoid_ns = self.tparams.rto_ns
         timers: list[tuple[int, int, str, int]] = []  # (time, tiebreak, kind, id)
         sendq: list[tuple[int, int]] = []  # (next send time, flow)
         tick = 0
-        settled = 0
         packets = 0
         limit_hit = False
         timed_out = False
-        unsettled = len(flows)
 
         def push_timer(when: int, kind: str, ident: int) -> None:
             nonlocal tick
             tick += 1
             heapq.heappush(timers, (when, tick, kind, ident))
 
-        def start_collective(ci: int, now: int) -> None:
-            colls[ci].start_ns = now
-            for fid in colls[ci].flows:
-                if flows[fid].deps_left == 0:
-                    push_timer(now + flows[fid].offset_ns, "flow", fid)
-            if not colls[ci].flows:
-                finish_collective(ci, now)
-
-        def finish_collective(ci: int, now: int) -> None:
-            colls[ci].end_ns = now
-            for nxt in coll_next.get(ci, ()):
-                coll_wait[nxt] -= 1
-                if coll_wait[nxt] == 0:
-                    pn = plan[nxt]
-                    push_timer(max(now + int(pn.delay_s * 1e9), t0 + int(pn.start_s * 1e9)), "coll", nxt)
-
-        def settle(fid: int, now: int) -> None:
-            nonlocal settled, unsettled
-            f = flows[fid]
-            if f.rec.settle_ns:
-                return
-            f.rec.settle_ns = now
-            unsettled -= 1
-            for d in f.dependents:
-                g = flows[d]
-                g.deps_left -= 1
-                if g.deps_left == 0:
-                    push_timer(now + g.offset_ns, "flow", d)
-            ci = f.coll
-            coll_left[ci] -= 1
-            if coll_left[ci] == 0:
-                finish_collective(ci, now)
+        graph = FlowGraph(plan, colls, [f.rec for f in flows], lambda when, fid: push_timer(when, "flow", fid),
+                          lambda when, ci: push_timer(when, "coll", ci))
+        settle = graph.settle
 
         def arm_tx(fid: int, f: _Flow) -> None:
             t = f.tx.next_timer()
@@ -313,9 +258,7 @@ class Engine:
                 f.parked = False
                 heapq.heappush(sendq, (max(now, f.next_ns), fid))
 
-        for ci, pc in enumerate(plan):
-            if coll_wait[ci] == 0:
-                push_timer(t0 + int((pc.start_s + pc.delay_s) * 1e9), "coll", ci)
+        graph.begin(t0)
 
         parse = self.fmt.parse
         burst = cfg.burst
@@ -323,11 +266,9 @@ class Engine:
         rate_of = reaction.rate_bps
         on_delivery = reaction.on_delivery
         per_ack = reaction.name == "hpcc"
-        policy = cfg.plane_policy
-        by_flowlet = cfg.spray_unit == "flowlet"
         recv_budget = 1024  # drain each socket: receiving is dearer than sending and must keep up
 
-        while unsettled:
+        while graph.unsettled:
             now = time.monotonic_ns()
             if now >= deadline:
                 timed_out = True
@@ -398,7 +339,7 @@ class Engine:
                 _, _, kind, ident = heapq.heappop(timers)
                 f = flows[ident] if kind != "coll" else None
                 if kind == "coll":
-                    start_collective(ident, now)
+                    graph.start_collective(ident, now)
                 elif kind == "flow":
                     f.rec.start_ns = now
                     if limit_hit:  # the packet budget is spent: nothing more goes on the wire
@@ -436,26 +377,21 @@ class Engine:
                 tx = f.tx
                 win = window_of(cc)
                 paths = f.paths
-                npaths = len(paths)
+                plane = f.plane
                 last_psn = rec.npkts - 1
                 n = 0
                 parked = False
-                path = paths[f.path]
+                if plane is None:
+                    path = paths[0]
+                else:
+                    path = paths[plane.k]
+
+                    def load(k: int, paths=paths) -> int:  # least-loaded: the port that frees up first
+                        return port_next[paths[k].slot]
                 slot = path.slot
                 while n < burst and f.next_ns <= now:
-                    if npaths > 1 and (not by_flowlet or now - f.last_tx_ns > flowlet_ns):
-                        avoid = f.avoid
-                        if policy == "round-robin":
-                            k = f.path
-                            for _ in range(npaths):
-                                k = (k + 1) % npaths
-                                if avoid[k] <= now:
-                                    break
-                            f.path = k
-                        else:  # least-loaded: the plane whose NIC port frees up first
-                            f.path = min(range(npaths), key=lambda k: (avoid[k] > now, port_next[paths[k].slot]))
-                        f.ent = (f.ent + 1) & 0x3FFF
-                        path = paths[f.path]
+                    if plane is not None and plane.due(now):
+                        path = paths[plane.choose(now, load)]
                         slot = path.slot
                     if port_next[slot] > now:
                         break
@@ -471,28 +407,14 @@ class Engine:
                     if psn is None:
                         parked = True
                         break
-                    if npaths > 1:
-                        if psn < f.hi:  # a retransmission: the path its last copy took is suspect for a while
-                            avoid = f.avoid
-                            bad = f.psn_path[psn]
-                            if avoid[bad] <= now:
-                                # repeated trouble on a path keeps it avoided longer (up to 16x)
-                                strikes = f.strikes
-                                strikes[bad] = min(strikes[bad] + 1, 4) if now - avoid[bad] < avoid_ns else 0
-                                avoid[bad] = now + (max(avoid_ns, 2 * tx.rtt.srtt) << strikes[bad])
-                            if avoid[f.path] > now:
-                                ok = [k for k in range(npaths) if avoid[k] <= now]
-                                if ok:
-                                    f.path = min(ok, key=lambda k: port_next[paths[k].slot])
-                                    path = paths[f.path]
-                                    slot = path.slot
-                        f.psn_path[psn] = f.path
+                    if plane is not None:  # a retransmission avoids the path its lost copy took
+                        retx = psn < f.hi  # only reliable senders retransmit (and have an RTT estimate)
+                        path = paths[plane.taken(psn, retx, now, tx.rtt.srtt if retx else 0, load)]
+                        slot = path.slot
                     tpl = path.tail if psn == last_psn else path.tpl
                     buf = tpl.stamp(fid, psn, rec.npkts, now)
-                    if npaths > 1:
-                        ent = 0xC000 | f.ent
-                        buf[tpl.entropy_off] = ent >> 8
-                        buf[tpl.entropy_off + 1] = ent & 0xFF
+                    if plane is not None:
+                        plane.stamp_entropy(buf, tpl.entropy_off)
                     try:
                         path.sock.send(buf)
                     except BlockingIOError:
@@ -514,7 +436,8 @@ class Engine:
                     rec.sent_bytes += blen
                     packets += 1
                     n += 1
-                    f.last_tx_ns = now
+                    if plane is not None:
+                        plane.sent(now)
                     f.next_ns += int(blen * 8 * 1e9 / rate_of(cc, now / 1e9))
                     if port_ns_per_bit:
                         # token bucket: time lost to a slow loop turn may be caught up, `burst` frames deep
@@ -554,31 +477,6 @@ class Engine:
         poller.close()
         end = time.monotonic_ns()
         drops = sum(socket_drops(s) for s in self._socks.values())
-        for f in flows:
-            r, rx = f.rec, f.rx
-            r.duplicates, r.reordered = rx.duplicates, rx.reordered
-            r.reorder_max, r.ce, r.qdepth_max = rx.reorder_max, rx.ce, rx.qdepth_max
-            if rel:
-                trx, tx = f.trx, f.tx
-                r.delivered = trx.delivered
-                r.complete = trx.complete
-                r.retransmitted, r.timeouts, r.naks, r.failed = tx.retransmitted, tx.timeouts, tx.naks, tx.failed
-                r.spurious, r.discarded, r.trimmed = trx.spurious, trx.discarded, trx.trimmed
-                tail_got = 1 if trx.complete or (hasattr(trx, "got") and trx.got[-1]) else 0
-                if r.complete and not r.settle_ns:
-                    r.settle_ns = end
-            else:
-                r.delivered = rx.delivered
-                r.complete = rx.complete
-                if rx.complete:
-                    r.settle_ns = rx.complete_ns
-                tail_got = rx.seen[-1] if rx.npkts else 0
-            r.delivered_bytes = (r.delivered - tail_got) * self.payload + tail_got * f.payload
-            if f.cc is not None:
-                r.rate_cuts = f.cc.cuts
-        for c in colls:
-            ends = [flows[i].rec.settle_ns for i in c.flows]
-            if c.end_ns and all(ends):
-                c.end_ns = max(ends)
+        finish_records(flows, colls, rel, self.payload, end)
         return RunResult([f.rec for f in flows], colls, (end - t0) / 1e9, packets, timed_out, limit_hit,
                          drops, receiver.foreign, cfg)

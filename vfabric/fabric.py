@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from p4exec.switch.tm import QueueConfig
 from topologies.model import Topology
+from topologies.switches import PRIORITY_QUEUES
 from vfabric.events import Simulator
 from vfabric.hosts import HostConfig, VirtualEndpoints
 from vfabric.links import Channel, Link
@@ -18,7 +19,7 @@ from vfabric.switch import DEFAULT_PIPELINE_LATENCY_NS, VirtualSwitch
 @dataclass
 class FabricConfig:
     queue_depth: int = 64  # packets per egress queue (BMv2's default)
-    priority_queues: int = 1
+    priority_queues: int = PRIORITY_QUEUES  # strict-priority queues per port, as the emulated fabric switches
     pipeline_latency_ns: int = DEFAULT_PIPELINE_LATENCY_NS
     seed: int = 0
 
@@ -44,13 +45,13 @@ class VirtualFabric:
             link = Link(self.sim, f"{ln.a}<->{ln.b}", ln.rate_gbps * 1e9, int(round(ln.delay_us * 1000)), index)
             self.links.append(link)
             for near, far in ((ln.a, ln.b), (ln.b, ln.a)):
-                channel = Channel(link, *self._receiver(far.owner, far.number, eid_of, link))
+                channel = Channel(link, *self._receiver(far.owner, far.number, eid_of, link, ln.plane))
                 if near.owner in self.switches:
                     self.switches[near.owner].attach(near.number, channel)
                 else:
                     self.endpoints.attach(eid_of[near.owner], ln.plane, channel)
 
-    def _receiver(self, node: str, port: int, eid_of: dict[str, int], link: Link):
+    def _receiver(self, node: str, port: int, eid_of: dict[str, int], link: Link, plane: int):
         """(deliver(port, frame), port, extra delay) for frames arriving at node:port over `link`."""
         sw = self.switches.get(node)
         if sw is not None:
@@ -62,7 +63,7 @@ class VirtualFabric:
             if not link.up:  # lost on a link that went down while the frame was on it
                 link.lost += 1
                 return
-            receive(eid, frame)
+            receive(eid, frame, plane)
 
         return to_host, port, 0
 

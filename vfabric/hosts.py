@@ -17,11 +17,13 @@ packets is settled after `loss_grace_ns` (loss is counted, not repaired).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from topologies.model import Topology
-from traffic.frames import FORMATS, PROBE, Addr, Template
+from traffic.frames import FORMATS, PROBE, Addr, Template, entropy
+from traffic.planes import PathHealth, PlaneChoice, flow_planes
+from traffic.progress import FlowGraph, finish_records
 from traffic.reaction import FlowCC, NoReaction, make_reaction
 from traffic.receiver import FlowRx, Receiver
 from traffic.records import CollectiveRecord, EngineConfig, FlowRecord, PlannedCollective, Port, RunResult
@@ -49,14 +51,28 @@ class HostConfig:
     max_packets: int = 50_000_000
     transport: str = "none"
     transport_params: dict | None = None
+    plane_policy: str = "pinned"  # pinned | round-robin | least-loaded (traffic/planes.py)
+    spray_unit: str = "packet"  # packet | flowlet
+    flowlet_gap_ns: int = 100_000
+
+
+class _Path:
+    """One way a multi-path flow's data can go: a plane's NIC port at the source and at the destination."""
+
+    __slots__ = ("nic", "rx_nic", "tpl", "tail", "fb_tpl", "wire_bits", "tail_wire_bits")
+
+    def __init__(self, nic: NicPort, rx_nic: NicPort, tpl: Template, tail: Template, fb_tpl: Template | None,
+                 wire_bits: int, tail_wire_bits: int) -> None:
+        self.nic, self.rx_nic, self.tpl, self.tail, self.fb_tpl = nic, rx_nic, tpl, tail, fb_tpl
+        self.wire_bits, self.tail_wire_bits = wire_bits, tail_wire_bits
 
 
 class _Flow:
     """Per-flow state touched per packet (slots; annotated for the type checker)."""
 
-    __slots__ = ("fid", "rec", "nic", "tpl", "tail", "deps_left", "dependents", "coll", "offset_ns", "next_ns",
-                 "cc", "rx", "payload", "dst_ep", "src_ep", "last_progress_ns", "wire_bits", "tail_wire_bits",
-                 "blocked", "queued", "tx", "trx", "hi", "fb_tpl", "rx_nic", "tx_timer", "rx_timer", "parked")
+    __slots__ = ("fid", "rec", "nic", "tpl", "tail", "next_ns", "cc", "rx", "payload", "dst_ep", "src_ep",
+                 "last_progress_ns", "wire_bits", "tail_wire_bits", "blocked", "queued", "tx", "trx", "hi",
+                 "fb_tpl", "rx_nic", "tx_timer", "rx_timer", "parked", "plane", "paths", "path_of_plane", "load")
     fid: int
     rec: FlowRecord
     nic: NicPort
@@ -64,10 +80,6 @@ class _Flow:
     tpl: Template
     tail: Template
     fb_tpl: Template | None
-    deps_left: int
-    dependents: list[int]
-    coll: int
-    offset_ns: int
     next_ns: float
     cc: FlowCC | None
     rx: FlowRx
@@ -85,6 +97,12 @@ class _Flow:
     hi: int
     tx_timer: int
     rx_timer: int
+    # multi-path flows only (plane_policy other than pinned, more than one common plane); `nic`, `tpl`,
+    # `tail`, `wire_bits` are then the current path's, `rx_nic`/`fb_tpl` those of the latest arrival
+    plane: PlaneChoice | None
+    paths: list[_Path]
+    path_of_plane: dict[int, int]
+    load: Callable[[int], float]
 
 
 class NicPort:
@@ -109,6 +127,14 @@ class NicPort:
         self.ready.append(f)
         if not self.scheduled:
             self._kick()
+
+    def backlog_ns(self, now: int) -> float:
+        """How long a frame made ready now would wait on this port: the frame on the wire, then one MTU-sized
+        frame per waiting flow or feedback frame (the local NIC queue a least-loaded plane choice reads)."""
+        link = self.channel.link
+        wait = (len(self.ready) + len(self.ctrl)) * wire_bytes(self.engine.config.mtu + 14) * link.ns_per_byte
+        busy = self.busy_until
+        return (busy - now if busy > now else 0.0) + wait
 
     def send_control(self, frame: bytes) -> None:
         self.ctrl.append(frame)
@@ -170,6 +196,9 @@ class VirtualEndpoints:
         if self.payload < PROBE.size:
             raise ValueError(f"MTU {self.config.mtu} leaves no room for the probe record")
         self.tparams = transport_params(**(self.config.transport_params or {}))
+        if self.config.plane_policy not in ("pinned", "round-robin", "least-loaded"):
+            raise ValueError(f"unknown plane policy {self.config.plane_policy!r}; known: pinned, round-robin, "
+                             "least-loaded")
         self.reliable = reliable(self.config.transport)  # also checks the name
         self.ports: dict[tuple[int, int], Port] = ports_for_topology(topo, lambda _h: None)  # type: ignore[arg-type, return-value]
         self.nics: dict[tuple[int, int], NicPort] = {}
@@ -182,8 +211,12 @@ class VirtualEndpoints:
         self.packets = 0
         self.limit_hit = False
         self.foreign = 0
-        self.unsettled = 0
-        self.t0 = 0
+        self.graph: FlowGraph | None = None
+
+    @property
+    def unsettled(self) -> int:
+        """Flows not yet settled (0 before a plan is loaded)."""
+        return self.graph.unsettled if self.graph is not None else 0
 
     def attach(self, eid: int, plane: int, channel: Channel) -> None:
         self.nics[(eid, plane)] = NicPort(self.sim, channel, self)
@@ -201,11 +234,11 @@ class VirtualEndpoints:
         self.plan = list(plan)
         templates: dict = {}
         rtts: dict[tuple[int, int], RttEstimator] = {}  # one per endpoint pair, like a NIC's per-peer state
-        for ci, pc in enumerate(self.plan):
+        health: dict[tuple[int, int, int], PathHealth] = {}
+        for pc in self.plan:
             s = pc.schedule
             crec = CollectiveRecord(pc.name, pc.iteration, s.kind, s.algorithm, s.size, s.ranks)
             self.colls.append(crec)
-            base = len(self.flows)
             for t in s.transfers:
                 f = _Flow()
                 skey, dkey = self._port_key(t.src, t.plane), self._port_key(t.dst, t.plane)
@@ -224,10 +257,6 @@ class VirtualEndpoints:
                 f.fb_tpl = self._feedback_template(templates, a_dst, a_src, fid) if self.reliable else None
                 f.wire_bits = wire_bytes(len(f.tpl.buf)) * 8
                 f.tail_wire_bits = wire_bytes(len(f.tail.buf)) * 8
-                f.deps_left = len(t.depends_on)
-                f.dependents = []
-                f.coll = ci
-                f.offset_ns = int(round(t.offset_s * 1e9))
                 f.payload = tail_len
                 f.dst_ep = t.dst
                 f.src_ep = t.src
@@ -241,29 +270,60 @@ class VirtualEndpoints:
                 if pair not in rtts:
                     rtts[pair] = RttEstimator(self.tparams)
                 f.tx, f.trx = make_transport(cfg.transport, npkts, self.tparams, rtts[pair])
+                f.plane = None
+                planes = flow_planes(cfg.plane_policy, self._planes.get(t.src, []), self._planes.get(t.dst, []),
+                                     t.plane)
+                if len(planes) > 1:
+                    self._add_paths(f, planes, templates, tail_len, health)
                 f.rx = self.receiver.expect(fid, npkts)
                 crec.flows.append(fid)
                 self.flows.append(f)
-            for t in s.transfers:
-                for d in t.depends_on:
-                    self.flows[base + d].dependents.append(base + t.id)
         rate = cfg.flow_rate_bps or max((n.channel.link.rate_bps for n in self.nics.values()), default=1e9)
         self.reaction: NoReaction = make_reaction(cfg.reaction, rate, **(cfg.reaction_params or {}))
         self.unpaced = self.reaction.name == "none" and cfg.flow_rate_bps is None  # NIC line rate only
         self.flow_rate_bps = cfg.flow_rate_bps
-        keys = {pc.key: i for i, pc in enumerate(self.plan)}
-        self.coll_left = [len(pc.schedule.transfers) for pc in self.plan]
-        self.coll_wait = [sum(1 for a in pc.after if a in keys) for pc in self.plan]
-        self.coll_next: dict[int, list[int]] = {}
-        for i, pc in enumerate(self.plan):
-            for a in pc.after:
-                if a in keys:
-                    self.coll_next.setdefault(keys[a], []).append(i)
-        self.unsettled = len(self.flows)
-        self.t0 = start_ns
-        for ci, pc in enumerate(self.plan):
-            if self.coll_wait[ci] == 0:
-                self.sim.at(start_ns + int(round((pc.start_s + pc.delay_s) * 1e9)), self._start_collective, ci)
+        sim = self.sim
+        self.graph = FlowGraph(self.plan, self.colls, [f.rec for f in self.flows],
+                               lambda when, fid: sim.at(when, self._start_flow, fid),
+                               lambda when, ci: sim.at(when, self._start_collective, ci))
+        self.graph.begin(start_ns)
+
+    def _add_paths(self, f: _Flow, planes: list[int], templates: dict, tail_len: int,
+                   health: dict[tuple[int, int, int], PathHealth]) -> None:
+        """A flow the NIC sprays over `planes` (the first is the schedule's): one path per plane, and the
+        shared plane-choice model (traffic/planes.py) that picks among them."""
+        cfg = self.config
+        f.paths = []
+        f.path_of_plane = {}
+        for plane in planes:
+            skey, dkey = self._port_key(f.src_ep, plane), self._port_key(f.dst_ep, plane)
+            src, dst = self.ports[skey], self.ports[dkey]
+            a_src, a_dst = Addr(src.mac, src.ip, f.src_ep, plane), Addr(dst.mac, dst.ip, f.dst_ep, plane)
+            tpl = self._template(templates, a_src, a_dst, f.fid, self.payload)
+            tail = tpl if tail_len == self.payload else self._template(templates, a_src, a_dst, f.fid, tail_len)
+            fb = self._feedback_template(templates, a_dst, a_src, f.fid) if self.reliable else None
+            f.path_of_plane[skey[1]] = len(f.paths)
+            f.paths.append(_Path(self.nics[skey], self.nics[dkey], tpl, tail, fb, wire_bytes(len(tpl.buf)) * 8,
+                                 wire_bytes(len(tail.buf)) * 8))
+        key = (f.src_ep, f.dst_ep, len(planes))
+        if key not in health:
+            health[key] = PathHealth(len(planes))
+        f.plane = PlaneChoice(cfg.plane_policy, len(planes), f.rec.npkts, health[key], self.tparams.rto_ns,
+                              entropy(f.fid), cfg.spray_unit, cfg.flowlet_gap_ns)
+        paths, sim = f.paths, self.sim
+        f.load = lambda k: paths[k].nic.backlog_ns(sim.now)
+
+    @staticmethod
+    def _use_path(f: _Flow, k: int) -> None:
+        p = f.paths[k]
+        f.nic, f.tpl, f.tail, f.wire_bits, f.tail_wire_bits = p.nic, p.tpl, p.tail, p.wire_bits, p.tail_wire_bits
+
+    def _ready(self, f: _Flow) -> None:
+        """Queue the flow at its NIC port; a multi-path flow first picks the plane of its next packet."""
+        plane = f.plane
+        if plane is not None and not f.queued and plane.used and plane.due(self.sim.now):
+            self._use_path(f, plane.choose(self.sim.now, f.load))
+        f.nic.make_ready(f)
 
     def _template(self, cache: dict, src: Addr, dst: Addr, flow: int, payload: int) -> Template:
         key = (src, dst, payload)
@@ -287,24 +347,8 @@ class VirtualEndpoints:
 
     # ---------------------------------------------------------------- collectives and flows
     def _start_collective(self, ci: int) -> None:
-        now = self.sim.now
-        self.colls[ci].start_ns = now
-        for fid in self.colls[ci].flows:
-            f = self.flows[fid]
-            if f.deps_left == 0:
-                self.sim.at(now + f.offset_ns, self._start_flow, fid)
-        if not self.colls[ci].flows:
-            self._finish_collective(ci)
-
-    def _finish_collective(self, ci: int) -> None:
-        now = self.sim.now
-        self.colls[ci].end_ns = now
-        for nxt in self.coll_next.get(ci, ()):
-            self.coll_wait[nxt] -= 1
-            if self.coll_wait[nxt] == 0:
-                pn = self.plan[nxt]
-                at = max(now + int(round(pn.delay_s * 1e9)), self.t0 + int(round(pn.start_s * 1e9)))
-                self.sim.at(at, self._start_collective, nxt)
+        assert self.graph is not None  # loaded
+        self.graph.start_collective(ci, self.sim.now)
 
     def _start_flow(self, fid: int) -> None:
         now = self.sim.now
@@ -319,23 +363,11 @@ class VirtualEndpoints:
         f.cc.rate_bps = f.cc.target_bps = rate
         f.next_ns = float(now)
         f.last_progress_ns = now
-        f.nic.make_ready(f)
+        self._ready(f)
 
     def _settle(self, fid: int) -> None:
-        f = self.flows[fid]
-        if f.rec.settle_ns:
-            return
-        f.rec.settle_ns = self.sim.now
-        self.unsettled -= 1
-        for d in f.dependents:
-            g = self.flows[d]
-            g.deps_left -= 1
-            if g.deps_left == 0:
-                self.sim.at(self.sim.now + g.offset_ns, self._start_flow, d)
-        ci = f.coll
-        self.coll_left[ci] -= 1
-        if self.coll_left[ci] == 0:
-            self._finish_collective(ci)
+        assert self.graph is not None  # loaded
+        self.graph.settle(fid, self.sim.now)
 
     def _grace(self, fid: int) -> None:
         if not self.flows[fid].rec.settle_ns:
@@ -380,7 +412,7 @@ class VirtualEndpoints:
     def _unpark(self, f: _Flow) -> None:
         if f.parked and not f.tx.done:
             f.parked = False
-            f.nic.make_ready(f)
+            self._ready(f)
 
     def _send_feedback(self, f: _Flow, fbs: list) -> None:
         """ACK/NAK/CNP frames from the flow's receiving NIC port back to its sender, through the fabric."""
@@ -434,8 +466,18 @@ class VirtualEndpoints:
             return False
         npkts = rec.npkts
         last = psn == npkts - 1
+        plane = f.plane
+        if plane is not None:  # a retransmission avoids the path its lost copy took: maybe another port
+            retx = psn < f.hi  # only reliable senders retransmit (and have an RTT estimate)
+            srtt = tx.rtt.srtt if retx else 0  # type: ignore[attr-defined]
+            self._use_path(f, plane.taken(psn, retx, now, srtt, f.load))
+            nic = f.nic
         tpl = f.tail if last else f.tpl
-        frame = bytes(tpl.stamp(f.fid, psn, npkts, now))
+        buf = tpl.stamp(f.fid, psn, npkts, now)
+        if plane is not None:
+            plane.stamp_entropy(buf, tpl.entropy_off)
+            plane.sent(now)
+        frame = bytes(buf)
         # Back to back: start where the previous frame ended (fractional ns), not at the whole ns the event
         # was rounded to, or every frame would lose up to 1 ns (0.8 % of a 1.5 kB frame at 400 Gbit/s).
         busy = nic.busy_until
@@ -460,7 +502,10 @@ class VirtualEndpoints:
             if not self.reliable and not f.rx.complete:
                 self.sim.after(self.config.loss_grace_ns, self._grace, f.fid)
         elif f.next_ns < end + 1:
-            nic.make_ready(f)
+            if plane is None:
+                nic.make_ready(f)
+            else:
+                self._ready(f)
         else:
             self.sim.at(int(f.next_ns), self._wake, f.fid)
         return True
@@ -469,10 +514,11 @@ class VirtualEndpoints:
         f = self.flows[fid]
         f.blocked = False
         if not f.tx.done and not (f.rec.settle_ns and not self.reliable):
-            f.nic.make_ready(f)
+            self._ready(f)
 
     # ---------------------------------------------------------------- receive
-    def receive(self, eid: int, frame: bytes) -> None:
+    def receive(self, eid: int, frame: bytes, plane: int = -1) -> None:
+        """A frame reached endpoint `eid` on its port of `plane`."""
         p = self.fmt.parse(frame)
         if p is None or p.flow >= len(self.flows):
             self.foreign += 1
@@ -506,6 +552,10 @@ class VirtualEndpoints:
                 self.receiver.foreign += 1
                 return
             trx = f.trx
+            if f.plane is not None:  # feedback leaves by the port the latest data came in on
+                k = f.path_of_plane.get(plane)
+                if k is not None:
+                    f.rx_nic, f.fb_tpl = f.paths[k].rx_nic, f.paths[k].fb_tpl
             fbs = trx.on_data(p.seq, now, p.trimmed, p.ce, p.qdepth, p.tx_ns)
             if not p.trimmed:
                 f.rx.on_packet(p, now)  # wire statistics: reordering, marks, queue depths
@@ -529,38 +579,13 @@ class VirtualEndpoints:
                 win = self.reaction.window(f.cc)
                 if win is None or f.hi - rx.delivered < win:
                     f.blocked = False
-                    f.nic.make_ready(f)
+                    self._ready(f)
         if rx.complete and not f.rec.settle_ns:
             self._settle(p.flow)
 
     # ---------------------------------------------------------------- result
     def result(self, duration_ns: int, timed_out: bool, engine_config: EngineConfig) -> RunResult:
         end = self.sim.now
-        for f in self.flows:
-            r, rx = f.rec, f.rx
-            r.duplicates, r.reordered = rx.duplicates, rx.reordered
-            r.reorder_max, r.ce, r.qdepth_max = rx.reorder_max, rx.ce, rx.qdepth_max
-            if self.reliable:
-                trx, tx = f.trx, f.tx
-                r.delivered = trx.delivered
-                r.complete = trx.complete
-                r.retransmitted, r.timeouts, r.naks, r.failed = tx.retransmitted, tx.timeouts, tx.naks, tx.failed
-                r.spurious, r.discarded, r.trimmed = trx.spurious, trx.discarded, trx.trimmed
-                tail_got = 1 if trx.complete or (hasattr(trx, "got") and trx.got[-1]) else 0
-                if r.complete and not r.settle_ns:
-                    r.settle_ns = end
-            else:
-                r.delivered = rx.delivered
-                r.complete = rx.complete
-                if rx.complete:
-                    r.settle_ns = rx.complete_ns
-                tail_got = rx.seen[-1] if rx.npkts else 0
-            r.delivered_bytes = (r.delivered - tail_got) * self.payload + tail_got * f.payload
-            if f.cc is not None:
-                r.rate_cuts = f.cc.cuts
-        for c in self.colls:
-            ends = [self.flows[i].rec.settle_ns for i in c.flows]
-            if c.end_ns and all(ends):
-                c.end_ns = max(ends)
+        finish_records(self.flows, self.colls, self.reliable, self.payload, end)
         return RunResult([f.rec for f in self.flows], self.colls, duration_ns / 1e9, self.packets, timed_out,
                          self.limit_hit, 0, self.foreign + self.receiver.foreign, engine_config)

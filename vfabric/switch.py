@@ -169,9 +169,9 @@ class VirtualSwitch:
             return
         self.executions += 1
         tm = self.tm
-        now = self.sim.now
+        now_us = (self.sim.now - tm.start_ns) // 1000
         try:
-            jobs = live.ingress(port, frame, (now - tm.start_ns) // 1000)
+            jobs = live.ingress(port, frame, now_us)
         except Exception:  # noqa: BLE001 - a bad frame is counted and dropped, as in the emulated switch
             self.drops["malformed"] += 1
             return
@@ -195,7 +195,7 @@ class VirtualSwitch:
                 # an idle port: the packet leaves in this same instant if the port is free (no queue, no event)
                 qinfo = tm.pass_through(eport, job.priority, wire)
                 if qinfo is not None:
-                    self._egress(job, egress, qinfo, tm.ports[eport].departed_ns)
+                    self._egress(job, egress, qinfo, tm.ports[eport].departed_ns, now_us)
                     continue
             if not tm.enqueue(eport, job.priority, (job, egress), wire):
                 self.drops["queue_full"] += 1
@@ -216,31 +216,35 @@ class VirtualSwitch:
         if got is not None:
             item, qinfo = got
             job, egress = cast("tuple[Any, Callable[..., Any]]", item)  # what `receive` queued
-            self._egress(job, egress, qinfo, tm.ports[port].departed_ns)
+            self._egress(job, egress, qinfo, tm.ports[port].departed_ns, (self.sim.now - tm.start_ns) // 1000)
         ready = tm.ready_ns(port)
         if ready is None:
             self._serving.discard(port)
         else:
             self.sim.at(ready, self._serve, port)
 
-    def _egress(self, job: Any, egress: Callable[..., Any], qinfo: Any, start: float) -> None:
-        """Egress for a packet leaving its queue now; its frames go on the wire at `start` (fractional ns)."""
+    def _egress(self, job: Any, egress: Callable[..., Any], qinfo: Any, start: float, now_us: int) -> None:
+        """Egress for a packet leaving its queue now (`now_us`, the switch's clock); its frames go on the wire
+        at `start` (fractional ns)."""
         try:
-            frames = egress(job, (self.sim.now - self.tm.start_ns) // 1000, qinfo)
+            frames = egress(job, now_us, qinfo)
         except Exception:  # noqa: BLE001
             frames = None
             self.drops["malformed"] += 1
-        if frames is not None and not frames:
-            self.drops["pipeline"] += 1
-        for oport, data in frames or ():
-            if oport == self.cpu_port:
+        if not frames:
+            if frames is not None:
+                self.drops["pipeline"] += 1
+            return
+        cpu_port, ports, up = self.cpu_port, self.ports, self.up
+        for oport, data in frames:
+            if oport == cpu_port:
                 for fn in list(self._packet_in):
                     fn(data)
                 continue
-            ch = self.ports.get(oport)
+            ch = ports.get(oport)
             if ch is None:
                 self.drops["no_port"] += 1
-            elif not self.up[oport]:
+            elif not up[oport]:
                 self.drops["port_down"] += 1
             else:
                 ch.send(data, start)

@@ -84,15 +84,13 @@ def run_virtual_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str]
     opts = check_options(options)
     out_dir.mkdir(parents=True, exist_ok=True)
     eng = setup.engine
-    if eng.plane_policy != "pinned":
-        raise VirtualOptionError(f"engine.plane_policy {eng.plane_policy!r}: the NIC's per-packet plane choice is "
-                                 "not modelled in virtual time yet (use pinned, or the emulated clock)")
     hosts = HostConfig(frame_format=eng.frame_format, mtu=eng.mtu, ecn=eng.ecn, reaction=eng.reaction,
                        reaction_params=dict(opts.get("reaction_params") or {}),
                        flow_rate_bps=float(opts["flow_rate_gbps"]) * 1e9 if "flow_rate_gbps" in opts else None,
                        loss_grace_ns=int(round(float(opts.get("loss_grace_s", 1e-3)) * 1e9)),
                        max_packets=eng.max_packets, transport=eng.transport,
-                       transport_params=dict(eng.transport_params))
+                       transport_params=dict(eng.transport_params), plane_policy=eng.plane_policy,
+                       spray_unit=eng.spray_unit, flowlet_gap_ns=int(round(eng.flowlet_gap_s * 1e9)))
     fabric_cfg = FabricConfig(queue_depth=int(opts.get("queue_depth") or setup.queue_depth or 64),
                               pipeline_latency_ns=int(opts.get("pipeline_latency_ns", 400)),
                               seed=setup.seed or 0)

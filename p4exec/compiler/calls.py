@@ -154,6 +154,7 @@ class CallCompiler:
         info = sym.info
         d = info.decl
         self.info.direct_actions.setdefault(info.name, info)
+        self.info.action_events.append((self.pipeline_role, info.name, "use"))
         prefix = self.ctx.ctx_args if sym.const == "local" else ""
         lines, _ = self.call_with_params(n, d.params, info.pyfunc, f"call of action {info.local}", prefix,
                                          may_exit=True, copy_objects=info.copy_objects)
@@ -255,6 +256,28 @@ class CallCompiler:
             expr = f"(({expr}) << {pad})"
         return f"({expr}).to_bytes({(total + pad) // 8}, 'big')"
 
+    def packed_csum16(self, e: E, node) -> str | None:
+        """csum16 of a fixed-width field list computed on its integer value, without building bytes: the
+        one's complement sum of 16-bit words is the value modulo 0xFFFF (2**16 = 1 mod 0xFFFF), see
+        `_csum16_int`. None when a varbit makes the width dynamic (the bytes path handles that)."""
+        fv = self.field_values(e, node)
+        fixed = [(c, w) for c, w in fv if isinstance(w, int)]
+        if len(fixed) != len(fv):
+            return None
+        total = sum(w for _, w in fixed)
+        if total == 0:
+            return "0xffff"  # csum16 of no bytes
+        parts = []
+        shift = total
+        for c, w in fixed:
+            shift -= w
+            parts.append(f"({c} << {shift})" if shift else c)
+        pad = -total % 16  # zero bits to a whole byte, then a zero byte to a whole 16-bit word, as csum16 does
+        expr = " | ".join(parts)
+        if pad:
+            expr = f"(({expr}) << {pad})"
+        return f"_csum16_int({expr})"
+
     def hash_fn(self, algo: str, node=None) -> str:
         if algo not in ("crc32", "crc32_custom", "crc16", "crc16_custom", "identity", "csum16", "xor16"):
             raise self.err(f"unsupported: hash algorithm {algo} here", node, P4Unsupported)
@@ -331,7 +354,8 @@ class CallCompiler:
                 code = f"_rand({base.code}, {base.code} + {mx.code} - 1) if {mx.code} else {base.code}"
                 self.rand_used = True
             else:
-                hb = f"{self.hash_fn(algo, n)}({self.packed_bytes(data, n)})"
+                hb = (algo == "csum16" and self.packed_csum16(data, n)) or \
+                    f"{self.hash_fn(algo, n)}({self.packed_bytes(data, n)})"
                 if mx.const is not None:
                     code = f"((({hb} % {mx.const or 1}) + {base.code}) & {rt.mask:#x})"
                 else:
@@ -368,10 +392,14 @@ class CallCompiler:
             if not isinstance(ckt, T.Bits):
                 raise self.err(f"checksum field must be bit<N>, not {ck.type}", n.args[2])
             algo = self.enum_member_name(arg(3), "HashAlgorithm", n.args[3].value)
-            packed = self.packed_bytes(data, n)
-            if name.endswith("with_payload"):
-                packed = f"{packed} + PK.payload"
-            hv = f"({self.hash_fn(algo, n)}({packed}) & {ckt.mask:#x})"
+            fast = algo == "csum16" and not name.endswith("with_payload") and self.packed_csum16(data, n)
+            if fast:
+                hv = f"({fast} & {ckt.mask:#x})" if ckt.width < 16 else fast
+            else:
+                packed = self.packed_bytes(data, n)
+                if name.endswith("with_payload"):
+                    packed = f"{packed} + PK.payload"
+                hv = f"({self.hash_fn(algo, n)}({packed}) & {ckt.mask:#x})"
             if name.startswith("verify"):
                 return E(T.VOID, f"if {c.code} and {hv} != {ck.code}: {self.sm_code()}.checksum_error = 1")
             lines = [f"if {c.code}:"] + ["    " + x for x in ck.lv.assign(hv)]

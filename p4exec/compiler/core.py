@@ -72,6 +72,12 @@ class CompilerCore:
         self.dm_tables: dict[str, SourceLoc] = {}   # direct_meter -> declaration of the table it is attached to
         self.dm_ctx: dict[str, str] = {}            # direct_meter -> context arguments of its table's control
         self.pipeline_role: str | None = None       # V1Switch block being compiled (parser, ingress, ...)
+        self.action_declaring: str | None = None    # action whose parameter types are being resolved
+
+    def action_in_scope(self) -> str | None:
+        """The P4Info name of the action being compiled (its parameters or body), None outside actions."""
+        act = getattr(self.ctx, "action", None)
+        return act.name if act is not None else self.action_declaring
 
     # ------------------------------------------------------------------ utilities
     def err(self, msg, node_or_loc, cls=P4TypeError):
@@ -157,6 +163,8 @@ class CompilerCore:
             t = self.types.get(tref.name)
             if t is None:
                 raise self.err(f"unknown type '{tref.name}'", tref)
+            if tref.name in self.info.translations:     # checked in p4info.py if this use is live (as p4c)
+                self.info.translated_uses.append((tref.name, self.action_in_scope()))
             if isinstance(t, tuple):
                 kind, decl = t
                 if kind == "generic":
@@ -400,8 +408,10 @@ class CompilerCore:
             return
         if isinstance(d, A.TypedefDecl):
             t = self.resolve_type(d.type)
-            # p4c reads @p4runtime_translation only when P4Info needs the type (ignored on a typedef)
+            # p4c reads @p4runtime_translation only where the type is used by live code (p4info.py)
             translation = A.anno(d.annos, "p4runtime_translation")
+            if translation is not None:
+                self.info.translations[d.name] = translation
             self.declare_type(d.name, T.NewT(d.name, t, translation) if d.newtype else t, d)
             return
         if isinstance(d, A.ConstDecl):
@@ -505,7 +515,8 @@ class CompilerCore:
             ch = _anno_arg(d.annos, "controller_header")
             if ch is not None:
                 self.info.controller_headers[ch] = ir.ControllerHeaderInfo(
-                    ch, d.name, [(n, T.bit_width(ft), t.annos[n]) for n, ft in t.fields.items()], d.annos)
+                    ch, d.name, [(n, T.bit_width(ft), t.annos[n]) for n, ft in t.fields.items()], d.annos,
+                    list(t.fields.values()))
         return t
 
     def enum_decl(self, d):

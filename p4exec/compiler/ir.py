@@ -108,6 +108,7 @@ class ControllerHeaderInfo:
     header: str                    # header type name
     fields: list[tuple[str, int, list]]  # (name, width, annos)
     annos: list = field(default_factory=list)
+    types: list = field(default_factory=list)   # each field's P4 type (P4Info names `type`s: type_name)
 
 
 @dataclass
@@ -135,3 +136,11 @@ class ProgramInfo:
     # the program calls an extern function (mark_to_drop, hash, verify_checksum, ...): p4c's P4Info serializer
     # then writes a type_info, empty or not
     calls_extern_functions: bool = False
+    # (V1Switch block, action name, "decl" | "use") in compile order, which is p4c's inlined source order:
+    # local action declarations and every action reference (table lists, direct calls); P4Info orders its
+    # actions from it as p4c does (p4exec/compiler/p4info.py: action_order)
+    action_events: list[tuple[str | None, str, str]] = field(default_factory=list)
+    # @p4runtime_translation of each typedef/type declaring one, and every use of such a type name with the
+    # action it is in (None outside actions): p4c reads the annotation only where the use is live
+    translations: dict[str, Any] = field(default_factory=dict)
+    translated_uses: list[tuple[str, str | None]] = field(default_factory=list)

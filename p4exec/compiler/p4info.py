@@ -1,14 +1,14 @@
 """P4Info (p4.config.v1.P4Info) for a compiled program, with p4c's names and ids."""
 from __future__ import annotations
 
-import re
+from typing import Any
 
 from p4.config.v1 import p4info_pb2, p4types_pb2
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
-from p4exec.errors import P4Error, P4Unsupported
 from p4exec.frontend import ast as A
+from p4exec.frontend.translation_anno import parse_translation
 from p4exec.runtime.p4info_ids import Prefix, assign_ids
 
 _MATCH = {"exact": p4info_pb2.MatchField.EXACT, "lpm": p4info_pb2.MatchField.LPM,
@@ -21,8 +21,8 @@ _SKIP_ANNOS = {"name", "id", "hidden", "priority", "controller_header", "field_l
 _SCOPE_ANNOS = {"tableonly", "defaultonly"}     # kept on action refs (as p4c does), dropped elsewhere
 
 
-def _annos(annos, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
-    out = []
+def _annos(annos: list[A.Annotation] | None, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    out: list[str] = []
     for a in annos or ():
         if a.name not in keep and (a.name in _SKIP_ANNOS or a.name in _SCOPE_ANNOS):
             continue
@@ -30,7 +30,7 @@ def _annos(annos, keep: frozenset[str] | set[str] = frozenset()) -> list[str]:
     return out
 
 
-def _anno_id(annos):
+def _anno_id(annos: list[A.Annotation] | None) -> int | None:
     a = A.anno(annos, "id")
     if a is not None and a.args and isinstance(a.args[0], int):
         return a.args[0]
@@ -57,6 +57,25 @@ _TYPE_CONVERTING = ("tables", "action_profiles", "counters", "direct_counters", 
                     "controller_packet_metadata", "registers", "digests", "externs")
 
 
+def action_order(events: list[tuple[str | None, str, str]]) -> list[str]:
+    """Action names in p4c-bm2-ss's P4Info order. p4c writes P4Info after its mid-end, on the inlined program:
+    per V1Switch block in package order, first the global actions that block uses (each copied into the block
+    by p4c's action localisation, in the order of their first reference), then the block's own actions in
+    declaration order, a sub-control's at the place its instance is declared; a name already listed stays at
+    its first place (measured with p4c-bm2-ss 1.2.4.17; docs/p4exec-compiler.md)."""
+    globals_ = {n for _, n, kind in events if kind == "global"}
+    roles = list(dict.fromkeys(r for r, _, _ in events if r is not None))
+    order: dict[str, None] = {}
+    for role in roles:
+        for r, n, kind in events:
+            if r == role and kind == "use" and n in globals_:
+                order.setdefault(n)
+        for r, n, kind in events:
+            if r == role and kind == "decl":
+                order.setdefault(n)
+    return list(order)
+
+
 def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
     p4 = p4info_pb2.P4Info()
     p4.pkg_info.arch = "v1model"
@@ -70,11 +89,16 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
         if A.anno(a.annos, "hidden") is None:
             used_actions.setdefault(a.name, a)
     externs = list(info.externs.values())
+    check_translations(info, set(used_actions))
+    rank = {n: i for i, n in enumerate(action_order(info.action_events))}
+
+    def _in_p4c_order(actions: dict[str, ir.ActionInfo]) -> list[ir.ActionInfo]:
+        return sorted(actions.values(), key=lambda a: rank.get(a.name, len(rank)))
     # ---- ids
     pairs = []
     annotated = {}
 
-    def reg(prefix, name, annos):
+    def reg(prefix: Prefix, name: str, annos: list[A.Annotation] | None) -> None:
         pairs.append((int(prefix), name))
         i = _anno_id(annos)
         if i is not None:
@@ -98,13 +122,13 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
     ids = assign_ids(pairs, annotated)
     aliases = _aliases([n for _, n in pairs])
 
-    def pre(msg, prefix, name, annos):
+    def pre(msg: Any, prefix: Prefix, name: str, annos: list[A.Annotation] | None) -> None:
         msg.preamble.id = ids[(int(prefix), name)]
         msg.preamble.name = name
         msg.preamble.alias = aliases.get(name, name)
         msg.preamble.annotations.extend(_annos(annos))
 
-    for t in sorted(tables, key=lambda t: ids[(int(Prefix.TABLE), t.name)]):
+    for t in tables:
         m = p4.tables.add()
         pre(m, Prefix.TABLE, t.name, t.annos)
         fid = 0
@@ -115,7 +139,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             mf = m.match_fields.add()
             mf.id = _anno_id(k.annos) or fid
             mf.name = k.name
-            mf.bitwidth = k.width
+            mf.bitwidth = _control_plane_width(k.type, k.width)
             mf.match_type = _MATCH[k.match_kind]
             mf.annotations.extend(_annos(k.annos))
             _type_name(p4.type_info, mf, k.type)
@@ -149,7 +173,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             m.is_const_table = True
         if t.entries:           # p4c 1.2.4.17 sets it for `const entries` too
             m.has_initial_entries = True
-    for a in sorted(used_actions.values(), key=lambda a: ids[(int(Prefix.ACTION), a.name)]):
+    for a in _in_p4c_order(used_actions):
         m = p4.actions.add()
         pre(m, Prefix.ACTION, a.name, a.annos)
         # an action only called directly has every parameter bound at its call sites: p4c lists none
@@ -158,10 +182,10 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             pm = m.params.add()
             pm.id = _anno_id(p.annos) or (i + 1)
             pm.name = p.name
-            pm.bitwidth = p.width
+            pm.bitwidth = _control_plane_width(p.type, p.width)
             pm.annotations.extend(_annos(p.annos))
             _type_name(p4.type_info, pm, p.type)
-    for x in sorted(externs, key=lambda x: ids[(int(kind_prefix[x.kind]), x.name)]):
+    for x in externs:
         pf = kind_prefix[x.kind]
         if x.kind in ("action_profile", "action_selector"):
             m = p4.action_profiles.add()
@@ -190,20 +214,22 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             pre(m, pf, x.name, x.annos)
             m.type_spec.bitstring.bit.bitwidth = x.width
             m.size = x.size
-    for c in sorted(info.controller_headers.values(), key=lambda c: ids[(int(Prefix.CONTROLLER_HEADER), c.header)]):
+    for c in info.controller_headers.values():
         m = p4.controller_packet_metadata.add()
         m.preamble.id = ids[(int(Prefix.CONTROLLER_HEADER), c.header)]
         m.preamble.name = m.preamble.alias = c.name
         m.preamble.annotations.extend(_annos(c.annos, keep={"controller_header"}))
         for i, (fname, w, fannos) in enumerate(c.fields):
+            ftype = c.types[i] if i < len(c.types) else None
             md = m.metadata.add()
             md.id = _anno_id(fannos) or (i + 1)
             named = A.anno(fannos, "name")     # a field's @name is its control-plane name (p4c)
             md.name = named.args[0] if named is not None and named.args and isinstance(named.args[0], str) \
                 else fname
-            md.bitwidth = w
+            md.bitwidth = _control_plane_width(ftype, w)
             md.annotations.extend(_annos(fannos))
-    for v in sorted(info.value_sets.values(), key=lambda v: ids[(int(Prefix.VALUE_SET), v.name)]):
+            _type_name(p4.type_info, md, ftype)
+    for v in info.value_sets.values():
         m = p4.value_sets.add()
         pre(m, Prefix.VALUE_SET, v.name, v.annos)
         m.size = v.size
@@ -213,7 +239,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
             mf.name = fname
             mf.bitwidth = w
             mf.match_type = _MATCH[mk]
-    for d in sorted(info.digests.values(), key=lambda d: ids[(int(Prefix.DIGEST), d.name)]):
+    for d in info.digests.values():
         m = p4.digests.add()
         pre(m, Prefix.DIGEST, d.name, [])
         m.type_spec.struct.name = d.name
@@ -227,7 +253,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
     return p4
 
 
-def _add_type_info(ti, t) -> None:
+def _add_type_info(ti: p4types_pb2.P4TypeInfo, t: T.Type) -> None:
     t = T.strip_new(t)
     if isinstance(t, T.StructT):
         if t.name in ti.structs:
@@ -251,7 +277,7 @@ def _add_type_info(ti, t) -> None:
                 m.type_spec.bit.bitwidth = T.bit_width(b) or 0
 
 
-def _type_name(ti, msg, t) -> None:
+def _type_name(ti: p4types_pb2.P4TypeInfo, msg: Any, t: T.Type | None) -> None:
     """A match field or param of a `type` declaration names it (type_name) and the type goes into
     type_info.new_types, as p4c writes them; typedefs are transparent."""
     if not isinstance(t, T.NewT):
@@ -260,27 +286,56 @@ def _type_name(ti, msg, t) -> None:
     _new_type(ti, t)
 
 
-_TRANSLATION = re.compile(r'^\s*"[^"]+"\s*,\s*(?:[0-9]+|string)\s*$')
+def check_translations(info: ir.ProgramInfo, live_actions: set[str]) -> None:
+    """p4c parses each `@p4runtime_translation` of a type or typedef that live code uses (outside actions, or in
+    an action P4Info lists: its mid-end drops the others) and stops at a malformed one with bison's reason."""
+    checked: set[str] = set()
+    for name, action in info.translated_uses:
+        if name not in checked and (action is None or action in live_actions):
+            checked.add(name)
+            parse_translation(info.translations[name])
 
 
-def _check_translation(t: T.NewT) -> None:
-    """p4c parses `@p4runtime_translation("uri", W | string)` when it writes the type into P4Info. p4exec's
-    P4Runtime server does not translate values, so a translated type the control plane sees is unsupported."""
-    a = t.translation
-    if a is None:
-        return
-    if not _TRANSLATION.match(a.body or ""):
-        raise P4Error(f"malformed @p4runtime_translation({a.body}): expected (\"uri\", bitwidth) or "
-                      "(\"uri\", string)", a.loc)
-    raise P4Unsupported(f"@p4runtime_translation of type {t.name}, which the control plane uses (p4exec's "
-                        "P4Runtime server does not translate values)", a.loc)
+def _control_plane_width(t: T.Type | None, device_width: int) -> int:
+    """A translated `type` shows the controller its SDN width (0 for an SDN string), as p4c writes it; the
+    P4Runtime server translates values (p4exec/p4runtime/sdn_translation.py)."""
+    if isinstance(t, T.NewT) and t.translation is not None:
+        sdn = parse_translation(t.translation).sdn_bitwidth
+        return 0 if sdn is None else sdn
+    return device_width
 
 
-def _new_type(ti, t: T.NewT) -> None:
-    _check_translation(t)
+def device_widths(info: ir.ProgramInfo) -> dict[str, int]:
+    """Data-plane width of each translated `type` a table key or action parameter uses: P4Info carries only
+    the SDN side (`translated_type`), the server needs both."""
+    out: dict[str, int] = {}
+    for t in info.tables.values():
+        for k in t.keys:
+            if isinstance(k.type, T.NewT) and k.type.translation is not None:
+                out[k.type.name] = k.width
+    for a in info.actions.values():
+        for p in a.params:
+            if isinstance(p.type, T.NewT) and p.type.translation is not None:
+                out[p.type.name] = p.width
+    for c in info.controller_headers.values():
+        for (_, w, _), ft in zip(c.fields, c.types, strict=False):
+            if isinstance(ft, T.NewT) and ft.translation is not None:
+                out[ft.name] = w
+    return out
+
+
+def _new_type(ti: p4types_pb2.P4TypeInfo, t: T.NewT) -> None:
     if t.name in ti.new_types:
         return
     spec = ti.new_types[t.name]
+    if t.translation is not None:
+        tr = parse_translation(t.translation)
+        spec.translated_type.uri = tr.uri
+        if tr.sdn_bitwidth is None:
+            spec.translated_type.sdn_string.SetInParent()
+        else:
+            spec.translated_type.sdn_bitwidth = tr.sdn_bitwidth
+        return
     b = T.strip_new(t.base)
     if isinstance(b, T.Bits):
         if b.signed:
@@ -291,7 +346,7 @@ def _new_type(ti, t: T.NewT) -> None:
         _type_spec(ti, spec.original_type, t.base)
 
 
-def _serializable_enum(ti, e: T.EnumT) -> None:
+def _serializable_enum(ti: p4types_pb2.P4TypeInfo, e: T.EnumT) -> None:
     if e.name in ti.serializable_enums or e.base is None:
         return
     spec = ti.serializable_enums[e.name]
@@ -302,7 +357,7 @@ def _serializable_enum(ti, e: T.EnumT) -> None:
         mm.value = (e.values[m] & e.base.mask).to_bytes((e.base.width + 7) // 8, "big")
 
 
-def _type_spec(ti, spec, t) -> None:
+def _type_spec(ti: p4types_pb2.P4TypeInfo, spec: Any, t: T.Type) -> None:
     if isinstance(t, T.NewT):
         spec.new_type.name = t.name
         _new_type(ti, t)
@@ -331,3 +386,26 @@ def _type_spec(ti, spec, t) -> None:
 
 
 _ = p4types_pb2
+
+
+def device_view(p4: p4info_pb2.P4Info, info: ir.ProgramInfo) -> p4info_pb2.P4Info:
+    """`p4` with the data-plane width of every translated match field and action parameter: what the runtime's
+    tables are built from (the P4Runtime server translates the controller's SDN values to these)."""
+    widths = device_widths(info)
+    if not widths:
+        return p4
+    out = p4info_pb2.P4Info()
+    out.CopyFrom(p4)
+    for t in out.tables:
+        for mf in t.match_fields:
+            if mf.type_name.name in widths:
+                mf.bitwidth = widths[mf.type_name.name]
+    for a in out.actions:
+        for p in a.params:
+            if p.type_name.name in widths:
+                p.bitwidth = widths[p.type_name.name]
+    for c in out.controller_packet_metadata:
+        for md in c.metadata:
+            if md.type_name.name in widths:
+                md.bitwidth = widths[md.type_name.name]
+    return out

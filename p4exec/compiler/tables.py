@@ -48,6 +48,7 @@ class TableCompiler:
         fqn = self.fq(prefix, d.name, d.annos)
         pyf = self.unique("A_" + fqn)
         seen_dirless = False
+        self.action_declaring = fqn
         cp = []
         for p in d.params:
             if p.direction == "":
@@ -61,8 +62,10 @@ class TableCompiler:
             elif seen_dirless:
                 raise self.err(f"directional parameter '{p.name}' after a directionless one (directional "
                                "parameters come first)", p)
+        self.action_declaring = None
         info = ir.ActionInfo(fqn, d.name, cp, d.annos, pyf, len(d.params) - len(cp), decl=d)
         sym = Sym("action", py=pyf, info=info, const="local" if prefix else "global")
+        self.info.action_events.append((self.pipeline_role, fqn, "decl" if prefix else "global"))
         # two actions may share a control-plane name (@name): p4c-bm2-ss accepts that, and P4Info lists the name
         # once; only a table listing both is an error (see table_decl)
         self.declare(d.name, sym, d)
@@ -228,6 +231,7 @@ class TableCompiler:
                 anno = A.Annotation("defaultonly", "", [], loc=d.loc)
                 info.actions.append(ir.ActionRefInfo(na.info, "DEFAULT_ONLY", [anno]))
                 refs["NoAction"] = (na, A.ActionRef("NoAction", None, [anno], loc=d.loc))
+        self.info.action_events.extend((self.pipeline_role, r.action.name, "use") for r in info.actions)
         info.pyobj = self.unique("TBL_" + fqn)
         info.pyfunc = self.unique("TA_" + fqn)
         self.bind.append((info.pyobj, "table", fqn))

@@ -20,6 +20,8 @@ def _parse_annotation(text: str, loc) -> A.Annotation:
         parts = rest.split(None, 1)
         return A.Annotation(parts[0] if parts else "pragma", parts[1] if len(parts) > 1 else "", [], loc=loc)
     m = re.match(r"@([A-Za-z_][A-Za-z0-9_]*)\s*", text)
+    if m is None:       # the lexer only hands over `@name...` tokens; keep a clear error all the same
+        raise P4Error(f"malformed annotation {text[:40]!r}", loc)
     name = m.group(1)
     rest = text[m.end():]
     body = ""
@@ -61,6 +63,8 @@ _INT_RE = re.compile(r"(?:([0-9]+)([ws]))?(.*)", re.S)
 
 def parse_int_literal(text: str, loc) -> A.IntLit:
     m = _INT_RE.fullmatch(text)
+    if m is None:       # `(.*)` matches anything; kept for the type checker and a clear error
+        raise P4Error(f"malformed integer literal {text!r}", loc)
     width = int(m.group(1)) if m.group(1) else None
     signed = m.group(2) == "s"
     body = m.group(3).replace("_", "")

@@ -72,7 +72,8 @@ def _syntax_error(e: UnexpectedInput, pre: Preprocessed) -> P4SyntaxError:
             return P4SyntaxError(f"unknown type '{tok.value}' (a type name is expected here)", loc)
         return P4SyntaxError(f"syntax error: unexpected {tok.value!r}{exp}", loc)
     if isinstance(e, UnexpectedCharacters):
-        ch = pre.text[e.pos_in_stream] if e.pos_in_stream < len(pre.text) else "?"
+        pos = e.pos_in_stream
+        ch = pre.text[pos] if pos is not None and pos < len(pre.text) else "?"
         return P4SyntaxError(f"syntax error: unexpected character {ch!r}", loc)
     if isinstance(e, UnexpectedEOF):
         return P4SyntaxError(f"syntax error: unexpected end of input{exp}", loc)

@@ -7,6 +7,7 @@ from typing import Any
 
 from p4.config.v1 import p4info_pb2
 
+from p4exec.p4runtime import sdn_translation
 from p4exec.p4runtime.backend import Program
 from p4exec.p4runtime.p4info_index import P4InfoIndex
 from p4exec.p4runtime.runtime_binding import Binding
@@ -26,7 +27,7 @@ class Context:
 
     @classmethod
     def build(cls, program: Program, device: Any, cookie: int = 0) -> Context:
-        index = P4InfoIndex.build(program.p4info)
+        index = P4InfoIndex.build(sdn_translation.device_p4info(program))  # device widths (translated types)
         ctx = cls(program=program, index=index, binding=Binding(program), device=device,
                   cookie=cookie)
         ctx.has_idle_tables = any(t.idle_timeout_behavior == p4info_pb2.Table.NOTIFY_CONTROL

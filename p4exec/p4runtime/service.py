@@ -9,7 +9,7 @@ import threading
 from google.protobuf.message import DecodeError
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
-from p4exec.p4runtime import atomic, dispatch, fastpath, gcpause, idle, wire
+from p4exec.p4runtime import atomic, dispatch, fastpath, gcpause, idle, sdn_translation, wire
 from p4exec.p4runtime.arbitration import Arbitrator, Session, election_int
 from p4exec.p4runtime.context import Context
 from p4exec.p4runtime.device_api import P4RuntimeDevice
@@ -59,6 +59,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self._idle_reported: dict[int, int] = {}
         # Every state change runs where the data plane cannot see it half-done (switch: its own thread).
         self._control = device.control
+        self.sdn_config: sdn_translation.SdnConfig | None = None  # @p4runtime_translation mappings
         device.add_packet_in_listener(self._on_packet_in)
         device.add_digest_listener(self._on_digest)
         current = device.program
@@ -192,6 +193,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
 
     def Write(self, request, context):  # noqa: N802
         try:
+            request = sdn_translation.for_context(self.ctx, self.sdn_config).request_to_device(request)
             results = self._write(request)
         except P4RuntimeError as err:
             abort_with(context, err)
@@ -207,7 +209,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             head = wire.split_write(raw)
         except (wire.Unusual, IndexError, UnicodeDecodeError):
             head = None
-        if head is None or head.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR or head.has_role_id:
+        if (head is None or head.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR or head.has_role_id
+                or sdn_translation.for_context(self.ctx, self.sdn_config).active):
             try:
                 request = p4runtime_pb2.WriteRequest.FromString(raw)
             except DecodeError:
@@ -303,7 +306,9 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             with self._lock:
                 device_level = _device_level(p4runtime_pb2.Update(entity=e) for e in request.entities)
                 ctx = self.ctx if device_level else self._need_pipeline()
-                found, results = self._control(lambda: self._read_all(ctx, request.entities))
+                asked = sdn_translation.for_context(ctx, self.sdn_config).entities_to_device(request.entities)
+                found, results = self._control(lambda: self._read_all(ctx, asked))
+                found = sdn_translation.for_context(ctx, self.sdn_config).entities_to_sdn(found)
         except P4RuntimeError as err:
             abort_with(context, err)
         except Exception as exc:  # noqa: BLE001 - report, keep serving
@@ -378,7 +383,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             with self._lock:
                 if self.live is None:
                     raise P4RuntimeError("FAILED_PRECONDITION", "no forwarding pipeline is running")
-                frame = packet_out_frame(self.live.index, msg.packet)
+                out_msg = sdn_translation.for_context(self.live, self.sdn_config).packet_out_to_device(msg.packet)
+                frame = packet_out_frame(self.live.index, out_msg)
             self.device.packet_out(frame)
         elif kind == "digest_ack":
             self.digests.ack(msg.digest_ack.digest_id, msg.digest_ack.list_id)
@@ -397,6 +403,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         msg = packet_in_message(ctx.index, frame)
         if msg is None:
             log.warning("frame to the CPU port shorter than the packet_in header: dropped")
+            return
+        try:
+            msg = sdn_translation.for_context(ctx, self.sdn_config).packet_in_to_sdn(msg)
+        except P4RuntimeError as err:
+            log.warning("packet-in dropped: %s", err)
             return
         out = p4runtime_pb2.StreamMessageResponse(packet=msg)
         for s in self.arbitrator.primaries(self.device.device_id):

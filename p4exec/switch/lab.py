@@ -104,6 +104,16 @@ def switch_env() -> dict[str, str]:
     return env
 
 
+def rss_kb(pid: int) -> tuple[int, int]:
+    """(VmRSS, VmHWM) in kB of any process, from /proc."""
+    vals = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            vals[key] = int(rest.split()[0])
+    return vals.get("VmRSS", 0), vals.get("VmHWM", 0)
+
+
 class SwitchProcess:
     """A `p4exec switch` child process with its stderr in a file (so it can never block on a pipe)."""
 
@@ -132,13 +142,7 @@ class SwitchProcess:
         return self.proc.poll() is None
 
     def rss_kb(self) -> tuple[int, int]:
-        """(VmRSS, VmHWM) in kB from /proc."""
-        vals = {}
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            key, _, rest = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                vals[key] = int(rest.split()[0])
-        return vals.get("VmRSS", 0), vals.get("VmHWM", 0)
+        return rss_kb(self.proc.pid)
 
     def signal(self, sig: int) -> None:
         if self.alive():

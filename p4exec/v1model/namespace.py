@@ -71,7 +71,7 @@ def build_namespace(program: CompiledProgram, state: DeviceState, pipeline: Any)
     for algo in _HASH_ALGOS:
         fn = hashes.ALGORITHMS.get(algo, (None,))[0]
         ns[f"_hb_{algo}"] = fn if fn is not None else (lambda data, _a=algo: hashes.hash_bytes(_a, data))
-    ns.update(_lookahead=_lookahead, _advance=_advance, _rand=_rand, _digest=_digest, _log=_log,
+    ns.update(_csum16_int=rt.csum16_int, _lookahead=_lookahead, _advance=_advance, _rand=_rand, _digest=_digest, _log=_log,
               _assert_fail=_assert_fail, _v1hash=hashes.v1model_hash, _cksum=_cksum)
     kinds: dict[str, dict[str, Any]] = {
         "table": state.tables, "counter": state.counters, "direct_counter": state.direct_counters,

@@ -134,8 +134,18 @@ class V1Pipeline:
         sm.ingress_global_timestamp = now & 0xFFFFFFFFFFFF
         if fl is not None:
             fl(old_meta, old_sm, meta, sm)
-        pk.reset(sm, now, len(data))
-        payload = self._parse_into(data, hdr, meta, sm)
+        # pk.reset(sm, now, len(data)) and _parse_into, inlined: this runs once per packet
+        pk.sm = sm
+        pk.now = now
+        pk.pkt_len = len(data)
+        pk.clone = pk.resubmit = pk.recirc = pk.digests = pk.truncate = pk.logs = pk.dm_entry = None
+        pk.assert_failed = False
+        off, err = self._parse(data, hdr, meta, sm)
+        if err > 0:
+            sm.parser_error = err
+            self.last_malformed = True
+        pk.payload = payload = data[off:]
+        self._verify(hdr, meta)
         try:
             self._ingress(hdr, meta, sm)
         except rt.P4Exit:
@@ -228,10 +238,15 @@ class V1Pipeline:
             sm.enq_qdepth = qi.enq_qdepth & 0x7FFFF
             sm.deq_timedelta = qi.deq_timedelta & 0xFFFFFFFF
             sm.deq_qdepth = qi.deq_qdepth & 0x7FFFF
-        pk.reset(sm, now, sm.packet_length)
+        # pk.reset(sm, now, sm.packet_length), inlined (once per packet), with the job's side-band state
+        pk.sm = sm
+        pk.now = now
+        pk.pkt_len = sm.packet_length
         pk.payload = job.payload
         pk.truncate = job.truncate
         pk.recirc = job.recirc
+        pk.clone = pk.resubmit = pk.digests = pk.logs = pk.dm_entry = None
+        pk.assert_failed = False
         try:
             self._egress(hdr, meta, sm)
         except rt.P4Exit:

@@ -122,3 +122,10 @@ def format_log(msg: str, values) -> str:
         if i < len(parts) - 1:
             out.append(str(vals[i]) if i < len(vals) else "{}")
     return "".join(out)
+
+
+def csum16_int(v: int) -> int:
+    """csum16 (RFC 1071) of the big-endian bytes of `v` (a whole number of 16-bit words), on the integer:
+    2**16 = 1 (mod 0xFFFF), so the words' one's complement sum s is v mod 0xFFFF taken in 1..0xFFFF
+    (0 only when v is 0), and the checksum is ~s & 0xFFFF. No bytes are built."""
+    return 0xFFFE - (v - 1) % 0xFFFF if v else 0xFFFF

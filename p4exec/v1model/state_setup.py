@@ -1,6 +1,7 @@
 """A fresh DeviceState for a compiled program: P4Info's objects plus what P4Info does not carry."""
 from __future__ import annotations
 
+from p4exec.compiler.p4info import device_view
 from p4exec.compiler.program import CompiledProgram
 from p4exec.runtime import ActionCall, DeviceState, HashSpec, Table
 from p4exec.runtime.match import Exact, FieldMatch, Lpm, MatchKind, Optional_, Range, Ternary
@@ -8,7 +9,7 @@ from p4exec.runtime.tables import KeyField, normalize_entry
 
 
 def new_state(program: CompiledProgram) -> DeviceState:
-    state = DeviceState.from_p4info(program.p4info)
+    state = DeviceState.from_p4info(device_view(program.p4info, program.info))   # device widths (translation)
     configure_state(program, state)
     return state
 

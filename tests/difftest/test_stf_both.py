@@ -1,6 +1,6 @@
 """Every STF test of the project on both targets: p4exec (in process) and BMv2 (the reference).
 
-With p4c-bm2-ss, simple_switch_grpc and simple_switch_CLI on PATH each STF file must give the same packets
+With p4c-bm2-ss and simple_switch_grpc on PATH each STF file must give the same packets
 on both targets and meet its expectations on both, or differ exactly as difftest/expected.py documents.
 Without them the BMv2 cases skip with the reason; the toolchain-free checks below always run.
 """
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from difftest.__main__ import stf_files
-from difftest.cli_syntax import PRIORITY_PIVOT, Bmv2Names, table_add
 from difftest.expected import EXPECTED
+from difftest.runtime_calls import PRIORITY_PIVOT, Bmv2Names, port_map, table_add
 from difftest.stf_both import program_for, run_both
 from difftest.toolchain import skip_reason
 from p4exec.harness import Harness
@@ -80,24 +80,41 @@ V1Switch(P(), V(), MyIngress(), E(), C(), D()) main;
 """
 
 
-def test_add_lines_become_cli_commands() -> None:
+def test_add_lines_become_runtime_calls() -> None:
     """STF priorities (larger wins) turn around for BMv2 (smaller wins); keys not given are don't care;
-    values are the canonical matches p4exec's STF layer builds, so both targets get the same entry."""
+    values are the canonical matches p4exec's STF layer builds, so both targets get the same entry; keys
+    and action data go as bytes of the field's width."""
     harness = Harness.from_source(_TERNARY_P4)
     names = Bmv2Names(_TERNARY_JSON)
     table = harness.state.tables["MyIngress.t"]
     lines = S.parse_stf("add t 5 hdr.h.a:0x1* set(port:3)\nadd t 9 hdr.h.b:0x0a00/8 set(port:0x201)\n")
     got = [table_add(names, table, st) for st in lines]  # type: ignore[arg-type]
-    assert got[0] == ("MyIngress.t", f"table_add MyIngress.t MyIngress.set 0x10&&&0xf0 0x0/0 => 0x3 "
-                                     f"{PRIORITY_PIVOT - 6}")
-    assert got[1] == ("MyIngress.t", f"table_add MyIngress.t MyIngress.set 0x0&&&0x0 0xa00/8 => 0x1 "
-                                     f"{PRIORITY_PIVOT - 10}")
-    assert int(got[0][1].split()[-1]) > int(got[1][1].split()[-1])  # priority 9 beats 5 on BMv2 too
+    assert [t for t, _ in got] == ["MyIngress.t", "MyIngress.t"]
+    first, second = (c for _, c in got)
+    assert first.text == f"table_add MyIngress.t MyIngress.set 0x10&&&0xf0 0x0/0 => 0x3 {PRIORITY_PIVOT - 6}"
+    assert second.text == f"table_add MyIngress.t MyIngress.set 0x0&&&0x0 0xa00/8 => 0x1 {PRIORITY_PIVOT - 10}"
+    assert (first.service, first.method) == ("standard", "bm_mt_add_entry")
+    args = {a.field_id: a.value for a in first.args}
+    assert args[1] == 0 and args[2] == "MyIngress.t" and args[4] == "MyIngress.set"
+    ternary, lpm = args[3].items
+    assert [(a.field_id, a.value) for a in ternary] == [(1, 2), (4, ternary[1].value)]
+    assert [(a.field_id, a.value) for a in ternary[1].value] == [(1, b"\x10"), (2, b"\xf0")]
+    assert [(a.field_id, a.value) for a in lpm[1].value] == [(1, b"\x00\x00"), (2, 0)]
+    assert args[5].items == (b"\x00\x03",)  # bit<9>: two bytes
+    (priority,) = args[6]
+    second_priority = {a.field_id: a.value for a in second.args}[6][0].value
+    assert priority.value == PRIORITY_PIVOT - 6 > second_priority  # priority 9 beats 5 on BMv2 too
+
+
+def test_port_sets_are_bmv2_port_maps() -> None:
+    assert port_map([1, 2]) == "110"
+    assert port_map([3]) == "1000"
+    assert port_map([]) == ""
 
 
 def test_skip_reason_names_what_is_missing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     reason = skip_reason()
     assert reason is not None
-    for tool in ("p4c-bm2-ss", "simple_switch_grpc", "simple_switch_CLI"):
+    for tool in ("p4c-bm2-ss", "simple_switch_grpc"):
         assert tool in reason

@@ -4,9 +4,8 @@ Runs where `p4c-bm2-ss` (a reference p4c build) is on PATH and skips with that r
 elsewhere. Every corpus program (tests/p4/NN_*.p4), every negative program (tests/p4/negative) and every p4src/
 program is compiled by both. A program p4exec rejects as `unsupported: ...` is one p4exec cannot run; its p4c
 verdict is not compared (that is what "unsupported" means). For a program both accept, the P4Info messages
-must be equal after one normalisation: the top-level repeated entities (tables, actions, counters, ...) are
-sorted by id, because P4Info gives their order no meaning and a controller looks them up by id or name.
-Everything else (match-field, param and action-ref order, annotations, type_info) is compared as written.
+must be equal as written, order included: tables, actions, externs and every other list come in p4c's order
+(docs/p4exec-compiler.md, "P4Info order"), so a controller that walks P4Info sees one sequence on both targets.
 
 Two programs differ on purpose: `+=`-style compound assignment and `for` loops are newer P4_16 than p4c
 v1.2.4.17, which stops at them with a syntax error; p4exec accepts them (issue 10). For those the test asserts
@@ -34,23 +33,6 @@ NEWER_THAN_P4C = {"p4/76_compound_assign": "syntax error", "p4/77_for_loops": "s
 
 pytestmark = [pytest.mark.bmv2,
               pytest.mark.skipif(P4C is None, reason="p4c-bm2-ss is not on PATH (reference toolchain absent)")]
-
-_REPEATED = ("tables", "actions", "action_profiles", "counters", "direct_counters", "meters", "direct_meters",
-             "controller_packet_metadata", "value_sets", "registers", "digests", "externs")
-
-
-def normalised(p: p4info_pb2.P4Info) -> p4info_pb2.P4Info:
-    out = p4info_pb2.P4Info()
-    out.CopyFrom(p)
-    for field in _REPEATED:
-        items = sorted(getattr(out, field), key=lambda m: getattr(getattr(m, "preamble", None), "id", 0))
-        copies = [type(m)() for m in items]
-        for c, m in zip(copies, items, strict=True):
-            c.CopyFrom(m)
-        out.ClearField(field)
-        getattr(out, field).extend(copies)
-    return out
-
 
 def p4c(prog: Path, tmp: Path) -> tuple[bool, str, p4info_pb2.P4Info | None]:
     info = tmp / "p4c.p4info.txtpb"  # v1.2.4.x deprecates .txt with a warning
@@ -94,6 +76,5 @@ def test_same_verdict_and_p4info(prog: Path, tmp_path: Path) -> None:
                                      f"p4c-bm2-ss {'accepts' if ok else 'rejects: ' + p4c_err[:2000]}")
     if mine is None or theirs is None:
         return
-    a, b = normalised(mine), normalised(theirs)
-    assert text_format.MessageToString(a) == text_format.MessageToString(b)
-    assert a == b
+    assert text_format.MessageToString(mine) == text_format.MessageToString(theirs)
+    assert mine == theirs

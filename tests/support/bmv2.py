@@ -4,28 +4,20 @@
 from __future__ import annotations
 
 import shutil
-import socket
-import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
+from controller.bmv2_launch import SWITCH, Bmv2Command, Bmv2Process
 from p4exec.switch.lab import Lab
 from tests.support.controller import free_port
 
-TOOLS = ("simple_switch_grpc", "p4c-bm2-ss")
+TOOLS = (SWITCH, "p4c-bm2-ss")
 MISSING = [tool for tool in TOOLS if shutil.which(tool) is None]
 REASON = (f"BMv2 test: needs {' and '.join(TOOLS)} on PATH ({', '.join(MISSING)} not found; the reference "
           f"toolchain is not installed here)")
 needs_bmv2 = [pytest.mark.bmv2, pytest.mark.skipif(bool(MISSING), reason=REASON)]
-
-
-def listening(port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(0.2)
-        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 class Bmv2LabSwitch:
@@ -35,28 +27,21 @@ class Bmv2LabSwitch:
         self.device_id = device_id
         self.grpc_port, self.thrift_port = free_port(), free_port()
         self.addr = f"127.0.0.1:{self.grpc_port}"
-        ifs = [a for i in range(1, lab.nhosts + 1) for a in ("-i", f"{i}@{lab.sw_if(i)}")]
-        cmd = ["simple_switch_grpc", "--no-p4", *ifs, "--device-id", str(device_id), "--thrift-port",
-               str(self.thrift_port), "--log-console", "-L", "warn", "--", "--grpc-server-addr", self.addr,
-               "--cpu-port", "255"]
-        self.log = tempfile.NamedTemporaryFile(prefix="bmv2-lab-", suffix=".log", delete=False)  # noqa: SIM115
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + timeout
-        while not (listening(self.grpc_port) and listening(self.thrift_port)):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.close()
-                raise RuntimeError(f"simple_switch_grpc did not come up:\n{self.output()}")
-            time.sleep(0.1)
+        command = Bmv2Command(grpc_addr=self.addr, thrift_port=self.thrift_port, device_id=device_id,
+                              interfaces={i: lab.sw_if(i) for i in range(1, lab.nhosts + 1)}, cpu_port=255,
+                              log_level="warn")
+        with tempfile.NamedTemporaryFile(prefix="bmv2-lab-", suffix=".log", delete=False) as log:
+            self.log = Path(log.name)
+        self.process = Bmv2Process(command, self.log)
+        try:
+            self.process.wait_ready(timeout)
+        except Exception as err:
+            self.close()
+            raise RuntimeError(f"simple_switch_grpc did not come up: {err}") from None
 
     def output(self) -> str:
-        return Path(self.log.name).read_text(errors="replace")[-3000:]
+        return self.process.output()
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        Path(self.log.name).unlink(missing_ok=True)
+        self.process.stop()
+        self.log.unlink(missing_ok=True)

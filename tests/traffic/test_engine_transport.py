@@ -19,7 +19,7 @@ pytestmark = pytest.mark.netns
 def test_clean_ring_all_reduce_acks_and_no_retransmission(bridge_lab, transport: str) -> None:
     _lab, ports = bridge_lab
     s = make_schedule("all_reduce", [0, 1, 2, 3], 200_000, "ring", slices=2)
-    cfg = EngineConfig(rate_bps=300e6, time_limit_s=10, transport=transport, transport_params={"rto_s": 0.5})
+    cfg = EngineConfig(rate_bps=300e6, time_limit_s=10, transport=transport, transport_params={"rto_s": 2.0})
     with Engine(ports, cfg) as eng:
         r = eng.run([PlannedCollective("ar", 0, s)])
     assert not r.timed_out

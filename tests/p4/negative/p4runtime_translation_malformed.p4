@@ -1,6 +1,6 @@
-// expect-error: 11:1: malformed @p4runtime_translation
-// @p4runtime_translation takes a URI string and a bit width (or string); p4c reads it when P4Info needs the
-// type (here an action parameter), so an unused malformed one goes unnoticed
+// expect-error: 11:24: malformed @p4runtime_translation: syntax error, unexpected INTEGER, expecting STRING_LITERAL
+// @p4runtime_translation takes a URI string and a bit width (or string); p4c reads it where live code uses
+// the type (here an action parameter), so an unused malformed one goes unnoticed
 #include <core.p4>
 #include <v1model.p4>
 

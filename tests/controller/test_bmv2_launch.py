@@ -1,0 +1,44 @@
+"""simple_switch_grpc's command line has one owner (controller/bmv2_launch.py); these checks need no BMv2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.bmv2_launch import PRIORITY_QUEUES, Bmv2Command, Bmv2Process, Bmv2StartError
+
+
+def test_interfaces_and_target_options_are_placed_around_the_separator() -> None:
+    cmd = Bmv2Command(grpc_addr="127.0.0.1:5000", thrift_port=5001, device_id=3, interfaces={2: "b", 1: "a"},
+                      log_level="warn").argv()
+    assert cmd[:6] == ["simple_switch_grpc", "--no-p4", "-i", "1@a", "-i", "2@b"]
+    assert cmd[cmd.index("--device-id") + 1] == "3" and cmd[cmd.index("--thrift-port") + 1] == "5001"
+    assert cmd.index("--log-console") < cmd.index("--")
+    assert cmd[cmd.index("--"):] == ["--", "--grpc-server-addr", "127.0.0.1:5000", "--priority-queues",
+                                     str(PRIORITY_QUEUES), "--cpu-port", "255"]
+
+
+def test_packet_channel_form_has_no_interfaces_and_no_cpu_port() -> None:
+    command = Bmv2Command(grpc_addr="127.0.0.1:5000", thrift_port=5001, json_path="/x/p.json", cpu_port=None,
+                          packet_in="ipc:///d/packets.ipc", notifications_addr="ipc:///d/n.ipc", priority_queues=2)
+    cmd = command.argv()
+    assert cmd[1] == "/x/p.json" and "-i" not in cmd and "--cpu-port" not in cmd and "--log-console" not in cmd
+    assert cmd[cmd.index("--packet-in") + 1] == "ipc:///d/packets.ipc"
+    assert cmd[cmd.index("--priority-queues") + 1] == "2"
+    assert command.grpc_port == 5000
+    assert Bmv2Command(grpc_addr="unix:/run/s.sock", thrift_port=1).grpc_port is None
+
+
+def test_a_missing_or_failing_switch_is_a_clear_start_error(tmp_path: Path) -> None:
+    with pytest.raises(Bmv2StartError, match="cannot run /nonexistent/simple_switch_grpc"):
+        Bmv2Process(Bmv2Command(grpc_addr="127.0.0.1:1", thrift_port=2,
+                                executable="/nonexistent/simple_switch_grpc"))
+    script = tmp_path / "fake_switch"
+    script.write_text("#!/bin/sh\necho 'no such interface' >&2\nexit 3\n")
+    script.chmod(0o755)
+    proc = Bmv2Process(Bmv2Command(grpc_addr="127.0.0.1:1", thrift_port=2, executable=str(script)),
+                       tmp_path / "switch.log")
+    with pytest.raises(Bmv2StartError, match=r"(?s)exited with status 3.*no such interface"):
+        proc.wait_ready(timeout=10)
+    proc.stop()
