@@ -15,7 +15,6 @@ import errno
 import select
 import socket
 import struct
-import sys
 import time
 
 ETH_P_ALL = 3
@@ -139,4 +138,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
