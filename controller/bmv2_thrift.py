@@ -180,13 +180,7 @@ class ThriftSession:
         self._seq += 1
         out = TMultiplexedProtocol(self._protocol, service)
         out.writeMessageBegin(method, TMessageType.CALL, self._seq)
-        out.writeStructBegin(f"{method}_args")
-        for arg in args:
-            out.writeFieldBegin(f"a{arg.field_id}", arg.ttype, arg.field_id)
-            _write(out, arg.ttype, arg.value)
-            out.writeFieldEnd()
-        out.writeFieldStop()
-        out.writeStructEnd()
+        _write_struct(out, f"{method}_args", args)
         out.writeMessageEnd()
         self._transport.flush()
         proto = self._protocol
@@ -224,6 +218,17 @@ class _Refused(TException if TBinaryProtocol is not None else Exception):  # typ
     """The server answered with an error: not a transport failure, so never retried."""
 
 
+def _write_struct(out: Any, name: str, fields: Sequence[Arg]) -> None:
+    """A call's argument struct and a nested struct are written alike (field names are not on the wire)."""
+    out.writeStructBegin(name)
+    for arg in fields:
+        out.writeFieldBegin(f"f{arg.field_id}", arg.ttype, arg.field_id)
+        _write(out, arg.ttype, arg.value)
+        out.writeFieldEnd()
+    out.writeFieldStop()
+    out.writeStructEnd()
+
+
 def _write(out: Any, ttype: int, value: Any) -> None:
     if ttype == TType.I32:
         out.writeI32(value)
@@ -241,13 +246,7 @@ def _write(out: Any, ttype: int, value: Any) -> None:
         else:
             out.writeString(value)
     elif ttype == TType.STRUCT:
-        out.writeStructBegin("s")
-        for arg in value:
-            out.writeFieldBegin(f"f{arg.field_id}", arg.ttype, arg.field_id)
-            _write(out, arg.ttype, arg.value)
-            out.writeFieldEnd()
-        out.writeFieldStop()
-        out.writeStructEnd()
+        _write_struct(out, "s", value)
     elif ttype == TType.LIST:
         out.writeListBegin(value.etype, len(value.items))
         for item in value.items:
