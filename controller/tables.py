@@ -3,7 +3,8 @@ table and action names (docs/ethplus-header.md).
 
 Pure builders: they read routes and the policy and fill an `InstalledState` (which group id stands for
 which candidate-port set), and write nothing; controller/fabric.py decides when to send what.
-Messages are built in place: at 70k entries every copy costs seconds.
+Table entries are encoded straight to bytes (`SwitchConnection.entry_update`): at 70k entries a protobuf
+object per entry costs seconds; members, groups and the PRE (a few per port) stay protobuf messages.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from p4.v1 import p4runtime_pb2 as pb
 
 from controller.client import SwitchConnection, as_entity
 from controller.codec import Value
+from controller.messages import UpdateLike
 from controller.policies import Policy
 from controller.probes import PROBE_MGRP, probe_flood_ports
 from controller.routing import SwitchRoutes
@@ -22,10 +24,11 @@ from controller.state import InstalledState
 from topologies.model import Topology
 
 ECMP_PROFILE = "ecmp_selector"
+INSERT, MODIFY = pb.Update.INSERT, pb.Update.MODIFY
 
 
 def desired(conn: SwitchConnection, name: str, routes: SwitchRoutes, policy: Policy,
-            topo: Topology) -> tuple[InstalledState, list[pb.Update]]:
+            topo: Topology) -> tuple[InstalledState, list[UpdateLike]]:
     """Every entity the switch should hold for these routes and the policy, as the updates that install it
     on an empty switch (the lb_config default entry is a MODIFY), and the group bookkeeping that goes
     with them."""
@@ -36,28 +39,27 @@ def desired(conn: SwitchConnection, name: str, routes: SwitchRoutes, policy: Pol
         state.route_group[route.eid] = gid
         updates += route_updates(conn, route.eid, route.ipv4, gid, pb.Update.INSERT)
     for port, (src, dst) in routes.neighbor_macs.items():
-        conn.table_entry("neighbor_mac", {"standard_metadata.egress_port": port}, "set_macs",
-                         {"src_mac": src, "dst_mac": dst}, into=_new(updates).entity.table_entry)
+        updates.append(conn.entry_update(INSERT, "neighbor_mac", {"standard_metadata.egress_port": port},
+                                         "set_macs", {"src_mac": src, "dst_mac": dst}))
         ecn = policy.ecn_for_port(name, port)
         if ecn is not None:
-            conn.table_entry("ecn_config", {"standard_metadata.egress_port": port}, "set_ecn_thresholds",
-                             dict[str, Value](ecn.params()), into=_new(updates).entity.table_entry)
+            updates.append(conn.entry_update(INSERT, "ecn_config", {"standard_metadata.egress_port": port},
+                                             "set_ecn_thresholds", dict[str, Value](ecn.params())))
     params: dict[str, Value] = dict(policy.lb_params())
     flood = probe_flood_ports(topo, name) if policy.uses_probes else []
     if flood:
         params["probe_mgrp"] = PROBE_MGRP
         updates.append(_insert(conn.multicast_group(PROBE_MGRP, flood)))
-    conn.table_entry("lb_config", action="set_lb_config", params=params, default=True,
-                     into=_new(updates, pb.Update.MODIFY).entity.table_entry)
+    updates.append(conn.entry_update(MODIFY, "lb_config", action="set_lb_config", params=params, default=True))
     trim = policy.trim_params()
     if trim is not None:
-        conn.table_entry("trim_config", action="set_trim", params=dict[str, Value](trim), default=True,
-                         into=_new(updates, pb.Update.MODIFY).entity.table_entry)
+        updates.append(conn.entry_update(MODIFY, "trim_config", action="set_trim", params=dict[str, Value](trim),
+                                         default=True))
     return state, updates
 
 
 def group_updates(conn: SwitchConnection, state: InstalledState,
-                  port_sets: Iterable[tuple[int, ...]]) -> Iterable[pb.Update]:
+                  port_sets: Iterable[tuple[int, ...]]) -> Iterable[UpdateLike]:
     """Members, selector group, ECMP entry and candidate list for every candidate set not yet installed."""
     for ports in port_sets:
         if ports in state.group_ids or not ports:
@@ -74,28 +76,19 @@ def group_updates(conn: SwitchConnection, state: InstalledState,
         update = pb.Update(type=pb.Update.INSERT)
         conn.group(ECMP_PROFILE, gid, ports, max_size=8, into=update.entity.action_profile_group)
         yield update
-        update = pb.Update(type=pb.Update.INSERT)
-        conn.table_entry("ecmp_group", {"meta.group_id": gid}, group_id=gid, into=update.entity.table_entry)
-        yield update
+        yield conn.entry_update(INSERT, "ecmp_group", {"meta.group_id": gid}, group_id=gid)
         padded = list(ports) + [0] * (8 - len(ports))
         params: dict[str, Value] = {"n_ports": len(ports), **{f"port{i}": p for i, p in enumerate(padded)}}
-        update = pb.Update(type=pb.Update.INSERT)
-        conn.table_entry("nhop_group", {"meta.group_id": gid}, "set_candidates", params,
-                         into=update.entity.table_entry)
-        yield update
+        yield conn.entry_update(INSERT, "nhop_group", {"meta.group_id": gid}, "set_candidates", params)
 
 
-def route_updates(conn: SwitchConnection, eid: int, ipv4: str, gid: int, kind: int) -> list[pb.Update]:
+def route_updates(conn: SwitchConnection, eid: int, ipv4: str, gid: int, kind: int) -> list[UpdateLike]:
     params: dict[str, Value] = {"group_id": gid, "dst_index": eid}
-    by_eid, by_ip = pb.Update(type=kind), pb.Update(type=kind)
-    conn.table_entry("eid_table", {"hdr.ethplus.dst_id": eid}, "eid_to_group", params,
-                     into=by_eid.entity.table_entry)
-    conn.table_entry("ipv4_lpm", {"hdr.ipv4.dstAddr": f"{ipv4}/32"}, "ipv4_to_group", params,
-                     into=by_ip.entity.table_entry)
-    return [by_eid, by_ip]
+    return [conn.entry_update(kind, "eid_table", {"hdr.ethplus.dst_id": eid}, "eid_to_group", params),
+            conn.entry_update(kind, "ipv4_lpm", {"hdr.ipv4.dstAddr": f"{ipv4}/32"}, "ipv4_to_group", params)]
 
 
-def reroute_updates(conn: SwitchConnection, state: InstalledState, new: SwitchRoutes) -> list[pb.Update]:
+def reroute_updates(conn: SwitchConnection, state: InstalledState, new: SwitchRoutes) -> list[UpdateLike]:
     """The updates that move a switch from `state` to the new routes: new groups, then the destinations
     whose candidate set changed (MODIFY); `state` is updated to match."""
     updates = list(group_updates(conn, state, new.groups.values()))
@@ -111,9 +104,3 @@ def reroute_updates(conn: SwitchConnection, state: InstalledState, new: SwitchRo
 def _insert(message: Any) -> pb.Update:
     return pb.Update(type=pb.Update.INSERT, entity=as_entity(message))
 
-
-def _new(updates: list[pb.Update], kind: int = pb.Update.INSERT) -> pb.Update:
-    """Append an empty update of `kind` and return it, to be filled in place."""
-    update = pb.Update(type=kind)
-    updates.append(update)
-    return update

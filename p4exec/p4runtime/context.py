@@ -24,6 +24,7 @@ class Context:
     store: Store = field(default_factory=Store)
     has_idle_tables: bool = False  # any NOTIFY_CONTROL table: only then scan for idle entries
     fast_layouts: dict[int, Any] = field(default_factory=dict)  # table id -> fastpath.TableLayout | None
+    fast_readers: dict[int, list] = field(default_factory=dict)  # update length -> fastpath readers
 
     @classmethod
     def build(cls, program: Program, device: Any, cookie: int = 0) -> Context:

@@ -3,7 +3,7 @@
 A table entry is decoded and validated once (translate.py) and handed to the runtime table, which
 keeps it and is the only judge of existence, size, const-ness and references: it raises before it
 changes anything, so a failure leaves the device as it was. Read encodes the runtime's entries.
-Members and groups are still checked and recorded here (store.py) before they reach the runtime.
+Members and groups likewise live in the runtime action profiles only.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from p4.v1 import p4runtime_pb2
 
 from p4exec.p4runtime import oneshot
 from p4exec.p4runtime.context import Context
-from p4exec.p4runtime.errors import P4RuntimeError, invalid, not_found
+from p4exec.p4runtime.errors import invalid, not_found
 from p4exec.p4runtime.translate import (
     canonical_action,
     canonical_matches,
@@ -188,96 +188,62 @@ def _profile_actions(ctx: Context, ap) -> dict[int, int]:
 
 
 def write_member(ctx: Context, update_type: int, msg: p4runtime_pb2.ActionProfileMember) -> None:
+    """Decode the member (its action against the profile's tables), then let the runtime profile, the
+    one store of members, decide: ALREADY_EXISTS, RESOURCE_EXHAUSTED, NOT_FOUND, and
+    FAILED_PRECONDITION for a member still in use."""
     ap = ctx.index.action_profile(msg.action_profile_id)
-    members = ctx.store.members.setdefault(msg.action_profile_id, {})
     name = ap.preamble.name
-    stored = p4runtime_pb2.ActionProfileMember(action_profile_id=msg.action_profile_id,
+    member = p4runtime_pb2.ActionProfileMember(action_profile_id=msg.action_profile_id,
                                                member_id=msg.member_id)
     if update_type != U.DELETE:
         if not msg.HasField("action"):
             raise invalid("a member needs an action")
         canonical_action(ctx.index, msg.action, _profile_actions(ctx, ap),
-                         owner=f"action profile {name!r}", out=stored.action)
+                         owner=f"action profile {name!r}", out=member.action)
     if update_type == U.INSERT:
         oneshot.check_style(ctx, msg.action_profile_id, oneshot=False)
-        if msg.member_id in members:
-            raise P4RuntimeError("ALREADY_EXISTS", f"member {msg.member_id} exists in {name!r}")
-        if ap.size and len(members) >= ap.size:
-            raise P4RuntimeError("RESOURCE_EXHAUSTED", f"action profile {name!r} is full")
-    elif msg.member_id not in members:
-        raise not_found(f"no member {msg.member_id} in {name!r}")
-    # a member still used by a group or entry: the runtime's FAILED_PRECONDITION
-    ctx.binding.member_write(name, update_type, stored)
-    if update_type == U.DELETE:
-        del members[msg.member_id]
-    else:
-        members[msg.member_id] = stored
+    ctx.binding.member_write(name, update_type, member)
 
 
 def write_group(ctx: Context, update_type: int, msg: p4runtime_pb2.ActionProfileGroup) -> None:
+    """Decode the group (watch ports against the device's ports), then let the runtime selector, the
+    one store of groups, decide: ALREADY_EXISTS, NOT_FOUND (the group or a member), max_size and
+    members (INVALID_ARGUMENT), sizes (RESOURCE_EXHAUSTED), FAILED_PRECONDITION for a group in use."""
     ap = ctx.index.action_profile(msg.action_profile_id)
     name = ap.preamble.name
     if not ap.with_selector:
         raise invalid(f"action profile {name!r} has no selector: it has no groups")
-    groups = ctx.store.groups.setdefault(msg.action_profile_id, {})
-    stored = p4runtime_pb2.ActionProfileGroup(action_profile_id=msg.action_profile_id,
-                                              group_id=msg.group_id)
-    if update_type == U.INSERT:
-        if msg.group_id in groups:
-            raise P4RuntimeError("ALREADY_EXISTS", f"group {msg.group_id} exists in {name!r}")
-    elif msg.group_id not in groups:
-        raise not_found(f"no group {msg.group_id} in {name!r}")
-    if update_type == U.DELETE:
-        # a group still used by an entry: the runtime's FAILED_PRECONDITION
-        ctx.binding.group_write(name, update_type, stored)
-        del groups[msg.group_id]
-        return
-    max_size = msg.max_size
-    if ap.max_group_size and max_size > ap.max_group_size:
-        raise invalid(f"max_size {max_size} exceeds the profile's max_group_size {ap.max_group_size}")
-    if update_type == U.MODIFY and max_size != groups[msg.group_id].max_size:
-        raise invalid("max_size of a group cannot change")
-    members = ctx.store.members.get(msg.action_profile_id, {})
-    seen = set()
-    total = 0
-    for m in msg.members:
-        if m.member_id not in members:
-            raise not_found(f"no member {m.member_id} in {name!r}")
-        if m.member_id in seen:
-            raise invalid(f"member {m.member_id} listed twice")
-        if m.weight <= 0:
-            raise invalid(f"member {m.member_id}: weight must be positive")
-        oneshot.check_watch_port(ctx, m)
-        seen.add(m.member_id)
-        total += m.weight
-        stored.members.add().CopyFrom(m)
-    # Group size counts weights unless the P4Info says members; the profile's total size
-    # (all groups together) is the runtime's check.
-    used = len(seen) if ap.WhichOneof("selector_size_semantics") == "sum_of_members" else total
-    limit = max_size or ap.max_group_size
-    if limit and used > limit:
-        raise P4RuntimeError("RESOURCE_EXHAUSTED",
-                             f"group size {used} is more than its maximum {limit}")
-    stored.max_size = max_size
-    ctx.binding.group_write(name, update_type, stored)
-    groups[msg.group_id] = stored
+    if update_type != U.DELETE:
+        for m in msg.members:
+            oneshot.check_watch_port(ctx, m)
+    group = p4runtime_pb2.ActionProfileGroup(action_profile_id=msg.action_profile_id, group_id=msg.group_id)
+    if update_type != U.DELETE:
+        group.members.extend(msg.members)
+        group.max_size = msg.max_size
+    ctx.binding.group_write(name, update_type, group)
+
+
+def _explicit_profiles(ctx: Context, ap_id: int) -> list[int]:
+    ids = [ap_id] if ap_id else list(ctx.index.by_id["action_profiles"])
+    for i in ids:
+        ctx.index.action_profile(i)  # NOT_FOUND for an unknown id
+    # a selector programmed with one-shot sets holds only their hidden members and groups
+    return [i for i in ids if not oneshot.uses_oneshot(ctx, i)]
 
 
 def read_members(ctx: Context, req: p4runtime_pb2.ActionProfileMember) -> Iterator[Entity]:
-    ids = [req.action_profile_id] if req.action_profile_id else list(ctx.index.by_id["action_profiles"])
-    for ap_id in ids:
-        ctx.index.action_profile(ap_id)
-        for mid, member in ctx.store.members.get(ap_id, {}).items():
-            if req.member_id and mid != req.member_id:
+    for ap_id in _explicit_profiles(ctx, req.action_profile_id):
+        name = ctx.index.action_profile(ap_id).preamble.name
+        for member in ctx.binding.member_protos(ap_id, name):
+            if req.member_id and member.member_id != req.member_id:
                 continue
             yield Entity(action_profile_member=member)
 
 
 def read_groups(ctx: Context, req: p4runtime_pb2.ActionProfileGroup) -> Iterator[Entity]:
-    ids = [req.action_profile_id] if req.action_profile_id else list(ctx.index.by_id["action_profiles"])
-    for ap_id in ids:
-        ctx.index.action_profile(ap_id)
-        for gid, group in ctx.store.groups.get(ap_id, {}).items():
-            if req.group_id and gid != req.group_id:
+    for ap_id in _explicit_profiles(ctx, req.action_profile_id):
+        name = ctx.index.action_profile(ap_id).preamble.name
+        for group in ctx.binding.group_protos(ap_id, name):
+            if req.group_id and group.group_id != req.group_id:
                 continue
             yield Entity(action_profile_group=group)

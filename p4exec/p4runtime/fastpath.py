@@ -9,13 +9,14 @@ handles the update and gives the error — so both paths answer alike.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
-from p4exec.p4runtime.wire import SimpleEntry
+from p4exec.p4runtime.wire import Leaves, Template, Unusual, read_update
 from p4exec.runtime import ActionCall, Exact, Lpm, Optional_, Range, RuntimeOpError, Ternary
 from p4exec.runtime import TableEntry as RuntimeEntry
 
@@ -88,99 +89,163 @@ def _build(ctx, table_id: int) -> TableLayout | None:
         actions, runtime)
 
 
-def apply(ctx, utype: int, e: SimpleEntry) -> bool:
-    """Apply a simple entry; False (nothing changed) if the general path must judge it."""
+FastItem = tuple[int, Any, RuntimeEntry]  # (update type, runtime table, the decoded entry)
+Reader = Callable[[bytes, int], Any]  # (buffer, update start) -> FastItem, None (general path) or MISS
+MISS = object()  # a reader's answer for an update of another shape (its fixed bytes differ)
+SHAPES_PER_LENGTH = 8  # readers kept per update length (tables, prefix lengths, update types)
+
+
+def reader(ctx, tmpl: Template) -> Reader:
+    """A function reading updates shaped as `tmpl` into runtime entries, generated once per shape.
+
+    Everything in the template's fixed bytes (table, field ids and kinds, prefix lengths, priority,
+    action and parameter ids, idle timeout) is checked here, once; the generated code compares the
+    fixed bytes, slices the values and checks only them (widths, bits outside a prefix or mask,
+    ranges). An update it refuses gives None, and the general path gives the error."""
+    checks = " or ".join(f"buf[s + {a}:s + {b}] != {fixed!r}" for a, b, fixed in tmpl.fixed) or "False"
+    lines = ["def read(buf, s):", f"    if {checks}:", "        return MISS"]
+    body = _body(ctx, tmpl)
+    lines += ["    return None"] if body is None else body
+    scope: dict[str, Any] = {"MISS": MISS, "from_bytes": int.from_bytes, "Lpm": Lpm, "Exact": Exact, "Optional_": Optional_,
+             "Ternary": Ternary, "Range": Range, "ActionCall": ActionCall, "Entry": RuntimeEntry}
+    lay = ctx.fast_layouts.get(tmpl.entry.table_id)
+    scope["TABLE"] = lay.runtime if lay is not None else None
+    scope["ACTION"] = lay.actions[tmpl.entry.action_id].name if body is not None and tmpl.utype != U.DELETE \
+        else None
+    exec(compile("\n".join(lines), f"<fast path reader of table {tmpl.entry.table_id}>", "exec"), scope)  # noqa: S102 - our own text: numbers, repr() of bytes
+    return scope["read"]  # type: ignore[no-any-return]
+
+
+def _body(ctx, tmpl: Template) -> list[str] | None:
+    """The generated lines after the fixed-bytes check, or None if no update of this shape is for the
+    fast path (those lines would only return None)."""
+    utype, e = tmpl.utype, tmpl.entry
     if utype != U.INSERT and utype != U.MODIFY and utype != U.DELETE:
-        return False
+        return None
     lay = ctx.fast_layouts.get(e.table_id, _UNSET)
     if lay is _UNSET:
         lay = layout(ctx, e.table_id)
     if lay is None:
-        return False
-    fields = lay.fields
-    runtime_match: list = [None] * lay.nfields
-    matches = e.matches
-    if len(matches) > 1:
-        matches = sorted(matches, key=_first)
-    last = -1
+        return None
+
+    def value(idx: int) -> str | None:  # the slice of a value, None if absent or empty
+        if idx < 0 or tmpl.spans[idx][0] == tmpl.spans[idx][1]:
+            return None
+        a, b = tmpl.spans[idx]
+        return f"from_bytes(buf[s + {a}:s + {b}], 'big')"
+
+    lines: list[str] = []
+    match: list[str] = ["None"] * lay.nfields
+    seen: set[int] = set()
     nexact = 0
-    for fid, kind, a, b in matches:
-        spec = fields.get(fid)
-        if spec is None or fid == last:  # sorted: a repeated field id is next to itself
-            return False
-        last = fid
+    for n, (fid, kind, ai, bi, b) in enumerate(tmpl.matches):
+        spec = lay.fields.get(fid)
+        if spec is None or fid in seen:
+            return None
+        seen.add(fid)
         pos, fkind, width = spec
-        if kind != fkind or not a:
-            return False
-        va = int.from_bytes(a, "big")
-        if va >> width:
-            return False
-        if kind == "exact":
-            nexact += 1
-            runtime_match[pos] = Exact(va)
+        va = value(ai)
+        if kind != fkind or va is None:
+            return None
+        lines.append(f"    a{n} = {va}")
+        if kind in ("exact", "optional"):
+            nexact += kind == "exact"
+            lines.append(f"    if a{n} >> {width}:")
+            match[pos] = f"{'Exact' if kind == 'exact' else 'Optional_'}(a{n})"
         elif kind == "lpm":
-            plen = b
-            if not isinstance(plen, int) or not 0 < plen <= width:
-                return False
-            if va & ~(((1 << plen) - 1) << (width - plen)):
-                return False
-            runtime_match[pos] = Lpm(va, plen)
-        elif kind == "optional":
-            runtime_match[pos] = Optional_(va)
+            if not isinstance(b, int) or not 0 < b <= width:
+                return None
+            lines.append(f"    if a{n} >> {width} or a{n} & {(1 << (width - b)) - 1}:")
+            match[pos] = f"Lpm(a{n}, {b})"
         else:
-            if not b:
-                return False
-            vb = int.from_bytes(b, "big")  # type: ignore[arg-type]
-            if vb >> width:
-                return False
+            vb = value(bi)
+            if vb is None:
+                return None
+            lines.append(f"    b{n} = {vb}")
             if kind == "ternary":
-                if vb == 0 or va & ~vb:
-                    return False
-                runtime_match[pos] = Ternary(va, vb)
+                lines.append(f"    if a{n} >> {width} or b{n} >> {width} or b{n} == 0 or a{n} & ~b{n}:")
+                match[pos] = f"Ternary(a{n}, b{n})"
             else:
-                if va > vb or (va == 0 and vb == (1 << width) - 1):
-                    return False
-                runtime_match[pos] = Range(va, vb)
+                lines.append(f"    if a{n} >> {width} or b{n} >> {width} or a{n} > b{n} "
+                             f"or (a{n} == 0 and b{n} == {(1 << width) - 1}):")
+                match[pos] = f"Range(a{n}, b{n})"
+        lines.append("        return None")
     if nexact != lay.nexact:
-        return False
-    priority = e.priority
+        return None
     if lay.needs_priority:
-        if not 0 < priority < 1 << 31:
-            return False
-    elif priority:
-        return False
-    rtable = lay.runtime
+        if not 0 < e.priority < 1 << 31:
+            return None
+    elif e.priority:
+        return None
+    key = f"({', '.join(match)},), {e.priority}"
     if utype == U.DELETE:
-        try:
-            rtable.delete(RuntimeEntry(tuple(runtime_match), priority))
-        except RuntimeOpError:
-            return False  # the runtime checks before it changes anything
-        return True
+        return [*lines, f"    return {utype}, TABLE, Entry({key})"]
     if e.idle_timeout_ns and not lay.idle_ok:
-        return False
+        return None
     act = lay.actions.get(e.action_id)
-    if act is None:
-        return False
-    pwidths = act.params
-    if len(e.params) != len(pwidths):
-        return False
-    got: dict[int, int] = {}
-    for pid, value in e.params:  # the hottest loop here: two values per entry
-        pwidth = pwidths.get(pid)
-        if pwidth is None or pid in got or not value:
-            return False
-        pv = int.from_bytes(value, "big")
-        if pv >> pwidth:
-            return False
-        got[pid] = pv
-    call = ActionCall(act.name, tuple([got[pid] for pid in act.order]))
-    rentry = RuntimeEntry(tuple(runtime_match), priority, call, None, None, e.idle_timeout_ns, e.metadata,
-                          controller_metadata=e.controller_metadata)
+    if act is None or len(tmpl.params) != len(act.params):
+        return None
+    where: dict[int, int] = {}
+    for pid, idx in tmpl.params:
+        if pid not in act.params or pid in where:
+            return None
+        where[pid] = idx
+    args = []
+    for k, pid in enumerate(act.order):
+        pv = value(where[pid])
+        if pv is None:
+            return None
+        lines += [f"    p{k} = {pv}", f"    if p{k} >> {act.params[pid]}:", "        return None"]
+        args.append(f"p{k}")
+    meta = "b''" if tmpl.meta < 0 else f"buf[s + {tmpl.spans[tmpl.meta][0]}:s + {tmpl.spans[tmpl.meta][1]}]"
+    call = f"ActionCall(ACTION, ({''.join(a + ', ' for a in args)}))"
+    return [*lines, f"    return {utype}, TABLE, Entry({key}, {call}, None, None, {e.idle_timeout_ns}, {meta}, "
+                    f"controller_metadata={e.controller_metadata})"]
+
+
+def decode(ctx, buf: bytes, spans: list[tuple[int, int]]) -> list[FastItem | None]:
+    """Each update of a Write as a runtime entry for the fast path, or None (the general path's).
+
+    An update of a shape seen before (same length and fixed bytes; kept per pipeline) is read by that
+    shape's generated reader; others are scanned by `wire` first and give a new reader."""
+    out: list[FastItem | None] = []
+    append = out.append
+    known = ctx.fast_readers
+    for start, end in spans:
+        readers = known.get(end - start)
+        if readers is None:
+            readers = known[end - start] = []
+        for read in readers:
+            item = read(buf, start)
+            if item is not MISS:
+                append(item)
+                break
+        else:
+            leaves: Leaves = []
+            try:
+                utype, simple = read_update(buf, start, end, leaves)
+            except (Unusual, IndexError):
+                simple = None
+            if simple is None:
+                append(None)
+                continue
+            read = reader(ctx, Template(buf, start, end, utype, simple, leaves))
+            if len(readers) < SHAPES_PER_LENGTH:
+                readers.append(read)
+            append(read(buf, start))
+    return out
+
+
+def commit(item: FastItem) -> bool:
+    """Apply a decoded entry; False (nothing changed) if the general path must judge it."""
+    utype, table, entry = item
     try:
         if utype == U.INSERT:
-            rtable.insert(rentry, trusted=True)
+            table.insert(entry, trusted=True)
+        elif utype == U.MODIFY:
+            table.modify(entry, trusted=True)
         else:
-            rtable.modify(rentry, trusted=True)
+            table.delete(entry)
     except RuntimeOpError:
         return False  # ALREADY_EXISTS, NOT_FOUND, full, const: the general path gives the error
     return True
@@ -188,6 +253,3 @@ def apply(ctx, utype: int, e: SimpleEntry) -> bool:
 
 _UNSET = object()
 
-
-def _first(m: tuple) -> int:
-    return m[0]

@@ -17,13 +17,18 @@ from p4exec.p4runtime.store import Realized
 U = p4runtime_pb2.Update
 
 
+def uses_oneshot(ctx, ap_id: int) -> bool:
+    return any(r.ap_id == ap_id for r in ctx.store.oneshots.values())
+
+
 def check_style(ctx, ap_id: int, oneshot: bool) -> None:
     """INVALID_ARGUMENT when one-shot and member/group programming would mix on a selector."""
-    uses_oneshot = any(r.ap_id == ap_id for r in ctx.store.oneshots.values())
-    explicit = bool(ctx.store.members.get(ap_id) or ctx.store.groups.get(ap_id))
-    if oneshot and explicit:
-        raise invalid("this action selector is programmed with members/groups: no one-shot sets")
-    if not oneshot and uses_oneshot:
+    oneshots = uses_oneshot(ctx, ap_id)
+    if oneshot and not oneshots:
+        rt = ctx.binding.profile(ctx.index.action_profile(ap_id).preamble.name)
+        if rt.members or rt.groups:
+            raise invalid("this action selector is programmed with members/groups: no one-shot sets")
+    if not oneshot and oneshots:
         raise invalid("this action selector is programmed with one-shot sets: no members/groups")
 
 

@@ -6,6 +6,7 @@ Names of runtime classes and methods appear only here and in `backend.py`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from p4.config.v1 import p4info_pb2
@@ -210,12 +211,16 @@ class Binding:
         if obj is not None:
             obj.config = cfg
 
-    # action profiles
+    # action profiles: the runtime profile is the one store of members and groups
+    def profile(self, name: str) -> Any:
+        obj = self._obj("action_profiles", name)
+        if obj is None:
+            raise P4RuntimeError("INTERNAL", f"action profile {name!r} has no runtime state")
+        return obj
+
     def member_write(self, profile: str, update_type: int,
                      member: p4runtime_pb2.ActionProfileMember) -> None:
-        obj = self._obj("action_profiles", profile)
-        if obj is None:
-            return
+        obj = self.profile(profile)
         if update_type == U.DELETE:
             call(obj.delete_member, member.member_id)
         elif update_type == U.INSERT:
@@ -225,24 +230,48 @@ class Binding:
 
     def group_write(self, profile: str, update_type: int,
                     group: p4runtime_pb2.ActionProfileGroup) -> None:
-        obj = self._obj("action_profiles", profile)
-        if obj is None:
-            return
+        obj = self.profile(profile)
         members = [(m.member_id, m.weight) for m in group.members]
         watch = {}
+        legacy = []
         for m in group.members:
             kind = m.WhichOneof("watch_kind")
             if kind == "watch_port" and m.watch_port:
                 watch[m.member_id] = int.from_bytes(m.watch_port, "big")
             elif kind == "watch" and m.watch:
                 watch[m.member_id] = m.watch
-        extra = {"watch_ports": watch} if watch else {}
+                legacy.append(m.member_id)
         if update_type == U.DELETE:
             call(obj.delete_group, group.group_id)
         elif update_type == U.INSERT:
-            call(obj.insert_group, group.group_id, members, group.max_size, **extra)
+            call(obj.insert_group, group.group_id, members, group.max_size, watch, legacy)
         else:
-            call(obj.modify_group, group.group_id, members, group.max_size, **extra)
+            call(obj.modify_group, group.group_id, members, group.max_size, watch, legacy)
+
+    def member_protos(self, ap_id: int, profile: str) -> Iterator[p4runtime_pb2.ActionProfileMember]:
+        """The profile's members as P4Runtime messages (canonical bytes), in the order written."""
+        for mid, action in self.profile(profile).members.items():
+            out = p4runtime_pb2.ActionProfileMember(action_profile_id=ap_id, member_id=mid)
+            proto = self.action_proto(action)
+            if proto is not None:
+                out.action.CopyFrom(proto)
+            yield out
+
+    def group_protos(self, ap_id: int, profile: str) -> Iterator[p4runtime_pb2.ActionProfileGroup]:
+        """The profile's groups as P4Runtime messages: members in the order given, with their weights
+        and watch ports (in the field they were written in)."""
+        for gid, g in self.profile(profile).groups.items():
+            out = p4runtime_pb2.ActionProfileGroup(action_profile_id=ap_id, group_id=gid, max_size=g.max_size)
+            for mid, weight in g.members.items():
+                m = out.members.add(member_id=mid, weight=weight)
+                port = g.watch.get(mid)
+                if port is None:
+                    continue
+                if mid in g.legacy_watch:
+                    m.watch = port
+                else:
+                    m.watch_port = encode(port)
+            yield out
 
     # packet replication engine
     def mcast_write(self, update_type: int, entry: p4runtime_pb2.MulticastGroupEntry) -> None:

@@ -227,28 +227,30 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         return p4runtime_pb2.WriteResponse()
 
     def _write_raw(self, raw: bytes, head: wire.RawWrite) -> list[UpdateResult]:
-        with gcpause.paused():
-            items = [(utype, simple, start, end) for (utype, simple), (start, end)
-                     in zip(wire.read_updates(raw, head.updates), head.updates, strict=True)]
-        if all(simple is None for _, simple, _, _ in items):  # nothing for the fast path
-            try:
-                request = p4runtime_pb2.WriteRequest.FromString(raw)
-            except DecodeError:
-                raise P4RuntimeError("INVALID_ARGUMENT", "the WriteRequest does not parse") from None
-            return self._write(request)
         self._check_device(head.device_id)
         self.arbitrator.check_primary(head.device_id, head.role, head.election)
-        results: list[UpdateResult] = []
         with self._lock:
-            ctx = self._need_pipeline()  # a table entry: never device-level
+            ctx = self.ctx
+            if ctx is not None:
+                # Decoded on this thread; the data-plane thread only puts the entries in.
+                with gcpause.paused():
+                    decoded = fastpath.decode(ctx, raw, head.updates)
+            if ctx is None or all(d is None for d in decoded):  # nothing for the fast path
+                try:
+                    request = p4runtime_pb2.WriteRequest.FromString(raw)
+                except DecodeError:
+                    raise P4RuntimeError("INVALID_ARGUMENT", "the WriteRequest does not parse") from None
+                return self._write(request)
+            items = list(zip(decoded, head.updates, strict=True))
+            results: list[UpdateResult] = []
             for chunk in _chunks(items):
 
                 def apply_chunk(c: list = chunk) -> list[UpdateResult]:
                     out = []
-                    fast = fastpath.apply
+                    commit = fastpath.commit
                     with gcpause.paused():
-                        for utype, simple, start, end in c:
-                            if simple is not None and fast(ctx, utype, simple):
+                        for item, (start, end) in c:
+                            if item is not None and commit(item):
                                 out.append(OK_RESULT)
                             else:
                                 out.append(self._apply_raw(ctx, raw, start, end))
@@ -468,10 +470,10 @@ def _chunks(items: list) -> list[list]:
     cost = 0
     budget = WRITE_CHUNK * GENERAL_COST
     for item in items:
-        cost += 1 if item[1] is not None else GENERAL_COST
+        cost += 1 if item[0] is not None else GENERAL_COST
         if cost > budget and chunk:
             out.append(chunk)
-            chunk, cost = [], 1 if item[1] is not None else GENERAL_COST
+            chunk, cost = [], 1 if item[0] is not None else GENERAL_COST
         chunk.append(item)
     if chunk:
         out.append(chunk)

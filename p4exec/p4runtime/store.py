@@ -1,9 +1,8 @@
 """What the P4Runtime server keeps beside the runtime objects, per pipeline.
 
-Table entries, default actions and the direct counters and meters of entries live in the runtime
-tables only (`p4exec.runtime`): Read encodes them. Kept here is what the runtime does not model:
-members and groups as written (their P4Runtime form: watch ports, max_size), the PRE, digest and
-value set configurations, indexed meter configs, the values of resources a pipeline has no runtime
+Table entries, default actions, the direct counters and meters of entries, and action profile
+members and groups live in the runtime objects only (`p4exec.runtime`): Read encodes them. Kept here
+is what the runtime does not model: the PRE, digest and value set configurations, indexed meter configs, the values of resources a pipeline has no runtime
 object for, and the hidden groups standing for one-shot action sets.
 """
 
@@ -26,9 +25,6 @@ class Realized:
 
 @dataclass
 class Store:
-    # action profile id -> member id -> ActionProfileMember
-    members: dict[int, dict[int, p4runtime_pb2.ActionProfileMember]] = field(default_factory=dict)
-    groups: dict[int, dict[int, p4runtime_pb2.ActionProfileGroup]] = field(default_factory=dict)
     mcast: dict[int, p4runtime_pb2.MulticastGroupEntry] = field(default_factory=dict)
     clones: dict[int, p4runtime_pb2.CloneSessionEntry] = field(default_factory=dict)
     digests: dict[int, p4runtime_pb2.DigestEntry.Config] = field(default_factory=dict)

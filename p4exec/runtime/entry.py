@@ -19,7 +19,7 @@ class KeyField:
     kind: MatchKind
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class TableEntry:
     """One entry.  ``match`` has one item per non-selector key field, ``None`` = don't care.
 

@@ -39,6 +39,8 @@ class Group:
     expanded: tuple[int, ...] = ()  # live member ids, weight-expanded, ascending member handle
     watch: dict[int, int] = field(default_factory=dict)  # member id -> watched port
     order: tuple[int, ...] = ()  # member ids in ascending handle order
+    # members whose watch port came in P4Runtime's deprecated int32 `watch` (Read answers in that form)
+    legacy_watch: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -117,21 +119,24 @@ class ActionProfile:
     # ----------------------------------------------------------------------------------- groups
 
     def _build_group(self, group_id: int, members: Iterable[tuple[int, int]] | dict[int, int],
-                     max_size: int, watch: dict[int, int] | None = None) -> Group:
+                     max_size: int, watch: dict[int, int] | None = None,
+                     legacy_watch: Iterable[int] = ()) -> Group:
+        """The group as given, checked (in the order the P4Runtime server reports): max_size, then
+        per member existence, repetition and weight, then the group's size."""
         if not self.with_selector:
             raise invalid(f"{self.name} is an action profile without selector: no groups")
+        if max_size < 0 or (self.max_group_size and max_size > self.max_group_size):
+            raise invalid(f"{self.name}: group max_size {max_size} exceeds max_group_size "
+                          f"{self.max_group_size}")
         pairs = list(members.items()) if isinstance(members, dict) else list(members)
         seen: dict[int, int] = {}
         for mid, weight in pairs:
+            self.require_member(mid)
             if mid in seen:
                 raise invalid(f"{self.name}: member {mid} listed twice in group {group_id}")
             if not isinstance(weight, int) or weight < 1:
                 raise invalid(f"{self.name}: member {mid} weight {weight!r} must be >= 1")
-            self.require_member(mid)
             seen[mid] = weight
-        if max_size < 0 or (self.max_group_size and max_size > self.max_group_size):
-            raise invalid(f"{self.name}: group max_size {max_size} exceeds max_group_size "
-                          f"{self.max_group_size}")
         used = len(seen) if self.sum_of_members else sum(seen.values())
         limit = max_size or self.max_group_size
         if limit and used > limit:
@@ -143,7 +148,8 @@ class ActionProfile:
                 raise invalid(f"{self.name}: watch port given for member {mid}, not in group {group_id}")
             if not isinstance(port, int) or port < 0 or port >> 9:
                 raise invalid(f"{self.name}: watch port {port!r} is not a v1model port")
-        g = Group(group_id, seen, max_size, (), watch, tuple(sorted(seen, key=self._handles.__getitem__)))
+        g = Group(group_id, seen, max_size, (), watch, tuple(sorted(seen, key=self._handles.__getitem__)),
+                  frozenset(legacy_watch) & frozenset(watch))
         self._set_live(g)
         return g
 
@@ -171,23 +177,30 @@ class ActionProfile:
             raise RuntimeOpError("RESOURCE_EXHAUSTED", f"{self.name}: selector size {self.size} exceeded")
 
     def insert_group(self, group_id: int, members: Iterable[tuple[int, int]] | dict[int, int] = (),
-                     max_size: int = 0, watch_ports: dict[int, int] | None = None) -> None:
+                     max_size: int = 0, watch_ports: dict[int, int] | None = None,
+                     legacy_watch: Iterable[int] = ()) -> None:
         self._check_id("group", group_id)
-        g = self._build_group(group_id, members, max_size, watch_ports)
+        if not self.with_selector:
+            raise invalid(f"{self.name} is an action profile without selector: no groups")
         if group_id in self.groups:
             raise RuntimeOpError("ALREADY_EXISTS", f"{self.name}: group {group_id} exists")
+        g = self._build_group(group_id, members, max_size, watch_ports, legacy_watch)
         self._check_total(None, g)
         self.groups[group_id] = g
         for mid in g.members:
             self.ref_member(mid, +1)
 
     def modify_group(self, group_id: int, members: Iterable[tuple[int, int]] | dict[int, int] = (),
-                     max_size: int | None = None, watch_ports: dict[int, int] | None = None) -> None:
+                     max_size: int | None = None, watch_ports: dict[int, int] | None = None,
+                     legacy_watch: Iterable[int] = ()) -> None:
         self.require_group(group_id)
         old = self.groups[group_id]
+        if max_size is not None and self.max_group_size and max_size > self.max_group_size:
+            raise invalid(f"{self.name}: group max_size {max_size} exceeds max_group_size "
+                          f"{self.max_group_size}")
         if max_size is not None and max_size != old.max_size:
             raise invalid(f"{self.name}: group {group_id} max_size cannot change ({old.max_size} -> {max_size})")
-        g = self._build_group(group_id, members, old.max_size, watch_ports)
+        g = self._build_group(group_id, members, old.max_size, watch_ports, legacy_watch)
         self._check_total(group_id, g)
         for mid in g.members:
             self.ref_member(mid, +1)

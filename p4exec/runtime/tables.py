@@ -150,10 +150,12 @@ class Table:
         and action against this table's layout, and the table is not const."""
         if not trusted:
             entry = self._checked(entry, check_const=not _const)
-        key = entry.key
-        if key in self._entries:
+        entries = self._entries
+        key = (entry.match, entry.priority)
+        if entries.setdefault(key, entry) is not entry:  # one hash of the key (big batches: per entry)
             raise RuntimeOpError("ALREADY_EXISTS", f"{self.name}: entry already exists")
-        if self.size and len(self._entries) >= self.size:
+        if self.size and len(entries) > self.size:
+            del entries[key]  # the last one added: the order of the others is kept
             raise RuntimeOpError("RESOURCE_EXHAUSTED", f"table {self.name} is full ({self.size} entries)")
         self._seq += 1
         entry._seq = self._seq
@@ -161,10 +163,10 @@ class Table:
             entry.meter = self.direct_meter.new_cell()
         if self.idle_timeout:
             entry.last_hit_ns = time.monotonic_ns()  # "since last hit" counts from insertion until a hit
-        self._ref(entry, +1)
-        self._entries[key] = entry
-        self._set_result(entry)
-        self._index_add(entry)
+        if self.profile is not None:
+            self._ref(entry, +1)
+        entry._result = LookupResult(True, entry.action, entry) if entry.action is not None else None
+        self._index.add(entry)
         return entry
 
     def modify(self, entry: TableEntry, *, trusted: bool = False) -> TableEntry:

@@ -30,19 +30,25 @@ class GeneralOnly(Device):
 
 @pytest.fixture
 def pair(monkeypatch):
-    real_apply = fastpath.apply
+    real_decode, real_commit = fastpath.decode, fastpath.commit
     general = P4RuntimeServer(GeneralOnly(device_id=1), "127.0.0.1:0").start()
     fast = P4RuntimeServer(Device(device_id=1), "127.0.0.1:0").start()
-    used = []
+    used = []  # per update of the fast server: did the fast path apply it?
 
-    def apply(ctx, utype, entry):
+    def decode(ctx, buf, spans):
         if isinstance(ctx.device, GeneralOnly):
-            return False
-        ok = real_apply(ctx, utype, entry)
+            return [None] * len(spans)
+        items = real_decode(ctx, buf, spans)
+        used.extend(False for item in items if item is None)
+        return items
+
+    def commit(item):
+        ok = real_commit(item)
         used.append(ok)
         return ok
 
-    monkeypatch.setattr(fastpath, "apply", apply)
+    monkeypatch.setattr(fastpath, "decode", decode)
+    monkeypatch.setattr(fastpath, "commit", commit)
     clients = []
     for srv in (general, fast):
         c = Client(srv.address, election_id=1)
