@@ -1,23 +1,36 @@
 """Semantic checks and code generation: P4_16 AST -> checked program -> Python source.
 
-One pass over the AST resolves names and types (as P4_16 defines them: no implicit widening, int literals
-take the width of the other operand, `int` is arbitrary-precision and compile-time only) and emits Python
-source for the parser, controls, actions and tables. The source is compiled once with compile() and bound to a
-DeviceState per instantiation (see p4exec.compiler.program).
+The compiler resolves names and types (as P4_16 defines them: no implicit widening, int literals take the
+width of the other operand, `int` is arbitrary-precision and compile-time only) and emits Python source for the
+parser, controls, actions and tables. The source is compiled once with compile() and bound to a DeviceState per
+instantiation (see p4exec.compiler.program).
 
-The compiler is split into mixins, one job per module (core, expressions, operators, calls, methods,
-statements, tables, instances, blocks); this module composes them and keeps the names other
-modules import from here.
+It is made of parts, one job per module, that share one typed CompileState (state.py) and call each other
+through typed references set here (`wire`), so every call between parts is checked:
+
+    decls       core.py         types, Python classes of P4 types, top-level declarations
+    exprs       expressions.py  operands: literals, coercion, names, members, indexing, initializers
+    ops         operators.py    unary/binary operators, shifts, concatenation, casts
+    calls       calls.py        calls: arguments and directions, actions, functions, extern functions
+    methods     methods.py      method calls: headers, stacks, externs, packet_in/packet_out
+    statements  statements.py   statements, locals, loops, switch, function bodies
+    tables      tables.py       actions and tables (keys, entries, control-plane names)
+    instances   instances.py    extern, parser and control instantiations
+    block       blocks.py       controls, parsers, functions, the V1Switch package, module assembly
+
+This module also keeps the names other modules import from here.
 """
 from __future__ import annotations
 
+from p4exec.compiler import ir
 from p4exec.compiler.blocks import BlockCompiler
 from p4exec.compiler.calls import CallCompiler
-from p4exec.compiler.core import CompilerCore
+from p4exec.compiler.core import DeclarationCompiler
 from p4exec.compiler.expressions import ExpressionCompiler
 from p4exec.compiler.instances import InstanceCompiler
 from p4exec.compiler.methods import MethodCompiler
 from p4exec.compiler.operators import OperatorCompiler
+from p4exec.compiler.state import CompileState
 from p4exec.compiler.statements import StatementCompiler
 from p4exec.compiler.symbols import (  # noqa: F401  (re-exported: compile.py's names before the split)
     HASH_ALGOS,
@@ -32,8 +45,52 @@ from p4exec.compiler.symbols import (  # noqa: F401  (re-exported: compile.py's 
     wrap,
 )
 from p4exec.compiler.tables import TableCompiler
+from p4exec.frontend import ast as A
 
 
-class Compiler(BlockCompiler, InstanceCompiler, TableCompiler, StatementCompiler, MethodCompiler, CallCompiler,
-               OperatorCompiler, ExpressionCompiler, CompilerCore):
-    """The whole compiler: one mixin per job (see each module); they call each other through self."""
+class Compiler:
+    """One compilation: the shared state and the parts, each given the parts it calls."""
+
+    def __init__(self, program: A.Program, filename: str = "<input>") -> None:
+        self.st = st = CompileState(program, filename)
+        self.decls = DeclarationCompiler(st)
+        self.exprs = ExpressionCompiler(st)
+        self.ops = OperatorCompiler(st)
+        self.calls = CallCompiler(st)
+        self.methods = MethodCompiler(st)
+        self.statements = StatementCompiler(st)
+        self.tables = TableCompiler(st)
+        self.instances = InstanceCompiler(st)
+        self.block = BlockCompiler(st)
+        self.wire()
+
+    def wire(self) -> None:
+        d, x, o, c, m, s, t, i, b = (self.decls, self.exprs, self.ops, self.calls, self.methods, self.statements,
+                                     self.tables, self.instances, self.block)
+        d.block, d.exprs, d.instances, d.methods, d.tables = b, x, i, m, t
+        x.calls, x.decls, x.ops = c, d, o
+        o.decls, o.exprs = d, x
+        c.decls, c.exprs, c.methods, c.statements = d, x, m, s
+        m.calls, m.decls, m.exprs = c, d, x
+        s.calls, s.decls, s.exprs = c, d, x
+        t.calls, t.decls, t.exprs, t.statements = c, d, x, s
+        i.block, i.calls, i.decls, i.exprs, i.tables = b, c, d, x, t
+        b.calls, b.decls, b.exprs, b.instances, b.statements, b.tables = c, d, x, i, s, t
+
+    def run(self) -> None:
+        self.decls.run()
+
+    def module_source(self) -> str:
+        return self.block.module_source()
+
+    @property
+    def info(self) -> ir.ProgramInfo:
+        return self.st.info
+
+    @property
+    def bind(self) -> list[tuple[str, str, str]]:
+        return self.st.bind
+
+    @property
+    def ctx(self) -> Ctx | None:
+        return self.st.ctx

@@ -3,7 +3,7 @@ block contexts (Ctx), and small pure helpers (width checks, P4 text of expressio
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from p4exec.compiler import types as T
 from p4exec.errors import SourceLoc
@@ -45,7 +45,7 @@ class LV:
             return [f"{self.target} = {val}"]
         w = self.hi - self.lo + 1
         m = (1 << w) - 1
-        bt = T.strip_new(self.base.type)
+        bt = cast(T.Bits, T.strip_new(self.base.type))   # slices are of bit<W>/int<W> values only
         clear = bt.mask ^ (m << self.lo)
         newval = f"(({self.base.code} & {clear:#x}) | (({val}) << {self.lo}))"
         if bt.signed:
@@ -83,6 +83,7 @@ class Ctx:
     # in an action: the statement runs only on some paths (inside a non-constant `if`, or after one that may
     # `return`); p4c-bm2-ss cannot run calls or `exit` there (see StatementCompiler.action_effect)
     conditional: bool = False
+    action: Any = None                 # in an action: its ir.ActionInfo
 
 
 def _loc(node):
