@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from p4exec.compiler.core import DeclarationCompiler
     from p4exec.compiler.expressions import ExpressionCompiler
     from p4exec.compiler.methods import MethodCompiler
+    from p4exec.compiler.pytypes import DataTypeGenerator
     from p4exec.compiler.statements import StatementCompiler
 
 
@@ -27,6 +28,7 @@ class CallCompiler:
     exprs: ExpressionCompiler
     methods: MethodCompiler
     statements: StatementCompiler
+    pytypes: DataTypeGenerator
 
     def __init__(self, st: CompileState) -> None:
         self.st = st
@@ -134,10 +136,10 @@ class CallCompiler:
                 codes.append(e.code)
                 outs.append(e)
             elif p.direction == "out" and e.extra == "dontcare":
-                codes.append(self.decls.default_value(pt))
+                codes.append(self.pytypes.default_value(pt))
             elif copy_objects and p.direction in ("out", "inout"):
                 tv = self.st.tmp()
-                pre.append(f"{tv} = {e.code}._copy()" if p.direction == "inout" else f"{tv} = {self.decls.default_value(pt)}")
+                pre.append(f"{tv} = {e.code}._copy()" if p.direction == "inout" else f"{tv} = {self.pytypes.default_value(pt)}")
                 post.append(f"{e.code}._set({tv})")
                 codes.append(tv)
             else:

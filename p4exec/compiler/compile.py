@@ -8,7 +8,8 @@ instantiation (see p4exec.compiler.program).
 It is made of parts, one job per module, that share one typed CompileState (state.py) and call each other
 through typed references set here (`wire`), so every call between parts is checked:
 
-    decls       core.py         types, Python classes of P4 types, top-level declarations
+    decls       core.py         type resolution and checking, top-level/type/enum/const declarations
+    pytypes     pytypes.py      Python classes of header/struct/union types, header bit layouts (generation)
     exprs       expressions.py  operands: literals, coercion, names, members, indexing, initializers
     ops         operators.py    unary/binary operators, shifts, concatenation, casts
     calls       calls.py        calls: arguments and directions, actions, functions, extern functions
@@ -30,6 +31,7 @@ from p4exec.compiler.expressions import ExpressionCompiler
 from p4exec.compiler.instances import InstanceCompiler
 from p4exec.compiler.methods import MethodCompiler
 from p4exec.compiler.operators import OperatorCompiler
+from p4exec.compiler.pytypes import DataTypeGenerator
 from p4exec.compiler.state import CompileState
 from p4exec.compiler.statements import StatementCompiler
 from p4exec.compiler.symbols import (  # noqa: F401  (re-exported: compile.py's names before the split)
@@ -53,6 +55,7 @@ class Compiler:
 
     def __init__(self, program: A.Program, filename: str = "<input>") -> None:
         self.st = st = CompileState(program, filename)
+        self.pytypes = DataTypeGenerator(st)
         self.decls = DeclarationCompiler(st)
         self.exprs = ExpressionCompiler(st)
         self.ops = OperatorCompiler(st)
@@ -67,15 +70,16 @@ class Compiler:
     def wire(self) -> None:
         d, x, o, c, m, s, t, i, b = (self.decls, self.exprs, self.ops, self.calls, self.methods, self.statements,
                                      self.tables, self.instances, self.block)
+        py = self.pytypes          # generation only: needs no other part
         d.block, d.exprs, d.instances, d.methods, d.tables = b, x, i, m, t
-        x.calls, x.decls, x.ops = c, d, o
+        x.calls, x.decls, x.ops, x.pytypes = c, d, o, py
         o.decls, o.exprs = d, x
-        c.decls, c.exprs, c.methods, c.statements = d, x, m, s
-        m.calls, m.decls, m.exprs = c, d, x
-        s.calls, s.decls, s.exprs = c, d, x
+        c.decls, c.exprs, c.methods, c.pytypes, c.statements = d, x, m, py, s
+        m.calls, m.decls, m.exprs, m.pytypes = c, d, x, py
+        s.calls, s.decls, s.exprs, s.pytypes = c, d, x, py
         t.calls, t.decls, t.exprs, t.statements = c, d, x, s
         i.block, i.calls, i.decls, i.exprs, i.tables = b, c, d, x, t
-        b.calls, b.decls, b.exprs, b.instances, b.statements, b.tables = c, d, x, i, s, t
+        b.calls, b.decls, b.exprs, b.instances, b.pytypes, b.statements, b.tables = c, d, x, i, py, s, t
 
     def run(self) -> None:
         self.decls.run()

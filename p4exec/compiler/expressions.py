@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from p4exec.compiler.calls import CallCompiler
     from p4exec.compiler.core import DeclarationCompiler
     from p4exec.compiler.operators import OperatorCompiler
+    from p4exec.compiler.pytypes import DataTypeGenerator
 
 
 class ExpressionCompiler:
@@ -25,6 +26,7 @@ class ExpressionCompiler:
     calls: CallCompiler
     decls: DeclarationCompiler
     ops: OperatorCompiler
+    pytypes: DataTypeGenerator
 
     def __init__(self, st: CompileState) -> None:
         self.st = st
@@ -70,7 +72,7 @@ class ExpressionCompiler:
             vals = [self.coerce(it, ft, node, what) for it, ft in zip(items, ftypes, strict=True)]
             if isinstance(bt, T.TupleT):
                 return E(t, "(" + "".join(self.objval(v) + ", " for v in vals) + ")")
-            return E(t, f"{self.decls.pyclass(bt)}._mk({', '.join(self.objval(v) for v in vals)})")
+            return E(t, f"{self.pytypes.pyclass(bt)}._mk({', '.join(self.objval(v) for v in vals)})")
         if isinstance(bs, T.StructInitT) and isinstance(bt, T.HeaderT | T.StructT):
             given = e.extra
             for k in given:
@@ -80,7 +82,7 @@ class ExpressionCompiler:
             if missing:
                 raise self.st.err(f"{what}: no value for field(s) {', '.join(missing)} of {t}", node)
             vals = [self.coerce(given[k], ft, node, what) for k, ft in bt.fields.items()]
-            return E(t, f"{self.decls.pyclass(bt)}._mk({', '.join(self.objval(v) for v in vals)})")
+            return E(t, f"{self.pytypes.pyclass(bt)}._mk({', '.join(self.objval(v) for v in vals)})")
         if isinstance(bs, T.Bits) and isinstance(bt, T.Bits):
             raise self.st.err(f"{what}: cannot convert {st} to {t} implicitly (an explicit cast is needed)", node)
         raise self.st.err(f"{what}: type {st} does not match expected type {t}", node)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
+from p4exec.compiler.pytypes import header_nbytes, header_pack_expr, header_unpack_lines
 from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import V1_ERRORS, E, expr_text
 from p4exec.errors import P4Unsupported
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from p4exec.compiler.calls import CallCompiler
     from p4exec.compiler.core import DeclarationCompiler
     from p4exec.compiler.expressions import ExpressionCompiler
+    from p4exec.compiler.pytypes import DataTypeGenerator
 
 
 class MethodCompiler:
@@ -25,6 +27,7 @@ class MethodCompiler:
     calls: CallCompiler
     decls: DeclarationCompiler
     exprs: ExpressionCompiler
+    pytypes: DataTypeGenerator
 
     def __init__(self, st: CompileState) -> None:
         self.st = st
@@ -269,7 +272,7 @@ class MethodCompiler:
                     return E(t, f"(({raw} ^ {h:#x}) - {h:#x})")
                 return E(t, raw)
             if isinstance(bt, T.HeaderT | T.StructT):
-                return E(t, f"{self.decls.pyclass(bt)}._unpack({raw})")
+                return E(t, f"{self.pytypes.pyclass(bt)}._unpack({raw})")
             raise self.st.err(f"unsupported: lookahead of {t}", n, P4Unsupported)
         if name == "advance":
             if len(args) != 1:
@@ -279,82 +282,6 @@ class MethodCompiler:
         if name == "length":
             return E(T.Bits(32), "n")
         raise self.st.err(f"packet_in has no method '{name}'", n)
-
-    @staticmethod
-    def _leaves(t, path: str):
-        """(python path, type) of every scalar field, struct-typed fields of headers included, in order."""
-        for f, ft in t.fields.items():
-            sub = f"{path}.{pyfield(f)}"
-            if isinstance(T.strip_new(ft), T.StructT):
-                yield from MethodCompiler._leaves(T.strip_new(ft), sub)
-            else:
-                yield sub, ft
-
-    def header_unpack_lines(self, t: T.HeaderT | T.StructT, target: str, v: str, vlen: str | None = None
-                            ) -> list[str]:
-        """Assign every field of ``target`` from the integer ``v`` (the header's bits, MSB first); a varbit
-        field takes ``vlen`` bits (a run-time value) and is stored as (length, value)."""
-        leaves = list(self._leaves(t, target))
-        widths: list[int | str] = []
-        for _path, ft in leaves:
-            b = T.strip_new(ft)
-            widths.append((vlen or "0") if isinstance(b, T.Varbit) else (T.bit_width(ft) or 0))
-        total_static = sum(w for w in widths if isinstance(w, int))
-        lines = []
-        for i, (path, ft) in enumerate(leaves):
-            w = widths[i]
-            after = widths[i + 1:]
-            static = sum(x for x in after if isinstance(x, int))
-            dyn = [x for x in after if isinstance(x, str)]
-            shift: int | str = f"({' + '.join(dyn)} + {static})" if dyn else static
-            bft = T.strip_new(ft)
-            if isinstance(bft, T.Varbit):
-                sh = f" >> {shift}" if shift else ""
-                lines.append(f"{path} = ({w}, ({v}{sh}) & ((1 << {w}) - 1))")
-                continue
-            assert isinstance(w, int)
-            m = (1 << w) - 1
-            if shift == 0:
-                x = f"{v} & {m:#x}" if (total_static != w or vlen) else v
-            elif i == 0 and not vlen:
-                x = f"{v} >> {shift}"
-            else:
-                x = f"({v} >> {shift}) & {m:#x}"
-            if isinstance(bft, T.Bits) and bft.signed:
-                h = 1 << (w - 1)
-                x = f"(({x}) ^ {h:#x}) - {h:#x}"
-            elif isinstance(bft, T.BoolT):
-                x = f"({x}) != 0"
-            lines.append(f"{path} = {x}")
-        return lines
-
-    def header_pack_expr(self, t: T.HeaderT, src: str) -> str:
-        leaves = list(self._leaves(t, src))
-        widths: list[int | str] = []
-        for x, ft in leaves:
-            widths.append(f"{x}[0]" if isinstance(T.strip_new(ft), T.Varbit) else (T.bit_width(ft) or 0))
-        parts = []
-        for i, (x, ft) in enumerate(leaves):
-            after = widths[i + 1:]
-            static = sum(w for w in after if isinstance(w, int))
-            dyn = [w for w in after if isinstance(w, str)]
-            shift: int | str = f"({' + '.join(dyn)} + {static})" if dyn else static
-            bft = T.strip_new(ft)
-            if isinstance(bft, T.Varbit):
-                x = f"{x}[1]"
-            elif isinstance(bft, T.Bits) and bft.signed:
-                x = f"({x} & {bft.mask:#x})"
-            elif isinstance(bft, T.BoolT):
-                x = f"(1 if {x} else 0)"
-            parts.append(f"({x} << {shift})" if shift else x)
-        return " | ".join(parts) or "0"
-
-    def header_nbytes(self, t: T.HeaderT, src: str) -> str:
-        """Bytes of a header as emitted: fixed, or fixed + the varbit field's current length."""
-        vb = T.varbit_field(t)
-        if vb is None:
-            return str(t.width // 8)
-        return f"(({t.width} + {src}.{pyfield(vb[0])}[0]) >> 3)"
 
     def extract_code(self, target: E, node, vlen: E | None = None, call=None) -> list[str]:
         t = T.strip_new(target.type)
@@ -400,7 +327,7 @@ class MethodCompiler:
         lines.append(f"if off + {nbytes} > n: raise _ParserErr({V1_ERRORS.index('PacketTooShort')})")
         if nbytes:
             lines.append(f"_x = int.from_bytes(data[off:off + {nbytes}], 'big')")
-            lines.extend(self.header_unpack_lines(t, code, "_x", "_L" if vlen is not None else None))
+            lines.extend(header_unpack_lines(t, code, "_x", "_L" if vlen is not None else None))
         lines.append(f"{code}._v = True")
         lines.append(f"off += {nbytes}")
         return lines
@@ -410,10 +337,10 @@ class MethodCompiler:
         if isinstance(t, T.HeaderT):
             if e.lv is None and e.extra != "ref" and not e.code.replace(".", "").replace("_", "").isalnum():
                 tmp = self.st.tmp()
-                return [f"{tmp} = {e.code}", f"if {tmp}._v: {out}.append(({self.header_pack_expr(t, tmp)})"
-                        f".to_bytes({self.header_nbytes(t, tmp)}, 'big'))"]
-            return [f"if {e.code}._v: {out}.append(({self.header_pack_expr(t, e.code)})"
-                    f".to_bytes({self.header_nbytes(t, e.code)}, 'big'))"]
+                return [f"{tmp} = {e.code}", f"if {tmp}._v: {out}.append(({header_pack_expr(t, tmp)})"
+                        f".to_bytes({header_nbytes(t, tmp)}, 'big'))"]
+            return [f"if {e.code}._v: {out}.append(({header_pack_expr(t, e.code)})"
+                    f".to_bytes({header_nbytes(t, e.code)}, 'big'))"]
         if isinstance(t, T.StructT | T.UnionT):
             lines = []
             for f, ft in t.fields.items():

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from p4exec.compiler.calls import CallCompiler
     from p4exec.compiler.core import DeclarationCompiler
     from p4exec.compiler.expressions import ExpressionCompiler
+    from p4exec.compiler.pytypes import DataTypeGenerator
 
 
 class StatementCompiler:
@@ -24,6 +25,7 @@ class StatementCompiler:
     calls: CallCompiler
     decls: DeclarationCompiler
     exprs: ExpressionCompiler
+    pytypes: DataTypeGenerator
 
     def __init__(self, st: CompileState) -> None:
         self.st = st
@@ -160,7 +162,7 @@ class StatementCompiler:
                 v = self.exprs.coerce(self.exprs.expr(s.init, t), t, s.init, f"initializer of {s.name}")
                 em(f"{py} = {self.exprs.objval(v)}")
             else:
-                em(f"{py} = {self.decls.default_value(t)}")
+                em(f"{py} = {self.pytypes.default_value(t)}")
             self.st.declare(s.name, Sym("var", t, py), s)
             return
         if isinstance(s, A.ConstDecl):

@@ -7,9 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from p4exec.compiler import types as T
 from p4exec.compiler.compile import Compiler
 from p4exec.compiler.p4info import build_p4info
 from p4exec.compiler.program import compile_file
+from p4exec.compiler.pytypes import DataTypeGenerator, header_nbytes, header_pack_expr
+from p4exec.compiler.state import CompileState
+from p4exec.frontend import ast as A
 from p4exec.frontend.parser import parse_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,3 +47,28 @@ def test_p4info_is_built_from_the_checked_ir_alone(path: str) -> None:
     early = build_p4info(c.info)
     assert early == compile_file(str(ROOT / path)).p4info
     assert len(early.tables) == len(c.info.tables) > 0
+
+
+def test_data_type_classes_are_generated_from_a_type_alone() -> None:
+    """The generator of header/struct classes needs no AST: a checked type is enough."""
+    hdr = T.HeaderT("h_t")
+    hdr.fields.update({"a": T.Bits(4), "b": T.Bits(12), "c": T.Bits(8, signed=True)})
+    outer = T.StructT("s_t")
+    outer.fields.update({"h": hdr, "n": T.Bits(16)})
+    gen = DataTypeGenerator(CompileState(A.Program([]), "<test>"))
+    sname = gen.pyclass(outer)
+    hname = gen.pyclass(hdr)
+    assert gen.pyclass(hdr) == hname       # one class per type
+    ns: dict = {}
+    exec(compile(gen.st.class_code.text(), "<classes>", "exec"), ns)   # noqa: S102 - our own generated code
+    h = ns[hname]._unpack(0xABCDEF)
+    assert (h._v, h.a, h.b, h.c) == (True, 0xA, 0xBCD, -17)     # int<8> 0xEF is -17
+    assert eval(header_pack_expr(hdr, "h"), {"h": h}) == 0xABCDEF   # noqa: S307
+    assert header_nbytes(hdr, "h") == "3"
+    s = ns[sname]()
+    assert (s.h._v, s.n) == (False, 0)
+    s.h._set(h)
+    c = s._copy()
+    assert c._eq(s) and c.h is not s.h
+    c.h.b = 1
+    assert not c._eq(s)
