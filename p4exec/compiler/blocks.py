@@ -16,6 +16,7 @@ from p4exec.frontend.parser import name_loc
 
 if TYPE_CHECKING:
     from p4exec.compiler.calls import CallCompiler
+    from p4exec.compiler.checks import BackendRules
     from p4exec.compiler.core import DeclarationCompiler
     from p4exec.compiler.expressions import ExpressionCompiler
     from p4exec.compiler.instances import InstanceCompiler
@@ -28,12 +29,13 @@ class BlockCompiler:
     """Controls, parsers, functions, v1model main and module assembly."""
 
     calls: CallCompiler
+    checks: BackendRules
     decls: DeclarationCompiler
     exprs: ExpressionCompiler
     instances: InstanceCompiler
+    pytypes: DataTypeGenerator
     statements: StatementCompiler
     tables: TableCompiler
-    pytypes: DataTypeGenerator
 
     def __init__(self, st: CompileState) -> None:
         self.st = st
@@ -179,7 +181,7 @@ class BlockCompiler:
             states[s.name] = i
         if "start" not in states:
             raise self.st.err(f"parser {d.name} has no 'start' state", d)
-        self.check_parser_terminates(d, states)
+        self.checks.check_parser_terminates(d, states)
         order = [states["start"]] + [i for i in range(len(d.states)) if i != states["start"]]
         em(f"st = {states['start']}")
         em("try:")
@@ -208,34 +210,6 @@ class BlockCompiler:
         self.statements.emit_function(em)
         self.st.ctx = saved_ctx
         return fname
-
-    def check_parser_terminates(self, d: A.ParserDecl, states: dict[str, int]) -> None:
-        """p4c rejects a parser from whose start state neither accept nor reject can be reached (every path
-        loops forever). A select without a default may fail to match (NoMatch: reject), a missing transition
-        is reject, so only chains of direct transitions and selects whose every case loops are caught."""
-        succ: dict[str, set[str]] = {}
-        for s in d.states:
-            tr = s.transition
-            if tr is None:
-                succ[s.name] = {"reject"}
-            elif isinstance(tr, str):
-                succ[s.name] = {tr}
-            else:
-                nxt = {c.state for c in tr.cases}
-                if not any(isinstance(c.keyset, A.KsDefault | A.KsDontCare) for c in tr.cases):
-                    nxt.add("reject")
-                succ[s.name] = nxt
-        seen, todo = set(), ["start"]
-        while todo:
-            cur = todo.pop()
-            if cur in seen:
-                continue
-            seen.add(cur)
-            if cur in ("accept", "reject") or cur not in states:
-                return      # an unknown state is reported where the transition names it
-            todo.extend(succ.get(cur, ()))
-        raise self.st.err(f"parser {d.name} never reaches accept or reject from its start state (every path loops)",
-                       d)
 
     def value_set_decl(self, d: A.ValueSetDecl, prefix: str):
         t = self.decls.resolve_type(d.type)
@@ -443,54 +417,13 @@ class BlockCompiler:
             else:
                 assert isinstance(decl, A.ControlDecl)
                 if role in ("verify", "compute"):
-                    self.check_checksum_control(decl, role)
+                    self.checks.check_checksum_control(decl, role)
                 roots = {1: "m", 2: "sm"} if role in ("ingress", "egress") else None
                 if roots is not None:
                     self.st.pipeline_controls.append((decl, prefix))
                 entry[role] = self.compile_control(decl, prefix, roots, consts_of[id(decl)])
         self.st.pipeline_role = None
         self.st.entry = entry
-
-    _CHECKSUM_CALLS = {"verify": ("verify_checksum", "verify_checksum_with_payload"),
-                       "compute": ("update_checksum", "update_checksum_with_payload")}
-
-    def check_checksum_control(self, decl: A.ControlDecl, role: str) -> None:
-        """p4c-bm2-ss turns the VerifyChecksum/ComputeChecksum controls into BMv2 checksum objects
-        (SimpleSwitchBackend::convertChecksum): their apply block may hold only blocks and calls of
-        verify_checksum*/update_checksum* respectively, and the data list only field references,
-        constants and lists ("Computations are not supported in ...")."""
-        allowed = self._CHECKSUM_CALLS[role]
-
-        def simple(e) -> bool:
-            if isinstance(e, A.Name | A.IntLit | A.BoolLit):
-                return True
-            if isinstance(e, A.Member):
-                return simple(e.expr)
-            if isinstance(e, A.Index):
-                return simple(e.expr) and isinstance(e.index, A.IntLit)
-            if isinstance(e, A.ListExpr):
-                return all(simple(x) for x in e.items)
-            if isinstance(e, A.StructInit):
-                return all(simple(v) for _, v in e.fields)
-            return False
-
-        def walk(st) -> None:
-            if isinstance(st, A.Block):
-                for x in st.stmts:
-                    walk(x)
-                return
-            if isinstance(st, A.Empty | A.Return):
-                return
-            if isinstance(st, A.CallStmt) and isinstance(st.call.func, A.Name) and st.call.func.name in allowed:
-                if len(st.call.args) > 1 and st.call.args[1].value is not None and not simple(st.call.args[1].value):
-                    raise self.st.err(f"{st.call.func.name}: p4c-bm2-ss allows only field references and constants "
-                                   f"in the data list (\"Computations are not supported\")", st.call.args[1].value)
-                return
-            if isinstance(st, A.Stmt):
-                raise self.st.err(f"only calls to {allowed[0]} or {allowed[1]} are allowed in the {role} checksum "
-                               f"control {decl.name} (p4c-bm2-ss turns it into BMv2 checksum objects)", st)
-
-        walk(decl.body)
 
     # ------------------------------------------------------------------ module assembly
     def module_source(self) -> str:

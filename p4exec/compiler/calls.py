@@ -27,8 +27,8 @@ class CallCompiler:
     decls: DeclarationCompiler
     exprs: ExpressionCompiler
     methods: MethodCompiler
-    statements: StatementCompiler
     pytypes: DataTypeGenerator
+    statements: StatementCompiler
 
     def __init__(self, st: CompileState) -> None:
         self.st = st

@@ -18,6 +18,7 @@ through typed references set here (`wire`), so every call between parts is check
     tables      tables.py       actions and tables (keys, entries, control-plane names)
     instances   instances.py    extern, parser and control instantiations
     block       blocks.py       controls, parsers, functions, the V1Switch package, module assembly
+    checks      checks.py       p4c-bm2-ss back-end rules on the checked program (no code)
 
 This module also keeps the names other modules import from here.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 from p4exec.compiler import ir
 from p4exec.compiler.blocks import BlockCompiler
 from p4exec.compiler.calls import CallCompiler
+from p4exec.compiler.checks import BackendRules
 from p4exec.compiler.core import DeclarationCompiler
 from p4exec.compiler.expressions import ExpressionCompiler
 from p4exec.compiler.instances import InstanceCompiler
@@ -65,13 +67,16 @@ class Compiler:
         self.tables = TableCompiler(st)
         self.instances = InstanceCompiler(st)
         self.block = BlockCompiler(st)
+        self.checks = BackendRules(st)
         self.wire()
 
     def wire(self) -> None:
         d, x, o, c, m, s, t, i, b = (self.decls, self.exprs, self.ops, self.calls, self.methods, self.statements,
                                      self.tables, self.instances, self.block)
         py = self.pytypes          # generation only: needs no other part
-        d.block, d.exprs, d.instances, d.methods, d.tables = b, x, i, m, t
+        r = self.checks
+        r.decls, r.tables = d, t
+        d.block, d.checks, d.exprs, d.instances, d.tables = b, r, x, i, t
         x.calls, x.decls, x.ops, x.pytypes = c, d, o, py
         o.decls, o.exprs = d, x
         c.decls, c.exprs, c.methods, c.pytypes, c.statements = d, x, m, py, s
@@ -79,7 +84,7 @@ class Compiler:
         s.calls, s.decls, s.exprs, s.pytypes = c, d, x, py
         t.calls, t.decls, t.exprs, t.statements = c, d, x, s
         i.block, i.calls, i.decls, i.exprs, i.tables = b, c, d, x, t
-        b.calls, b.decls, b.exprs, b.instances, b.pytypes, b.statements, b.tables = c, d, x, i, py, s, t
+        b.calls, b.checks, b.decls, b.exprs, b.instances, b.pytypes, b.statements, b.tables = c, r, d, x, i, py, s, t
 
     def run(self) -> None:
         self.decls.run()

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
-from p4exec.compiler.bmv2_cfg import ControlFlowGraph
 from p4exec.compiler.direct_calls import instantiate_direct_calls
 from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, expr_text, wrap
@@ -16,9 +15,9 @@ from p4exec.frontend import ast as A
 
 if TYPE_CHECKING:
     from p4exec.compiler.blocks import BlockCompiler
+    from p4exec.compiler.checks import BackendRules
     from p4exec.compiler.expressions import ExpressionCompiler
     from p4exec.compiler.instances import InstanceCompiler
-    from p4exec.compiler.methods import MethodCompiler
     from p4exec.compiler.tables import TableCompiler
 
 # Type references that name one fixed type (exact classes: none of them has subclasses).
@@ -45,9 +44,9 @@ class DeclarationCompiler:
     """Type resolution, Python classes of P4 data types, and top-level/type/enum/const declarations."""
 
     block: BlockCompiler
+    checks: BackendRules
     exprs: ExpressionCompiler
     instances: InstanceCompiler
-    methods: MethodCompiler
     tables: TableCompiler
 
     def __init__(self, st: CompileState) -> None:
@@ -134,20 +133,8 @@ class DeclarationCompiler:
             raise self.st.err("no 'main' package instantiation (expected e.g. V1Switch(...) main;)",
                            SourceLoc(self.st.filename, 1, 1))
         self.block.compile_main(main)
-        self.methods.check_direct_meter_reads()
-        self.check_pipeline_control_flow()
-
-    def check_pipeline_control_flow(self) -> None:
-        """p4c-bm2-ss's back-end rule for tables applied more than once (see bmv2_cfg); checked last, as p4c
-        finds it after every other error."""
-        def control_of(inst: A.Instantiation) -> A.ControlDecl | None:
-            t = self.resolve_type(inst.type)
-            if isinstance(t, T.BlockT) and t.kind == "control" and isinstance(t.decl, A.ControlDecl):
-                return t.decl
-            return None
-
-        for decl, prefix in self.st.pipeline_controls:
-            ControlFlowGraph(decl, prefix, control_of, self.tables.fq).check()
+        self.checks.check_direct_meter_reads()
+        self.checks.check_pipeline_control_flow()
 
     def check_v1model_version(self, d) -> None:
         """v1model.p4 turns `#define V1MODEL_VERSION N` into `__v1model_version`. Any number is accepted, as

@@ -130,22 +130,6 @@ class MethodCompiler:
             self.st.out("    " + line)
         self.st.dm_reads.append((inst, n))
 
-    def check_direct_meter_reads(self) -> None:
-        for inst in self.st.info.externs.values():
-            if inst.kind != "direct_meter" or not inst.tables:
-                continue
-            owner = self.st.info.tables[inst.tables[0]]
-            if inst.read_target is None:
-                raise self.st.err(f"{owner.name}: table with direct meter {inst.name} must have at least one action "
-                               "with a read method call (p4c-bm2-ss)", self.st.dm_tables[inst.name])
-        for inst, n in self.st.dm_reads:
-            if not inst.tables:
-                raise self.st.err(f"direct_meter '{inst.name}' is read but attached to no table "
-                               f"(meters = {inst.name.rsplit('.', 1)[-1]};)", n)
-            if inst.read_ctx != self.st.dm_ctx[inst.name]:
-                raise self.st.err(f"direct_meter.read() of {inst.name} outside the control of its table", n,
-                               P4Unsupported)
-
     def union_siblings_invalidate(self, hdr_node) -> list[str]:
         if isinstance(hdr_node, A.Member):
             parent = self.exprs.expr(hdr_node.expr)
