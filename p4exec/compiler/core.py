@@ -1,5 +1,6 @@
-"""Compiler state, scopes and symbol lookup, type resolution, Python classes for P4 data types, and
-top-level/type/enum/const declarations: what every other part of the compiler builds on."""
+"""Type resolution (type references to checked types, generic specialisation), constant integers, and
+top-level/type/enum/const declarations: the checking every other part of the compiler builds on. The state it
+fills is CompileState (state.py); the Python classes of the types come from pytypes.py."""
 from __future__ import annotations
 
 import re

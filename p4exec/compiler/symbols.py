@@ -1,4 +1,4 @@
-"""Values the compiler passes between its mixins: compiled expressions (E), l-values (LV), symbols (Sym),
+"""Values the compiler's parts pass between each other: compiled expressions (E), l-values (LV), symbols (Sym),
 block contexts (Ctx), and small pure helpers (width checks, P4 text of expressions and types)."""
 from __future__ import annotations
 
