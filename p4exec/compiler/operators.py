@@ -2,7 +2,7 @@
 saturating ops, shifts, concatenation and explicit casts: the operator rules, apart from operands."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from p4exec.compiler import types as T
 from p4exec.compiler.faults import DIVISION_BY_ZERO
@@ -255,7 +255,8 @@ class OperatorCompiler:
             if isinstance(s, T.InfIntT) and e.const is not None:
                 return self.exprs.lit(wrap(e.const, bt.base), t)
             if isinstance(s, T.Bits):
-                inner = self.x_Cast(A.Cast(bt.base, n.expr, loc=n.loc)) if s != bt.base else e
+                # a cast node holding a checked type (resolve_type passes T.Type through)
+                inner = self.x_Cast(A.Cast(cast(A.TypeRef, bt.base), n.expr, loc=n.loc)) if s != bt.base else e
                 return E(t, inner.code, inner.const)
         if isinstance(bt, T.InfIntT) and e.const is not None:
             return self.exprs.lit(e.const, T.INFINT)

@@ -272,7 +272,7 @@ class StatementCompiler:
         self.st.pop()
 
     def ret_code(self, value):
-        outs = self.st.ctx.out_params
+        outs = self.st.block_ctx.out_params
         if value is not None:
             if outs:
                 return f"return ({value}, " + "".join(o + ", " for o in outs) + ")"
