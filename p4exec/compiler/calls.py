@@ -109,10 +109,11 @@ class CallCompiler:
         raise self.st.err("this is not something that can be called", n.func)
 
     def lvals_assign(self, targets: list[tuple[E, str]]) -> list[str]:
-        lines = []
+        lines: list[str] = []
         for e, val in targets:
             if e.extra == "dontcare":
                 continue
+            assert e.lv is not None          # out/inout arguments were checked to be l-values
             lines.extend(e.lv.assign(val))
         return lines
 

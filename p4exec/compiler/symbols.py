@@ -19,7 +19,11 @@ class E:
 
     __slots__ = ("type", "code", "const", "lv", "loc", "extra")
 
-    def __init__(self, type_, code, const=None, lv=None, loc=None, extra=None):
+    def __init__(self, type_: T.Type, code: str, const: Any = None, lv: LV | None = None,
+                 loc: SourceLoc | None = None, extra: Any = None) -> None:
+        # const: the compile-time value (int, bool, str, or a tuple/list of values) or None;
+        # extra: what some uses need beyond type and code (a 'ref'/'dontcare' tag, list items, the Sym of a
+        # method's object, ('stack_next', ...) for extract)
         self.type = type_
         self.code = code
         self.const = const
@@ -33,7 +37,8 @@ class LV:
 
     __slots__ = ("target", "base", "hi", "lo", "type")
 
-    def __init__(self, target=None, base=None, hi=0, lo=0, type_=None):
+    def __init__(self, target: str | None = None, base: E | None = None, hi: int = 0, lo: int = 0,
+                 type_: T.Type | None = None) -> None:
         self.target = target      # python assignable expression
         self.base = base          # for slices: the E of the sliced l-value
         self.hi = hi
@@ -51,6 +56,7 @@ class LV:
         if bt.signed:
             half = 1 << (bt.width - 1)
             newval = f"((({newval} & {bt.mask:#x}) ^ {half:#x}) - {half:#x})"
+        assert self.base.lv is not None      # only l-values are sliced for assignment
         return self.base.lv.assign(newval)
 
 
