@@ -1,6 +1,7 @@
 """The compiler's stages on their own: checking fills ir.ProgramInfo, P4Info is built from that IR alone, the
-Python classes of P4 data types come from checked types alone, and every stage is deterministic (a refactoring
-that keeps the output byte-identical can be checked with tests/p4exec/codegen_snapshot.py)."""
+Python classes of P4 data types come from checked types alone, the back-end rules run on the AST alone, and every
+stage is deterministic (a refactoring that keeps the output byte-identical can be checked with
+tests/p4exec/codegen_snapshot.py)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,13 +9,15 @@ from pathlib import Path
 import pytest
 
 from p4exec.compiler import types as T
+from p4exec.compiler.checks import BackendRules
 from p4exec.compiler.compile import Compiler
 from p4exec.compiler.p4info import build_p4info
 from p4exec.compiler.program import compile_file
 from p4exec.compiler.pytypes import DataTypeGenerator, header_nbytes, header_pack_expr
 from p4exec.compiler.state import CompileState
+from p4exec.errors import P4Error
 from p4exec.frontend import ast as A
-from p4exec.frontend.parser import parse_file
+from p4exec.frontend.parser import parse_file, parse_source
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("p4src/*.p4")) + [
@@ -72,3 +75,19 @@ def test_data_type_classes_are_generated_from_a_type_alone() -> None:
     assert c._eq(s) and c.h is not s.h
     c.h.b = 1
     assert not c._eq(s)
+
+
+def _parser(body: str) -> A.ParserDecl:
+    prog = parse_source("#include <core.p4>\nparser P(packet_in pkt) {\n" + body + "\n}\n", "p.p4")
+    return next(d for d in prog.decls if isinstance(d, A.ParserDecl))
+
+
+def test_backend_rules_run_on_the_ast_without_generating_code() -> None:
+    rules = BackendRules(CompileState(A.Program([]), "p.p4"))
+    ok = _parser("state start { transition select(8w1) { 1: a; default: accept; } } state a { transition start; }")
+    rules.check_parser_terminates(ok, {s.name: i for i, s in enumerate(ok.states)})
+    loops = _parser("state start { transition a; } state a { transition start; }")
+    with pytest.raises(P4Error, match="never reaches accept or reject") as e:
+        rules.check_parser_terminates(loops, {s.name: i for i, s in enumerate(loops.states)})
+    assert (e.value.loc.file, e.value.loc.line) == ("p.p4", 2)     # the parser declaration
+    assert rules.st.class_code.lines == [] and rules.st.out.lines == []
