@@ -1,9 +1,10 @@
 """The two execution targets as values: what differs between ethlab's embedded switch and BMv2, in one place.
 
 A `Target` bundles the switch process class, how the program is compiled for it, the side channel for what
-its P4Runtime server lacks (BMv2: registers and queues over its Thrift session, controller/bmv2.py) and what it can do
-(`reports_port_status`). Bring-up, the controller and the fault injector ask the Target instead of comparing
-target names.
+its P4Runtime server lacks (BMv2: registers and queues over its Thrift session, controller/bmv2.py), what it can do
+(`reports_port_status`) and what it needs after a link came back up (BMv2: a frame into the link, or the
+switch stays deaf: controller/bmv2_ports.py). Bring-up, the controller and the fault injector ask the Target
+instead of comparing target names.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from controller.artifacts import (
     build_artifacts,
 )
 from controller.bmv2 import Bmv2SideChannel, QueueSetting, queue_settings_for
+from controller.bmv2_ports import LinkEnd, wake_link
 from controller.bmv2_thrift import Bmv2ThriftError
 from controller.client import SwitchConnection
 from topologies.switches import Bmv2Switch, P4ExecSwitch, P4Switch, SwitchStartError
@@ -70,6 +72,8 @@ class Target:
     # the channel for registers/queues beside P4Runtime: (switch, Thrift port) -> channel
     side_channel_for: Callable[[str, int | None], Bmv2SideChannel] | None = None
     on_ready: Callable[[P4Switch], None] | None = None  # configuration once the switch listens
+    # what a link's ends (netns or None, interface) need once the link is up again after a failure
+    after_link_up: Callable[[list[LinkEnd]], object] | None = None
 
     def compile(self, program: Path = DEFAULT_PROGRAM) -> PipelineArtifacts:
         """P4Info + device config for this target (cached in build/p4)."""
@@ -77,6 +81,11 @@ class Target:
 
     def side_channel(self, switch: str, thrift_port: int | None) -> Bmv2SideChannel | None:
         return None if self.side_channel_for is None else self.side_channel_for(switch, thrift_port)
+
+    def link_restored(self, ends: list[LinkEnd]) -> None:
+        """Called by the fault injector once both ends of a failed link are up again."""
+        if self.after_link_up is not None:
+            self.after_link_up(ends)
 
     def switch_params(self) -> dict[str, Any]:
         """Keyword arguments every switch node of this target gets."""
@@ -142,7 +151,8 @@ P4EXEC = Target("p4exec", P4ExecSwitch, reports_port_status=True, queue_channel_
                 toolchain=P4EXEC_TOOLCHAIN, versions=_p4exec_versions, takes_seed=True)
 BMV2 = Target("bmv2", Bmv2Switch, reports_port_status=False, queue_channel_for=_bmv2_queue,
               toolchain=P4C_BMV2_TOOLCHAIN, versions=_bmv2_versions,
-              side_channel_for=lambda switch, port: Bmv2SideChannel(port, name=switch), on_ready=configure_bmv2_queues)
+              side_channel_for=lambda switch, port: Bmv2SideChannel(port, name=switch), on_ready=configure_bmv2_queues,
+              after_link_up=wake_link)
 TARGETS: dict[str, Target] = {t.name: t for t in (P4EXEC, BMV2)}
 
 

@@ -64,7 +64,9 @@ class RunningFabric:
         return self.controller.link_change(self.fabric.set_link(a, b, up=False), up=False)
 
     def link_up(self, a: str, b: str) -> float:
-        return self.controller.link_change(self.fabric.set_link(a, b, up=True), up=True)
+        index = self.fabric.set_link(a, b, up=True)
+        self.target.link_restored(self.fabric.link_ifnames(index))  # BMv2: a frame, or it stays deaf
+        return self.controller.link_change(index, up=True)
 
     # ---- queues ----------------------------------------------------------------------------------------
     def queue_rate_pps(self, switch: str, port: int) -> float:
