@@ -10,18 +10,28 @@ stays that way until something arrives on exactly that port (tests/controller/te
 BMv2 itself still lists the port as up (`bm_dev_mgr_show_ports`); nothing on its side notices.
 
 ethlab's side of the fix: when a link of a BMv2 switch comes back up, one frame is sent into the link, so the
-receive thread gets its frame and returns. The frame is an Ethernet frame of the IEEE local experimental
-EtherType 0x88B5 from a locally administered address; the P4 programs count it as an unhandled EtherType
-(ethplus.p4: `unhandled_ethertype`, one per restored link) and drop it."""
+receive thread gets its frame and returns. The frame is an Ethernet frame of IEEE 802 local experimental
+EtherType 2 (0x88B6; ETH+ uses EtherType 1) from a locally administered address; the P4 programs count it
+as an unhandled EtherType (ethplus.p4: `unhandled_ethertype`, one per restored link end) and drop it.
+
+And a fabric fault never sets a BMv2 interface down (`set_link_state`, the BMv2 Target's way to fail a link):
+a switch's end of the failed link keeps its interface up and drops everything it sends (an nftables netdev
+egress chain with policy drop), a host's end goes administratively down as on p4exec. So no frame crosses
+the link either way, BMv2's other ports keep working through the outage, and nothing needs waking after it
+(BMv2 sees no carrier either way; the controller is told by the fault injector). Restoring the link wakes a
+switch end that someone else set down meanwhile."""
 
 from __future__ import annotations
 
+import re
+import shutil
 import socket
 import subprocess
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 
-WAKE_ETHERTYPE = 0x88B5  # IEEE 802 local experimental EtherType 1: no ethlab program handles it
+WAKE_ETHERTYPE = 0x88B6  # IEEE 802 local experimental EtherType 2: no p4src/ program handles it
 WAKE_SRC = bytes.fromhex("020000e7a4e0")  # locally administered
 WAKE_DST = bytes.fromhex("020000e7a4e1")
 WAKE_FRAME = WAKE_DST + WAKE_SRC + WAKE_ETHERTYPE.to_bytes(2, "big") + b"ethlab: port up".ljust(46, b"\0")
@@ -31,7 +41,8 @@ _SEND = ("import socket, sys\n"
          "s.bind((sys.argv[1], 0))\n"
          "s.send(bytes.fromhex(sys.argv[2]))\n")
 
-LinkEnd = tuple[str | None, str]  # (network namespace or None for this one, interface name)
+# (network namespace, interface name); a switch's end has None: switch-side veths live in this namespace
+LinkEnd = tuple[str | None, str]
 
 
 class WakeError(RuntimeError):
@@ -70,3 +81,63 @@ def wake_link(ends: Iterable[LinkEnd]) -> LinkEnd:
     end = next((e for e in ends if e[0] is not None), ends[0])
     send_wake_frame(end[1], end[0])
     return end
+
+
+def cut_table(ifname: str) -> str:
+    """The nftables netdev table that cuts one switch-side interface."""
+    return "ethlab_cut_" + re.sub(r"[^A-Za-z0-9_]", "_", ifname)
+
+
+def _nft(script: str) -> subprocess.CompletedProcess[str]:
+    nft = shutil.which("nft") or "/usr/sbin/nft"
+    try:
+        return subprocess.run([nft, "-f", "-"], input=script, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as err:
+        raise WakeError(f"nft (package nftables) is needed to cut a BMv2 link: {err}") from None
+
+
+def cut_interface(ifname: str, cut: bool) -> None:
+    """Drop (or stop dropping) everything `ifname` sends, before the wire, with its admin state left up."""
+    table = cut_table(ifname)
+    if cut:
+        done = _nft(f"table netdev {table} {{\n"
+                    f"  chain out {{ type filter hook egress device \"{ifname}\" priority 0; policy drop; }}\n}}\n")
+    else:
+        done = _nft(f"destroy table netdev {table}\n")
+        if done.returncode != 0 and "destroy" in done.stderr:  # nft before 1.0.8 has no `destroy`
+            done = _nft(f"delete table netdev {table}\n")
+            if done.returncode != 0 and "No such file" in done.stderr:
+                return
+    if done.returncode != 0:
+        raise WakeError(f"nft {'cutting' if cut else 'restoring'} {ifname}: {done.stderr.strip()[-300:]}")
+
+
+def _admin_up(ifname: str, netns: str | None) -> bool:
+    if netns is None:
+        try:
+            return bool(int(Path(f"/sys/class/net/{ifname}/flags").read_text(), 16) & 0x1)  # IFF_UP
+        except (OSError, ValueError):
+            return False
+    return True  # only switch ends are woken
+
+
+def _ip_link(ifname: str, netns: str | None, state: str) -> None:
+    cmd = ["ip"] + (["-n", netns] if netns else []) + ["link", "set", ifname, state]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    if done.returncode != 0:
+        raise WakeError(f"ip link set {ifname} {state}: {done.stderr.strip()}")
+
+
+def set_link_state(ends: Iterable[LinkEnd], up: bool) -> None:
+    """Fail or restore a link of a BMv2 fabric without ever setting a BMv2 interface down (module doc)."""
+    ends = list(ends)
+    deaf = [end for end in ends if end[0] is None and up and not _admin_up(end[1], None)]
+    for netns, ifname in ends:
+        if netns is None:
+            cut_interface(ifname, cut=not up)
+            if (netns, ifname) in deaf:
+                _ip_link(ifname, None, "up")
+        else:
+            _ip_link(ifname, netns, "up" if up else "down")
+    if deaf:
+        wake_link(ends)

@@ -1,8 +1,9 @@
 """BMv2 after a veth flap (controller/bmv2_ports.py): simple_switch_grpc with three ports in project-created
 namespaces forwards; one switch-side veth goes down and up again. While it is down BMv2 takes no frame on ANY
-port; after it is up it stays deaf until a frame arrives on that port. The BMv2 Target's `link_restored`
-(what the fault injector calls after `link_up`) sends that frame, and forwarding resumes within a bounded time.
-A flapped port that traffic arrives on recovers by itself (the traffic is the frame)."""
+port; after it is up it stays deaf until a frame arrives on that port: one wake frame into the link and
+forwarding resumes within a bounded time. A flapped port that traffic arrives on recovers by itself. The
+BMv2 Target fails a link without setting its interface down (its other ports keep forwarding through the
+outage), and restoring a link wakes a switch end that was set down meanwhile."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 from controller.artifacts import build_artifacts
 from controller.bmv2 import Bmv2SideChannel
+from controller.bmv2_ports import wake_link
 from controller.client import SwitchConnection
 from controller.targets import BMV2
 from p4exec.switch.lab import Lab, sh
@@ -95,7 +97,7 @@ def test_deaf_after_a_flap_until_the_target_wakes_the_link(conn: SwitchConnectio
     rx_before = _rx(conn, 1)
     assert not probe.passes(2) and not probe.passes(3), "BMv2 received again without a frame on the flapped port"
     assert _rx(conn, 1) == rx_before  # the frames reached the veth, never the pipeline
-    BMV2.link_restored([(None, flapped), (lab.ns(2), lab.host_if(2))])
+    wake_link([(None, flapped), (lab.ns(2), lab.host_if(2))])
     took = probe.resumes(2)
     assert took is not None, f"BMv2 forwarded nothing in the {RESUME_WITHIN_S:g} s after the wake frame"
     assert probe.passes(3)
@@ -111,3 +113,41 @@ def test_a_flapped_port_that_receives_traffic_recovers_by_itself(conn: SwitchCon
     time.sleep(0.3)
     sh("ip", "link", "set", lab.sw_if(1), "up")
     assert probe.resumes(2) is not None, "host 1's own frames did not get BMv2 receiving on its port again"
+
+
+def _host_rx(lab: Lab, host: int) -> int:
+    path = f"/sys/class/net/{lab.host_if(host)}/statistics/rx_packets"
+    return int(sh(*lab.in_ns(host, "cat", path)).stdout)
+
+
+def _port2_link(lab: Lab) -> list[tuple[str | None, str]]:
+    return [(None, lab.sw_if(2)), (lab.ns(2), lab.host_if(2))]
+
+
+@pytest.mark.timeout(300)
+def test_the_bmv2_target_fails_a_link_without_deafening_the_switch(conn: SwitchConnection, lab: Lab,
+                                                                   tmp_path: Path) -> None:
+    assert BMV2.link_state is not None
+    probe = Probe(lab, tmp_path)
+    assert probe.passes(2), "no forwarding before the failure"
+    BMV2.link_state(_port2_link(lab), False)
+    try:
+        before = _host_rx(lab, 2)
+        send_frames(lab, tmp_path, 1, [ether(MAC[2], payload=b"into the failed link")])
+        assert probe.passes(3), "the other ports stopped forwarding while one link was failed"
+        assert _host_rx(lab, 2) == before, "a frame crossed the failed link"
+        assert _rx(conn, 1) >= 3  # the pipeline took the frame for port 2 too: the cut is on the wire
+    finally:
+        BMV2.link_state(_port2_link(lab), True)
+    assert probe.resumes(2) is not None, "the restored link does not forward"
+
+
+@pytest.mark.timeout(300)
+def test_restoring_a_link_wakes_a_switch_end_that_was_set_down(conn: SwitchConnection, lab: Lab,
+                                                               tmp_path: Path) -> None:
+    assert BMV2.link_state is not None
+    probe = Probe(lab, tmp_path)
+    assert probe.passes(2), "no forwarding before the flap"
+    sh("ip", "link", "set", lab.sw_if(2), "down")  # by someone else, e.g. an operator
+    BMV2.link_state(_port2_link(lab), True)
+    assert probe.resumes(3) is not None and probe.passes(2), "the restored link left BMv2 deaf"
