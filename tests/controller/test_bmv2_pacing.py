@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -16,7 +17,7 @@ from ethlab.experiment.runner import paced
 from ethlab.experiment.spec import parse_spec
 from tests.support.bmv2 import MISSING, REASON
 
-SPEC = {"name": "bmv2-paced", "topology": {"name": "leafspine"}, "target": "bmv2", "seed": 3, "repetitions": 1,
+SPEC: dict[str, Any] = {"name": "bmv2-paced", "topology": {"name": "leafspine"}, "target": "bmv2", "seed": 3, "repetitions": 1,
         "fabric": {"rate_scale": 2e-3, "queue_depth": 64},
         "engine": {"rate_mbps": 10, "loss_grace_s": 0.5, "time_limit_s": 30},
         "traffic": {"pattern": "all_reduce", "algorithm": "ring", "size": "64KiB", "iterations": 2},
