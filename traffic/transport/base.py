@@ -89,6 +89,7 @@ class Sender(Protocol):
     naks: int  # NAKs that made the sender resend
     failed: bool  # gave up after max_timeouts
     acked_delivered: int  # PSNs the receiver has confirmed
+    rtt: RttEstimator  # the RTT estimate its timeout comes from (shared per endpoint pair)
 
     @property
     def done(self) -> bool: ...  # every PSN acknowledged, or given up
