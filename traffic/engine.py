@@ -273,7 +273,8 @@ class Engine:
 
         def send_feedback(fid: int, f: _Flow, fd: int, fbs: list[Feedback]) -> None:
             nonlocal packets
-            sock, tpl = f.fb_by_fd.get(fd) or f.fb_by_fd[f.paths[0].dst_fd]
+            entry = f.fb_by_fd.get(fd)
+            sock, tpl = entry if entry is not None else f.fb_by_fd[f.paths[0].dst_fd]
             for fb in fbs:
                 try:
                     sock.send(tpl.stamp_feedback(fid, fb))
@@ -281,8 +282,8 @@ class Engine:
                     if not isinstance(e, BlockingIOError) and e.errno not in (errno.ENOBUFS, errno.ENETDOWN,
                                                                               errno.ENXIO):
                         raise
-                f.rec.feedback_sent += 1
-                packets += 1
+            f.rec.feedback_sent += len(fbs)
+            packets += len(fbs)
 
         def unpark(fid: int, f: _Flow, now: int) -> None:
             if f.parked and not f.tx.done:
@@ -320,51 +321,60 @@ class Engine:
                     p: Parsed | None = parse(data)
                     if p is None or p.flow >= len(flows):
                         continue
-                    f = flows[p.flow]
+                    fid = p.flow
+                    f = flows[fid]
                     fb = p.feedback
                     if fb is not None:  # an ACK/NAK/CNP back at the sender
-                        if f.src_ep not in eps or f.cc is None:
+                        cc = f.cc
+                        if f.src_ep not in eps or cc is None:
                             continue
                         f.rec.feedback_received += 1
-                        newly = f.tx.on_feedback(fb, now)
+                        tx = f.tx
+                        newly = tx.on_feedback(fb, now)
                         if fb.kind == CNP:
-                            on_delivery(f.cc, True, -1, now / 1e9)
+                            on_delivery(cc, True, -1, now / 1e9)
                         elif newly:
                             f.last_progress_ns = now
                             if per_ack:
                                 for _k in range(newly):
-                                    on_delivery(f.cc, False, fb.qdepth, now / 1e9)
-                        if f.tx.failed and not f.rec.settle_ns:
-                            settle(p.flow, now)
-                        unpark(p.flow, f, now)
-                        arm_tx(p.flow, f)
+                                    on_delivery(cc, False, fb.qdepth, now / 1e9)
+                        if tx.failed and not f.rec.settle_ns:
+                            settle(fid, now)
+                        if f.parked:
+                            unpark(fid, f, now)
+                        t = tx.next_timer()  # arm_tx, inlined: once per ACK
+                        if t is not None and (not f.tx_timer or t < f.tx_timer):
+                            f.tx_timer = t
+                            push_timer(t, "rto", fid)
                         continue
                     if f.dst_ep not in eps:
                         continue  # flooded copy that reached a bystander
                     if rel:
-                        if p.npkts != f.rx.npkts:
+                        rx = f.rx
+                        if p.npkts != rx.npkts:
                             receiver.foreign += 1
                             continue
                         trx = f.trx
-                        fbs = trx.on_data(p.seq, now, p.trimmed, p.ce, p.qdepth, p.tx_ns)
-                        if not p.trimmed:
-                            f.rx.on_packet(p, now)  # wire statistics: reordering, marks, queue depths
+                        trimmed = p.trimmed
+                        fbs = trx.on_data(p.seq, now, trimmed, p.ce, p.qdepth, p.tx_ns)
+                        if not trimmed:
+                            rx.on_wire(p)  # wire statistics only: delivery is the transport receiver's
                         f.rx_fd = fd
                         if fbs:
-                            send_feedback(p.flow, f, fd, fbs)
+                            send_feedback(fid, f, fd, fbs)
                         if not f.rx_timer:  # a pending ACK timer that fires early re-arms itself
-                            arm_rx(p.flow, f)
+                            arm_rx(fid, f)
                         if trx.delivered >= trx.npkts and not f.rec.settle_ns:
-                            settle(p.flow, now)
+                            settle(fid, now)
                         continue
-                    rx: FlowRx | None = receiver.on_frame(p, now)
-                    if rx is None:
+                    urx: FlowRx | None = receiver.on_frame(p, now)
+                    if urx is None:
                         continue
                     f.last_progress_ns = now
                     if f.cc is not None:
                         on_delivery(f.cc, p.ce, p.qdepth, now / 1e9)
-                    if rx.complete and not f.rec.settle_ns:
-                        settle(p.flow, now)
+                    if urx.complete and not f.rec.settle_ns:
+                        settle(fid, now)
             # timers: collective starts, flow starts, loss grace expiries, retransmission and ACK timers
             while timers and timers[0][0] <= now:
                 _, _, kind, ident = heapq.heappop(timers)
