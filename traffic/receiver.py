@@ -1,4 +1,5 @@
-"""Per-flow receive accounting: delivered, lost, reordered (with distance), duplicates, ECN-CE marks.
+"""Per-flow receive accounting: delivered, lost, reordered (with distance), duplicates, ECN-CE marks (under a
+reliable transport only the wire statistics: its receiver counts delivery, see `FlowRx.on_wire`).
 
 Sequence numbers are per flow and start at 0; a flow knows its packet count from the probe record, so a
 bitmap tells duplicates from first arrivals and what never arrived is loss. A packet is reordered when a
