@@ -148,7 +148,8 @@ def running_fabric(topo: Topology, target: str = "p4exec", policy: Policy | str 
     if switch_args:
         params["extra_args"] = tuple(switch_args)
     options = FabricOptions(switch_cls=spec.switch_cls, rate_scale=rate_scale, queue_depth=queue_depth,
-                            log_dir=log_dir, switch_params=params, label=label)
+                            log_dir=log_dir, switch_params=params, label=label,
+                            preload_config=artifacts.device_config)
     say(f"creating {len(topo.hosts)} hosts and {len(topo.links)} links")
     with Fabric(topo, options) as fabric:
         say(f"starting {len(topo.switches)} {target} switches")

@@ -23,8 +23,10 @@ from mininet.link import Link
 from mininet.net import Mininet
 
 from p4exec.privdir import ensure_private_dir, open_new
+from p4exec.switch.forkserver import ForkServer
 from topologies.cleanup import CleanReport, clean_run
 from topologies.model import Topology, switch_mac
+from topologies.netns import entered, named, tx_checksum_off, write_sysctl
 from topologies.portguard import guard_ports, table_name
 from topologies.rundirs import new_run_dir, socket_dir
 from topologies.state import RunState, new_run_id, proc_start_time
@@ -56,6 +58,10 @@ class FabricOptions:
     ready_timeout: float = 60.0
     switch_params: dict[str, Any] = field(default_factory=dict)
     label: str = ""  # recorded in the run state (e.g. "up"), for clean(label=...)
+    # p4exec: fork the switches from one warmed-up process (p4exec/switch/forkserver.py), which compiles
+    # `preload_config` (the device config the controller will push) once for all of them.
+    fork_switches: bool = True
+    preload_config: bytes | None = None
 
 
 def switch_ifname(run: RunState, device_id: int, port: int) -> str:
@@ -80,6 +86,7 @@ class Fabric:
         self.run.log_dir = self.opts.log_dir or str(new_run_dir(self.run.run_id))
         self.socket_dir: Path | None = None  # root-only directory of the switches' gRPC sockets (build())
         self.net: Mininet | None = None
+        self.forkserver: ForkServer | None = None
         self.timings: dict[str, float] = {}
         self.started = False
 
@@ -150,6 +157,7 @@ class Fabric:
         self.socket_dir = socket_dir(log_dir)
         self.net = Mininet(topo=None, build=False, controller=None, host=EthlabHost, switch=self.opts.switch_cls,
                            link=Link, autoSetMacs=False, waitConnected=False)
+        self._start_forkserver(log_dir)  # warms up while namespaces and links are made
         t0 = time.monotonic()
         hosts = self._start_hosts()
         attach_netns(hosts, self.run)
@@ -168,12 +176,9 @@ class Fabric:
         if self.opts.switch_cls.unix_grpc:  # the controller reaches these over Unix sockets only root can open
             extra = [{**m, "grpc_address": f"unix:{self.socket_dir}/{n.name}.sock"}
                      for m, n in zip(extra, self.topo.switches, strict=True)]
-        for n, port, more in zip(self.topo.switches, ports, extra, strict=True):
-            assert n.device_id is not None
-            self.net.addSwitch(n.name, cls=self.opts.switch_cls, device_id=n.device_id, grpc_port=port, **more,
-                               json_path=self.opts.json_path, log_dir=self.run.log_dir, cpu_port=self.opts.cpu_port,
-                               queue_rates_pps=self._queue_rates(n.name), queue_depth=self.opts.queue_depth,
-                               run=self.run, **self.opts.switch_params)
+        if self.forkserver is not None:
+            extra = [{**m, "forkserver": self.forkserver} for m in extra]
+        self._add_switch_nodes(ports, extra)
         self._phase("switch_nodes", t0)
         t0 = time.monotonic()
         self._add_links()
@@ -183,6 +188,41 @@ class Fabric:
         self._phase("host_config", t0)
         self.net.built = True  # so a later net.start() does not run Mininet's own build/IP assignment
         return self
+
+    def _add_switch_nodes(self, ports: list[int], extra: list[dict[str, Any]]) -> None:
+        """One Mininet node per switch, made from a few threads (each starts and waits for a shell, as hosts
+        do); the run state is saved once, with every shell's pid."""
+        assert self.net is not None
+
+        def make(item: tuple[Any, int, dict[str, Any]]) -> P4Switch:
+            n, port, more = item
+            assert n.device_id is not None
+            return self.opts.switch_cls(
+                n.name, device_id=n.device_id, grpc_port=port, **more, json_path=self.opts.json_path,
+                log_dir=self.run.log_dir, cpu_port=self.opts.cpu_port, queue_rates_pps=self._queue_rates(n.name),
+                queue_depth=self.opts.queue_depth, run=self.run, **self.opts.switch_params)
+
+        try:
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                switches = list(pool.map(make, zip(self.topo.switches, ports, extra, strict=True)))
+        finally:
+            self.run.save()
+        for sw in switches:  # what Mininet.addSwitch would have recorded
+            self.net.switches.append(sw)
+            self.net.nameToNode[sw.name] = sw
+
+    def _start_forkserver(self, log_dir: Path) -> None:
+        if not (self.opts.fork_switches and issubclass(self.opts.switch_cls, P4ExecSwitch)):
+            return
+        preload = None
+        if self.opts.preload_config:
+            preload = log_dir / "pipeline.json"
+            with open_new(preload, text=False) as f:
+                f.write(self.opts.preload_config)
+        with open_new(log_dir / "forkserver.out", text=False) as err:
+            self.forkserver = ForkServer(preload, stderr=err, ready_timeout_s=self.opts.ready_timeout)
+        self.run.add_pid("forkserver", self.forkserver.pid)
+        self.run.save()
 
     def _start_hosts(self) -> list[EthlabHost]:
         """Start the host shells from a few threads: each start mostly waits for its shell's first prompt,
@@ -248,33 +288,41 @@ class Fabric:
         _ip_batch([f"link set {n} group {self.run.link_group} up" for n in root_names])
 
     def _configure_hosts(self) -> None:
-        """Per host, one `ip -batch` in its namespace: lo up, per plane MAC/IP/up, static ARP to the plane."""
-        by_plane: dict[int, list[tuple[str, str]]] = {}
-        for ep in self.topo.endpoints.values():
-            for plane, itf in ep.interfaces.items():
-                by_plane.setdefault(plane, []).append((itf.ipv4, itf.mac))
+        """Per host, one `ip -batch` in its namespace: lo up, per plane MAC/IP/up, static ARP to the plane.
+        IPv6 off (no RS/MLD noise in the fabric) and TX checksum offload off (or frames that a user-space switch
+        forwards would carry unfinished checksums to the receiver) are set from this process, by threads that
+        join each namespace: no sysctl/ethtool process per host and interface."""
+        neighbours = _NeighbourBlocks(self.topo) if self.opts.static_arp else None
         cfg_dir = Path(self.run.log_dir)
+        batches: dict[str, Path] = {}
         for ep in self.topo.endpoints.values():
-            lines = ["link set lo up"]
+            parts = ["link set lo up\n"]
             for plane, itf in sorted(ep.interfaces.items()):
-                lines += [f"link set {itf.ifname} up", f"addr add {itf.cidr} dev {itf.ifname}"]
-                if self.opts.static_arp:
-                    lines += [f"neigh replace {ip} lladdr {mac} dev {itf.ifname} nud permanent"
-                              for ip, mac in by_plane[plane] if ip != itf.ipv4]
+                parts.append(f"link set {itf.ifname} up\naddr add {itf.cidr} dev {itf.ifname}\n")
+                if neighbours is not None:
+                    parts += neighbours.without(plane, itf.ifname, itf.ipv4)
             batch = cfg_dir / f"host-{ep.host}.ip"  # in the private run directory: nobody else can write it
             with open_new(batch) as f:
-                f.write("\n".join(lines) + "\n")
-            ifs = " ".join(itf.ifname for itf in ep.interfaces.values())
-            # IPv6 off (no RS/MLD noise in the fabric); TX checksum offload off, or frames that a user-space
-            # switch forwards would carry unfinished checksums to the receiver.
-            script = (f"sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1; "
-                      f"ip -batch {batch}; rc=$?; for i in {ifs}; do ethtool -K $i tx off >/dev/null 2>&1; done; "
-                      f"echo el-rc=$rc")
-            self.host(ep.host).sendCmd(script)  # all hosts work in parallel, each in its own shell
-        for ep in self.topo.endpoints.values():
-            out = self.host(ep.host).waitOutput()
+                f.write("".join(parts))
+            batches[ep.host] = batch
+
+        def settle(host: str) -> None:
+            with entered(named(self.netns(host))):
+                write_sysctl("net.ipv6.conf.all.disable_ipv6", "1")
+                write_sysctl("net.ipv6.conf.default.disable_ipv6", "1")
+                tx_checksum_off([itf.ifname for itf in self.topo.endpoints[host].interfaces.values()])
+
+        try:
+            with ThreadPoolExecutor(max_workers=4) as pool:
+                list(pool.map(settle, batches))
+        except OSError as err:
+            raise RuntimeError(f"configuring hosts: {err}") from None
+        for host, batch in batches.items():
+            self.host(host).sendCmd(f"ip -batch {batch}; echo el-rc=$?")  # all hosts at once, each in its shell
+        for host in batches:
+            out = self.host(host).waitOutput()
             if "el-rc=0" not in out:
-                raise RuntimeError(f"configuring host {ep.host}: {out.strip()}")
+                raise RuntimeError(f"configuring host {host}: {out.strip()}")
 
     def start(self) -> Fabric:
         """Start every switch process, then wait for all of them (they come up in parallel)."""
@@ -312,6 +360,9 @@ class Fabric:
             for node in nodes:
                 node.terminate()
         self.net = None
+        if self.forkserver is not None:
+            self.forkserver.close()  # stops any switch it forked that is still running
+            self.forkserver = None
         report = clean_run(self.run)
         self._phase("stop", t0)
         return report
@@ -325,6 +376,37 @@ class Fabric:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class _NeighbourBlocks:
+    """The static ARP lines of a plane as one text, so a host's batch is that text minus its own line (two
+    slices) instead of hundreds of lines formatted again for each of hundreds of hosts."""
+
+    def __init__(self, topo: Topology) -> None:
+        self.by_plane: dict[int, list[tuple[str, str]]] = {}
+        for ep in topo.endpoints.values():
+            for plane, itf in ep.interfaces.items():
+                self.by_plane.setdefault(plane, []).append((itf.ipv4, itf.mac))
+        self._blocks: dict[tuple[int, str], tuple[str, dict[str, tuple[int, int]]]] = {}
+
+    def _block(self, plane: int, ifname: str) -> tuple[str, dict[str, tuple[int, int]]]:
+        key = (plane, ifname)
+        if key not in self._blocks:
+            spans: dict[str, tuple[int, int]] = {}
+            lines: list[str] = []
+            pos = 0
+            for ip, mac in self.by_plane[plane]:
+                line = f"neigh replace {ip} lladdr {mac} dev {ifname} nud permanent\n"
+                spans[ip] = (pos, pos + len(line))
+                pos += len(line)
+                lines.append(line)
+            self._blocks[key] = ("".join(lines), spans)
+        return self._blocks[key]
+
+    def without(self, plane: int, ifname: str, own_ip: str) -> list[str]:
+        text, spans = self._block(plane, ifname)
+        a, b = spans.get(own_ip, (len(text), len(text)))
+        return [text[:a], text[b:]]
 
 
 def _ip_batch(lines: list[str], netns: str | None = None) -> None:

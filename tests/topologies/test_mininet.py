@@ -7,11 +7,14 @@ import os
 import re
 import socket
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from ethlab.cli import main
+from p4exec.switch.forkserver import ForkedProcess
 from tests.support.bridge import BridgeSwitch
 from topologies import build
 from topologies.mininet_builder import Fabric, FabricOptions
@@ -91,7 +94,12 @@ def test_p4exec_switch_process_lifecycle():
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(2)
             s.connect(sw.grpc_addr.removeprefix("unix:"))
-        cmdline = open(f"/proc/{sw.proc.pid}/cmdline").read().split("\0")
+        # forked from the fabric's warmed-up fork server: the process runs exactly this command line
+        assert f.forkserver is not None and isinstance(sw.proc, ForkedProcess) and sw.proc.poll() is None
+        assert open(f"/proc/{sw.proc.pid}/comm").read().strip() == "p4exec-switch"
+        assert int(open(f"/proc/{sw.proc.pid}/stat").read().rsplit(")", 1)[1].split()[1]) == f.forkserver.pid
+        cmdline = sw.cmdline
+        assert cmdline[:3] == [sys.executable, "-m", "p4exec.switch"]
         i = cmdline.index("--no-p4")
         assert cmdline[i + 1:i + 5] == ["-i", f"1@{f.run.prefix}s1-1", "-i", f"2@{f.run.prefix}s1-2"]
         assert cmdline[cmdline.index("--device-id") + 1] == "1"
@@ -101,6 +109,35 @@ def test_p4exec_switch_process_lifecycle():
         assert f.run.pids["switch:s1"][0] == sw.proc.pid
         pid = sw.proc.pid
     assert not os.path.exists(f"/proc/{pid}") or proc_start_time(pid) != f.run.pids["switch:s1"][1]
+    assert leftovers(f.run) == []
+
+
+def test_p4exec_switch_started_without_fork_server():
+    with Fabric(build("line", n=1), FabricOptions(fork_switches=False)) as f:
+        f.start()
+        sw = f.switch("s1")
+        assert f.forkserver is None and isinstance(sw.proc, subprocess.Popen)
+        cmdline = open(f"/proc/{sw.proc.pid}/cmdline").read().split("\0")
+        assert cmdline[:3] == [sys.executable, "-m", "p4exec.switch"] and "--no-p4" in cmdline
+    assert leftovers(f.run) == []
+
+
+def test_fork_server_end_stops_its_switches_and_exit_status_is_reported():
+    """No switch outlives its fork server (however its owner ended); a switch's exit status reaches the
+    fabric as Popen's would."""
+    with Fabric(build("line", n=2), FabricOptions()) as f:
+        f.start()
+        s1, s2 = f.switch("s1"), f.switch("s2")
+        s1.proc.kill()
+        assert s1.proc.wait(5) == -9 and s1.proc.returncode == -9
+        assert "s1" in f.dead_switches() and "s2" not in f.dead_switches()
+        pid = s2.proc.pid
+        assert f.forkserver is not None
+        f.forkserver.proc.stdin.close()  # as when the process holding the pipe dies
+        deadline = time.monotonic() + 10
+        while os.path.exists(f"/proc/{pid}") and open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+            assert time.monotonic() < deadline, "switch survived its fork server"
+            time.sleep(0.05)
     assert leftovers(f.run) == []
 
 
