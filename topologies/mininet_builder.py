@@ -25,6 +25,7 @@ from mininet.net import Mininet
 from p4exec.privdir import ensure_private_dir, open_new
 from p4exec.switch.forkserver import ForkServer
 from topologies.cleanup import CleanReport, clean_run
+from topologies.cpu import tree_cpu_s
 from topologies.model import Topology, switch_mac
 from topologies.netns import entered, named, tx_checksum_off, write_sysctl
 from topologies.portguard import guard_ports, table_name
@@ -88,6 +89,8 @@ class Fabric:
         self.net: Mininet | None = None
         self.forkserver: ForkServer | None = None
         self.timings: dict[str, float] = {}
+        self.cpu_timings: dict[str, float] = {}  # CPU seconds of our process tree per phase (topologies.cpu)
+        self._cpu_mark = tree_cpu_s()
         self.started = False
 
     # ---- accessors ----------------------------------------------------------------------------------
@@ -146,6 +149,9 @@ class Fabric:
 
     def _phase(self, name: str, t0: float) -> None:
         self.timings[name] = round(time.monotonic() - t0, 3)
+        now = tree_cpu_s()
+        self.cpu_timings[name] = round(now - self._cpu_mark, 2)
+        self._cpu_mark = now
 
     # ---- lifecycle ----------------------------------------------------------------------------------
     def build(self) -> Fabric:
@@ -158,6 +164,7 @@ class Fabric:
         self.net = Mininet(topo=None, build=False, controller=None, host=EthlabHost, switch=self.opts.switch_cls,
                            link=Link, autoSetMacs=False, waitConnected=False)
         self._start_forkserver(log_dir)  # warms up while namespaces and links are made
+        self._cpu_mark = tree_cpu_s()
         t0 = time.monotonic()
         hosts = self._start_hosts()
         attach_netns(hosts, self.run)
@@ -271,21 +278,24 @@ class Fabric:
                 name_b, mac_b = itf.ifname, itf.mac
             root_names.append(name_a)
             plan.append((a, b, name_a, name_b, mac_a, mac_b))
+        group = self.run.link_group = self.run.default_link_group()
+        shared_group = _group_in_use(group)  # another run's (a hash collision): then bring ours up by name
         self.run.add_interfaces(root_names)  # recorded before they exist: a crash half-way stays cleanable
         batch = []
         for _a, b, name_a, name_b, mac_a, mac_b in plan:
-            peer_ns = "" if self.topo.nodes[b.owner].is_switch else f" netns {self.host(b.owner).pid}"
-            batch.append(f"link add name {name_a} address {mac_a} type veth peer name {name_b} address {mac_b}"
-                         f"{peer_ns}")
+            peer = (f" group {group}" if self.topo.nodes[b.owner].is_switch
+                    else f" netns {self.host(b.owner).pid}")
+            batch.append(f"link add name {name_a} address {mac_a} group {group} type veth "
+                         f"peer name {name_b} address {mac_b}{peer}")
         _ip_batch(batch)
         for a, b, name_a, name_b, mac_a, mac_b in plan:  # Mininet bookkeeping only: no command per link
             self.net.addLink(a.owner, b.owner, port1=a.number, port2=b.number, intfName1=name_a, intfName2=name_b,
                              addr1=mac_a, addr2=mac_b, up=None, cls=PrecreatedLink)
-        for name in root_names:  # switch ports carry no IP traffic of their own
-            Path(f"/proc/sys/net/ipv6/conf/{name}/disable_ipv6").write_text("1")
-        self.run.link_group = self.run.default_link_group()
-        self.run.save()
-        _ip_batch([f"link set {n} group {self.run.link_group} up" for n in root_names])
+        # Switch ports carry no IP traffic of their own: without an IPv6 link-local address (addrgenmode none,
+        # set before they go up) they send no router solicitation, ND or MLD frame. One netlink message per
+        # port, then one for the whole group, instead of a sysctl write and an `ip link set up` per port.
+        ups = [f"link set {n} up" for n in root_names] if shared_group else [f"link set group {group} up"]
+        _ip_batch([f"link set {n} addrgenmode none" for n in root_names] + ups)
 
     def _configure_hosts(self) -> None:
         """Per host, one `ip -batch` in its namespace: lo up, per plane MAC/IP/up, static ARP to the plane.
@@ -327,6 +337,7 @@ class Fabric:
     def start(self) -> Fabric:
         """Start every switch process, then wait for all of them (they come up in parallel)."""
         assert self.net is not None
+        self._cpu_mark = tree_cpu_s()
         t0 = time.monotonic()
         switches = [self.switch(n.name) for n in self.topo.switches]
         for sw in switches:
@@ -407,6 +418,11 @@ class _NeighbourBlocks:
         text, spans = self._block(plane, ifname)
         a, b = spans.get(own_ip, (len(text), len(text)))
         return [text[:a], text[b:]]
+
+
+def _group_in_use(group: int) -> bool:
+    r = subprocess.run(["ip", "-o", "link", "show", "group", str(group)], capture_output=True, text=True)
+    return r.returncode != 0 or bool(r.stdout.strip())
 
 
 def _ip_batch(lines: list[str], netns: str | None = None) -> None:

@@ -72,6 +72,12 @@ def test_each_plane_is_its_own_network():
         assert ping(f, "gpu0", "10.1.0.3") and ping(f, "gpu1", "10.0.0.3")
         # the switch port of gpu2 on plane 1 is port 3 of device 2, named after both
         assert os.path.exists(f"/sys/class/net/{f.run.prefix}s2-3")
+        # switch ports are up but have no IPv6 address: they send nothing of their own into the switch
+        port = subprocess.run(["ip", "-d", "link", "show", f"{f.run.prefix}s2-3"], capture_output=True,
+                              text=True).stdout
+        assert "addrgenmode none" in port and ",UP," in port
+        assert subprocess.run(["ip", "-6", "addr", "show", "dev", f"{f.run.prefix}s2-3"], capture_output=True,
+                              text=True).stdout.strip() == ""
     assert leftovers(f.run) == []
 
 
@@ -246,3 +252,20 @@ def test_bmv2_queues_set_over_thrift_once_its_port_listens(tmp_path):
     assert fake.calls == [("simple_switch", "set_all_egress_queue_depths", 64),
                           ("simple_switch", "set_egress_queue_rate", 1, 833),
                           ("simple_switch", "set_egress_queue_rate", 2, 833)]
+
+
+def test_ping_many_answers_and_misses_through_the_kernel():
+    """The in-process pinger sends real echoes from inside the hosts' namespaces: a path that works answers,
+    an address nobody has and a cut link do not (and each costs at most its timeout)."""
+    from topologies.ping import ping_many
+
+    with Fabric(build("line", n=3), FabricOptions(switch_cls=BridgeSwitch)) as f:
+        f.start()
+        ns = {h: f.netns(h) for h in ("h1", "h2")}
+        missing = ping_many({ns["h1"]: ["10.0.0.2", "10.0.0.99"], ns["h2"]: ["10.0.0.1"]}, timeout_s=1.0)
+        assert missing == {ns["h1"]: {"10.0.0.99"}, ns["h2"]: set()}
+        f.set_link("s2", "s3", up=False)
+        t0 = time.monotonic()
+        missing = ping_many({ns["h1"]: ["10.0.0.2"], ns["h2"]: ["10.0.0.1"]}, timeout_s=1.0)
+        assert missing == {ns["h1"]: {"10.0.0.2"}, ns["h2"]: {"10.0.0.1"}}
+        assert time.monotonic() - t0 < 5
