@@ -115,9 +115,10 @@ def _up(args: argparse.Namespace, console: Console) -> int:
                           f"({len(reach.failed)} still unreachable)")
         for src, dst, plane in reach.failed[:10]:
             console.print(f"[red]unreachable: {src} → {dst} on plane {plane}")
+        fabric = running.fabric
         if args.check:
-            return 0 if reach.ok else 1
-        if args.cli:
+            pass
+        elif args.cli:
             from mininet.cli import CLI
 
             CLI(running.fabric.net)
@@ -129,6 +130,9 @@ def _up(args: argparse.Namespace, console: Console) -> int:
                 stop.wait()
             except KeyboardInterrupt:
                 pass
+    if "stop" in fabric.timings:
+        console.print(f"torn down in {fabric.timings['stop']:.1f}s; ethlab up took {time.monotonic() - start:.1f}s "
+                      f"in all (after loading the topology)")
     return 0 if reach.ok else 1
 
 

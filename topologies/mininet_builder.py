@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,7 @@ from p4exec.switch.forkserver import ForkServer
 from topologies.cleanup import CleanReport, clean_run
 from topologies.cpu import tree_cpu_s
 from topologies.model import Topology, switch_mac
+from topologies.neigh import NeighbourBlocks, install
 from topologies.netns import entered, named, tx_checksum_off, write_sysctl
 from topologies.portguard import guard_ports, table_name
 from topologies.rundirs import new_run_dir, socket_dir
@@ -298,23 +301,26 @@ class Fabric:
         _ip_batch([f"link set {n} addrgenmode none" for n in root_names] + ups)
 
     def _configure_hosts(self) -> None:
-        """Per host, one `ip -batch` in its namespace: lo up, per plane MAC/IP/up, static ARP to the plane.
+        """Per host: one `ip -batch` in its namespace (lo up, per plane MAC/IP/up), then static ARP to the
+        plane's other hosts over rtnetlink (topologies.neigh: a million entries for upn's 512 x 4).
         IPv6 off (no RS/MLD noise in the fabric) and TX checksum offload off (or frames that a user-space switch
         forwards would carry unfinished checksums to the receiver) are set from this process, by threads that
         join each namespace: no sysctl/ethtool process per host and interface."""
-        neighbours = _NeighbourBlocks(self.topo) if self.opts.static_arp else None
         cfg_dir = Path(self.run.log_dir)
         batches: dict[str, Path] = {}
         for ep in self.topo.endpoints.values():
-            parts = ["link set lo up\n"]
-            for plane, itf in sorted(ep.interfaces.items()):
-                parts.append(f"link set {itf.ifname} up\naddr add {itf.cidr} dev {itf.ifname}\n")
-                if neighbours is not None:
-                    parts += neighbours.without(plane, itf.ifname, itf.ipv4)
+            lines = ["link set lo up"]
+            for _plane, itf in sorted(ep.interfaces.items()):
+                lines += [f"link set {itf.ifname} up", f"addr add {itf.cidr} dev {itf.ifname}"]
             batch = cfg_dir / f"host-{ep.host}.ip"  # in the private run directory: nobody else can write it
             with open_new(batch) as f:
-                f.write("".join(parts))
+                f.write("\n".join(lines) + "\n")
             batches[ep.host] = batch
+        by_plane: dict[int, list[tuple[str, str]]] = {}
+        for ep in self.topo.endpoints.values():
+            for plane, itf in ep.interfaces.items():
+                by_plane.setdefault(plane, []).append((itf.ipv4, itf.mac))
+        blocks = NeighbourBlocks(by_plane)
 
         def settle(host: str) -> None:
             with entered(named(self.netns(host))):
@@ -322,17 +328,31 @@ class Fabric:
                 write_sysctl("net.ipv6.conf.default.disable_ipv6", "1")
                 tx_checksum_off([itf.ifname for itf in self.topo.endpoints[host].interfaces.values()])
 
-        try:
+        def static_arp(host: str) -> None:
+            with entered(named(self.netns(host))):
+                chunks: list[bytes] = []
+                for plane, itf in sorted(self.topo.endpoints[host].interfaces.items()):
+                    chunks += blocks.requests(plane, socket.if_nametoindex(itf.ifname), itf.ipv4)
+                install(chunks)
+
+        def each(fn: Callable[[str], None], what: str) -> None:
             with ThreadPoolExecutor(max_workers=4) as pool:
-                list(pool.map(settle, batches))
-        except OSError as err:
-            raise RuntimeError(f"configuring hosts: {err}") from None
+                futures = {host: pool.submit(fn, host) for host in batches}
+            for host, future in futures.items():
+                try:
+                    future.result()
+                except OSError as err:
+                    raise RuntimeError(f"configuring host {host}: {what}: {err}") from None
+
+        each(settle, "IPv6 and checksum offload")
         for host, batch in batches.items():
             self.host(host).sendCmd(f"ip -batch {batch}; echo el-rc=$?")  # all hosts at once, each in its shell
         for host in batches:
             out = self.host(host).waitOutput()
             if "el-rc=0" not in out:
                 raise RuntimeError(f"configuring host {host}: {out.strip()}")
+        if self.opts.static_arp:
+            each(static_arp, "static ARP")
 
     def start(self) -> Fabric:
         """Start every switch process, then wait for all of them (they come up in parallel)."""
@@ -387,37 +407,6 @@ class Fabric:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-class _NeighbourBlocks:
-    """The static ARP lines of a plane as one text, so a host's batch is that text minus its own line (two
-    slices) instead of hundreds of lines formatted again for each of hundreds of hosts."""
-
-    def __init__(self, topo: Topology) -> None:
-        self.by_plane: dict[int, list[tuple[str, str]]] = {}
-        for ep in topo.endpoints.values():
-            for plane, itf in ep.interfaces.items():
-                self.by_plane.setdefault(plane, []).append((itf.ipv4, itf.mac))
-        self._blocks: dict[tuple[int, str], tuple[str, dict[str, tuple[int, int]]]] = {}
-
-    def _block(self, plane: int, ifname: str) -> tuple[str, dict[str, tuple[int, int]]]:
-        key = (plane, ifname)
-        if key not in self._blocks:
-            spans: dict[str, tuple[int, int]] = {}
-            lines: list[str] = []
-            pos = 0
-            for ip, mac in self.by_plane[plane]:
-                line = f"neigh replace {ip} lladdr {mac} dev {ifname} nud permanent\n"
-                spans[ip] = (pos, pos + len(line))
-                pos += len(line)
-                lines.append(line)
-            self._blocks[key] = ("".join(lines), spans)
-        return self._blocks[key]
-
-    def without(self, plane: int, ifname: str, own_ip: str) -> list[str]:
-        text, spans = self._block(plane, ifname)
-        a, b = spans.get(own_ip, (len(text), len(text)))
-        return [text[:a], text[b:]]
 
 
 def _group_in_use(group: int) -> bool:

@@ -269,3 +269,21 @@ def test_ping_many_answers_and_misses_through_the_kernel():
         missing = ping_many({ns["h1"]: ["10.0.0.2"], ns["h2"]: ["10.0.0.1"]}, timeout_s=1.0)
         assert missing == {ns["h1"]: {"10.0.0.2"}, ns["h2"]: {"10.0.0.1"}}
         assert time.monotonic() - t0 < 5
+
+
+def test_static_arp_over_netlink_every_peer_once_and_a_refusal_is_an_error():
+    from topologies.neigh import NeighbourBlocks, install
+    from topologies.netns import entered, named
+
+    t = build("erack", gpus=5, planes=2)
+    with Fabric(t, FabricOptions(switch_cls=BridgeSwitch)) as f:
+        f.start()
+        out = subprocess.run(["ip", "-n", f.netns("gpu2"), "neigh", "show", "nud", "permanent"], capture_output=True,
+                             text=True).stdout.splitlines()
+        expected = {f"{itf.ipv4} dev {itf.ifname} lladdr {itf.mac} PERMANENT"
+                    for other, ep in t.endpoints.items() if other != "gpu2" for itf in ep.interfaces.values()}
+        assert {" ".join(line.split()) for line in out} == expected and len(out) == 4 * 2
+        blocks = NeighbourBlocks({0: [("10.0.0.77", "02:00:00:00:00:77")]})
+        with entered(named(f.netns("gpu2"))), pytest.raises(OSError) as err:
+            install(blocks.requests(0, 999, "10.0.0.1"))  # no interface 999 there
+        assert err.value.errno == 19  # ENODEV
