@@ -245,7 +245,7 @@ class Fabric:
             return host
 
         try:
-            with ThreadPoolExecutor(max_workers=8) as pool:
+            with ThreadPoolExecutor(max_workers=16) as pool:
                 hosts = list(pool.map(start, [n.name for n in self.topo.hosts]))
         finally:
             self.run.save()
@@ -290,7 +290,7 @@ class Fabric:
                     else f" netns {self.host(b.owner).pid}")
             batch.append(f"link add name {name_a} address {mac_a} group {group} type veth "
                          f"peer name {name_b} address {mac_b}{peer}")
-        _ip_batch(batch)
+        _ip_batches(batch)
         for a, b, name_a, name_b, mac_a, mac_b in plan:  # Mininet bookkeeping only: no command per link
             self.net.addLink(a.owner, b.owner, port1=a.number, port2=b.number, intfName1=name_a, intfName2=name_b,
                              addr1=mac_a, addr2=mac_b, up=None, cls=PrecreatedLink)
@@ -298,7 +298,8 @@ class Fabric:
         # set before they go up) they send no router solicitation, ND or MLD frame. One netlink message per
         # port, then one for the whole group, instead of a sysctl write and an `ip link set up` per port.
         ups = [f"link set {n} up" for n in root_names] if shared_group else [f"link set group {group} up"]
-        _ip_batch([f"link set {n} addrgenmode none" for n in root_names] + ups)
+        _ip_batches([f"link set {n} addrgenmode none" for n in root_names])
+        _ip_batch(ups)
 
     def _configure_hosts(self) -> None:
         """Per host: one `ip -batch` in its namespace (lo up, per plane MAC/IP/up), then static ARP to the
@@ -335,8 +336,8 @@ class Fabric:
                     chunks += blocks.requests(plane, socket.if_nametoindex(itf.ifname), itf.ipv4)
                 install(chunks)
 
-        def each(fn: Callable[[str], None], what: str) -> None:
-            with ThreadPoolExecutor(max_workers=4) as pool:
+        def each(fn: Callable[[str], None], what: str, workers: int) -> None:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
                 futures = {host: pool.submit(fn, host) for host in batches}
             for host, future in futures.items():
                 try:
@@ -344,7 +345,7 @@ class Fabric:
                 except OSError as err:
                     raise RuntimeError(f"configuring host {host}: {what}: {err}") from None
 
-        each(settle, "IPv6 and checksum offload")
+        each(settle, "IPv6 and checksum offload", 8)
         for host, batch in batches.items():
             self.host(host).sendCmd(f"ip -batch {batch}; echo el-rc=$?")  # all hosts at once, each in its shell
         for host in batches:
@@ -352,7 +353,9 @@ class Fabric:
             if "el-rc=0" not in out:
                 raise RuntimeError(f"configuring host {host}: {out.strip()}")
         if self.opts.static_arp:
-            each(static_arp, "static ARP")
+            # the work is the kernel's, done in our threads' system calls (the GIL is released): on a busy
+            # machine more of them get a larger share of the CPU, as 512 `ip` processes used to
+            each(static_arp, "static ARP", 32)
 
     def start(self) -> Fabric:
         """Start every switch process, then wait for all of them (they come up in parallel)."""
@@ -412,6 +415,18 @@ class Fabric:
 def _group_in_use(group: int) -> bool:
     r = subprocess.run(["ip", "-o", "link", "show", "group", str(group)], capture_output=True, text=True)
     return r.returncode != 0 or bool(r.stdout.strip())
+
+
+def _ip_batches(lines: list[str], parts: int = 8) -> None:
+    """Independent lines through a few `ip -batch` processes at once: the kernel serialises much of the work,
+    but on a machine that others load too, one process gets a small share of the CPU."""
+    if len(lines) < 64 * parts:
+        _ip_batch(lines)
+        return
+    step = -(-len(lines) // parts)
+    chunks = [lines[i:i + step] for i in range(0, len(lines), step)]
+    with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+        list(pool.map(_ip_batch, chunks))
 
 
 def _ip_batch(lines: list[str], netns: str | None = None) -> None:
