@@ -21,6 +21,7 @@ from controller.client import SwitchConnection
 from controller.fabric import FabricController
 from controller.policies import Policy, make_policy
 from controller.targets import P4EXEC, TARGETS, Target, target_named
+from p4exec.switch.forkserver import ForkedProcess
 from topologies.mininet_builder import Fabric, FabricOptions
 from topologies.model import Topology
 from topologies.ping import ping_many
@@ -82,7 +83,7 @@ class RunningFabric:
         self.target.queue_channel(self.fabric.switch(switch)).set_queue(port, depth=depth, rate_pps=rate_pps)
 
     # ---- switch processes ------------------------------------------------------------------------------
-    def _process(self, switch: str) -> subprocess.Popen[bytes]:
+    def _process(self, switch: str) -> subprocess.Popen[bytes] | ForkedProcess:
         proc = self.fabric.switch(switch).proc
         if proc is None:
             raise RuntimeError(f"switch {switch} has no process")
@@ -132,13 +133,15 @@ def running_fabric(topo: Topology, target: str = "p4exec", policy: Policy | str 
                    progress: Callable[[str], None] | None = None,
                    switch_args: tuple[str, ...] = (),
                    controller_options: dict[str, Any] | None = None,
-                   label: str = "") -> Iterator[RunningFabric]:
+                   label: str = "", fork_switches: bool = True) -> Iterator[RunningFabric]:
     """Build, start, push and install; yield the running fabric; always tear down.
 
     `switch_args`: extra target options for every switch process (e.g. p4exec's `--seed N`).
     `controller_options`: keyword arguments for FabricController (e.g. `port_poll_s=None` to turn the port
     status monitor off, `watch_switches=False`, `workers=4`).
-    `label`: recorded with the run, so `ethlab down` stops only the fabrics `ethlab up` made."""
+    `label`: recorded with the run, so `ethlab down` stops only the fabrics `ethlab up` made.
+    `fork_switches=False`: start every p4exec switch as its own process from scratch (the slower way, for
+    comparison: bench/bringup.py --baseline)."""
     say = progress or (lambda _msg: None)
     spec = target_named(target)
     policy = make_policy(policy) if isinstance(policy, str) else policy
@@ -151,7 +154,7 @@ def running_fabric(topo: Topology, target: str = "p4exec", policy: Policy | str 
         params["extra_args"] = tuple(switch_args)
     options = FabricOptions(switch_cls=spec.switch_cls, rate_scale=rate_scale, queue_depth=queue_depth,
                             log_dir=log_dir, switch_params=params, label=label,
-                            preload_config=artifacts.device_config)
+                            preload_config=artifacts.device_config, fork_switches=fork_switches)
     say(f"creating {len(topo.hosts)} hosts and {len(topo.links)} links")
     with Fabric(topo, options) as fabric:
         say(f"starting {len(topo.switches)} {target} switches")

@@ -19,6 +19,7 @@ the fabric use (pid, poll, wait, send_signal, terminate, kill, returncode).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import select
@@ -134,6 +135,10 @@ def _stop_all(children: set[int]) -> None:
 
 def serve(preload: str | None = None) -> int:
     _warm(preload)
+    # Everything warmed up so far is shared with the children; a garbage collection in a child would walk
+    # (and so copy, page by page) all of it. Frozen objects are never collected: each child keeps sharing.
+    gc.collect()
+    gc.freeze()
     children: set[int] = set()
     stdin = sys.stdin.buffer
     _reply({"ready": os.getpid()})
