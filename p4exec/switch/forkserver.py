@@ -66,7 +66,8 @@ def _child(argv: list[str], out: str) -> None:
         os.dup2(fd, 2)
         os.close(fd)
         os.close(null)
-        _set_comm(b"p4exec-switch")  # what ps/top show (the command line stays the server's)
+        _set_comm(b"p4exec-switch")  # what ps/top show
+        _set_cmdline([sys.executable, "-m", "p4exec.switch", *argv])  # what /proc/PID/cmdline and ps -f show
         from p4exec.switch import cli
 
         sys.argv = ["p4exec switch", *argv]
@@ -94,6 +95,26 @@ def _set_comm(name: bytes) -> None:
 
         ctypes.CDLL(None).prctl(15, name[:15], 0, 0, 0)  # PR_SET_NAME
     except (OSError, AttributeError):
+        pass
+
+
+CMDLINE_ROOM = 32 << 10  # bytes of padding on the server's command line, rewritten by each child
+
+
+def _set_cmdline(argv: list[str]) -> None:
+    """Make /proc/self/cmdline say what this switch runs (tools find a switch by its flags): the server was
+    started with room on its command line (`--room`), which the child overwrites in place, as setproctitle
+    does. Left as it is if the room is too small."""
+    try:
+        import ctypes
+
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end (fields 48 and 49)
+        data = b"\0".join(a.encode() for a in argv) + b"\0"
+        if len(data) > end - start:
+            return
+        ctypes.memmove(start, data + b"\0" * (end - start - len(data)), end - start)
+    except (OSError, ValueError, IndexError):
         pass
 
 
@@ -178,11 +199,13 @@ def serve(preload: str | None = None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--room"] and len(args) >= 2:  # padding for the children's command lines
+        args = args[2:]
     preload = None
     if args[:1] == ["--preload"] and len(args) == 2:
         preload = args[1]
     elif args:
-        print("usage: python -m p4exec.switch.forkserver [--preload CONFIG]", file=sys.stderr)
+        print("usage: python -m p4exec.switch.forkserver [--room PAD] [--preload CONFIG]", file=sys.stderr)
         return 2
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the client's Ctrl-C ends us through our stdin
 
@@ -253,7 +276,8 @@ class ForkServer:
 
     def __init__(self, preload: Path | None = None, stderr: IO[bytes] | None = None,
                  ready_timeout_s: float = 60.0) -> None:
-        cmd = [sys.executable, "-m", "p4exec.switch.forkserver"] + (["--preload", str(preload)] if preload else [])
+        cmd = [sys.executable, "-m", "p4exec.switch.forkserver", "--room", " " * CMDLINE_ROOM]
+        cmd += ["--preload", str(preload)] if preload else []
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=stderr if stderr is not None else subprocess.DEVNULL,
                                      start_new_session=True)

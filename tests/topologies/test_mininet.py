@@ -106,6 +106,7 @@ def test_p4exec_switch_process_lifecycle():
         assert int(open(f"/proc/{sw.proc.pid}/stat").read().rsplit(")", 1)[1].split()[1]) == f.forkserver.pid
         cmdline = sw.cmdline
         assert cmdline[:3] == [sys.executable, "-m", "p4exec.switch"]
+        assert open(f"/proc/{sw.proc.pid}/cmdline").read().rstrip("\0").split("\0") == cmdline  # ps shows it
         i = cmdline.index("--no-p4")
         assert cmdline[i + 1:i + 5] == ["-i", f"1@{f.run.prefix}s1-1", "-i", f"2@{f.run.prefix}s1-2"]
         assert cmdline[cmdline.index("--device-id") + 1] == "1"
