@@ -51,8 +51,14 @@ def rss_gib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1 << 20)
 
 
-def build(topo, policy: str = "ecmp"):
-    fab = VirtualFabric(topo, FabricConfig(), HostConfig())
+#: RoCEv2's 4096-byte path MTU (what AI fabrics run): 4096 B of BTH payload per frame, an IP MTU of
+#: 4096 + 44 (IPv4 20, UDP 8, BTH 12, ICRC 4) and 4154-byte frames. The scale runs use it by default; the
+#: workload (bytes per collective) is the same whatever the MTU, only the number of frames changes.
+ROCE_PATH_MTU_IP = 4096 + 44
+
+
+def build(topo, policy: str = "ecmp", mtu: int = 1500):
+    fab = VirtualFabric(topo, FabricConfig(), HostConfig(mtu=mtu))
     control = ControlPlane(fab, make_policy(policy))
     control.start()
     return fab, control
@@ -76,25 +82,32 @@ def run_plan(fab, control, plan, limit_s: float = 1.0, wall_s: float = 1800.0, s
     return out, time.perf_counter() - w0, time.thread_time() - c0
 
 
-def pipeline_rate(size: int) -> None:
+def pipeline_round(size: int) -> tuple[int, int, float, float, float, float, int, float]:
+    """One vfabric run of the ring all-reduce, with the in-process rate of the same switch measured right
+    before and after it: (pipeline packets, events, sim CPU s, sim wall s, in-process pkt/s CPU and wall,
+    frames per in-process pass, virtual µs)."""
     topo = erack(gpus=8, planes=1, radix=8, rate_gbps=400, delay_us=0.0)
     fab, control = build(topo)
     sw = fab.switches["p0"]
-    captured: list[tuple[int, bytes]] = []
-    receive = sw.receive
-
-    def tap(port: int, frame: bytes) -> None:
-        if len(captured) < 4096:
-            captured.append((port, frame))
-        receive(port, frame)
-
-    for ch in (n.channel for n in fab.endpoints.nics.values()):
-        if ch.deliver == receive:
-            ch.deliver = tap
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("all_reduce", eids, size, 1, "ring")
     live = sw.live
     from p4exec.switch.tm import QueueInfo
+
+    # the frames the switch is sent: a tap keeps the first 4096, then steps aside (costs the run nothing more)
+    captured: list[tuple[int, bytes]] = []
+    receive = sw.receive
+    channels = [n.channel for n in fab.endpoints.nics.values() if n.channel.deliver == receive]
+
+    def tap(port: int, frame: bytes) -> None:
+        captured.append((port, frame))
+        if len(captured) >= 4096:
+            for ch in channels:
+                ch.deliver = receive
+        receive(port, frame)
+
+    for ch in channels:
+        ch.deliver = tap
 
     def inprocess(n: int) -> tuple[float, float]:
         """Best of three: (pkt/s of thread CPU, pkt/s wall) for ingress + egress of the captured frames."""
@@ -120,14 +133,27 @@ def pipeline_rate(size: int) -> None:
     # The same program with the same tables, in-process: ingress + egress per frame, nothing else.
     n = min(max(executed // 2, 5000), 20000)
     before, after = inprocess(n), inprocess(n)
-    inproc_cpu, inproc_wall = max(before[0], after[0]), max(before[1], after[1])
-    sim_cpu, sim_wall = executed / cpu, executed / wall
+    return (executed, out.stats.events, cpu, wall, max(before[0], after[0]), max(before[1], after[1]), n,
+            m["duration_s"] * 1e6)
+
+
+def pipeline_rate(size: int, rounds: int) -> None:
+    """Rounds of (vfabric run, in-process passes); the best of each side, so a burst of foreign load in one
+    phase does not decide the ratio."""
+    rows = [pipeline_round(size) for _ in range(rounds)]
+    executed, events, _c, _w, _ic, _iw, n, virt = rows[0]
+    sim_cpu = max(r[0] / r[2] for r in rows)
+    sim_wall = max(r[0] / r[3] for r in rows)
+    inproc_cpu = max(r[4] for r in rows)
+    inproc_wall = max(r[5] for r in rows)
     print(f"ring all-reduce {size >> 10} KiB on ERack+ 8 GPUs × 1 plane at 400 Gbit/s: {executed:,} pipeline "
-          f"packets, {out.stats.events:,} events, virtual {m['duration_s'] * 1e6:.1f} µs")
+          f"packets, {events:,} events, virtual {virt:.1f} µs; best of {rounds} rounds")
     print(f"  vfabric          : {sim_cpu:10,.0f} pkt/s CPU   {sim_wall:10,.0f} pkt/s wall")
     print(f"  in-process       : {inproc_cpu:10,.0f} pkt/s CPU   {inproc_wall:10,.0f} pkt/s wall  (same program, "
           f"same tables, {n:,} frames)")
-    print(f"  ratio            : {sim_cpu / inproc_cpu:.2f}× (CPU)  {sim_wall / inproc_wall:.2f}× (wall)   goal ≥ 0.7×")
+    per_round = ", ".join(f"{r[0] / r[2] / r[4]:.2f}" for r in rows)
+    print(f"  ratio            : {sim_cpu / inproc_cpu:.2f}× (CPU)  {sim_wall / inproc_wall:.2f}× (wall)   goal ≥ 0.7×"
+          f"   (per round, CPU: {per_round})")
 
 
 def p4sim_case(packets: int) -> None:
@@ -190,10 +216,17 @@ def p4sim_case(packets: int) -> None:
           f"~{P4SIM_PPS:,} pkt/s per wall-clock second ({P4SIM_SOURCE})   goal ≥ 10×")
 
 
-def scale_erack() -> None:
+def frames_note(fab) -> str:
+    eps = fab.endpoints
+    return (f"IP MTU {eps.config.mtu} ({eps.payload} B payload, {eps.payload + eps.fmt.l3_overhead + 14} B "
+            "frames)")
+
+
+def scale_erack(mtu: int) -> None:
     t0 = time.perf_counter()
     topo = erack(gpus=64, planes=8, radix=64, rate_gbps=400, delay_us=0.0)
-    fab, control = build(topo)
+    fab, control = build(topo, mtu=mtu)
+    print(f"ERack+ 64×8: {len(topo.switches)} switches, {len(topo.links)} links, {frames_note(fab)}", flush=True)
     bring = time.perf_counter() - t0
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("all_reduce", eids, 16 << 20, 1, "ring", planes=8, slices=8)
@@ -206,13 +239,13 @@ def scale_erack() -> None:
           f"{fab.executions():,} pipeline packets, RSS {rss_gib():.2f} GiB")
 
 
-def scale_upn(wall_s: float) -> None:
+def scale_upn(wall_s: float, mtu: int) -> None:
     t0 = time.perf_counter()
     topo = upn(gpus=512, planes=4, radix=128, rate_gbps=200, delay_us=0.0)
-    fab, control = build(topo)
+    fab, control = build(topo, mtu=mtu)
     bring = time.perf_counter() - t0
     print(f"UPN 512: {len(topo.switches)} switches, {len(topo.links)} links, bring-up {bring:.1f} s, "
-          f"RSS {rss_gib():.2f} GiB", flush=True)
+          f"{frames_note(fab)}, RSS {rss_gib():.2f} GiB", flush=True)
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("all_to_all", eids, 64 * 1024 * 512, 1, None, planes=4, seed=1)
     out, wall, _cpu = run_plan(fab, control, plan, wall_s=wall_s, show=True)
@@ -232,15 +265,22 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", choices=["erack", "upn", "all"], default=None)
     ap.add_argument("--size-kib", type=int, default=2048, help="ring all-reduce size for the pipeline-rate part")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of the pipeline-rate part (best of each side)")
     ap.add_argument("--p4sim-packets", type=int, default=30000, help="packets of the ns-3 P4sim case")
     ap.add_argument("--upn-wall-s", type=float, default=900.0, help="wall-clock limit of the UPN 512 run")
+    ap.add_argument("--scale-mtu", type=int, default=ROCE_PATH_MTU_IP,
+                    help="IP MTU of the scale runs (default: RoCEv2's 4096-byte path MTU, 4140; 1500 for "
+                         "Ethernet-MTU frames)")
     a = ap.parse_args()
-    pipeline_rate(a.size_kib << 10)
+    pipeline_rate(a.size_kib << 10, a.rounds)
     p4sim_case(a.p4sim_packets)
+    if a.scale is not None:
+        print(f"scale runs: IP MTU {a.scale_mtu}" + (" = RoCEv2 path MTU 4096 (RoCEv2 fabrics run 4096-byte "
+              "payloads; the topologies say nothing about frame size)" if a.scale_mtu == ROCE_PATH_MTU_IP else ""))
     if a.scale in ("erack", "all"):
-        scale_erack()
+        scale_erack(a.scale_mtu)
     if a.scale in ("upn", "all"):
-        scale_upn(a.upn_wall_s)
+        scale_upn(a.upn_wall_s, a.scale_mtu)
     return 0
 
 

@@ -39,6 +39,7 @@ class Simulator:
         self._seq = 0
         self.events = 0
         self._stop_reason: str | None = None
+        self.until_ns = 1 << 62  # the virtual-time limit of the current `run` (events may look ahead to it)
 
     def now_ns(self) -> int:
         return self.now
@@ -79,7 +80,7 @@ class Simulator:
         pop = heapq.heappop
         start = time.perf_counter()
         wall_end = None if wall_limit_s is None else start + wall_limit_s
-        limit = until_ns if until_ns is not None else 1 << 62
+        limit = self.until_ns = until_ns if until_ns is not None else 1 << 62
         n = 0
         reason = "idle"
         self._stop_reason = None
