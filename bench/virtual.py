@@ -22,6 +22,7 @@ Run: .venv/bin/python bench/virtual.py [--scale erack|upn|all] [--size-kib N] [-
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import time
@@ -47,6 +48,12 @@ P4SIM_PPS = 2000  # ns-3 P4sim, one BMv2 switch, IPv4 forwarding, 1000-byte pack
 P4SIM_SOURCE = "ns-3 P4sim module's published artifact, as quoted in ethlab issue 13"
 
 
+def load_note() -> str:
+    """The machine's load average: wall-clock rates on a shared 2-core machine mean little without it."""
+    one, five, _fifteen = os.getloadavg()
+    return f"load average {one:.1f} (1 min) {five:.1f} (5 min) on {os.cpu_count()} cores"
+
+
 def rss_gib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1 << 20)
 
@@ -68,12 +75,17 @@ def run_plan(fab, control, plan, limit_s: float = 1.0, wall_s: float = 1800.0, s
     run = VirtualRun(fab, control, VirtualLimits(time_limit_s=limit_s, wall_limit_s=wall_s))
 
     last = [0.0]
+    planned = [0]
 
     def progress(p) -> None:
         if show and p.wall_s - last[0] >= 5.0:  # a line every 5 s of wall clock, not every few thousand events
             last[0] = p.wall_s
-            print(f"\r  virtual {p.now_ns / 1e3:10.1f} µs, {p.executions:>12,} pipeline packets, "
-                  f"{p.executions / max(p.wall_s, 1e-9):8,.0f} pkt/s, RSS {rss_gib():.2f} GiB", end="", flush=True)
+            if not planned[0]:
+                planned[0] = sum(f.rec.npkts for f in fab.endpoints.flows)
+            print(f"\r  virtual {p.now_ns / 1e3:10.1f} µs, {p.packets:>11,} of {planned[0]:,} frames sent "
+                  f"({p.packets / max(planned[0], 1):5.1%}), {p.executions:>11,} pipeline packets, "
+                  f"{p.executions / max(p.wall_s, 1e-9):7,.0f} pkt/s wall, {p.wall_s:6.0f} s, RSS {rss_gib():.2f} GiB",
+                  end="", flush=True)
 
     w0, c0 = time.perf_counter(), time.thread_time()
     out = run.run(plan, EngineConfig(rate_bps=400e9), progress=progress)
@@ -230,13 +242,15 @@ def scale_erack(mtu: int) -> None:
     bring = time.perf_counter() - t0
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("all_reduce", eids, 16 << 20, 1, "ring", planes=8, slices=8)
-    out, wall, _cpu = run_plan(fab, control, plan, wall_s=1800, show=True)
+    out, wall, cpu = run_plan(fab, control, plan, wall_s=1800, show=True)
     m = summarize(out.result)
     control.close()
     rec = m.records[0]
+    n = fab.executions()
     print(f"\nERack+ 64×8 ring all-reduce 16 MiB @400G: bring-up {bring:.1f} s, run {wall:.1f} s wall "
-          f"(goal ≤ 180 s), {out.stopped_by}, virtual {rec['time_s'] or 0:.6f} s, busbw {rec['busbw_GBps'] or 0:.1f} GB/s, "
-          f"{fab.executions():,} pipeline packets, RSS {rss_gib():.2f} GiB")
+          f"(goal ≤ 180 s), {cpu:.1f} s CPU, {out.stopped_by}, virtual {rec['time_s'] or 0:.6f} s, "
+          f"busbw {rec['busbw_GBps'] or 0:.1f} GB/s, {n:,} pipeline packets ({n / wall:,.0f}/s wall, "
+          f"{n / cpu:,.0f}/s CPU), {out.stats.events:,} events, RSS {rss_gib():.2f} GiB, {load_note()}")
 
 
 def scale_upn(wall_s: float, mtu: int) -> None:
@@ -248,7 +262,7 @@ def scale_upn(wall_s: float, mtu: int) -> None:
           f"{frames_note(fab)}, RSS {rss_gib():.2f} GiB", flush=True)
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("all_to_all", eids, 64 * 1024 * 512, 1, None, planes=4, seed=1)
-    out, wall, _cpu = run_plan(fab, control, plan, wall_s=wall_s, show=True)
+    out, wall, cpu = run_plan(fab, control, plan, wall_s=wall_s, show=True)
     m = summarize(out.result)
     control.close()
     rec = m.records[0]
@@ -257,8 +271,9 @@ def scale_upn(wall_s: float, mtu: int) -> None:
     print(f"\nUPN 512 all-to-all 64 KiB/pair: bring-up {bring:.1f} s, run {wall:.1f} s wall (goal ≤ 900 s), "
           f"{out.stopped_by}, virtual {out.stats.now_ns / 1e9:.6f} s reached, collective time "
           f"{rec['time_s'] or 0:.6f} s, {delivered:,} of {planned:,} data packets delivered "
-          f"({delivered / max(planned, 1):.1%}), {fab.executions():,} pipeline packets, RSS {rss_gib():.2f} GiB "
-          f"(goal ≤ 8)")
+          f"({delivered / max(planned, 1):.1%}), {fab.executions():,} pipeline packets "
+          f"({fab.executions() / wall:,.0f}/s wall, {fab.executions() / cpu:,.0f}/s CPU over {cpu:.0f} s CPU), "
+          f"RSS {rss_gib():.2f} GiB (goal ≤ 8), {load_note()}")
 
 
 def main() -> int:
