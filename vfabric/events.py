@@ -26,6 +26,7 @@ class RunStats:
     now_ns: int
     events: int
     wall_s: float
+    cpu_s: float = 0.0  # CPU time of the calling thread spent in `run` (the event loop alone, no set-up)
 
 
 class Simulator:
@@ -79,6 +80,7 @@ class Simulator:
         heap = self._heap
         pop = heapq.heappop
         start = time.perf_counter()
+        cpu0 = time.thread_time()
         wall_end = None if wall_limit_s is None else start + wall_limit_s
         limit = self.until_ns = until_ns if until_ns is not None else 1 << 62
         n = 0
@@ -112,4 +114,4 @@ class Simulator:
                 continue
             break
         self.events += n
-        return RunStats(reason, self.now, self.events, time.perf_counter() - start)
+        return RunStats(reason, self.now, self.events, time.perf_counter() - start, time.thread_time() - cpu0)
