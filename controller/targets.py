@@ -1,9 +1,10 @@
 """The two execution targets as values: what differs between ethlab's embedded switch and BMv2, in one place.
 
 A `Target` bundles the switch process class, how the program is compiled for it, the side channel for what
-its P4Runtime server lacks (BMv2: registers and queues over its Thrift session, controller/bmv2.py) and what it can do
-(`reports_port_status`). Bring-up, the controller and the fault injector ask the Target instead of comparing
-target names.
+its P4Runtime server lacks (BMv2: registers and queues over its Thrift session, controller/bmv2.py), what it can do
+(`reports_port_status`) and how a link is failed on it (BMv2: never by setting one of its interfaces down, which
+leaves the whole switch deaf: controller/bmv2_ports.py). Bring-up, the controller and the fault injector ask the Target
+instead of comparing target names.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from controller.artifacts import (
     build_artifacts,
 )
 from controller.bmv2 import Bmv2SideChannel, QueueSetting, queue_settings_for
+from controller.bmv2_ports import LinkEnd, set_link_state
 from controller.bmv2_thrift import Bmv2ThriftError
 from controller.client import SwitchConnection
 from topologies.switches import Bmv2Switch, P4ExecSwitch, P4Switch, SwitchStartError
@@ -70,6 +72,12 @@ class Target:
     # the channel for registers/queues beside P4Runtime: (switch, Thrift port) -> channel
     side_channel_for: Callable[[str, int | None], Bmv2SideChannel] | None = None
     on_ready: Callable[[P4Switch], None] | None = None  # configuration once the switch listens
+    # how a link's ends (netns or None, interface) are failed (False) and restored (True); None: the fabric's
+    # own way, both ends administratively down/up (a cable pull the switch sees as carrier loss)
+    link_state: Callable[[list[LinkEnd], bool], None] | None = None
+    # the fastest per-flow pace (Mbit/s of frames) its switches take here without losing frames before their
+    # pipeline; None: any. Experiments above it run slowed down as a whole (pace_factor).
+    max_flow_rate_mbps: float | None = None
 
     def compile(self, program: Path = DEFAULT_PROGRAM) -> PipelineArtifacts:
         """P4Info + device config for this target (cached in build/p4)."""
@@ -77,6 +85,17 @@ class Target:
 
     def side_channel(self, switch: str, thrift_port: int | None) -> Bmv2SideChannel | None:
         return None if self.side_channel_for is None else self.side_channel_for(switch, thrift_port)
+
+    def pace_factor(self, flow_rate_bps: float) -> float:
+        """By how much an emulated experiment's clock runs slower on this target (1.0: as specified).
+
+        Emulation already scales link rates (`rate_scale`); a target that cannot take the spec's per-flow rate
+        gets the whole fabric scaled once more by this factor (flow rates, queue rates, time limit), so queues
+        and ratios stay as specified and only times stretch by 1/factor."""
+        cap = self.max_flow_rate_mbps
+        if cap is None or flow_rate_bps <= cap * 1e6:
+            return 1.0
+        return cap * 1e6 / flow_rate_bps
 
     def switch_params(self) -> dict[str, Any]:
         """Keyword arguments every switch node of this target gets."""
@@ -142,7 +161,8 @@ P4EXEC = Target("p4exec", P4ExecSwitch, reports_port_status=True, queue_channel_
                 toolchain=P4EXEC_TOOLCHAIN, versions=_p4exec_versions, takes_seed=True)
 BMV2 = Target("bmv2", Bmv2Switch, reports_port_status=False, queue_channel_for=_bmv2_queue,
               toolchain=P4C_BMV2_TOOLCHAIN, versions=_bmv2_versions,
-              side_channel_for=lambda switch, port: Bmv2SideChannel(port, name=switch), on_ready=configure_bmv2_queues)
+              side_channel_for=lambda switch, port: Bmv2SideChannel(port, name=switch), on_ready=configure_bmv2_queues,
+              link_state=set_link_state, max_flow_rate_mbps=2.5)
 TARGETS: dict[str, Target] = {t.name: t for t in (P4EXEC, BMV2)}
 
 

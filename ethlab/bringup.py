@@ -52,19 +52,40 @@ class RunningFabric:
     timings: dict[str, float]
     target: Target = P4EXEC
     frozen: set[str] = field(default_factory=set)  # switches stopped with SIGSTOP: nobody may read them
+    failed_links: set[int] = field(default_factory=set)  # failed by the target's link_state: undone at teardown
 
     # ---- links -----------------------------------------------------------------------------------------
     def _switch_ends(self, a: str, b: str) -> list[tuple[str, int]]:
         link = self.topo.links[self.controller.link_index(a, b)]
         return [(end.owner, end.number) for end in (link.a, link.b) if self.topo.nodes[end.owner].is_switch]
 
+    def _set_link(self, a: str, b: str, up: bool) -> int:
+        """The target's way to fail or restore a link (BMv2: none of its interfaces goes down)."""
+        if self.target.link_state is None:
+            return self.fabric.set_link(a, b, up=up)
+        index = self.controller.link_index(a, b)
+        self.target.link_state(self.fabric.link_ifnames(index), up)
+        (self.failed_links.discard if up else self.failed_links.add)(index)
+        return index
+
+    def restore_failed_links(self) -> None:
+        """Before teardown: what the target's link_state left behind (BMv2: its nftables cut tables)."""
+        for index in sorted(self.failed_links):
+            if self.target.link_state is not None:
+                try:
+                    self.target.link_state(self.fabric.link_ifnames(index), True)
+                except Exception:  # noqa: BLE001 - teardown goes on; the interfaces go with the fabric
+                    pass
+        self.failed_links.clear()
+
     def link_down(self, a: str, b: str) -> float:
-        """A real failure: the link's cable is pulled (both ends down, the switches see carrier loss), then
-        the controller reroutes around it; returns the controller's seconds."""
-        return self.controller.link_change(self.fabric.set_link(a, b, up=False), up=False)
+        """A real failure: the link's cable is pulled (p4exec: both ends down, the switches see carrier loss;
+        BMv2: controller/bmv2_ports.py), then the controller reroutes around it; returns the controller's
+        seconds."""
+        return self.controller.link_change(self._set_link(a, b, up=False), up=False)
 
     def link_up(self, a: str, b: str) -> float:
-        return self.controller.link_change(self.fabric.set_link(a, b, up=True), up=True)
+        return self.controller.link_change(self._set_link(a, b, up=True), up=True)
 
     # ---- queues ----------------------------------------------------------------------------------------
     def queue_rate_pps(self, switch: str, port: int) -> float:
@@ -167,6 +188,8 @@ def running_fabric(topo: Topology, target: str = "p4exec", policy: Policy | str 
             running = RunningFabric(topo, fabric, controller, entries, timings, spec)
             yield running
         finally:
+            if running is not None:
+                running.restore_failed_links()
             # Tests and tools may swap in another controller (e.g. a reconciling one): close that one too.
             if running is not None and running.controller is not controller:
                 running.controller.close()

@@ -15,7 +15,7 @@ import platform
 import subprocess
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from ethlab.experiment.markdown import write_report
 from ethlab.experiment.plots import draw_all
 from ethlab.experiment.spec import Spec, schedule_digest
 from ethlab.experiment.trial import TrialSetup, run_trial
+from traffic.records import EngineConfig
 
 
 @dataclass
@@ -55,6 +56,7 @@ def versions(target: str) -> dict[str, Any]:
     except (OSError, subprocess.SubprocessError):
         out["git"] = None
     out.update(target_named(target).versions())
+    out["max_flow_rate_mbps"] = target_named(target).max_flow_rate_mbps  # flows above it run paced (paced())
     return out
 
 
@@ -80,6 +82,18 @@ def _status(root: Path, out: ExperimentOutcome, spec: Spec, total: int, current:
     (root / "status.json").write_text(json.dumps({
         "state": out.state, "trials_done": len(out.rows), "trials_total": total, "current": current,
         "policies": [v.label for v in spec.variants], "error": out.error}, indent=1))
+
+
+def paced(spec: Spec, engine: EngineConfig, rate_scale: float | None) -> tuple[EngineConfig, float | None, float]:
+    """The spec's engine and queue rates slowed down together for a target that cannot take the spec's
+    per-flow rate (Target.pace_factor: BMv2); the virtual clock has no switch processes to pace."""
+    factor = 1.0 if spec.clock == "virtual" else target_named(spec.target).pace_factor(engine.rate_bps)
+    if factor >= 1.0:
+        return engine, rate_scale, 1.0
+    port = engine.port_rate_bps * factor if engine.port_rate_bps else engine.port_rate_bps
+    engine = replace(engine, rate_bps=engine.rate_bps * factor, port_rate_bps=port,
+                     time_limit_s=engine.time_limit_s / factor)
+    return engine, (rate_scale * factor if rate_scale else rate_scale), factor
 
 
 def _trial_runner(spec: Spec) -> Callable[..., Any]:
@@ -122,8 +136,12 @@ def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], N
                 tdir = root / "runs" / variant.label / f"rep{rep}"
                 seed = spec.seed * 1000 + rep
                 fab = spec.fabric_options(variant)
-                setup = TrialSetup(topo, variant.make_policy(), plan, spec.engine_config(variant), spec.target,
-                                   fab["rate_scale"], fab["queue_depth"], seed, list(spec.faults),
+                engine, rate_scale, factor = paced(spec, spec.engine_config(variant), fab["rate_scale"])
+                if factor < 1.0:
+                    say(f"{current}: paced for {spec.target}: flows at {engine.rate_bps / 1e6:g} Mbit/s, "
+                        f"queues and time limit x{factor:g}", len(out.rows), total)
+                setup = TrialSetup(topo, variant.make_policy(), plan, engine, spec.target,
+                                   rate_scale, fab["queue_depth"], seed, list(spec.faults),
                                    spec.sample_interval_s)
                 done = len(out.rows)
                 load_1m = round(os.getloadavg()[0], 2)  # foreign CPU load explains most rerun differences

@@ -2,32 +2,57 @@
 package and the final module assembly."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.faults import PRELUDE as FAULTS_PRELUDE
+from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import V1_ERRORS, Ctx, E, Sym, _anno_arg, _loc
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import name_loc
 
+if TYPE_CHECKING:
+    from p4exec.compiler.calls import CallCompiler
+    from p4exec.compiler.checks import BackendRules
+    from p4exec.compiler.core import DeclarationCompiler
+    from p4exec.compiler.expressions import ExpressionCompiler
+    from p4exec.compiler.instances import InstanceCompiler
+    from p4exec.compiler.pytypes import DataTypeGenerator
+    from p4exec.compiler.statements import StatementCompiler
+    from p4exec.compiler.tables import TableCompiler
+
 
 class BlockCompiler:
     """Controls, parsers, functions, v1model main and module assembly."""
 
+    calls: CallCompiler
+    checks: BackendRules
+    decls: DeclarationCompiler
+    exprs: ExpressionCompiler
+    instances: InstanceCompiler
+    pytypes: DataTypeGenerator
+    statements: StatementCompiler
+    tables: TableCompiler
+
+    def __init__(self, st: CompileState) -> None:
+        self.st = st
+
     def compile_control(self, d: A.ControlDecl, prefix: str, roots: dict | None = None,
                         consts: list | None = None) -> str:
-        saved_ctx = self.ctx
-        self.scopes = [{}]
+        saved_ctx = self.st.ctx
+        self.st.scopes = [{}]
         for cname, csym in consts or ():
-            self.scopes[0][cname] = csym
-        fname = self.unique("C_" + prefix)
-        ptypes = [self.resolve_type(p.type) for p in d.params]
+            self.st.scopes[0][cname] = csym
+        fname = self.st.unique("C_" + prefix)
+        ptypes = [self.decls.resolve_type(p.type) for p in d.params]
         scalar_params = [p for p, t in zip(d.params, ptypes, strict=True) if T.strip_new(t).is_scalar]
         needs_frame = bool(scalar_params) or any(isinstance(x, A.VarDecl) for x in d.locals)
         obj_py = []
         ctx = Ctx("control", prefix, "", needs_frame, control=d, roots={})
-        self.ctx = ctx
+        self.st.ctx = ctx
         fargs = []
         init = Emitter()
         frame_slots = []
@@ -38,49 +63,49 @@ class BlockCompiler:
             bt = T.strip_new(t)
             if bt.is_scalar:
                 frame_slots.append(py)
-                self.declare(p.name, Sym("param", t, f"L.{py}", direction=p.direction or "in"), p)
+                self.st.declare(p.name, Sym("param", t, f"L.{py}", direction=p.direction or "in"), p)
                 init(f"L.{py} = {py}")
                 if p.direction in ("out", "inout"):
                     outs.append(f"L.{py}")
             else:
                 obj_py.append(py)
                 if isinstance(bt, T.ExternT) and bt.name == "packet_out":
-                    self.declare(p.name, Sym("instance", t, py, direction="in"), p)
+                    self.st.declare(p.name, Sym("instance", t, py, direction="in"), p)
                 else:
-                    self.declare(p.name, Sym("param", t, py, direction=p.direction or "in"), p)
+                    self.st.declare(p.name, Sym("param", t, py, direction=p.direction or "in"), p)
         if roots:
             for i, role in roots.items():
                 ctx.roots["p_" + pyident(d.params[i].name)] = role
         ctx.ctx_args = ", ".join(obj_py + (["L"] if needs_frame else []))
         frame_cls = None
         if needs_frame:
-            frame_cls = self.unique("F_" + prefix)
+            frame_cls = self.st.unique("F_" + prefix)
         for loc in d.locals:
             if isinstance(loc, A.VarDecl):
-                t = self.resolve_type(loc.type)
+                t = self.decls.resolve_type(loc.type)
                 py = "v_" + pyident(loc.name)
                 frame_slots.append(py)
                 if loc.init is not None:
-                    v = self.coerce(self.expr(loc.init, t), t, loc.init, f"initializer of {loc.name}")
-                    init(f"L.{py} = {self.objval(v)}")
+                    v = self.exprs.coerce(self.exprs.expr(loc.init, t), t, loc.init, f"initializer of {loc.name}")
+                    init(f"L.{py} = {self.exprs.objval(v)}")
                 else:
-                    init(f"L.{py} = {self.default_value(t)}")
-                self.declare(loc.name, Sym("var", t, f"L.{py}"), loc)
+                    init(f"L.{py} = {self.pytypes.default_value(t)}")
+                self.st.declare(loc.name, Sym("var", t, f"L.{py}"), loc)
             elif isinstance(loc, A.ConstDecl):
-                self.const_decl(loc)
+                self.decls.const_decl(loc)
             elif isinstance(loc, A.ActionDecl):
-                self.action_decl(loc, prefix)
+                self.tables.action_decl(loc, prefix)
             elif isinstance(loc, A.TableDecl):
-                self.table_decl(loc, prefix)
+                self.tables.table_decl(loc, prefix)
             elif isinstance(loc, A.Instantiation):
-                self.instantiation(loc, prefix)
+                self.instances.instantiation(loc, prefix)
             elif isinstance(loc, A.FunctionDecl):
-                raise self.err("unsupported: functions declared inside a control", loc, P4Unsupported)
+                raise self.st.err("unsupported: functions declared inside a control", loc, P4Unsupported)
             else:
-                raise self.err(f"unsupported control-local declaration {type(loc).__name__}", loc, P4Unsupported)
+                raise self.st.err(f"unsupported control-local declaration {type(loc).__name__}", loc, P4Unsupported)
         if frame_cls:
-            self.out(f"class {frame_cls}:")
-            self.out(f"    __slots__ = {tuple(frame_slots)!r}")
+            self.st.out(f"class {frame_cls}:")
+            self.st.out(f"    __slots__ = {tuple(frame_slots)!r}")
         em = Emitter()
         em(f"def {fname}({', '.join(fargs)}):")
         em.indent()
@@ -90,44 +115,44 @@ class BlockCompiler:
         ctx.kind = "control"
         ctx.out_params = outs
         ctx.pyused = set(fargs) | {"L"}
-        self.push()
+        self.st.push()
         n0 = len(em.lines)
-        self.stmts(d.body.stmts, em)
-        self.wrap_exit_copy_out(em, n0)
+        self.statements.stmts(d.body.stmts, em)
+        self.statements.wrap_exit_copy_out(em, n0)
         if outs:
-            em(self.ret_code(None))
+            em(self.statements.ret_code(None))
         elif len(em.lines) == n0:
             em("pass")
-        self.pop()
+        self.st.pop()
         em.dedent()
-        self.emit_function(em)
-        self.ctx = saved_ctx
+        self.statements.emit_function(em)
+        self.st.ctx = saved_ctx
         return fname
 
     # ------------------------------------------------------------------ parsers
     def compile_parser(self, d: A.ParserDecl, prefix: str, consts: list | None = None, sub: bool = False) -> str:
         """The top-level parser returns (offset, error code); a sub-parser takes and returns the offset and
         raises the parser error (reject: code -1) to its caller."""
-        saved_ctx = self.ctx
-        self.scopes = [{}]
+        saved_ctx = self.st.ctx
+        self.st.scopes = [{}]
         for cname, csym in consts or ():
-            self.scopes[0][cname] = csym
-        fname = self.unique("P_" + prefix)
+            self.st.scopes[0][cname] = csym
+        fname = self.st.unique("P_" + prefix)
         ctx = Ctx("parser", prefix, "", False, control=d)
         ctx.sub_parser = sub
-        self.ctx = ctx
+        self.st.ctx = ctx
         fargs = ["data", "off"] if sub else ["data"]
         ctx.pyused = {"data", "off", "n", "st", "_x", "_h", "_u", "_L", "_nb"}
         for p in d.params:
-            t = self.resolve_type(p.type)
+            t = self.decls.resolve_type(p.type)
             bt = T.strip_new(t)
             if isinstance(bt, T.ExternT) and bt.name == "packet_in":
-                self.declare(p.name, Sym("instance", t, "data", direction="in"), p)
+                self.st.declare(p.name, Sym("instance", t, "data", direction="in"), p)
                 continue
             py = "p_" + pyident(p.name)
             fargs.append(py)
             ctx.pyused.add(py)
-            self.declare(p.name, Sym("param", t, py, direction=p.direction or "in"), p)
+            self.st.declare(p.name, Sym("param", t, py, direction=p.direction or "in"), p)
             if sub and p.direction in ("out", "inout") and bt.is_scalar:
                 ctx.out_params.append(py)     # a sub-parser returns (scalar outs..., offset) on accept
         em = Emitter()
@@ -138,25 +163,25 @@ class BlockCompiler:
             em("off = 0")
         for loc in d.locals:
             if isinstance(loc, A.VarDecl):
-                self.stmt(loc, em)
+                self.statements.stmt(loc, em)
             elif isinstance(loc, A.ConstDecl):
-                self.const_decl(loc)
+                self.decls.const_decl(loc)
             elif isinstance(loc, A.ValueSetDecl):
                 self.value_set_decl(loc, prefix)
             elif isinstance(loc, A.Instantiation):
-                self.instantiation(loc, prefix)
+                self.instances.instantiation(loc, prefix)
             else:
-                raise self.err(f"unsupported parser-local declaration {type(loc).__name__}", loc, P4Unsupported)
+                raise self.st.err(f"unsupported parser-local declaration {type(loc).__name__}", loc, P4Unsupported)
         states = {}
         for i, s in enumerate(d.states):
             if s.name in ("accept", "reject"):
-                raise self.err(f"state '{s.name}' cannot be declared", s)
+                raise self.st.err(f"state '{s.name}' cannot be declared", s)
             if s.name in states:
-                raise self.err(f"duplicate state '{s.name}'", s)
+                raise self.st.err(f"duplicate state '{s.name}'", s)
             states[s.name] = i
         if "start" not in states:
-            raise self.err(f"parser {d.name} has no 'start' state", d)
-        self.check_parser_terminates(d, states)
+            raise self.st.err(f"parser {d.name} has no 'start' state", d)
+        self.checks.check_parser_terminates(d, states)
         order = [states["start"]] + [i for i in range(len(d.states)) if i != states["start"]]
         em(f"st = {states['start']}")
         em("try:")
@@ -167,10 +192,10 @@ class BlockCompiler:
             s = d.states[i]
             em(f"if st == {i}:  # state {s.name}")
             em.indent()
-            self.push()
-            self.stmts(s.stmts, em)
+            self.st.push()
+            self.statements.stmts(s.stmts, em)
             self.transition(s, states, em)
-            self.pop()
+            self.st.pop()
             em.dedent()
         em(self._goto("accept", states, d))
         em.dedent()
@@ -182,42 +207,14 @@ class BlockCompiler:
         else:
             em("    return (off if e.off is None else e.off), e.code")
         em.dedent()
-        self.emit_function(em)
-        self.ctx = saved_ctx
+        self.statements.emit_function(em)
+        self.st.ctx = saved_ctx
         return fname
 
-    def check_parser_terminates(self, d: A.ParserDecl, states: dict[str, int]) -> None:
-        """p4c rejects a parser from whose start state neither accept nor reject can be reached (every path
-        loops forever). A select without a default may fail to match (NoMatch: reject), a missing transition
-        is reject, so only chains of direct transitions and selects whose every case loops are caught."""
-        succ: dict[str, set[str]] = {}
-        for s in d.states:
-            tr = s.transition
-            if tr is None:
-                succ[s.name] = {"reject"}
-            elif isinstance(tr, str):
-                succ[s.name] = {tr}
-            else:
-                nxt = {c.state for c in tr.cases}
-                if not any(isinstance(c.keyset, A.KsDefault | A.KsDontCare) for c in tr.cases):
-                    nxt.add("reject")
-                succ[s.name] = nxt
-        seen, todo = set(), ["start"]
-        while todo:
-            cur = todo.pop()
-            if cur in seen:
-                continue
-            seen.add(cur)
-            if cur in ("accept", "reject") or cur not in states:
-                return      # an unknown state is reported where the transition names it
-            todo.extend(succ.get(cur, ()))
-        raise self.err(f"parser {d.name} never reaches accept or reject from its start state (every path loops)",
-                       d)
-
     def value_set_decl(self, d: A.ValueSetDecl, prefix: str):
-        t = self.resolve_type(d.type)
+        t = self.decls.resolve_type(d.type)
         bt = T.strip_new(t)
-        size = self.const_int(d.size, "value_set size")
+        size = self.decls.const_int(d.size, "value_set size")
         fields = []
         if isinstance(bt, T.Bits):
             fields.append(("", bt.width, "exact"))
@@ -225,34 +222,34 @@ class BlockCompiler:
             for f, ft in bt.fields.items():
                 w = T.bit_width(ft)
                 if w is None:
-                    raise self.err(f"value_set field '{f}' must be bit<N>", d)
+                    raise self.st.err(f"value_set field '{f}' must be bit<N>", d)
                 mk = _anno_arg(bt.annos.get(f), "match") or "exact"
                 if mk not in ("exact", "ternary", "lpm", "range", "optional"):
-                    raise self.err(f"unsupported match kind '{mk}' in a value_set", d)
+                    raise self.st.err(f"unsupported match kind '{mk}' in a value_set", d)
                 fields.append((f, w, mk))
         else:
-            raise self.err(f"value_set elements must be bit<N> or a struct, not {t}", d)
-        fqn = self.fq(prefix, d.name, d.annos)
-        py = self.unique("VS_" + fqn)
-        self.info.value_sets[fqn] = ir.ValueSetInfo(fqn, size, fields)
-        self.info.value_sets[fqn].annos = d.annos
-        self.bind.append((py, "value_set", fqn))
-        self.declare(d.name, Sym("value_set", t, py, info=self.info.value_sets[fqn]), d)
+            raise self.st.err(f"value_set elements must be bit<N> or a struct, not {t}", d)
+        fqn = self.tables.fq(prefix, d.name, d.annos)
+        py = self.st.unique("VS_" + fqn)
+        self.st.info.value_sets[fqn] = ir.ValueSetInfo(fqn, size, fields)
+        self.st.info.value_sets[fqn].annos = d.annos
+        self.st.bind.append((py, "value_set", fqn))
+        self.st.declare(d.name, Sym("value_set", t, py, info=self.st.info.value_sets[fqn]), d)
 
     def _goto(self, name, states, node) -> str:
-        sub = getattr(self.ctx, "sub_parser", False)
+        sub = getattr(self.st.ctx, "sub_parser", False)
         if name == "accept":
-            if sub and self.ctx.out_params:
-                return f"return ({', '.join(self.ctx.out_params)}, off)"
+            if sub and self.st.block_ctx.out_params:
+                return f"return ({', '.join(self.st.block_ctx.out_params)}, off)"
             return "return off" if sub else "return off, 0"
         if name == "reject":
             return "raise _ParserErr(-1)" if sub else "return off, -1"
         if name not in states:
-            other = self.lookup_opt(name)
+            other = self.st.lookup_opt(name)
             if other is not None and other.kind == "action":
-                raise self.err(f"'{name}' is an action, not a parser state (a transition names a state)",
+                raise self.st.err(f"'{name}' is an action, not a parser state (a transition names a state)",
                                name_loc(name, _loc(node)))
-            raise self.err(f"unknown parser state '{name}'", name_loc(name, _loc(node)))
+            raise self.st.err(f"unknown parser state '{name}'", name_loc(name, _loc(node)))
         return f"st = {states[name]}; continue"
 
     def transition(self, s: A.ParserState, states, em: Emitter):
@@ -263,26 +260,26 @@ class BlockCompiler:
         if isinstance(tr, str):
             em(self._goto(tr, states, s))
             return
-        keys = [self.expr(x) for x in tr.exprs]
+        keys = [self.exprs.expr(x) for x in tr.exprs]
         kvars = []
         for k in keys:
             if isinstance(T.strip_new(k.type), T.InfIntT):
-                raise self.err("select key needs a width", tr)
-            v = self.tmp()
+                raise self.st.err("select key needs a width", tr)
+            v = self.st.tmp()
             em(f"{v} = {k.code}")
             kvars.append(v)
         for c in tr.cases:
             if isinstance(c.keyset, A.Name):
-                vs = self.lookup_opt(c.keyset.name)
+                vs = self.st.lookup_opt(c.keyset.name)
                 if vs is not None and vs.kind == "value_set":
                     n = len(vs.info.fields)
                     if n != len(kvars):
-                        raise self.err(f"value_set {c.keyset.name} has {n} field(s), the select has {len(kvars)} "
+                        raise self.st.err(f"value_set {c.keyset.name} has {n} field(s), the select has {len(kvars)} "
                                        "key(s)", c.keyset)
                     em(f"if {vs.py}.matches(({''.join(k + ', ' for k in kvars)})): "
                        f"{self._goto(c.state, states, c)}")
                     continue
-            items = self._keyset_items(c.keyset, len(keys))
+            items = self.tables._keyset_items(c.keyset, len(keys))
             conds = []
             for k, kv, it in zip(keys, kvars, items, strict=True):
                 conds.append(self._select_cond(k, kv, it))
@@ -295,92 +292,93 @@ class BlockCompiler:
         if isinstance(it, A.KsDefault | A.KsDontCare):
             return "True"
         if isinstance(it, A.KsMask):
-            v = self.coerce(self.expr(it.value, t), t, it.value, "select case")
-            m = self.coerce(self.expr(it.mask, t), t, it.mask, "select mask")
+            v = self.exprs.coerce(self.exprs.expr(it.value, t), t, it.value, "select case")
+            m = self.exprs.coerce(self.exprs.expr(it.mask, t), t, it.mask, "select mask")
             if v.const is not None and m.const is not None:
                 return f"({kv} & {m.const:#x}) == {v.const & m.const:#x}"
             return f"({kv} & {m.code}) == ({v.code} & {m.code})"
         if isinstance(it, A.KsRange):
-            lo = self.coerce(self.expr(it.lo, t), t, it.lo, "select range")
-            hi = self.coerce(self.expr(it.hi, t), t, it.hi, "select range")
+            lo = self.exprs.coerce(self.exprs.expr(it.lo, t), t, it.lo, "select range")
+            hi = self.exprs.coerce(self.exprs.expr(it.hi, t), t, it.hi, "select range")
             return f"{lo.code} <= {kv} <= {hi.code}"
-        v = self.coerce(self.expr(it, t), t, it, "select case")
+        v = self.exprs.coerce(self.exprs.expr(it, t), t, it, "select case")
         return f"{kv} == {v.code}"
 
     # ------------------------------------------------------------------ functions
     def function_decl(self, d: A.FunctionDecl):
         proto = d.proto
         if proto.type_params:
-            raise self.err("unsupported: generic functions", d, P4Unsupported)
-        py = self.unique("FN_" + d.name)
-        self.declare(d.name, Sym("function", py=py, decl=d), d)
-        saved_ctx, saved_scopes = self.ctx, self.scopes
-        self.scopes = [{}]
+            raise self.st.err("unsupported: generic functions", d, P4Unsupported)
+        py = self.st.unique("FN_" + d.name)
+        self.st.declare(d.name, Sym("function", py=py, decl=d), d)
+        saved_ctx, saved_scopes = self.st.ctx, self.st.scopes
+        self.st.scopes = [{}]
         ctx = Ctx("function", "", "", False)
-        ctx.ret_type = self.resolve_type(proto.ret)
-        self.ctx = ctx
+        ctx.ret_type = self.decls.resolve_type(proto.ret)
+        self.st.ctx = ctx
         names = []
         for p in proto.params:
-            t = self.resolve_type(p.type)
+            t = self.decls.resolve_type(p.type)
             pn = "a_" + pyident(p.name)
             names.append(pn)
             ctx.pyused.add(pn)
-            self.declare(p.name, Sym("param", t, pn, direction=p.direction or "in"), p)
+            self.st.declare(p.name, Sym("param", t, pn, direction=p.direction or "in"), p)
             if p.direction in ("out", "inout") and T.strip_new(t).is_scalar:
                 ctx.out_params.append(pn)
         em = Emitter()
         em(f"def {py}({', '.join(names)}):")
         em.indent()
-        self.push()
-        self.stmts(d.body.stmts, em)
-        self.pop()
-        em(self.ret_code(None) if isinstance(ctx.ret_type, T.VoidT) or True else "")
+        self.st.push()
+        self.statements.stmts(d.body.stmts, em)
+        self.st.pop()
+        em(self.statements.ret_code(None) if isinstance(ctx.ret_type, T.VoidT) or True else "")
         em.dedent()
-        self.out.extend(em)
-        self.ctx, self.scopes = saved_ctx, saved_scopes
+        self.st.out.extend(em)
+        self.st.ctx, self.st.scopes = saved_ctx, saved_scopes
 
     # ------------------------------------------------------------------ v1model main
     def compile_main(self, main: A.Instantiation):
-        pt = self.resolve_type(main.type)
+        pt = self.decls.resolve_type(main.type)
+        assert isinstance(pt, T.BlockT)   # run() picks main only when its type is a package
         pkg = pt.decl
         if pkg.name != "V1Switch":
-            raise self.err(f"unsupported: package {pkg.name} (p4exec implements the v1model V1Switch package)",
+            raise self.st.err(f"unsupported: package {pkg.name} (p4exec implements the v1model V1Switch package)",
                            main, P4Unsupported)
         if len(main.args) != len(pkg.params):
-            raise self.err(f"V1Switch expects {len(pkg.params)} arguments, got {len(main.args)}", main)
+            raise self.st.err(f"V1Switch expects {len(pkg.params)} arguments, got {len(main.args)}", main)
         # named arguments (`V1Switch(p = MyParser(), ig = ...)`) in any order, as p4c allows
-        main_args = self.bind_args(pkg.params, main.args, main, "V1Switch")
-        blocks = []
+        main_args = self.calls.bind_args(pkg.params, main.args, main, "V1Switch")
+        found = []
         kinds = ["parser", "control", "control", "control", "control", "control"]
         roles = ["parser", "verify", "ingress", "egress", "compute", "deparser"]
         for i, a in enumerate(main_args):
             v = a.value
             ctor_args = []
             if isinstance(v, A.CtorCall):
-                t = self.resolve_type(v.type)
+                t = self.decls.resolve_type(v.type)
                 ctor_args = v.args
             elif isinstance(v, A.Name):
-                s = self.lookup(v.name, v)
+                s = self.st.lookup(v.name, v)
                 t = s.type
             else:
-                raise self.err("V1Switch arguments must be parser/control instances", v)
+                raise self.st.err("V1Switch arguments must be parser/control instances", v)
             if not isinstance(t, T.BlockT) or t.kind != kinds[i] or not isinstance(t.decl, A.ParserDecl |
                                                                                       A.ControlDecl):
-                raise self.err(f"argument {i + 1} of V1Switch ({roles[i]}) must be a {kinds[i]}, not {t}", v)
+                raise self.st.err(f"argument {i + 1} of V1Switch ({roles[i]}) must be a {kinds[i]}, not {t}", v)
             if isinstance(v, A.Name) and isinstance(s.decl, A.Instantiation):
                 ctor_args = s.decl.args
-            blocks.append((t.decl, v, self.ctor_consts(t.decl, ctor_args, v)))
-        consts_of = {id(b[0]): b[2] for b in blocks}
-        blocks = [(b[0], b[1]) for b in blocks]
+            found.append((t.decl, v, self.instances.ctor_consts(t.decl, ctor_args, v)))
+        consts_of = {id(b[0]): b[2] for b in found}
+        blocks = [(b[0], b[1]) for b in found]
         pdecl = blocks[0][0]
         if len(pdecl.params) != 4:
-            raise self.err("the v1model parser must have 4 parameters (packet_in, out H, inout M, inout "
+            raise self.st.err("the v1model parser must have 4 parameters (packet_in, out H, inout M, inout "
                            "standard_metadata_t)", pdecl)
-        H = self.resolve_type(pdecl.params[1].type)
-        M = self.resolve_type(pdecl.params[2].type)
-        SM = self.types.get("standard_metadata_t")
-        self.v1 = {"H": H, "M": M, "SM": SM}
-        expect = {
+        H = self.decls.resolve_type(pdecl.params[1].type)
+        M = self.decls.resolve_type(pdecl.params[2].type)
+        SM = self.st.types.get("standard_metadata_t")
+        self.st.v1 = {"H": H, "M": M, "SM": SM}
+        expect: dict[str, list[tuple[str, Any]]] = {
             "parser": [("", "packet_in"), ("out", H), ("inout", M), ("inout", SM)],
             "verify": [("inout", H), ("inout", M)],
             "ingress": [("inout", H), ("inout", M), ("inout", SM)],
@@ -391,85 +389,46 @@ class BlockCompiler:
         for (decl, _node), role in zip(blocks, roles, strict=True):
             exp = expect[role]
             if len(decl.params) != len(exp):
-                raise self.err(f"{role} block {decl.name} must have {len(exp)} parameters, has "
+                raise self.st.err(f"{role} block {decl.name} must have {len(exp)} parameters, has "
                                f"{len(decl.params)}", decl)
             for p, (dirn, et) in zip(decl.params, exp, strict=True):
-                t = self.resolve_type(p.type)
+                t = self.decls.resolve_type(p.type)
                 if isinstance(et, str):
                     if not (isinstance(t, T.ExternT) and t.name == et):
-                        raise self.err(f"parameter '{p.name}' of {decl.name} must be {et}", p)
+                        raise self.st.err(f"parameter '{p.name}' of {decl.name} must be {et}", p)
                     continue
                 if not T.same_type(T.strip_new(t), T.strip_new(et)):
-                    raise self.err(f"parameter '{p.name}' of {decl.name} has type {t}, but the parser's "
+                    raise self.st.err(f"parameter '{p.name}' of {decl.name} has type {t}, but the parser's "
                                    f"{'headers' if et is H else 'metadata' if et is M else 'standard metadata'}"
                                    f" type is {et}", p)
                 if (p.direction or "") != dirn and not (role == "deparser" and p.direction in ("in", "inout", "")):
-                    raise self.err(f"parameter '{p.name}' of {decl.name} must be '{dirn}'", p)
+                    raise self.st.err(f"parameter '{p.name}' of {decl.name} must be '{dirn}'", p)
         if not isinstance(T.strip_new(H), T.StructT):
-            raise self.err(f"the headers type must be a struct, not {H}", pdecl.params[1])
+            raise self.st.err(f"the headers type must be a struct, not {H}", pdecl.params[1])
         if not isinstance(T.strip_new(M), T.StructT):
-            raise self.err(f"the metadata type must be a struct, not {M}", pdecl.params[2])
+            raise self.st.err(f"the metadata type must be a struct, not {M}", pdecl.params[2])
         entry = {}
         for (decl, _node), role in zip(blocks, roles, strict=True):
-            prefix = self.fq("", decl.name, decl.annos)
-            self.pipeline_role = role     # which V1Switch block is being compiled (p4c-bm2-ss's blockConverted)
+            prefix = self.tables.fq("", decl.name, decl.annos)
+            self.st.pipeline_role = role     # which V1Switch block is being compiled (p4c-bm2-ss's blockConverted)
             if role == "parser":
+                assert isinstance(decl, A.ParserDecl)     # checked against `kinds` above
                 entry[role] = self.compile_parser(decl, prefix, consts_of[id(decl)])
             else:
+                assert isinstance(decl, A.ControlDecl)
                 if role in ("verify", "compute"):
-                    self.check_checksum_control(decl, role)
+                    self.checks.check_checksum_control(decl, role)
                 roots = {1: "m", 2: "sm"} if role in ("ingress", "egress") else None
                 if roots is not None:
-                    self.pipeline_controls.append((decl, prefix))
+                    self.st.pipeline_controls.append((decl, prefix))
                 entry[role] = self.compile_control(decl, prefix, roots, consts_of[id(decl)])
-        self.pipeline_role = None
-        self.entry = entry
-
-    _CHECKSUM_CALLS = {"verify": ("verify_checksum", "verify_checksum_with_payload"),
-                       "compute": ("update_checksum", "update_checksum_with_payload")}
-
-    def check_checksum_control(self, decl: A.ControlDecl, role: str) -> None:
-        """p4c-bm2-ss turns the VerifyChecksum/ComputeChecksum controls into BMv2 checksum objects
-        (SimpleSwitchBackend::convertChecksum): their apply block may hold only blocks and calls of
-        verify_checksum*/update_checksum* respectively, and the data list only field references,
-        constants and lists ("Computations are not supported in ...")."""
-        allowed = self._CHECKSUM_CALLS[role]
-
-        def simple(e) -> bool:
-            if isinstance(e, A.Name | A.IntLit | A.BoolLit):
-                return True
-            if isinstance(e, A.Member):
-                return simple(e.expr)
-            if isinstance(e, A.Index):
-                return simple(e.expr) and isinstance(e.index, A.IntLit)
-            if isinstance(e, A.ListExpr):
-                return all(simple(x) for x in e.items)
-            if isinstance(e, A.StructInit):
-                return all(simple(v) for _, v in e.fields)
-            return False
-
-        def walk(st) -> None:
-            if isinstance(st, A.Block):
-                for x in st.stmts:
-                    walk(x)
-                return
-            if isinstance(st, A.Empty | A.Return):
-                return
-            if isinstance(st, A.CallStmt) and isinstance(st.call.func, A.Name) and st.call.func.name in allowed:
-                if len(st.call.args) > 1 and st.call.args[1].value is not None and not simple(st.call.args[1].value):
-                    raise self.err(f"{st.call.func.name}: p4c-bm2-ss allows only field references and constants "
-                                   f"in the data list (\"Computations are not supported\")", st.call.args[1].value)
-                return
-            if isinstance(st, A.Stmt):
-                raise self.err(f"only calls to {allowed[0]} or {allowed[1]} are allowed in the {role} checksum "
-                               f"control {decl.name} (p4c-bm2-ss turns it into BMv2 checksum objects)", st)
-
-        walk(decl.body)
+        self.st.pipeline_role = None
+        self.st.entry = entry
 
     # ------------------------------------------------------------------ module assembly
     def module_source(self) -> str:
         for k in ("H", "M", "SM"):
-            self.pyclass(self.v1[k])
+            self.pytypes.pyclass(self.st.v1[k])
         src = Emitter()
         src("# generated by p4exec from P4 source; do not edit")
         src("_EXIT = _Exit()")
@@ -479,10 +438,10 @@ class BlockCompiler:
         src("    return s.h[s.nxt]")
         src("def _NOFL(m_src, sm_src, m_dst, sm_dst):")
         src("    pass")
-        src.lines.extend(self.class_code.lines)
+        src.lines.extend(self.st.class_code.lines)
         # _mk / _unpack helpers for every class
-        src.lines.extend(self.out.lines)
-        for name, _key, paths in self.field_lists:
+        src.lines.extend(self.st.out.lines)
+        for name, _key, paths in self.st.field_lists:
             src(f"def {name}(m_src, sm_src, m_dst, sm_dst):")
             if not paths:
                 src("    pass")
@@ -495,14 +454,14 @@ class BlockCompiler:
                     src(f"    {role}_dst.{rest} = {role}_src.{rest}")
                 else:
                     src(f"    {role}_dst.{rest}._set({role}_src.{rest})")
-        e = self.entry
+        e = self.st.entry
         src(f"PARSER = {e['parser']}")
         src(f"VERIFY = {e['verify']}")
         src(f"INGRESS = {e['ingress']}")
         src(f"EGRESS = {e['egress']}")
         src(f"COMPUTE = {e['compute']}")
         src(f"DEPARSER = {e['deparser']}")
-        src(f"NEW_H = {self.pyclass(self.v1['H'])}")
-        src(f"NEW_M = {self.pyclass(self.v1['M'])}")
-        src(f"NEW_SM = {self.pyclass(self.v1['SM'])}")
+        src(f"NEW_H = {self.pytypes.pyclass(self.st.v1['H'])}")
+        src(f"NEW_M = {self.pytypes.pyclass(self.st.v1['M'])}")
+        src(f"NEW_SM = {self.pytypes.pyclass(self.st.v1['SM'])}")
         return src.text()

@@ -3,34 +3,52 @@ clone/resubmit field lists); separate because call semantics (directions, copy-i
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, cast
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
+from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import E, Sym, _loc, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 
+if TYPE_CHECKING:
+    from p4exec.compiler.core import DeclarationCompiler
+    from p4exec.compiler.expressions import ExpressionCompiler
+    from p4exec.compiler.methods import MethodCompiler
+    from p4exec.compiler.pytypes import DataTypeGenerator
+    from p4exec.compiler.statements import StatementCompiler
+
 
 class CallCompiler:
     """Calls: argument binding, action/function calls, extern functions and field lists."""
+
+    decls: DeclarationCompiler
+    exprs: ExpressionCompiler
+    methods: MethodCompiler
+    pytypes: DataTypeGenerator
+    statements: StatementCompiler
+
+    def __init__(self, st: CompileState) -> None:
+        self.st = st
 
     # ------------------------------------------------------------------ calls
     def bind_args(self, params: list, args: list[A.Arg], node, what: str) -> list:
         """Match arguments to parameters (positional or by name, defaults, @optional)."""
         named = [a for a in args if a.name is not None]
         if named and len(named) != len(args):
-            raise self.err(f"{what}: mix of named and positional arguments", node)
+            raise self.st.err(f"{what}: mix of named and positional arguments", node)
         out: list = [None] * len(params)
         if named:
             pnames = [p.name for p in params]
             for a in args:
                 if a.name not in pnames:
-                    raise self.err(f"{what}: no parameter named '{a.name}'", a)
+                    raise self.st.err(f"{what}: no parameter named '{a.name}'", a)
                 out[pnames.index(a.name)] = a
         else:
             if len(args) > len(params):
-                raise self.err(f"{what}: expected {len(params)} argument(s), got {len(args)}", node)
+                raise self.st.err(f"{what}: expected {len(params)} argument(s), got {len(args)}", node)
             for i, a in enumerate(args):
                 out[i] = a
         for i, p in enumerate(params):
@@ -40,61 +58,62 @@ class CallCompiler:
                 elif A.anno(p.annos, "optional") is not None:
                     out[i] = None
                 else:
-                    raise self.err(f"{what}: expected {len(params)} argument(s), got {len(args)}", node)
+                    raise self.st.err(f"{what}: expected {len(params)} argument(s), got {len(args)}", node)
         return out
 
     def arg_for_param(self, p_type, direction: str, arg, node, what: str) -> E:
         if arg is None or arg.value is None:
             if direction in ("out",):
                 return E(p_type, "None", extra="dontcare")
-            raise self.err(f"{what}: don't-care argument for a non-out parameter", node)
-        e = self.expr(arg.value, p_type)
+            raise self.st.err(f"{what}: don't-care argument for a non-out parameter", node)
+        e = self.exprs.expr(arg.value, p_type)
         if direction in ("out", "inout"):
             if e.lv is None:
-                raise self.err(f"{what}: argument for {direction} parameter must be an assignable l-value",
+                raise self.st.err(f"{what}: argument for {direction} parameter must be an assignable l-value",
                                arg.value)
             if not T.same_type(T.strip_new(e.type), T.strip_new(p_type)) and not isinstance(p_type, T.TypeVar):
-                raise self.err(f"{what}: argument of type {e.type} for {direction} parameter of type {p_type}",
+                raise self.st.err(f"{what}: argument of type {e.type} for {direction} parameter of type {p_type}",
                                arg.value)
             return e
-        return self.coerce(e, p_type, arg.value, what)
+        return self.exprs.coerce(e, p_type, arg.value, what)
 
     def x_Call(self, n):
         e = self.call(n)
         if isinstance(e.type, T.VoidT):
-            raise self.err("a call that returns no value used as an expression", n)
+            raise self.st.err("a call that returns no value used as an expression", n)
         return e
 
     def call(self, n: A.Call, statement: bool = False) -> E:
         """A call; `statement` when it is a call statement (what p4c-bm2-ss restricts inside actions)."""
-        f = self.expr(n.func)
+        f = self.exprs.expr(n.func)
         ex = f.extra
         if isinstance(ex, tuple) and ex[0] == "method":
             _, base, name, mnode = ex
             if statement:
-                self.action_effect(expr_text(n), n.loc)
-            return self.method_call(n, base, name)
+                self.statements.action_effect(expr_text(n), n.loc)
+            return self.methods.method_call(n, base, name)
         if isinstance(ex, Sym):
             if ex.kind == "action":
-                if self.ctx is not None and self.ctx.kind == "parser":
-                    raise self.err(f"action '{ex.info.local}' cannot be called in a parser (p4c: actions are "
+                if self.st.ctx is not None and self.st.ctx.kind == "parser":
+                    raise self.st.err(f"action '{ex.info.local}' cannot be called in a parser (p4c: actions are "
                                    "invoked from controls only)", n)
                 if statement:
-                    self.action_effect(expr_text(n), n.loc, callee=ex.info)
+                    self.statements.action_effect(expr_text(n), n.loc, callee=ex.info)
                 return self.action_call(n, ex)
             if ex.kind == "extern_func":
                 if statement:
-                    self.action_effect(expr_text(n), n.loc)
+                    self.statements.action_effect(expr_text(n), n.loc)
                 return self.extern_func_call(n, ex)
             if ex.kind == "function":
                 return self.function_call(n, ex)
-        raise self.err("this is not something that can be called", n.func)
+        raise self.st.err("this is not something that can be called", n.func)
 
     def lvals_assign(self, targets: list[tuple[E, str]]) -> list[str]:
-        lines = []
+        lines: list[str] = []
         for e, val in targets:
             if e.extra == "dontcare":
                 continue
+            assert e.lv is not None          # out/inout arguments were checked to be l-values
             lines.extend(e.lv.assign(val))
         return lines
 
@@ -108,7 +127,7 @@ class CallCompiler:
         pre: list[str] = []      # copy-in of header/struct arguments (copy_objects)
         post: list[str] = []     # and their copy-out, after the scalar ones
         for i, (p, a) in enumerate(zip(params, bound, strict=True)):
-            pt = ptypes[i] if ptypes else self.resolve_type(p.type)
+            pt = ptypes[i] if ptypes else self.decls.resolve_type(p.type)
             e = self.arg_for_param(pt, p.direction, a, n, f"{what}, argument {i + 1} ({p.name})")
             scalar = T.strip_new(pt).is_scalar
             if p.direction == "out" and scalar:
@@ -118,26 +137,26 @@ class CallCompiler:
                 codes.append(e.code)
                 outs.append(e)
             elif p.direction == "out" and e.extra == "dontcare":
-                codes.append(self.default_value(pt))
+                codes.append(self.pytypes.default_value(pt))
             elif copy_objects and p.direction in ("out", "inout"):
-                tv = self.tmp()
-                pre.append(f"{tv} = {e.code}._copy()" if p.direction == "inout" else f"{tv} = {self.default_value(pt)}")
+                tv = self.st.tmp()
+                pre.append(f"{tv} = {e.code}._copy()" if p.direction == "inout" else f"{tv} = {self.pytypes.default_value(pt)}")
                 post.append(f"{e.code}._set({tv})")
                 codes.append(tv)
             else:
-                codes.append(e.code if (p.direction in ("out", "inout") or scalar) else self.objval(e))
+                codes.append(e.code if (p.direction in ("out", "inout") or scalar) else self.exprs.objval(e))
         allargs = ", ".join(([prefix_args] if prefix_args else []) + codes)
         call = f"{fcode}({allargs})"
         if post:
             lines = pre + ["try:", f"    _t_obj = {call}", "finally:"] + ["    " + ln for ln in post]
             if outs:
-                t = self.tmp()
+                t = self.st.tmp()
                 lines.append(f"{t} = _t_obj")
                 lines.extend(self.lvals_assign([(e, f"{t}[{i + out_offset}]") for i, e in enumerate(outs)]))
             return lines, "_t_obj"
         lines = []
         if outs:
-            t = self.tmp()
+            t = self.st.tmp()
             copy_out = self.lvals_assign([(e, f"{t}[{i + out_offset}]") for i, e in enumerate(outs)])
             if may_exit:
                 # the callee leaves its out values on the exit exception: copy out, then keep unwinding
@@ -153,16 +172,16 @@ class CallCompiler:
     def action_call(self, n, sym: Sym) -> E:
         info = sym.info
         d = info.decl
-        self.info.direct_actions.setdefault(info.name, info)
-        self.info.action_events.append((self.pipeline_role, info.name, "use"))
-        prefix = self.ctx.ctx_args if sym.const == "local" else ""
+        self.st.info.direct_actions.setdefault(info.name, info)
+        self.st.info.action_events.append((self.st.pipeline_role, info.name, "use"))
+        prefix = self.st.block_ctx.ctx_args if sym.const == "local" else ""
         lines, _ = self.call_with_params(n, d.params, info.pyfunc, f"call of action {info.local}", prefix,
                                          may_exit=True, copy_objects=info.copy_objects)
         return E(T.VOID, "\n".join(lines))
 
     def function_call(self, n, sym: Sym) -> E:
         d = sym.decl
-        ret = self.resolve_type(d.proto.ret)
+        ret = self.decls.resolve_type(d.proto.ret)
         if isinstance(ret, T.VoidT):
             lines, call = self.call_with_params(n, d.proto.params, sym.py, f"call of function {d.name}")
             return E(T.VOID, "\n".join(lines))
@@ -178,19 +197,19 @@ class CallCompiler:
         does, so the copy-out must happen when the call is evaluated: a nested helper (defined just before the
         statement, `nonlocal` for plain locals) takes the callee's result tuple, assigns the out values and
         returns the call's value: `x + f(x)` reads x before f's copy-out, `f(x) + x` after it."""
-        if self.stmt_depth == 0:
-            raise self.err("unsupported: a call with out/inout arguments outside a statement (table key, "
+        if self.st.stmt_depth == 0:
+            raise self.st.err("unsupported: a call with out/inout arguments outside a statement (table key, "
                            "select expression, initializer of a control-local)", n, P4Unsupported)
         first = lines[0]
         tvar, call = first.split(" = ", 1)
-        helper = self.unique("_co")
+        helper = self.st.unique("_co")
         body = [ln.replace(f"{tvar}[", "_r[") for ln in lines[1:]]
         roots = sorted({m.group(1) for ln in body if (m := re.match(r"(\w+) = ", ln))})
-        self.pending_defs.append(f"def {helper}(_r):")
+        self.st.pending_defs.append(f"def {helper}(_r):")
         if roots:
-            self.pending_defs.append(f"    nonlocal {', '.join(roots)}")
-        self.pending_defs.extend("    " + ln for ln in body)
-        self.pending_defs.append("    return _r[0]")
+            self.st.pending_defs.append(f"    nonlocal {', '.join(roots)}")
+        self.st.pending_defs.extend("    " + ln for ln in body)
+        self.st.pending_defs.append("    return _r[0]")
         return f"{helper}({call})"
 
     def field_values(self, e: E, node) -> list[tuple[str, int | str]]:
@@ -225,8 +244,8 @@ class CallCompiler:
         if isinstance(t, T.Varbit):
             return [(f"{e.code}[1]", f"{e.code}[0]")]     # width known at run time
         if isinstance(t, T.InfIntT):
-            raise self.err("an 'int' constant in a field list needs a width (e.g. 8w5)", node)
-        raise self.err(f"values of type {e.type} cannot be hashed or sent", node)
+            raise self.st.err("an 'int' constant in a field list needs a width (e.g. 8w5)", node)
+        raise self.st.err(f"values of type {e.type} cannot be hashed or sent", node)
 
     def packed_bytes(self, e: E, node) -> str | None:
         """Code for the BMv2 byte layout of a field list (MSB-first concatenation, zero pad to a byte)."""
@@ -238,16 +257,17 @@ class CallCompiler:
                 after = [w for _, w in fv[i + 1:]]
                 static = sum(w for w in after if isinstance(w, int))
                 dyn = [w for w in after if isinstance(w, str)]
-                shift = f"({' + '.join(dyn)} + {static})" if dyn else str(static)
-                parts.append(f"({c} << {shift})")
-            total = " + ".join(str(w) for _, w in fv)
-            return f"(({' | '.join(parts)}) << (-({total}) % 8)).to_bytes(({total} + 7) >> 3, 'big')"
-        total = sum(w for _, w in fv)
+                shift_code = f"({' + '.join(dyn)} + {static})" if dyn else str(static)
+                parts.append(f"({c} << {shift_code})")
+            total_code = " + ".join(str(w) for _, w in fv)
+            return f"(({' | '.join(parts)}) << (-({total_code}) % 8)).to_bytes(({total_code} + 7) >> 3, 'big')"
+        widths = [cast(int, w) for _, w in fv]    # no varbit field: every width is known
+        total = sum(widths)
         if total == 0:
             return "b''"
         parts = []
         shift = total
-        for c, w in fv:
+        for (c, _), w in zip(fv, widths, strict=True):
             shift -= w
             parts.append(f"({c} << {shift})" if shift else c)
         pad = -total % 8
@@ -280,14 +300,14 @@ class CallCompiler:
 
     def hash_fn(self, algo: str, node=None) -> str:
         if algo not in ("crc32", "crc32_custom", "crc16", "crc16_custom", "identity", "csum16", "xor16"):
-            raise self.err(f"unsupported: hash algorithm {algo} here", node, P4Unsupported)
-        self.hash_algos.add(algo)
+            raise self.st.err(f"unsupported: hash algorithm {algo} here", node, P4Unsupported)
+        self.st.hash_algos.add(algo)
         return f"_hb_{algo}"
 
     def enum_member_name(self, e: E, enum_name: str, node) -> str:
         t = T.strip_new(e.type)
         if not (isinstance(t, T.EnumT) and t.name == enum_name) or e.const is None:
-            raise self.err(f"expected a constant {enum_name} value", node)
+            raise self.st.err(f"expected a constant {enum_name} value", node)
         return t.members[e.const] if t.base is None else next(k for k, v in t.values.items() if v == e.const)
 
     def sm_code(self) -> str:
@@ -302,16 +322,16 @@ class CallCompiler:
                                       A.anno(q.annos, "optional") is None) <= nargs <= len(p.params)]
         if not cands:
             counts = sorted({len(p.params) for p in protos})
-            raise self.err(f"{name}: expected {' or '.join(map(str, counts))} argument(s), got {nargs}", n)
+            raise self.st.err(f"{name}: expected {' or '.join(map(str, counts))} argument(s), got {nargs}", n)
         proto = cands[0]
-        if self.ctx is None or self.ctx.kind != "parser":  # p4c's serializer looks at controls' calls only
-            self.info.calls_extern_functions = True
+        if self.st.ctx is None or self.st.ctx.kind != "parser":  # p4c's serializer looks at controls' calls only
+            self.st.info.calls_extern_functions = True
         what = f"call of {name}"
         args = self.bind_args(proto.params, n.args, n, what)
         tparams = set(proto.type_params)
         if n.type_args and len(n.type_args) != len(proto.type_params):
-            raise self.err(f"{name}: expected {len(proto.type_params)} type argument(s), got {len(n.type_args)}", n)
-        targs = {tp: self.resolve_type(ta) for tp, ta in zip(proto.type_params, n.type_args, strict=False)}
+            raise self.st.err(f"{name}: expected {len(proto.type_params)} type argument(s), got {len(n.type_args)}", n)
+        targs = {tp: self.decls.resolve_type(ta) for tp, ta in zip(proto.type_params, n.type_args, strict=False)}
 
         def arg(i, t=None):
             p = proto.params[i]
@@ -322,19 +342,19 @@ class CallCompiler:
                 elif isinstance(p.type, A.NamedType) and p.type.name in tparams:
                     pt = T.TypeVar(p.type.name)
                 else:
-                    pt = self.resolve_type(p.type)
+                    pt = self.decls.resolve_type(p.type)
             return self.arg_for_param(pt, p.direction, args[i], n, f"{what}, argument {i + 1} ({p.name})")
 
         if name == "mark_to_drop":
             if not proto.params:
                 # backends/bmv2/simple_switch/simpleSwitch.cpp: "Expected 1 argument for mark_to_drop()".
-                raise self.err("mark_to_drop() without arguments is not accepted by p4c-bm2-ss; write "
+                raise self.st.err("mark_to_drop() without arguments is not accepted by p4c-bm2-ss; write "
                                "mark_to_drop(standard_metadata)", n)
             sm = arg(0).code
             return E(T.VOID, f"{sm}.egress_spec = 511\n{sm}.mcast_grp = 0")
         if name == "verify":
-            if self.ctx.kind != "parser":
-                raise self.err("verify() can only be called in a parser", n)
+            if self.st.block_ctx.kind != "parser":
+                raise self.st.err("verify() can only be called in a parser", n)
             c = arg(0)
             err = arg(1)
             return E(T.VOID, f"if not {c.code}: raise _ParserErr({err.code})")
@@ -342,17 +362,17 @@ class CallCompiler:
             res = arg(0)
             rt = T.strip_new(res.type)
             if not isinstance(rt, T.Bits):
-                raise self.err(f"hash result must be bit<N>, not {res.type}", n.args[0])
+                raise self.st.err(f"hash result must be bit<N>, not {res.type}", n.args[0])
             algo = self.enum_member_name(arg(1), "HashAlgorithm", n.args[1].value)
             base = arg(2)
             data = arg(3)
             mx = arg(4)
             for x, i in ((base, 2), (mx, 4)):
                 if not isinstance(T.strip_new(x.type), T.Bits | T.InfIntT):
-                    raise self.err(f"hash argument {i + 1} must be a number", n.args[i].value)
+                    raise self.st.err(f"hash argument {i + 1} must be a number", n.args[i].value)
             if algo == "random":
                 code = f"_rand({base.code}, {base.code} + {mx.code} - 1) if {mx.code} else {base.code}"
-                self.rand_used = True
+                self.st.rand_used = True
             else:
                 hb = (algo == "csum16" and self.packed_csum16(data, n)) or \
                     f"{self.hash_fn(algo, n)}({self.packed_bytes(data, n)})"
@@ -365,10 +385,10 @@ class CallCompiler:
             res = arg(0)
             rt = T.strip_new(res.type)
             if not isinstance(rt, T.Bits):
-                raise self.err(f"random result must be bit<N>, not {res.type}", n.args[0])
-            lo = self.coerce(arg(1, res.type), res.type, n, what)
-            hi = self.coerce(arg(2, res.type), res.type, n, what)
-            self.rand_used = True
+                raise self.st.err(f"random result must be bit<N>, not {res.type}", n.args[0])
+            lo = self.exprs.coerce(arg(1, res.type), res.type, n, what)
+            hi = self.exprs.coerce(arg(2, res.type), res.type, n, what)
+            self.st.rand_used = True
             return E(T.VOID, "\n".join(res.lv.assign(f"_rand({lo.code}, {hi.code})")))
         if name == "digest":
             arg(0)
@@ -378,19 +398,19 @@ class CallCompiler:
                 dname = dt.name
                 fields = [(f, T.bit_width(ft) or 0) for f, ft in dt.fields.items()]
             else:
-                raise self.err("digest data must be a struct (P4Runtime needs its type name)", n.args[1])
-            if dname not in self.info.digests:
-                self.info.digests[dname] = ir.DigestInfo(dname, fields, dt)
+                raise self.st.err("digest data must be a struct (P4Runtime needs its type name)", n.args[1])
+            if dname not in self.st.info.digests:
+                self.st.info.digests[dname] = ir.DigestInfo(dname, fields, dt)
             vals = "(" + "".join(c + ", " for c, _ in self.field_values(data, n)) + ")"
             return E(T.VOID, f"_digest({dname!r}, {vals})")
         if name in ("verify_checksum", "verify_checksum_with_payload", "update_checksum",
                     "update_checksum_with_payload"):
-            c = self.coerce(arg(0), T.BOOL, n, what)
+            c = self.exprs.coerce(arg(0), T.BOOL, n, what)
             data = arg(1)
             ck = arg(2)
             ckt = T.strip_new(ck.type)
             if not isinstance(ckt, T.Bits):
-                raise self.err(f"checksum field must be bit<N>, not {ck.type}", n.args[2])
+                raise self.st.err(f"checksum field must be bit<N>, not {ck.type}", n.args[2])
             algo = self.enum_member_name(arg(3), "HashAlgorithm", n.args[3].value)
             fast = algo == "csum16" and not name.endswith("with_payload") and self.packed_csum16(data, n)
             if fast:
@@ -427,7 +447,7 @@ class CallCompiler:
             ln = arg(0)
             return E(T.VOID, f"PK.truncate = {ln.code}")
         if name in ("assert", "assume"):
-            c = self.coerce(arg(0), T.BOOL, n, what)
+            c = self.exprs.coerce(arg(0), T.BOOL, n, what)
             return E(T.VOID, f"if not {c.code}: _assert_fail({str(n.loc)!r})")
         if name == "log_msg":
             msg = arg(0)
@@ -437,43 +457,43 @@ class CallCompiler:
             else:
                 vals = "()"
             return E(T.VOID, f"_log({msg.code}, {vals})")
-        raise self.err(f"extern function '{name}' has no p4exec implementation", n, P4Unsupported)
+        raise self.st.err(f"extern function '{name}' has no p4exec implementation", n, P4Unsupported)
 
     def check_bmv2_converts(self, name: str, n) -> None:
         """v1model.p4 still declares the deprecated clone3/resubmit/recirculate with a data argument, but
         p4c-bm2-ss (v1.2.4.17) has no BMv2 conversion for them and stops with "unknown extern function"."""
         if name in ("clone3", "resubmit", "recirculate"):
-            raise self.err(f"{name}: unknown extern function (p4c-bm2-ss has no BMv2 conversion for the "
+            raise self.st.err(f"{name}: unknown extern function (p4c-bm2-ss has no BMv2 conversion for the "
                            f"deprecated {name}; use {name.removesuffix('3')}_preserving_field_list)", n)
 
     def check_pipeline_block(self, name: str, block: str, n, what: str = "") -> None:
         """p4c-bm2-ss (backends/bmv2/simple_switch/simpleSwitch.cpp) converts clone(I2E)/resubmit only in
         ingress and clone(E2E)/recirculate only in egress, and reports an error elsewhere. Code outside the
         V1Switch blocks (a top-level action) is checked where p4c checks it: not at all here."""
-        role = self.pipeline_role
+        role = self.st.pipeline_role
         if role is not None and role != block:
             call = f"{name}({what}, ...)" if what else f"{name}(...)"
-            raise self.err(f"{call} can only be called in {block} on p4c-bm2-ss / BMv2 (this is the {role} "
+            raise self.st.err(f"{call} can only be called in {block} on p4c-bm2-ss / BMv2 (this is the {role} "
                            f"block)", n)
 
     def field_list_fn(self, e: E, node, by_index: bool) -> str:
         """A function copying preserved metadata fields into a new packet instance."""
         if by_index:
             if e.const is None:
-                raise self.err("field list index must be a compile-time constant", node)
+                raise self.st.err("field list index must be a compile-time constant", node)
             idx = e.const
             key = ("idx", idx)
         else:
             key = ("data", id(e))
-        paths = []
+        paths: list[tuple[str, bool]] = []
         if by_index:
-            mt = self.v1.get("M")
+            mt = self.st.v1.get("M")
             if mt is not None:
                 self._collect_field_list(mt, "m", idx, paths)
         else:
             self._data_paths(e, node, paths)
-        name = f"_FL{len(self.field_lists)}"
-        self.field_lists.append((name, key, paths))
+        name = f"_FL{len(self.st.field_lists)}"
+        self.st.field_lists.append((name, key, paths))
         return name
 
     def _collect_field_list(self, t, path, idx, out):
@@ -496,10 +516,10 @@ class CallCompiler:
                 self._data_paths(it, node, out)
             return
         code = e.code
-        roots = self.ctx.roots if hasattr(self.ctx, "roots") else {}
+        roots = self.st.ctx.roots if self.st.ctx is not None else {}
         for py, role in roots.items():
             if code == py or code.startswith(py + "."):
                 out.append((role + code[len(py):], t.is_scalar))
                 return
-        raise self.err("preserved fields must be fields of the user metadata or standard_metadata "
+        raise self.st.err("preserved fields must be fields of the user metadata or standard_metadata "
                        "parameters", node)

@@ -1,18 +1,25 @@
-"""Compiler state, scopes and symbol lookup, type resolution, Python classes for P4 data types, and
-top-level/type/enum/const declarations: what every other part of the compiler builds on."""
+"""Type resolution (type references to checked types, generic specialisation), constant integers, and
+top-level/type/enum/const declarations: the checking every other part of the compiler builds on. The state it
+fills is CompileState (state.py); the Python classes of the types come from pytypes.py."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
-from p4exec.compiler.bmv2_cfg import ControlFlowGraph
 from p4exec.compiler.direct_calls import instantiate_direct_calls
-from p4exec.compiler.emit import Emitter, pyfield, pyident
-from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, _loc, expr_text, wrap
-from p4exec.errors import P4TypeError, P4Unsupported, SourceLoc
+from p4exec.compiler.state import CompileState
+from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, expr_text, wrap
+from p4exec.errors import P4Unsupported, SourceLoc
 from p4exec.frontend import ast as A
+
+if TYPE_CHECKING:
+    from p4exec.compiler.blocks import BlockCompiler
+    from p4exec.compiler.checks import BackendRules
+    from p4exec.compiler.expressions import ExpressionCompiler
+    from p4exec.compiler.instances import InstanceCompiler
+    from p4exec.compiler.tables import TableCompiler
 
 # Type references that name one fixed type (exact classes: none of them has subclasses).
 _SIMPLE_TYPES: dict[type, T.Type] = {
@@ -34,103 +41,17 @@ def _flat_struct(t: T.StructT) -> bool:
     return True
 
 
-class CompilerCore:
-    """State, scopes, types and top-level declarations."""
+class DeclarationCompiler:
+    """Type resolution, Python classes of P4 data types, and top-level/type/enum/const declarations."""
 
-    def __init__(self, program: A.Program, filename: str = "<input>"):
-        self.program = program
-        self.filename = filename
-        self.types: dict[str, Any] = {}           # name -> Type | ("extern", decl) | ("block", decl)
-        self.globals: dict[str, Sym] = {}
-        self.scopes: list[dict[str, Sym]] = []
-        self.errors: list[str] = []
-        self.match_kinds: list[str] = []
-        self.info = ir.ProgramInfo()
-        self.out = Emitter()            # module-level code
-        self.classes: dict[int, str] = {}
-        self.class_code = Emitter()
-        self.tvars: list[dict[str, T.Type]] = []
-        self.bind: list[tuple[str, str, str]] = []   # (python name, kind, runtime object name)
-        self.py_names: set[str] = set()
-        self.ctx: Ctx | None = None
-        self.tmp_counter = 0
-        self.field_lists: list[tuple] = []   # preserve functions
-        self.field_list_by_index: dict[int, str] = {}
-        self.blocks: dict[str, Any] = {}
-        self.v1 = {}
-        self.compiled_blocks: dict[str, str] = {}
-        self.rand_used = False
-        self.hash_algos: set[str] = set()
-        self.obj_paths: set[str] = set()     # python paths of header/struct objects (stable per packet)
-        self.specialized: dict[tuple, T.Type] = {}   # generic struct/header specialisations
-        self.cp_names: dict[tuple[str, str], object] = {}   # (kind, P4Info name) -> location (tables.py)
-        self.pending_defs: list[str] = []   # nested helper defs for the statement being compiled (statements.py)
-        self.stmt_depth = 0
-        # p4c-bm2-ss rules checked across the whole program (methods.py, calls.py, blocks.py)
-        self.pipeline_controls: list[tuple[A.ControlDecl, str]] = []   # ingress and egress, with their prefix
-        self.dm_reads: list[tuple] = []             # (direct_meter instance, node) of its first read()
-        self.dm_tables: dict[str, SourceLoc] = {}   # direct_meter -> declaration of the table it is attached to
-        self.dm_ctx: dict[str, str] = {}            # direct_meter -> context arguments of its table's control
-        self.pipeline_role: str | None = None       # V1Switch block being compiled (parser, ingress, ...)
-        self.action_declaring: str | None = None    # action whose parameter types are being resolved
+    block: BlockCompiler
+    checks: BackendRules
+    exprs: ExpressionCompiler
+    instances: InstanceCompiler
+    tables: TableCompiler
 
-    def action_in_scope(self) -> str | None:
-        """The P4Info name of the action being compiled (its parameters or body), None outside actions."""
-        act = getattr(self.ctx, "action", None)
-        return act.name if act is not None else self.action_declaring
-
-    # ------------------------------------------------------------------ utilities
-    def err(self, msg, node_or_loc, cls=P4TypeError):
-        loc = node_or_loc if isinstance(node_or_loc, SourceLoc) or node_or_loc is None else _loc(node_or_loc)
-        return cls(msg, loc)
-
-    def unique(self, base: str) -> str:
-        base = pyident(base)
-        name = base
-        i = 1
-        while name in self.py_names:
-            i += 1
-            name = f"{base}_{i}"
-        self.py_names.add(name)
-        return name
-
-    def tmp(self) -> str:
-        self.tmp_counter += 1
-        return f"_t{self.tmp_counter}"
-
-    def push(self):
-        self.scopes.append({})
-
-    def pop(self):
-        self.scopes.pop()
-
-    def declare(self, name: str, sym: Sym, node) -> None:
-        scope = self.scopes[-1] if self.scopes else self.globals
-        if name in scope:
-            prev = scope[name]
-            # extern functions and methods may be overloaded; everything else is a duplicate
-            if not (prev.kind == "extern_func" and sym.kind == "extern_func"):
-                where = f" (previous declaration at {prev.loc})" if prev.loc else ""
-                raise self.err(f"duplicate declaration of '{name}'{where}", node)
-            prev.decl = prev.decl + sym.decl
-            return
-        sym.loc = sym.loc or _loc(node)
-        scope[name] = sym
-
-    def lookup(self, name: str, node, glob=False) -> Sym:
-        if not glob:
-            for scope in reversed(self.scopes):
-                if name in scope:
-                    return scope[name]
-        if name in self.globals:
-            return self.globals[name]
-        raise self.err(f"unknown name '{name}'", node)
-
-    def lookup_opt(self, name: str):
-        for scope in reversed(self.scopes):
-            if name in scope:
-                return scope[name]
-        return self.globals.get(name)
+    def __init__(self, st: CompileState) -> None:
+        self.st = st
 
     # ------------------------------------------------------------------ types
     def resolve_type(self, tref) -> T.Type:
@@ -139,7 +60,7 @@ class CompilerCore:
         if isinstance(tref, A.BitType):
             w = self.const_int(tref.width, "bit width")
             if w <= 0 or (tref.signed and w < 1):
-                raise self.err(f"bit width must be positive, not {w}", tref)
+                raise self.st.err(f"bit width must be positive, not {w}", tref)
             return T.Bits(w, tref.signed)
         simple = _SIMPLE_TYPES.get(type(tref))
         if simple is not None:
@@ -151,20 +72,20 @@ class CompilerCore:
         if isinstance(tref, A.StackType):
             elem = self.resolve_type(tref.elem)
             if not isinstance(elem, T.HeaderT | T.UnionT):
-                raise self.err(f"header stack elements must be headers, not {elem}", tref)
+                raise self.st.err(f"header stack elements must be headers, not {elem}", tref)
             n = self.const_int(tref.size, "header stack size")
             if n <= 0:
-                raise self.err("header stack size must be positive", tref)
+                raise self.st.err("header stack size must be positive", tref)
             return T.StackT(elem, n)
         if isinstance(tref, A.NamedType):
-            for tv in reversed(self.tvars):
+            for tv in reversed(self.st.tvars):
                 if tref.name in tv:
                     return tv[tref.name]
-            t = self.types.get(tref.name)
+            t = self.st.types.get(tref.name)
             if t is None:
-                raise self.err(f"unknown type '{tref.name}'", tref)
-            if tref.name in self.info.translations:     # checked in p4info.py if this use is live (as p4c)
-                self.info.translated_uses.append((tref.name, self.action_in_scope()))
+                raise self.st.err(f"unknown type '{tref.name}'", tref)
+            if tref.name in self.st.info.translations:     # checked in p4info.py if this use is live (as p4c)
+                self.st.info.translated_uses.append((tref.name, self.st.action_in_scope()))
             if isinstance(t, tuple):
                 kind, decl = t
                 if kind == "generic":
@@ -173,179 +94,48 @@ class CompilerCore:
                     args = tuple(self.resolve_type(a) for a in tref.args)
                     if tref.args and len(tref.args) > len(decl.type_params):
                         hint = ""
-                        if decl.name in ("counter", "meter", "register") and self.v1model_version() is not None:
-                            hint = (f" (V1MODEL_VERSION {self.v1model_version()}; the index type argument of "
+                        if decl.name in ("counter", "meter", "register") and self.instances.v1model_version() is not None:
+                            hint = (f" (V1MODEL_VERSION {self.instances.v1model_version()}; the index type argument of "
                                     f"counter<I>, meter<I>, register<T, I> needs V1MODEL_VERSION >= 20200408)")
-                        raise self.err(f"extern {decl.name} takes {len(decl.type_params)} type argument(s), "
+                        raise self.st.err(f"extern {decl.name} takes {len(decl.type_params)} type argument(s), "
                                        f"got {len(tref.args)}{hint}", tref)
                     return T.ExternT(decl.name, decl, args)
                 return T.BlockT(kind, decl.name, decl)
             if tref.args:
-                raise self.err(f"type '{tref.name}' takes no type arguments", tref)
+                raise self.st.err(f"type '{tref.name}' takes no type arguments", tref)
             return t
-        raise self.err(f"unsupported type {type(tref).__name__}", tref, P4Unsupported)
+        raise self.st.err(f"unsupported type {type(tref).__name__}", tref, P4Unsupported)
 
     def const_int(self, expr, what="value") -> int:
-        e = self.expr(expr)
+        e = self.exprs.expr(expr)
         if e.const is None or isinstance(e.const, bool) or not isinstance(e.const, int):
-            raise self.err(f"{what} must be a compile-time integer constant", expr)
+            raise self.st.err(f"{what} must be a compile-time integer constant", expr)
         return e.const
 
     # ------------------------------------------------------------------ python classes for data types
-    def pyclass(self, t) -> str:
-        t = T.strip_new(t)
-        key = id(t)
-        if key in self.classes:
-            return self.classes[key]
-        if isinstance(t, T.HeaderT):
-            name = self.unique("H_" + t.name)
-        elif isinstance(t, T.UnionT):
-            name = self.unique("U_" + t.name)
-        else:
-            name = self.unique("S_" + t.name)
-        self.classes[key] = name
-        fields = [(pyfield(f), ft) for f, ft in t.fields.items()]
-        em = Emitter()
-        slots = (["_v"] if isinstance(t, T.HeaderT) else []) + [f for f, _ in fields]
-        em(f"class {name}:")
-        em.indent()
-        em(f"__slots__ = {tuple(slots)!r}")
-        em("def __init__(self):")
-        em.indent()
-        if isinstance(t, T.HeaderT):
-            em("self._v = False")
-        for f, ft in fields:
-            em(f"self.{f} = {self.default_value(ft)}")
-        if not slots:
-            em("pass")
-        em.dedent()
-        em("def _set(self, o):")
-        em.indent()
-        if isinstance(t, T.HeaderT):
-            em("self._v = o._v")
-        for f, ft in fields:
-            if ft.is_scalar:
-                em(f"self.{f} = o.{f}")
-            else:
-                em(f"self.{f}._set(o.{f})")
-        em("return self")
-        em.dedent()
-        em("def _copy(self):")
-        em.indent()
-        em(f"n = {name}.__new__({name})")
-        if isinstance(t, T.HeaderT):
-            em("n._v = self._v")
-        for f, ft in fields:
-            em(f"n.{f} = self.{f}" + ("" if ft.is_scalar else "._copy()"))
-        em("return n")
-        em.dedent()
-        em("def _eq(self, o):")
-        em.indent()
-        parts = []
-        for f, ft in fields:
-            parts.append(f"self.{f} == o.{f}" if ft.is_scalar else f"self.{f}._eq(o.{f})")
-        if isinstance(t, T.HeaderT):
-            em(f"return self._v == o._v and (not self._v or ({' and '.join(parts) or 'True'}))")
-        else:
-            em(f"return {' and '.join(parts) or 'True'}")
-        em.dedent()
-        em("@staticmethod")
-        em(f"def _mk({', '.join(f'a{i}' for i in range(len(fields)))}):")
-        em.indent()
-        em(f"n = {name}.__new__({name})")
-        if isinstance(t, T.HeaderT):
-            em("n._v = True")
-        for i, (f, _ft) in enumerate(fields):
-            em(f"n.{f} = a{i}")
-        em("return n")
-        em.dedent()
-        if (isinstance(t, T.HeaderT) and T.varbit_field(t) is None) or (isinstance(t, T.StructT) and T.bit_width(t)):
-            em("@staticmethod")
-            em("def _unpack(v):")
-            em.indent()
-            em(f"n = {name}()")
-            for line in self.header_unpack_lines(t, "n", "v"):
-                em(line)
-            if isinstance(t, T.HeaderT):
-                em("n._v = True")
-            em("return n")
-            em.dedent()
-        if isinstance(t, T.HeaderT):
-            em("def _setinvalid(self):")
-            em.indent()
-            em("self._v = False")
-            em.dedent()
-        if isinstance(t, T.UnionT):
-            em("def _valid(self):")
-            em.indent()
-            em(f"return {' or '.join(f'self.{f}._v' for f, _ in fields) or 'False'}")
-            em.dedent()
-            em("def _setinvalid(self):")
-            em.indent()
-            for f, _ in fields:
-                em(f"self.{f}._v = False")
-            em("pass")
-            em.dedent()
-        em.dedent()
-        self.class_code.extend(em)
-        return name
-
-    def default_value(self, t) -> str:
-        t = T.strip_new(t)
-        if isinstance(t, T.Varbit):
-            return "(0, 0)"          # (length in bits, value)
-        if isinstance(t, T.Bits | T.InfIntT):
-            return "0"
-        if isinstance(t, T.BoolT):
-            return "False"
-        if isinstance(t, T.ErrorT):
-            return "0"
-        if isinstance(t, T.EnumT):
-            return "0" if t.base is None else "0"
-        if isinstance(t, T.StringT):
-            return "''"
-        if isinstance(t, T.HeaderT | T.StructT | T.UnionT):
-            return f"{self.pyclass(t)}()"
-        if isinstance(t, T.StackT):
-            return f"_Stack({self.pyclass(t.elem)}, {t.size})"
-        if isinstance(t, T.TupleT):
-            return "(" + "".join(self.default_value(x) + ", " for x in t.items) + ")"
-        return "None"
 
     # ------------------------------------------------------------------ top-level declarations
     def run(self):
         main = None
-        for d in self.program.decls:
+        for d in self.st.program.decls:
             if isinstance(d, A.Instantiation) and not self._is_extern_type(d.type):
                 if main is not None and d.name == "main":
-                    raise self.err("duplicate declaration of 'main'", d)
+                    raise self.st.err("duplicate declaration of 'main'", d)
                 t = self.resolve_type(d.type)
                 if isinstance(t, T.BlockT) and t.kind == "package":
                     main = d
-                    self.declare(d.name, Sym("block", t, decl=d), d)
+                    self.st.declare(d.name, Sym("block", t, decl=d), d)
                     continue
                 if isinstance(t, T.BlockT):
-                    self.declare(d.name, Sym("block", t, decl=d), d)
+                    self.st.declare(d.name, Sym("block", t, decl=d), d)
                     continue
             self.top_decl(d)
         if main is None:
-            raise self.err("no 'main' package instantiation (expected e.g. V1Switch(...) main;)",
-                           SourceLoc(self.filename, 1, 1))
-        self.compile_main(main)
-        self.check_direct_meter_reads()
-        self.check_pipeline_control_flow()
-
-    def check_pipeline_control_flow(self) -> None:
-        """p4c-bm2-ss's back-end rule for tables applied more than once (see bmv2_cfg); checked last, as p4c
-        finds it after every other error."""
-        def control_of(inst: A.Instantiation) -> A.ControlDecl | None:
-            t = self.resolve_type(inst.type)
-            if isinstance(t, T.BlockT) and t.kind == "control" and isinstance(t.decl, A.ControlDecl):
-                return t.decl
-            return None
-
-        for decl, prefix in self.pipeline_controls:
-            ControlFlowGraph(decl, prefix, control_of, self.fq).check()
+            raise self.st.err("no 'main' package instantiation (expected e.g. V1Switch(...) main;)",
+                           SourceLoc(self.st.filename, 1, 1))
+        self.block.compile_main(main)
+        self.checks.check_direct_meter_reads()
+        self.checks.check_pipeline_control_flow()
 
     def check_v1model_version(self, d) -> None:
         """v1model.p4 turns `#define V1MODEL_VERSION N` into `__v1model_version`. Any number is accepted, as
@@ -355,14 +145,14 @@ class CompilerCore:
             return
         known = " and ".join(map(str, self.V1MODEL_VERSIONS))
         where = self._define_location("V1MODEL_VERSION") or d
-        raise self.err(f"malformed V1MODEL_VERSION: expected a number ({known}), got "
+        raise self.st.err(f"malformed V1MODEL_VERSION: expected a number ({known}), got "
                        f"'{expr_text(v)}'", where)
 
     def _define_location(self, macro: str) -> SourceLoc | None:
         """Where the program's own file defines ``macro`` (the value's column), so the error points there
         rather than into v1model.p4 which expands it."""
         try:
-            with open(self.filename, encoding="utf-8", errors="replace") as f:
+            with open(self.st.filename, encoding="utf-8", errors="replace") as f:
                 lines = f.read().split("\n")
         except OSError:
             return None
@@ -370,35 +160,35 @@ class CompilerCore:
         for i, line in enumerate(lines):
             m = pat.match(line)
             if m:
-                return SourceLoc(self.filename, i + 1, m.start(1) + 1)
+                return SourceLoc(self.st.filename, i + 1, m.start(1) + 1)
         return None
 
     def _is_block_type(self, name: str) -> bool:
-        t = self.types.get(name)
+        t = self.st.types.get(name)
         return isinstance(t, tuple) and t[0] in ("parser", "control") and isinstance(t[1], A.ParserDecl | A.ControlDecl)
 
     def _is_extern_type(self, tref) -> bool:
-        return isinstance(tref, A.NamedType) and isinstance(self.types.get(tref.name), tuple) \
-            and self.types[tref.name][0] == "extern"
+        return isinstance(tref, A.NamedType) and isinstance(self.st.types.get(tref.name), tuple) \
+            and self.st.types[tref.name][0] == "extern"
 
     def declare_type(self, name, t, node):
-        if name in self.types:
-            raise self.err(f"duplicate declaration of type '{name}'", node)
-        self.types[name] = t
+        if name in self.st.types:
+            raise self.st.err(f"duplicate declaration of type '{name}'", node)
+        self.st.types[name] = t
 
     def top_decl(self, d):
         if isinstance(d, A.ErrorDecl):
             for m in d.members:
-                if m in self.info.errors:
-                    raise self.err(f"duplicate error member '{m}'", d)
-                self.info.errors.append(m)
+                if m in self.st.info.errors:
+                    raise self.st.err(f"duplicate error member '{m}'", d)
+                self.st.info.errors.append(m)
             return
         if isinstance(d, A.MatchKindDecl):
             for m in d.members:
-                if m in self.match_kinds:
-                    raise self.err(f"duplicate match_kind '{m}'", d)
-                self.match_kinds.append(m)
-                self.declare(m, Sym("const", T.MATCH_KIND, repr(m), m), d)
+                if m in self.st.match_kinds:
+                    raise self.st.err(f"duplicate match_kind '{m}'", d)
+                self.st.match_kinds.append(m)
+                self.st.declare(m, Sym("const", T.MATCH_KIND, repr(m), m), d)
             return
         if isinstance(d, A.HeaderDecl | A.StructDecl | A.HeaderUnionDecl):
             self.type_decl(d)
@@ -411,7 +201,7 @@ class CompilerCore:
             # p4c reads @p4runtime_translation only where the type is used by live code (p4info.py)
             translation = A.anno(d.annos, "p4runtime_translation")
             if translation is not None:
-                self.info.translations[d.name] = translation
+                self.st.info.translations[d.name] = translation
             self.declare_type(d.name, T.NewT(d.name, t, translation) if d.newtype else t, d)
             return
         if isinstance(d, A.ConstDecl):
@@ -421,7 +211,7 @@ class CompilerCore:
             self.declare_type(d.name, ("extern", d), d)
             return
         if isinstance(d, A.ExternFunc):
-            self.declare(d.name, Sym("extern_func", decl=[d.proto]), d)
+            self.st.declare(d.name, Sym("extern_func", decl=[d.proto]), d)
             return
         if isinstance(d, A.ParserTypeDecl | A.ControlTypeDecl):
             self.declare_type(d.name, ("parser" if isinstance(d, A.ParserTypeDecl) else "control", d), d)
@@ -432,44 +222,44 @@ class CompilerCore:
         if isinstance(d, A.ParserDecl | A.ControlDecl):
             kind = "parser" if isinstance(d, A.ParserDecl) else "control"
             if d.type_params:
-                raise self.err(f"unsupported: generic {kind} declarations", d, P4Unsupported)
+                raise self.st.err(f"unsupported: generic {kind} declarations", d, P4Unsupported)
             instantiate_direct_calls(d, self._is_block_type)
             self.declare_type(d.name, (kind, d), d)
-            self.blocks[d.name] = d
+            self.st.blocks[d.name] = d
             return
         if isinstance(d, A.ActionDecl):
-            self.ctx = Ctx("control", "", "", False)
-            self.action_decl(d, "")
-            self.ctx = None
+            self.st.ctx = Ctx("control", "", "", False)
+            self.tables.action_decl(d, "")
+            self.st.ctx = None
             return
         if isinstance(d, A.FunctionDecl):
-            self.function_decl(d)
+            self.block.function_decl(d)
             return
         if isinstance(d, A.Instantiation):
-            self.ctx = Ctx("control", "", "", False)
-            self.instantiation(d, "")
-            self.ctx = None
+            self.st.ctx = Ctx("control", "", "", False)
+            self.instances.instantiation(d, "")
+            self.st.ctx = None
             return
         if isinstance(d, A.VarDecl):
-            raise self.err("variables cannot be declared at the top level", d)
-        raise self.err(f"unsupported declaration {type(d).__name__}", d, P4Unsupported)
+            raise self.st.err("variables cannot be declared at the top level", d)
+        raise self.st.err(f"unsupported declaration {type(d).__name__}", d, P4Unsupported)
 
     def specialize(self, d, tref) -> T.Type:
         """`S<bit<8>>` of a generic struct/header: one type per distinct argument list."""
         if len(tref.args) != len(d.type_params):
-            raise self.err(f"type '{d.name}' takes {len(d.type_params)} type argument(s), got {len(tref.args)}",
+            raise self.st.err(f"type '{d.name}' takes {len(d.type_params)} type argument(s), got {len(tref.args)}",
                            tref)
         args = tuple(self.resolve_type(a) for a in tref.args)
         key = (d.name, tuple(str(a) for a in args))
-        hit = self.specialized.get(key)
+        hit = self.st.specialized.get(key)
         if hit is not None:
             return hit
-        self.tvars.append(dict(zip(d.type_params, args, strict=True)))
+        self.st.tvars.append(dict(zip(d.type_params, args, strict=True)))
         try:
             t = self.type_decl(d, f"{d.name}<{', '.join(key[1])}>")
         finally:
-            self.tvars.pop()
-        self.specialized[key] = t
+            self.st.tvars.pop()
+        self.st.specialized[key] = t
         return t
 
     def type_decl(self, d, specialized: str | None = None):
@@ -477,6 +267,7 @@ class CompilerCore:
             self.declare_type(d.name, ("generic", d), d)
             return None
         name = specialized or d.name
+        t: T.HeaderT | T.StructT | T.UnionT
         if isinstance(d, A.HeaderDecl):
             t = T.HeaderT(name)
         elif isinstance(d, A.StructDecl):
@@ -488,35 +279,41 @@ class CompilerCore:
             self.declare_type(d.name, t, d)
         for f in d.fields:
             if f.name in t.fields:
-                raise self.err(f"duplicate field '{f.name}' in {d.name}", f)
+                raise self.st.err(f"duplicate field '{f.name}' in {d.name}", f)
             ft = self.resolve_type(f.type)
             base = T.strip_new(ft)
             if isinstance(t, T.HeaderT):
                 if isinstance(base, T.Varbit):
                     if any(isinstance(T.strip_new(x), T.Varbit) for x in t.fields.values()):
                         # BMv2 headers have at most one variable-length field
-                        raise self.err(f"unsupported: more than one varbit field in header {d.name}", f,
+                        raise self.st.err(f"unsupported: more than one varbit field in header {d.name}", f,
                                        P4Unsupported)
                     t.fields[f.name] = ft
                     t.annos[f.name] = f.annos
                     continue
                 if not (isinstance(base, T.Bits | T.BoolT) or (isinstance(base, T.EnumT) and base.base)
                         or (isinstance(base, T.StructT) and _flat_struct(base))):
-                    raise self.err(f"header field '{f.name}' has type {ft}; header fields must be bit<N>, int<N>, "
+                    raise self.st.err(f"header field '{f.name}' has type {ft}; header fields must be bit<N>, int<N>, "
                                    "bool or a serializable enum", f)
             if isinstance(t, T.UnionT) and not isinstance(base, T.HeaderT):
-                raise self.err(f"header_union member '{f.name}' must be a header", f)
+                raise self.st.err(f"header_union member '{f.name}' must be a header", f)
             t.fields[f.name] = ft
             t.annos[f.name] = f.annos
         if isinstance(t, T.HeaderT):
             if t.width % 8:
-                raise self.err(f"header {d.name} is {t.width} bits long; p4exec (like BMv2) needs headers to be a "
+                raise self.st.err(f"header {d.name} is {t.width} bits long; p4exec (like BMv2) needs headers to be a "
                                "multiple of 8 bits", d)
             ch = _anno_arg(d.annos, "controller_header")
             if ch is not None:
-                self.info.controller_headers[ch] = ir.ControllerHeaderInfo(
-                    ch, d.name, [(n, T.bit_width(ft), t.annos[n]) for n, ft in t.fields.items()], d.annos,
-                    list(t.fields.values()))
+                widths = []
+                for n, ft in t.fields.items():
+                    w = T.bit_width(ft)
+                    if w is None:      # P4Info gives each metadata field a bit width
+                        raise self.st.err(f"unsupported: field '{n}' of @controller_header header {d.name} is not "
+                                          f"bit<W>, int<W>, bool or a serializable enum", d, P4Unsupported)
+                    widths.append((n, w, t.annos[n]))
+                self.st.info.controller_headers[ch] = ir.ControllerHeaderInfo(ch, d.name, widths, d.annos,
+                                                                              list(t.fields.values()))
         return t
 
     def enum_decl(self, d):
@@ -525,25 +322,25 @@ class CompilerCore:
         else:
             base = T.strip_new(self.resolve_type(d.base))
             if not isinstance(base, T.Bits):
-                raise self.err(f"serializable enum must have a bit<N> or int<N> base type, not {base}", d)
+                raise self.st.err(f"serializable enum must have a bit<N> or int<N> base type, not {base}", d)
             vals = {}
             for m, v in zip(d.members, d.values, strict=True):
-                e = self.expr(v, base)
+                e = self.exprs.expr(v, base)
                 if e.const is None:
-                    raise self.err(f"value of enum member {m} must be a compile-time constant", v)
+                    raise self.st.err(f"value of enum member {m} must be a compile-time constant", v)
                 vals[m] = wrap(e.const, base)
             t = T.EnumT(d.name, list(d.members), base, vals)
         if len(set(d.members)) != len(d.members):
-            raise self.err(f"duplicate member in enum {d.name}", d)
+            raise self.st.err(f"duplicate member in enum {d.name}", d)
         self.declare_type(d.name, t, d)
 
     V1MODEL_VERSIONS = (20180101, 20200408)
 
     def const_decl(self, d):
-        if d.name == "__v1model_version" and not self.scopes:
+        if d.name == "__v1model_version" and not self.st.scopes:
             self.check_v1model_version(d)
         t = self.resolve_type(d.type)
-        e = self.coerce(self.expr(d.value, t), t, d.value, f"constant {d.name}")
+        e = self.exprs.coerce(self.exprs.expr(d.value, t), t, d.value, f"constant {d.name}")
         if e.const is None:
-            raise self.err(f"initializer of constant '{d.name}' is not a compile-time constant", d.value)
-        self.declare(d.name, Sym("const", t, e.code, e.const, decl=d), d)
+            raise self.st.err(f"initializer of constant '{d.name}' is not a compile-time constant", d.value)
+        self.st.declare(d.name, Sym("const", t, e.code, e.const, decl=d), d)

@@ -2,16 +2,35 @@
 members, indexing, slices, list/struct initializers and ?:; P4_16's typing rules for values live here."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
+from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import LV, E, _loc, expr_text, wrap
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import name_loc
 
+if TYPE_CHECKING:
+    from p4exec.compiler.calls import CallCompiler
+    from p4exec.compiler.core import DeclarationCompiler
+    from p4exec.compiler.operators import OperatorCompiler
+    from p4exec.compiler.pytypes import DataTypeGenerator
+
 
 class ExpressionCompiler:
     """Expressions: literals, coercion, names/members/indexing, initializers and ?:."""
+
+    calls: CallCompiler
+    decls: DeclarationCompiler
+    ops: OperatorCompiler
+    pytypes: DataTypeGenerator
+
+    def __init__(self, st: CompileState) -> None:
+        self.st = st
+        self._handlers: dict[str, Callable[..., E]] = {}
 
     # ------------------------------------------------------------------ expressions
     def wrapcode(self, code: str, t: T.Bits) -> str:
@@ -38,7 +57,7 @@ class ExpressionCompiler:
         if isinstance(bs, T.InfIntT):
             if isinstance(bt, T.Bits):
                 if e.const is None:
-                    raise self.err(f"{what}: an 'int' value that is not a compile-time constant cannot be used "
+                    raise self.st.err(f"{what}: an 'int' value that is not a compile-time constant cannot be used "
                                    f"as {t}", node)
                 return self.lit(wrap(e.const, bt), t)
             if isinstance(bt, T.InfIntT):
@@ -49,24 +68,24 @@ class ExpressionCompiler:
             items = e.extra
             ftypes = list(bt.items) if isinstance(bt, T.TupleT) else list(bt.fields.values())
             if len(items) != len(ftypes):
-                raise self.err(f"{what}: {len(items)} values given for {t}, which has {len(ftypes)} fields", node)
+                raise self.st.err(f"{what}: {len(items)} values given for {t}, which has {len(ftypes)} fields", node)
             vals = [self.coerce(it, ft, node, what) for it, ft in zip(items, ftypes, strict=True)]
             if isinstance(bt, T.TupleT):
                 return E(t, "(" + "".join(self.objval(v) + ", " for v in vals) + ")")
-            return E(t, f"{self.pyclass(bt)}._mk({', '.join(self.objval(v) for v in vals)})")
+            return E(t, f"{self.pytypes.pyclass(bt)}._mk({', '.join(self.objval(v) for v in vals)})")
         if isinstance(bs, T.StructInitT) and isinstance(bt, T.HeaderT | T.StructT):
             given = e.extra
             for k in given:
                 if k not in bt.fields:
-                    raise self.err(f"{what}: {t} has no field '{k}'", node)
+                    raise self.st.err(f"{what}: {t} has no field '{k}'", node)
             missing = [k for k in bt.fields if k not in given]
             if missing:
-                raise self.err(f"{what}: no value for field(s) {', '.join(missing)} of {t}", node)
+                raise self.st.err(f"{what}: no value for field(s) {', '.join(missing)} of {t}", node)
             vals = [self.coerce(given[k], ft, node, what) for k, ft in bt.fields.items()]
-            return E(t, f"{self.pyclass(bt)}._mk({', '.join(self.objval(v) for v in vals)})")
+            return E(t, f"{self.pytypes.pyclass(bt)}._mk({', '.join(self.objval(v) for v in vals)})")
         if isinstance(bs, T.Bits) and isinstance(bt, T.Bits):
-            raise self.err(f"{what}: cannot convert {st} to {t} implicitly (an explicit cast is needed)", node)
-        raise self.err(f"{what}: type {st} does not match expected type {t}", node)
+            raise self.st.err(f"{what}: cannot convert {st} to {t} implicitly (an explicit cast is needed)", node)
+        raise self.st.err(f"{what}: type {st} does not match expected type {t}", node)
 
     def objval(self, e: E) -> str:
         """Code for a value to be stored: objects are copied (P4 has value semantics)."""
@@ -77,10 +96,19 @@ class ExpressionCompiler:
                 return f"{e.code}._copy()"
         return e.code
 
+    def handlers(self) -> dict[str, Callable[..., E]]:
+        """AST class name -> the method compiling it (operators and calls live in their own parts)."""
+        if not self._handlers:
+            for part in (self, self.ops, self.calls):
+                for name in dir(part):
+                    if name.startswith("x_"):
+                        self._handlers[name[2:]] = getattr(part, name)
+        return self._handlers
+
     def expr(self, node, expected=None) -> E:
-        m = getattr(self, "x_" + type(node).__name__, None)
+        m = self.handlers().get(type(node).__name__)
         if m is None:
-            raise self.err(f"unsupported expression {type(node).__name__}", node, P4Unsupported)
+            raise self.st.err(f"unsupported expression {type(node).__name__}", node, P4Unsupported)
         e = m(node, expected) if type(node).__name__ in ("ListExpr", "StructInit", "Cond") else m(node)
         e.loc = _loc(node)
         return e
@@ -98,24 +126,24 @@ class ExpressionCompiler:
         return E(T.STRING, repr(n.value), n.value)
 
     def x_ErrorMember(self, n):
-        if n.name not in self.info.errors:
-            raise self.err(f"unknown error 'error.{n.name}'", name_loc(n.name, n.loc))
-        i = self.info.errors.index(n.name)
+        if n.name not in self.st.info.errors:
+            raise self.st.err(f"unknown error 'error.{n.name}'", name_loc(n.name, n.loc))
+        i = self.st.info.errors.index(n.name)
         return self.lit(i, T.ERROR)
 
     def x_TypeMember(self, n):
-        t = self.resolve_type(n.type)
+        t = self.decls.resolve_type(n.type)
         bt = T.strip_new(t)
         if isinstance(bt, T.EnumT):
             if n.name not in bt.values:
-                raise self.err(f"enum {bt.name} has no member '{n.name}'", name_loc(n.name, n.loc))
+                raise self.st.err(f"enum {bt.name} has no member '{n.name}'", name_loc(n.name, n.loc))
             return self.lit(bt.values[n.name], t)
         if isinstance(bt, T.ErrorT):
             return self.x_ErrorMember(A.ErrorMember(n.name, loc=n.loc))
-        raise self.err(f"type {t} has no member '{n.name}'", name_loc(n.name, n.loc))
+        raise self.st.err(f"type {t} has no member '{n.name}'", name_loc(n.name, n.loc))
 
     def x_Name(self, n):
-        s = self.lookup(n.name, n, n.glob)
+        s = self.st.lookup(n.name, n, n.glob)
         if s.kind == "const":
             return E(s.type, s.py, s.const)
         if s.kind in ("var", "param"):
@@ -131,8 +159,8 @@ class ExpressionCompiler:
         if s.kind in ("action", "extern_func", "function", "block"):
             return E(T.VOID, s.py, extra=s)
         if s.kind == "state":
-            raise self.err(f"parser state '{n.name}' used as a value", n)
-        raise self.err(f"'{n.name}' cannot be used here", n)
+            raise self.st.err(f"parser state '{n.name}' used as a value", n)
+        raise self.st.err(f"'{n.name}' cannot be used here", n)
 
     def x_Member(self, n):
         base = self.expr(n.expr)
@@ -143,7 +171,7 @@ class ExpressionCompiler:
                 ft = bt.fields[name]
                 code = f"{base.code}.{pyfield(name)}"
                 if not T.strip_new(ft).is_scalar:
-                    self.obj_paths.add(code)
+                    self.st.obj_paths.add(code)
                 e = E(ft, code, None, LV(code, type_=ft) if base.lv is not None else None)
                 if base.extra == "ref":
                     e.extra = "ref"
@@ -153,15 +181,15 @@ class ExpressionCompiler:
             if name in ("isValid", "setValid", "setInvalid", "minSizeInBits", "minSizeInBytes", "maxSizeInBits",
                         "maxSizeInBytes"):
                 return E(T.VOID, "", extra=("method", base, name, n))
-            raise self.err(f"{base.type} has no field '{name}'", name_loc(name, n.loc))
+            raise self.st.err(f"{base.type} has no field '{name}'", name_loc(name, n.loc))
         if isinstance(bt, T.StackT):
             if name == "size":
                 return self.lit(bt.size, T.Bits(32))
-            in_parser = self.ctx is not None and self.ctx.kind == "parser"
+            in_parser = self.st.ctx is not None and self.st.ctx.kind == "parser"
             if name in ("next", "last", "lastIndex") and not in_parser:
                 # P4_16 8.18 and p4c's type checker: these depend on the parser's extraction position
                 what = "'lastIndex'" if name == "lastIndex" else "'last', and 'next'"
-                raise self.err(f"{expr_text(n)}: {what} for stacks can only be used in a parser", n)
+                raise self.st.err(f"{expr_text(n)}: {what} for stacks can only be used in a parser", n)
             if name == "next":
                 code = f"_stk_next_p({base.code})"
                 return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None,
@@ -174,11 +202,11 @@ class ExpressionCompiler:
                 return E(T.Bits(32), f"(({base.code}.nxt - 1) & 0xffffffff)")
             if name in ("push_front", "pop_front"):
                 return E(T.VOID, "", extra=("method", base, name, n))
-            raise self.err(f"header stack has no member '{name}'", n)
+            raise self.st.err(f"header stack has no member '{name}'", n)
         if isinstance(bt, T.TableT):
             if name == "apply":
                 return E(T.VOID, "", extra=("method", base, name, n))
-            raise self.err(f"table has no member '{name}'", n)
+            raise self.st.err(f"table has no member '{name}'", n)
         if isinstance(bt, T.ApplyResultT):
             if name == "hit":
                 return E(T.BOOL, f"{base.code}.hit")
@@ -186,10 +214,10 @@ class ExpressionCompiler:
                 return E(T.BOOL, f"(not {base.code}.hit)")
             if name == "action_run":
                 return E(T.ActionRunT(bt.table), f"{base.code}.action.action")
-            raise self.err(f"table apply result has no member '{name}' (hit, miss, action_run)", n)
+            raise self.st.err(f"table apply result has no member '{name}' (hit, miss, action_run)", n)
         if isinstance(bt, T.ExternT | T.BlockT):
             return E(T.VOID, "", extra=("method", base, name, n))
-        raise self.err(f"{base.type} has no member '{name}'", n)
+        raise self.st.err(f"{base.type} has no member '{name}'", n)
 
     def x_Index(self, n):
         base = self.expr(n.expr)
@@ -198,32 +226,32 @@ class ExpressionCompiler:
             idx = self.expr(n.index)
             if idx.const is not None:
                 if not 0 <= idx.const < bt.size:
-                    raise self.err(f"index {idx.const} out of range for header stack of size {bt.size}", n.index)
+                    raise self.st.err(f"index {idx.const} out of range for header stack of size {bt.size}", n.index)
                 code = f"{base.code}.h[{idx.const}]"
             else:
                 if not isinstance(T.strip_new(idx.type), T.Bits):
-                    raise self.err(f"header stack index must be bit<N>, not {idx.type}", n.index)
+                    raise self.st.err(f"header stack index must be bit<N>, not {idx.type}", n.index)
                 code = f"_stk({base.code}, {idx.code})"
             return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None)
         if isinstance(bt, T.TupleT):
-            i = self.const_int(n.index, "tuple index")
+            i = self.decls.const_int(n.index, "tuple index")
             if not 0 <= i < len(bt.items):
-                raise self.err(f"tuple index {i} out of range", n.index)
+                raise self.st.err(f"tuple index {i} out of range", n.index)
             return E(bt.items[i], f"{base.code}[{i}]")
-        raise self.err(f"cannot index a value of type {base.type}", n)
+        raise self.st.err(f"cannot index a value of type {base.type}", n)
 
     def x_Slice(self, n):
         base = self.expr(n.expr)
         bt = T.strip_new(base.type)
-        hi = self.const_int(n.hi, "slice bound")
-        lo = self.const_int(n.lo, "slice bound")
+        hi = self.decls.const_int(n.hi, "slice bound")
+        lo = self.decls.const_int(n.lo, "slice bound")
         if isinstance(bt, T.InfIntT) and base.const is not None:
             w = hi - lo + 1
             return self.lit((base.const >> lo) & ((1 << w) - 1), T.Bits(w))
         if not isinstance(bt, T.Bits):
-            raise self.err(f"cannot slice a value of type {base.type}", n)
+            raise self.st.err(f"cannot slice a value of type {base.type}", n)
         if not (0 <= lo <= hi < bt.width):
-            raise self.err(f"slice [{hi}:{lo}] out of range for {base.type}", n)
+            raise self.st.err(f"slice [{hi}:{lo}] out of range for {base.type}", n)
         w = hi - lo + 1
         t = T.Bits(w)
         if base.const is not None:
@@ -254,7 +282,7 @@ class ExpressionCompiler:
         fields = {}
         for k, v in n.fields:
             if k in fields:
-                raise self.err(f"field '{k}' given twice", v)
+                raise self.st.err(f"field '{k}' given twice", v)
             ft = bt.fields.get(k) if isinstance(bt, T.HeaderT | T.StructT) else None
             fields[k] = self.expr(v, ft)
         e = E(T.StructInitT({k: v.type for k, v in fields.items()}), "", extra=fields)
@@ -263,13 +291,13 @@ class ExpressionCompiler:
         return e
 
     def x_CtorCall(self, n):
-        raise self.err("constructor call is only allowed in an instantiation or table property", n)
+        raise self.st.err("constructor call is only allowed in an instantiation or table property", n)
 
     def x_Cond(self, n, expected=None):
         c = self.coerce(self.expr(n.cond), T.BOOL, n.cond, "condition of ?:")
         a = self.expr(n.then, expected)
         b = self.expr(n.other, expected)
-        a, b = self.unify(a, b, n, "?:")
+        a, b = self.ops.unify(a, b, n, "?:")
         if c.const is not None:
             return a if c.const else b
         if isinstance(a.type, T.InfIntT):
@@ -277,5 +305,5 @@ class ExpressionCompiler:
                 a = self.coerce(a, expected, n)
                 b = self.coerce(b, expected, n)
             else:
-                raise self.err("the branches of ?: are both 'int': give them a width (e.g. 8w1)", n)
+                raise self.st.err("the branches of ?: are both 'int': give them a width (e.g. 8w1)", n)
         return E(a.type, f"({a.code} if {c.code} else {b.code})")

@@ -2,28 +2,47 @@
 or bound sub-blocks."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
+from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import Sym
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
+
+if TYPE_CHECKING:
+    from p4exec.compiler.blocks import BlockCompiler
+    from p4exec.compiler.calls import CallCompiler
+    from p4exec.compiler.core import DeclarationCompiler
+    from p4exec.compiler.expressions import ExpressionCompiler
+    from p4exec.compiler.tables import TableCompiler
 
 
 class InstanceCompiler:
     """Extern instances, instantiations and constructor constants."""
 
+    block: BlockCompiler
+    calls: CallCompiler
+    decls: DeclarationCompiler
+    exprs: ExpressionCompiler
+    tables: TableCompiler
+
+    def __init__(self, st: CompileState) -> None:
+        self.st = st
+
     def v1model_version(self):
         """The program's V1MODEL_VERSION, as v1model.p4 records it in `__v1model_version` (None: not v1model)."""
-        sym = self.globals.get("__v1model_version")
+        sym = self.st.globals.get("__v1model_version")
         return sym.const if sym is not None else None
 
     # ------------------------------------------------------------------ instantiations
     def _ctor_const(self, arg, what, node):
         if arg is None or arg.value is None:
-            raise self.err(f"{what}: missing argument", node)
-        e = self.expr(arg.value)
+            raise self.st.err(f"{what}: missing argument", node)
+        e = self.exprs.expr(arg.value)
         if e.const is None:
-            raise self.err(f"{what} must be a compile-time constant", arg.value)
+            raise self.st.err(f"{what} must be a compile-time constant", arg.value)
         return e
 
     def extern_instance(self, t: T.ExternT, args, fqn, node, annos) -> ir.ExternInstance:
@@ -35,22 +54,22 @@ class InstanceCompiler:
             # p4c: an extern's type parameters are not inferred from constructor arguments they do not appear
             # in; `register<bit<8>>` is right for the default V1MODEL_VERSION, `register<bit<8>, bit<10>>` for
             # 20200408 (and the other way round is an error).
-            raise self.err(f"{name}: expected {len(tps)} type argument(s) ({', '.join(tps) or 'none'}), got "
+            raise self.st.err(f"{name}: expected {len(tps)} type argument(s) ({', '.join(tps) or 'none'}), got "
                            f"{len(t.args)} (V1MODEL_VERSION {self.v1model_version()})", node)
         ctor = next((c for c in decl.ctors if len(c) == nargs), None)
         if ctor is None:
             counts = sorted({len(c) for c in decl.ctors})
-            raise self.err(f"{name}: expected {' or '.join(map(str, counts)) or 0} constructor argument(s), got "
+            raise self.st.err(f"{name}: expected {' or '.join(map(str, counts)) or 0} constructor argument(s), got "
                            f"{nargs}", node)
 
         def enum_arg(i, enum):
-            return self.enum_member_name(self._ctor_const(args[i], f"{name} argument {i + 1}", node), enum,
+            return self.calls.enum_member_name(self._ctor_const(args[i], f"{name} argument {i + 1}", node), enum,
                                          args[i].value)
 
         def int_arg(i):
             e = self._ctor_const(args[i], f"{name} argument {i + 1}", node)
             if not isinstance(e.const, int) or isinstance(e.const, bool):
-                raise self.err(f"{name} argument {i + 1} must be an integer", args[i].value)
+                raise self.st.err(f"{name} argument {i + 1} must be an integer", args[i].value)
             return e.const
 
         def idx_width():
@@ -69,14 +88,14 @@ class InstanceCompiler:
             inst = ir.ExternInstance("direct_meter", fqn, 0, enum_arg(0, "MeterType"))
         elif name == "register":
             if not t.args:
-                raise self.err("register needs its cell type, e.g. register<bit<32>>(1024)", node)
+                raise self.st.err("register needs its cell type, e.g. register<bit<32>>(1024)", node)
             w = T.bit_width(t.args[0])
             if w is None or not isinstance(T.strip_new(t.args[0]), T.Bits):
                 # p4c-bm2-ss: "Only registers with bit or int types are currently supported"
-                raise self.err(f"register cells of type {t.args[0]} are not supported (p4c-bm2-ss: only bit<N> "
+                raise self.st.err(f"register cells of type {t.args[0]} are not supported (p4c-bm2-ss: only bit<N> "
                                f"or int<N> cells)", node)
             if nargs and int_arg(0) == 0:
-                raise self.err("register of size 0: p4c-bm2-ss reports 'direct registers are not supported in "
+                raise self.st.err("register of size 0: p4c-bm2-ss reports 'direct registers are not supported in "
                                "bmv2'", node)
             iw = T.bit_width(t.args[1]) if len(t.args) > 1 else 32
             inst = ir.ExternInstance("register", fqn, int_arg(0) if nargs else 1, width=w, index_width=iw or 32)
@@ -86,61 +105,61 @@ class InstanceCompiler:
             algo = enum_arg(0, "HashAlgorithm")
             inst = ir.ExternInstance("action_selector", fqn, int_arg(1), algo=algo, output_width=int_arg(2))
         elif name in ("packet_in", "packet_out"):
-            raise self.err(f"{name} cannot be instantiated", node)
+            raise self.st.err(f"{name} cannot be instantiated", node)
         else:
-            raise self.err(f"extern '{name}' has no p4exec implementation", node, P4Unsupported)
+            raise self.st.err(f"extern '{name}' has no p4exec implementation", node, P4Unsupported)
         inst.annos = annos
         inst.type_name = name
-        if fqn in self.info.externs:
-            raise self.err(f"duplicate instance name '{fqn}'", node)
-        self.info.externs[fqn] = inst
+        if fqn in self.st.info.externs:
+            raise self.st.err(f"duplicate instance name '{fqn}'", node)
+        self.st.info.externs[fqn] = inst
         return inst
 
     def instantiation(self, d: A.Instantiation, prefix: str):
-        t = self.resolve_type(d.type)
-        fqn = self.fq(prefix, d.name, d.annos)
+        t = self.decls.resolve_type(d.type)
+        fqn = self.tables.fq(prefix, d.name, d.annos)
         if isinstance(t, T.ExternT):
             inst = self.extern_instance(t, d.args, fqn, d, d.annos)
-            py = self.unique("X_" + fqn)
+            py = self.st.unique("X_" + fqn)
             inst.pyobj = py
-            self.bind.append((py, inst.kind, fqn))
-            self.declare(d.name, Sym("instance", t, py, info=inst), d)
+            self.st.bind.append((py, inst.kind, fqn))
+            self.st.declare(d.name, Sym("instance", t, py, info=inst), d)
             return
         if isinstance(t, T.BlockT) and t.kind == "control":
             consts = self.ctor_consts(t.decl, d.args, d)
-            saved_scopes = self.scopes
-            self.scopes = []
-            n_tables = len(self.info.tables)
-            func = self.compile_control(t.decl, fqn, consts=consts)
-            self.scopes = saved_scopes
+            saved_scopes = self.st.scopes
+            self.st.scopes = []
+            n_tables = len(self.st.info.tables)
+            func = self.block.compile_control(t.decl, fqn, consts=consts)
+            self.st.scopes = saved_scopes
             # info: whether the instance (with its sub-instances) has tables; one without may be applied again
-            self.declare(d.name, Sym("instance", t, func, decl=t.decl, info=len(self.info.tables) > n_tables), d)
+            self.st.declare(d.name, Sym("instance", t, func, decl=t.decl, info=len(self.st.info.tables) > n_tables), d)
             return
         if isinstance(t, T.BlockT) and t.kind == "parser":
-            if self.ctx is None or self.ctx.kind != "parser":
-                raise self.err("a parser can only be instantiated inside a parser", d)
+            if self.st.ctx is None or self.st.ctx.kind != "parser":
+                raise self.st.err("a parser can only be instantiated inside a parser", d)
             consts = self.ctor_consts(t.decl, d.args, d)
-            saved_scopes, saved_ctx = self.scopes, self.ctx
-            func = self.compile_parser(t.decl, fqn, consts, sub=True)
-            self.scopes, self.ctx = saved_scopes, saved_ctx
-            self.declare(d.name, Sym("instance", t, func, decl=t.decl), d)
+            saved_scopes, saved_ctx = self.st.scopes, self.st.ctx
+            func = self.block.compile_parser(t.decl, fqn, consts, sub=True)
+            self.st.scopes, self.st.ctx = saved_scopes, saved_ctx
+            self.st.declare(d.name, Sym("instance", t, func, decl=t.decl), d)
             return
-        raise self.err(f"cannot instantiate {t}", d)
+        raise self.st.err(f"cannot instantiate {t}", d)
 
     # ------------------------------------------------------------------ controls
     def ctor_consts(self, decl, args, node) -> list[tuple[str, Sym]]:
         """Compile-time values of a parser's/control's constructor parameters."""
         params = decl.ctor_params or []
         if not params and args:
-            raise self.err(f"{decl.name} takes no constructor arguments", node)
-        bound = self.bind_args(params, args, node, f"instantiation of {decl.name}")
+            raise self.st.err(f"{decl.name} takes no constructor arguments", node)
+        bound = self.calls.bind_args(params, args, node, f"instantiation of {decl.name}")
         out = []
         for p, a in zip(params, bound, strict=True):
-            t = self.resolve_type(p.type)
+            t = self.decls.resolve_type(p.type)
             if a is None or a.value is None:
-                raise self.err(f"missing constructor argument '{p.name}'", node)
-            e = self.coerce(self.expr(a.value, t), t, a.value, f"constructor argument '{p.name}'")
+                raise self.st.err(f"missing constructor argument '{p.name}'", node)
+            e = self.exprs.coerce(self.exprs.expr(a.value, t), t, a.value, f"constructor argument '{p.name}'")
             if e.const is None:
-                raise self.err(f"constructor argument '{p.name}' must be a compile-time constant", a.value)
+                raise self.st.err(f"constructor argument '{p.name}' must be a compile-time constant", a.value)
             out.append((p.name, Sym("const", t, e.code, e.const, decl=p)))
         return out

@@ -3,17 +3,34 @@ pack/unpack); kept apart from plain calls because they dispatch on the receiver'
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
+from p4exec.compiler.pytypes import header_nbytes, header_pack_expr, header_unpack_lines
+from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import V1_ERRORS, E, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 
+if TYPE_CHECKING:
+    from p4exec.compiler.calls import CallCompiler
+    from p4exec.compiler.core import DeclarationCompiler
+    from p4exec.compiler.expressions import ExpressionCompiler
+    from p4exec.compiler.pytypes import DataTypeGenerator
+
 
 class MethodCompiler:
     """Method calls: header/stack methods, extern object methods, packet_in/packet_out."""
+
+    calls: CallCompiler
+    decls: DeclarationCompiler
+    exprs: ExpressionCompiler
+    pytypes: DataTypeGenerator
+
+    def __init__(self, st: CompileState) -> None:
+        self.st = st
 
     def method_call(self, n, base: E, name: str) -> E:
         bt = T.strip_new(base.type)
@@ -21,7 +38,7 @@ class MethodCompiler:
 
         def noargs():
             if nargs:
-                raise self.err(f"{name}() takes no arguments", n)
+                raise self.st.err(f"{name}() takes no arguments", n)
 
         if isinstance(bt, T.HeaderT | T.UnionT):
             if name == "isValid":
@@ -30,9 +47,9 @@ class MethodCompiler:
             if name in ("setValid", "setInvalid"):
                 noargs()
                 if base.lv is None:
-                    raise self.err(f"cannot call {name}() on a read-only header", n)
+                    raise self.st.err(f"cannot call {name}() on a read-only header", n)
                 if isinstance(bt, T.UnionT):
-                    raise self.err(f"{name}() is not defined on header unions", n)
+                    raise self.st.err(f"{name}() is not defined on header unions", n)
                 lines = [f"{base.code}._v = {name == 'setValid'}"]
                 lines[:0] = self.union_siblings_invalidate(n.func.expr) if name == "setValid" else []
                 return E(T.VOID, "\n".join(lines))
@@ -42,35 +59,35 @@ class MethodCompiler:
                 vb = T.varbit_field(bt)
                 if vb is not None and name.startswith("max"):
                     w += vb[1]
-                return self.lit(w if "Bits" in name else w // 8, T.INFINT)
+                return self.exprs.lit(w if "Bits" in name else w // 8, T.INFINT)
         if isinstance(bt, T.StructT) and name in ("minSizeInBits", "minSizeInBytes"):
             w = T.bit_width(bt) or 0
-            return self.lit(w if "Bits" in name else w // 8, T.INFINT)
+            return self.exprs.lit(w if "Bits" in name else w // 8, T.INFINT)
         if isinstance(bt, T.StackT):
             if name in ("push_front", "pop_front"):
                 if nargs != 1:
-                    raise self.err(f"{name} takes 1 argument", n)
-                k = self.const_int(n.args[0].value, f"{name} count")
+                    raise self.st.err(f"{name} takes 1 argument", n)
+                k = self.decls.const_int(n.args[0].value, f"{name} count")
                 if base.lv is None:
-                    raise self.err(f"cannot call {name}() on a read-only stack", n)
+                    raise self.st.err(f"cannot call {name}() on a read-only stack", n)
                 return E(T.VOID, f"{base.code}.{name}({k})")
         if isinstance(bt, T.TableT):
             noargs()
             info = bt.info
-            return E(T.ApplyResultT(info), f"{info.pyfunc}({self.ctx.ctx_args})")
+            return E(T.ApplyResultT(info), f"{info.pyfunc}({self.st.block_ctx.ctx_args})")
         if isinstance(bt, T.BlockT) and isinstance(bt.decl, A.ParserDecl):
             if name != "apply":
-                raise self.err(f"{bt.name} has no method '{name}'", n)
-            if self.ctx.kind != "parser":
-                raise self.err("a sub-parser can only be applied in a parser state", n)
+                raise self.st.err(f"{bt.name} has no method '{name}'", n)
+            if self.st.block_ctx.kind != "parser":
+                raise self.st.err("a sub-parser can only be applied in a parser state", n)
             d = bt.decl
             params = d.params
-            if not params or not isinstance(T.strip_new(self.resolve_type(params[0].type)), T.ExternT):
-                raise self.err(f"sub-parser {d.name} must take packet_in first", n)
+            if not params or not isinstance(T.strip_new(self.decls.resolve_type(params[0].type)), T.ExternT):
+                raise self.st.err(f"sub-parser {d.name} must take packet_in first", n)
             if len(n.args) != len(params):
-                raise self.err(f"apply of {d.name}: expected {len(params)} argument(s), got {len(n.args)}", n)
+                raise self.st.err(f"apply of {d.name}: expected {len(params)} argument(s), got {len(n.args)}", n)
             rest = A.Call(n.func, n.args[1:], loc=n.loc)
-            lines, call = self.call_with_params(rest, params[1:], base.extra.py, f"apply of {d.name}",
+            lines, call = self.calls.call_with_params(rest, params[1:], base.extra.py, f"apply of {d.name}",
                                                 "data, off")
             if len(lines) == 1:
                 return E(T.VOID, f"off = {call}")
@@ -79,14 +96,14 @@ class MethodCompiler:
             return E(T.VOID, "\n".join(lines + [f"off = {call}[-1]"]))
         if isinstance(bt, T.BlockT):
             if name != "apply":
-                raise self.err(f"{bt.name} has no method '{name}'", n)
+                raise self.st.err(f"{bt.name} has no method '{name}'", n)
             d = bt.decl
             sym = base.extra
-            lines, _ = self.call_with_params(n, d.params, sym.py, f"apply of {bt.name}", may_exit=True)
+            lines, _ = self.calls.call_with_params(n, d.params, sym.py, f"apply of {bt.name}", may_exit=True)
             return E(T.VOID, "\n".join(lines))
         if isinstance(bt, T.ExternT):
             return self.extern_method(n, base, bt, name)
-        raise self.err(f"{base.type} has no method '{name}'", n)
+        raise self.st.err(f"{base.type} has no method '{name}'", n)
 
     def note_direct_meter_read(self, base: E, r: E, target, n) -> None:
         """direct_meter.read(x) as p4c-bm2-ss compiles it: x becomes the meter's result target and the call
@@ -99,39 +116,23 @@ class MethodCompiler:
         text = expr_text(target)
         if inst.read_target is not None:
             if text != inst.read_target:
-                raise self.err(f"all meter operations must write to the same destination, however "
+                raise self.st.err(f"all meter operations must write to the same destination, however "
                                f"{inst.read_target} and {text} are different", n)
             return
         if r.lv is None or not re.match(r"(p_|L\.)", r.code):
             # an action parameter or local: p4c makes it a BMv2 scalar the action then copies; not modelled
-            raise self.err(f"direct_meter.read() into '{text}', which is not a parameter or variable of the "
+            raise self.st.err(f"direct_meter.read() into '{text}', which is not a parameter or variable of the "
                            "control", target, P4Unsupported)
         inst.read_target = text
-        inst.read_ctx = self.ctx.ctx_args
-        self.out(f"def _DMW_{inst.pyobj}({inst.read_ctx + ', ' if inst.read_ctx else ''}_c):")
+        inst.read_ctx = self.st.block_ctx.ctx_args
+        self.st.out(f"def _DMW_{inst.pyobj}({inst.read_ctx + ', ' if inst.read_ctx else ''}_c):")
         for line in r.lv.assign("_c"):
-            self.out("    " + line)
-        self.dm_reads.append((inst, n))
-
-    def check_direct_meter_reads(self) -> None:
-        for inst in self.info.externs.values():
-            if inst.kind != "direct_meter" or not inst.tables:
-                continue
-            owner = self.info.tables[inst.tables[0]]
-            if inst.read_target is None:
-                raise self.err(f"{owner.name}: table with direct meter {inst.name} must have at least one action "
-                               "with a read method call (p4c-bm2-ss)", self.dm_tables[inst.name])
-        for inst, n in self.dm_reads:
-            if not inst.tables:
-                raise self.err(f"direct_meter '{inst.name}' is read but attached to no table "
-                               f"(meters = {inst.name.rsplit('.', 1)[-1]};)", n)
-            if inst.read_ctx != self.dm_ctx[inst.name]:
-                raise self.err(f"direct_meter.read() of {inst.name} outside the control of its table", n,
-                               P4Unsupported)
+            self.st.out("    " + line)
+        self.st.dm_reads.append((inst, n))
 
     def union_siblings_invalidate(self, hdr_node) -> list[str]:
         if isinstance(hdr_node, A.Member):
-            parent = self.expr(hdr_node.expr)
+            parent = self.exprs.expr(hdr_node.expr)
             pt = T.strip_new(parent.type)
             if isinstance(pt, T.UnionT):
                 return [f"{parent.code}.{pyfield(f)}._v = False" for f in pt.fields if f != hdr_node.name]
@@ -145,13 +146,13 @@ class MethodCompiler:
 
         def expect(k):
             if len(args) != k:
-                raise self.err(f"{what}: expected {k} argument(s), got {len(args)}", n)
+                raise self.st.err(f"{what}: expected {k} argument(s), got {len(args)}", n)
 
         def val(i, t=None):
             if args[i].value is None:
-                raise self.err(f"{what}: argument {i + 1} cannot be '_'", n)
-            e = self.expr(args[i].value, t)
-            return self.coerce(e, t, args[i].value, what) if t is not None else e
+                raise self.st.err(f"{what}: argument {i + 1} cannot be '_'", n)
+            e = self.exprs.expr(args[i].value, t)
+            return self.exprs.coerce(e, t, args[i].value, what) if t is not None else e
 
         def index(i):
             # p4c's v1model: the index parameter is `in bit<32>` (default V1MODEL_VERSION 20180101) or `in I`,
@@ -164,27 +165,27 @@ class MethodCompiler:
             if "I" in tps and len(et.args) == len(tps):
                 want = et.args[tps.index("I")]
             if isinstance(it, T.InfIntT):
-                return self.coerce(e, want, args[i].value, what)
+                return self.exprs.coerce(e, want, args[i].value, what)
             if not isinstance(it, T.Bits):
-                raise self.err(f"{what}: index must be {want}, not {e.type}", args[i].value)
+                raise self.st.err(f"{what}: index must be {want}, not {e.type}", args[i].value)
             if not T.same_type(it, T.strip_new(want)):
-                raise self.err(f"{what}: index of type {e.type} where {want} is expected (p4c's v1model declares "
+                raise self.st.err(f"{what}: index of type {e.type} where {want} is expected (p4c's v1model declares "
                                f"the index as {want}; no implicit width conversion, cast it)", args[i].value)
             return e
 
         def outarg(i):
             if args[i].value is None:
                 return None
-            e = self.expr(args[i].value)
+            e = self.exprs.expr(args[i].value)
             if e.lv is None:
-                raise self.err(f"{what}: argument {i + 1} must be an assignable l-value", args[i].value)
+                raise self.st.err(f"{what}: argument {i + 1} must be an assignable l-value", args[i].value)
             return e
 
         if ename == "packet_in":
             return self.packet_in_method(n, base, name)
         if ename == "packet_out":
             if name != "emit":
-                raise self.err(f"packet_out has no method '{name}'", n)
+                raise self.st.err(f"packet_out has no method '{name}'", n)
             expect(1)
             return E(T.VOID, "\n".join(self.emit_code(val(0), base.code)))
         if ename == "counter" and name == "count":
@@ -210,13 +211,13 @@ class MethodCompiler:
             cell = et.args[0] if et.args else T.Bits(32)
             if name == "read":
                 if len(args) == 1:
-                    raise self.err(f"{what}: v1model's register has only read(out T result, in index); "
+                    raise self.st.err(f"{what}: v1model's register has only read(out T result, in index); "
                                    f"there is no value-returning read(index)", n)
                 expect(2)
                 r = outarg(0)
                 i = index(1)
                 if r is not None and not T.same_type(T.strip_new(r.type), T.strip_new(cell)):
-                    raise self.err(f"{what}: result of type {r.type} for a register of {cell}", args[0].value)
+                    raise self.st.err(f"{what}: result of type {r.type} for a register of {cell}", args[0].value)
                 code = f"{base.code}.dp_read({i.code})"
                 return E(T.VOID, "\n".join(r.lv.assign(code)) if r is not None else "pass")
             if name == "write":
@@ -224,30 +225,30 @@ class MethodCompiler:
                 i = index(0)
                 v = val(1, cell)
                 return E(T.VOID, f"{base.code}.dp_write({i.code}, {v.code})")
-        raise self.err(f"{ename} has no method '{name}' in p4exec", n)
+        raise self.st.err(f"{ename} has no method '{name}' in p4exec", n)
 
     # ------------------------------------------------------------------ packet_in / packet_out
     def packet_in_method(self, n, base, name) -> E:
-        if self.ctx.kind != "parser":
-            raise self.err("packet_in methods can only be used in a parser", n)
+        if self.st.block_ctx.kind != "parser":
+            raise self.st.err("packet_in methods can only be used in a parser", n)
         args = n.args
         if name == "extract":
             if len(args) not in (1, 2):
-                raise self.err("extract takes 1 or 2 arguments", n)
-            target = self.expr(args[0].value)
+                raise self.st.err("extract takes 1 or 2 arguments", n)
+            target = self.exprs.expr(args[0].value)
             vlen = None
             if len(args) == 2:
-                vlen = self.coerce(self.expr(args[1].value), T.Bits(32), args[1].value,
+                vlen = self.exprs.coerce(self.exprs.expr(args[1].value), T.Bits(32), args[1].value,
                                    "extract variableFieldSizeInBits")
             return E(T.VOID, "\n".join(self.extract_code(target, args[0].value, vlen, n)))
         if name == "lookahead":
             if len(n.type_args) != 1:
-                raise self.err("lookahead needs one type argument, e.g. lookahead<bit<16>>()", n)
-            t = self.resolve_type(n.type_args[0])
+                raise self.st.err("lookahead needs one type argument, e.g. lookahead<bit<16>>()", n)
+            t = self.decls.resolve_type(n.type_args[0])
             bt = T.strip_new(t)
             w = T.bit_width(bt)
             if w is None:
-                raise self.err(f"cannot lookahead a value of type {t}", n)
+                raise self.st.err(f"cannot lookahead a value of type {t}", n)
             raw = f"_lookahead(data, off, {w})"
             if isinstance(bt, T.Bits):
                 if bt.signed:
@@ -255,104 +256,28 @@ class MethodCompiler:
                     return E(t, f"(({raw} ^ {h:#x}) - {h:#x})")
                 return E(t, raw)
             if isinstance(bt, T.HeaderT | T.StructT):
-                return E(t, f"{self.pyclass(bt)}._unpack({raw})")
-            raise self.err(f"unsupported: lookahead of {t}", n, P4Unsupported)
+                return E(t, f"{self.pytypes.pyclass(bt)}._unpack({raw})")
+            raise self.st.err(f"unsupported: lookahead of {t}", n, P4Unsupported)
         if name == "advance":
             if len(args) != 1:
-                raise self.err("advance takes 1 argument", n)
-            e = self.coerce(self.expr(args[0].value), T.Bits(32), args[0].value, "advance")
+                raise self.st.err("advance takes 1 argument", n)
+            e = self.exprs.coerce(self.exprs.expr(args[0].value), T.Bits(32), args[0].value, "advance")
             return E(T.VOID, f"off = _advance(n, off, {e.code})")
         if name == "length":
             return E(T.Bits(32), "n")
-        raise self.err(f"packet_in has no method '{name}'", n)
-
-    @staticmethod
-    def _leaves(t, path: str):
-        """(python path, type) of every scalar field, struct-typed fields of headers included, in order."""
-        for f, ft in t.fields.items():
-            sub = f"{path}.{pyfield(f)}"
-            if isinstance(T.strip_new(ft), T.StructT):
-                yield from MethodCompiler._leaves(T.strip_new(ft), sub)
-            else:
-                yield sub, ft
-
-    def header_unpack_lines(self, t: T.HeaderT | T.StructT, target: str, v: str, vlen: str | None = None
-                            ) -> list[str]:
-        """Assign every field of ``target`` from the integer ``v`` (the header's bits, MSB first); a varbit
-        field takes ``vlen`` bits (a run-time value) and is stored as (length, value)."""
-        leaves = list(self._leaves(t, target))
-        widths: list[int | str] = []
-        for _path, ft in leaves:
-            b = T.strip_new(ft)
-            widths.append((vlen or "0") if isinstance(b, T.Varbit) else (T.bit_width(ft) or 0))
-        total_static = sum(w for w in widths if isinstance(w, int))
-        lines = []
-        for i, (path, ft) in enumerate(leaves):
-            w = widths[i]
-            after = widths[i + 1:]
-            static = sum(x for x in after if isinstance(x, int))
-            dyn = [x for x in after if isinstance(x, str)]
-            shift: int | str = f"({' + '.join(dyn)} + {static})" if dyn else static
-            bft = T.strip_new(ft)
-            if isinstance(bft, T.Varbit):
-                sh = f" >> {shift}" if shift else ""
-                lines.append(f"{path} = ({w}, ({v}{sh}) & ((1 << {w}) - 1))")
-                continue
-            assert isinstance(w, int)
-            m = (1 << w) - 1
-            if shift == 0:
-                x = f"{v} & {m:#x}" if (total_static != w or vlen) else v
-            elif i == 0 and not vlen:
-                x = f"{v} >> {shift}"
-            else:
-                x = f"({v} >> {shift}) & {m:#x}"
-            if isinstance(bft, T.Bits) and bft.signed:
-                h = 1 << (w - 1)
-                x = f"(({x}) ^ {h:#x}) - {h:#x}"
-            elif isinstance(bft, T.BoolT):
-                x = f"({x}) != 0"
-            lines.append(f"{path} = {x}")
-        return lines
-
-    def header_pack_expr(self, t: T.HeaderT, src: str) -> str:
-        leaves = list(self._leaves(t, src))
-        widths: list[int | str] = []
-        for x, ft in leaves:
-            widths.append(f"{x}[0]" if isinstance(T.strip_new(ft), T.Varbit) else (T.bit_width(ft) or 0))
-        parts = []
-        for i, (x, ft) in enumerate(leaves):
-            after = widths[i + 1:]
-            static = sum(w for w in after if isinstance(w, int))
-            dyn = [w for w in after if isinstance(w, str)]
-            shift: int | str = f"({' + '.join(dyn)} + {static})" if dyn else static
-            bft = T.strip_new(ft)
-            if isinstance(bft, T.Varbit):
-                x = f"{x}[1]"
-            elif isinstance(bft, T.Bits) and bft.signed:
-                x = f"({x} & {bft.mask:#x})"
-            elif isinstance(bft, T.BoolT):
-                x = f"(1 if {x} else 0)"
-            parts.append(f"({x} << {shift})" if shift else x)
-        return " | ".join(parts) or "0"
-
-    def header_nbytes(self, t: T.HeaderT, src: str) -> str:
-        """Bytes of a header as emitted: fixed, or fixed + the varbit field's current length."""
-        vb = T.varbit_field(t)
-        if vb is None:
-            return str(t.width // 8)
-        return f"(({t.width} + {src}.{pyfield(vb[0])}[0]) >> 3)"
+        raise self.st.err(f"packet_in has no method '{name}'", n)
 
     def extract_code(self, target: E, node, vlen: E | None = None, call=None) -> list[str]:
         t = T.strip_new(target.type)
         if not isinstance(t, T.HeaderT):
-            raise self.err(f"extract needs a header, not {target.type}", node)
+            raise self.st.err(f"extract needs a header, not {target.type}", node)
         if target.lv is None:
-            raise self.err("extract target must be an assignable header", node)
+            raise self.st.err("extract target must be an assignable header", node)
         vb = T.varbit_field(t)
         if vb is None and vlen is not None:
-            raise self.err(f"two-argument extract needs a header with a varbit field; {t} has none", call)
+            raise self.st.err(f"two-argument extract needs a header with a varbit field; {t} has none", call)
         if vb is not None and vlen is None:
-            raise self.err(f"header {t} has a varbit field: extract it with extract(hdr, sizeInBits)", node)
+            raise self.st.err(f"header {t} has a varbit field: extract it with extract(hdr, sizeInBits)", node)
         nbytes: int | str = t.width // 8
         lines = []
         if vlen is not None and vb is not None:
@@ -380,13 +305,13 @@ class MethodCompiler:
             lines.append(f"_h = _u.{pyfield(member)}")
             code = "_h"
         elif isinstance(target.extra, tuple) and target.extra[0] == "stack_last":
-            raise self.err("cannot extract into .last", node)
+            raise self.st.err("cannot extract into .last", node)
         if code != "_h":
             lines.extend(self.union_siblings_invalidate(node))
         lines.append(f"if off + {nbytes} > n: raise _ParserErr({V1_ERRORS.index('PacketTooShort')})")
         if nbytes:
             lines.append(f"_x = int.from_bytes(data[off:off + {nbytes}], 'big')")
-            lines.extend(self.header_unpack_lines(t, code, "_x", "_L" if vlen is not None else None))
+            lines.extend(header_unpack_lines(t, code, "_x", "_L" if vlen is not None else None))
         lines.append(f"{code}._v = True")
         lines.append(f"off += {nbytes}")
         return lines
@@ -395,11 +320,11 @@ class MethodCompiler:
         t = T.strip_new(e.type)
         if isinstance(t, T.HeaderT):
             if e.lv is None and e.extra != "ref" and not e.code.replace(".", "").replace("_", "").isalnum():
-                tmp = self.tmp()
-                return [f"{tmp} = {e.code}", f"if {tmp}._v: {out}.append(({self.header_pack_expr(t, tmp)})"
-                        f".to_bytes({self.header_nbytes(t, tmp)}, 'big'))"]
-            return [f"if {e.code}._v: {out}.append(({self.header_pack_expr(t, e.code)})"
-                    f".to_bytes({self.header_nbytes(t, e.code)}, 'big'))"]
+                tmp = self.st.tmp()
+                return [f"{tmp} = {e.code}", f"if {tmp}._v: {out}.append(({header_pack_expr(t, tmp)})"
+                        f".to_bytes({header_nbytes(t, tmp)}, 'big'))"]
+            return [f"if {e.code}._v: {out}.append(({header_pack_expr(t, e.code)})"
+                    f".to_bytes({header_nbytes(t, e.code)}, 'big'))"]
         if isinstance(t, T.StructT | T.UnionT):
             lines = []
             for f, ft in t.fields.items():
@@ -410,4 +335,4 @@ class MethodCompiler:
             for i in range(t.size):
                 lines.extend(self.emit_code(E(t.elem, f"{e.code}.h[{i}]", extra="ref"), out))
             return lines
-        raise self.err(f"emit needs a header, header stack, header union or struct of those, not {e.type}", e.loc)
+        raise self.st.err(f"emit needs a header, header stack, header union or struct of those, not {e.type}", e.loc)

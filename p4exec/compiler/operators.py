@@ -2,55 +2,68 @@
 saturating ops, shifts, concatenation and explicit casts: the operator rules, apart from operands."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from p4exec.compiler import types as T
 from p4exec.compiler.faults import DIVISION_BY_ZERO
+from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import E, wrap
 from p4exec.frontend import ast as A
+
+if TYPE_CHECKING:
+    from p4exec.compiler.core import DeclarationCompiler
+    from p4exec.compiler.expressions import ExpressionCompiler
 
 
 class OperatorCompiler:
     """Operators: unification, unary/binary ops, shifts, concatenation and casts."""
+
+    decls: DeclarationCompiler
+    exprs: ExpressionCompiler
+
+    def __init__(self, st: CompileState) -> None:
+        self.st = st
 
     def unify(self, a: E, b: E, node, op) -> tuple[E, E]:
         ta, tb = T.strip_new(a.type), T.strip_new(b.type)
         if T.same_type(a.type, b.type):
             return a, b
         if isinstance(ta, T.InfIntT) and not isinstance(tb, T.InfIntT):
-            return self.coerce(a, b.type, node, f"operand of '{op}'"), b
+            return self.exprs.coerce(a, b.type, node, f"operand of '{op}'"), b
         if isinstance(tb, T.InfIntT) and not isinstance(ta, T.InfIntT):
-            return a, self.coerce(b, a.type, node, f"operand of '{op}'")
+            return a, self.exprs.coerce(b, a.type, node, f"operand of '{op}'")
         if T.same_type(ta, tb):
             return a, b
         if isinstance(ta, T.EnumT) and ta.base is not None and T.same_type(ta.base, tb):
-            raise self.err(f"operands of '{op}' have different types {a.type} and {b.type} (cast needed)", node)
-        raise self.err(f"operands of '{op}' have different types {a.type} and {b.type}", node)
+            raise self.st.err(f"operands of '{op}' have different types {a.type} and {b.type} (cast needed)", node)
+        raise self.st.err(f"operands of '{op}' have different types {a.type} and {b.type}", node)
 
     def x_Unary(self, n):
-        e = self.expr(n.expr)
+        e = self.exprs.expr(n.expr)
         t = T.strip_new(e.type)
         op = n.op
         if op == "!":
-            e = self.coerce(e, T.BOOL, n.expr, "operand of '!'")
+            e = self.exprs.coerce(e, T.BOOL, n.expr, "operand of '!'")
             if e.const is not None:
-                return self.lit(not e.const, T.BOOL)
+                return self.exprs.lit(not e.const, T.BOOL)
             return E(T.BOOL, f"(not {e.code})")
         if isinstance(t, T.InfIntT):
             if e.const is None:
-                raise self.err(f"operand of '{op}' must be a constant", n)
+                raise self.st.err(f"operand of '{op}' must be a constant", n)
             if op == "-":
-                return self.lit(-e.const, T.INFINT)
+                return self.exprs.lit(-e.const, T.INFINT)
             if op == "+":
                 return e
-            raise self.err("operator '~' needs an operand with a width (bit<N> or int<N>), not 'int'", n)
+            raise self.st.err("operator '~' needs an operand with a width (bit<N> or int<N>), not 'int'", n)
         if not isinstance(t, T.Bits):
-            raise self.err(f"operator '{op}' cannot be applied to {e.type}", n)
+            raise self.st.err(f"operator '{op}' cannot be applied to {e.type}", n)
         if op == "+":
             return E(e.type, e.code, e.const)
         if e.const is not None:
             v = -e.const if op == "-" else ~e.const
-            return self.lit(wrap(v, t), e.type)
+            return self.exprs.lit(wrap(v, t), e.type)
         if op == "-":
-            return E(e.type, self.wrapcode(f"-{e.code}", t))
+            return E(e.type, self.exprs.wrapcode(f"-{e.code}", t))
         if t.signed:
             return E(e.type, f"(~{e.code})")
         return E(e.type, f"({e.code} ^ {t.mask:#x})")
@@ -60,13 +73,13 @@ class OperatorCompiler:
     def x_Binary(self, n):
         op = n.op
         if op in ("&&", "||"):
-            a = self.coerce(self.expr(n.left), T.BOOL, n.left, f"operand of '{op}'")
-            b = self.coerce(self.expr(n.right), T.BOOL, n.right, f"operand of '{op}'")
+            a = self.exprs.coerce(self.exprs.expr(n.left), T.BOOL, n.left, f"operand of '{op}'")
+            b = self.exprs.coerce(self.exprs.expr(n.right), T.BOOL, n.right, f"operand of '{op}'")
             if a.const is not None and b.const is not None:
-                return self.lit((a.const and b.const) if op == "&&" else (a.const or b.const), T.BOOL)
+                return self.exprs.lit((a.const and b.const) if op == "&&" else (a.const or b.const), T.BOOL)
             return E(T.BOOL, f"({a.code} {'and' if op == '&&' else 'or'} {b.code})")
-        a = self.expr(n.left)
-        b = self.expr(n.right)
+        a = self.exprs.expr(n.left)
+        b = self.exprs.expr(n.right)
         if op in ("<<", ">>"):
             return self.shift(n, op, a, b)
         if op == "++":
@@ -78,52 +91,52 @@ class OperatorCompiler:
                 code = f"{a.code}._eq({b.code})"
                 return E(T.BOOL, code if op == "==" else f"(not {code})")
             if isinstance(t, T.ListT | T.StructInitT | T.ExternT | T.BlockT | T.TableT | T.VoidT):
-                raise self.err(f"cannot compare values of type {a.type}", n)
+                raise self.st.err(f"cannot compare values of type {a.type}", n)
             if a.const is not None and b.const is not None:
-                return self.lit((a.const == b.const) == (op == "=="), T.BOOL)
+                return self.exprs.lit((a.const == b.const) == (op == "=="), T.BOOL)
             return E(T.BOOL, f"({a.code} {op} {b.code})")
         if op in ("<", ">", "<=", ">="):
             if not isinstance(t, T.Bits | T.InfIntT):
-                raise self.err(f"operator '{op}' needs numeric operands, not {a.type}", n)
+                raise self.st.err(f"operator '{op}' needs numeric operands, not {a.type}", n)
             if a.const is not None and b.const is not None:
-                return self.lit(eval(f"{a.const} {op} {b.const}"), T.BOOL)  # noqa: S307 - ints only
+                return self.exprs.lit(eval(f"{a.const} {op} {b.const}"), T.BOOL)  # noqa: S307 - ints only
             return E(T.BOOL, f"({a.code} {op} {b.code})")
         if isinstance(t, T.InfIntT):
             if a.const is None or b.const is None:
-                raise self.err(f"operands of '{op}' with type 'int' must be compile-time constants", n)
+                raise self.st.err(f"operands of '{op}' with type 'int' must be compile-time constants", n)
             x, y = a.const, b.const
             if op in ("/", "%") and y == 0:
-                raise self.err("division by zero", n)
+                raise self.st.err("division by zero", n)
             if op in ("|+|", "|-|"):
-                raise self.err(f"operator '{op}' needs operands with a width", n)
+                raise self.st.err(f"operator '{op}' needs operands with a width", n)
             v = {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y, "/": lambda: x // y,
                  "%": lambda: x % y, "&": lambda: x & y, "|": lambda: x | y, "^": lambda: x ^ y}[op]()
-            return self.lit(v, T.INFINT)
+            return self.exprs.lit(v, T.INFINT)
         if not isinstance(t, T.Bits):
-            raise self.err(f"operator '{op}' cannot be applied to {a.type}", n)
+            raise self.st.err(f"operator '{op}' cannot be applied to {a.type}", n)
         rt = a.type
         if a.const is not None and b.const is not None:
             x, y = a.const, b.const
             if op in ("/", "%"):
                 if y == 0:
-                    raise self.err("division by zero", n)
+                    raise self.st.err("division by zero", n)
                 if t.signed:
-                    raise self.err(f"operator '{op}' is not defined on signed values", n)
+                    raise self.st.err(f"operator '{op}' is not defined on signed values", n)
             v = {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y, "/": lambda: x // (y or 1),
                  "%": lambda: x % (y or 1), "&": lambda: x & y, "|": lambda: x | y, "^": lambda: x ^ y,
                  "|+|": lambda: self._sat(x + y, t), "|-|": lambda: self._sat(x - y, t)}[op]()
-            return self.lit(wrap(v, t), rt)
+            return self.exprs.lit(wrap(v, t), rt)
         ac, bc = a.code, b.code
         if op in ("+", "-", "*"):
-            return E(rt, self.wrapcode(f"{ac} {op} {bc}", t))
+            return E(rt, self.exprs.wrapcode(f"{ac} {op} {bc}", t))
         if op in ("&", "|", "^"):
             return E(rt, f"({ac} {op} {bc})")
         if op in ("/", "%"):
             if t.signed:
-                raise self.err(f"operator '{op}' is not defined on signed values", n)
+                raise self.st.err(f"operator '{op}' is not defined on signed values", n)
             if b.const is not None:
                 if b.const == 0:
-                    raise self.err("division by zero", n)
+                    raise self.st.err("division by zero", n)
                 return E(rt, f"({ac} {'//' if op == '/' else '%'} {bc})")
             return E(rt, f"(({ac} {'//' if op == '/' else '%'} {bc}) if {bc} else _fault({DIVISION_BY_ZERO!r}))")
         if op == "|+|":
@@ -134,7 +147,7 @@ class OperatorCompiler:
             if t.signed:
                 return E(rt, f"_sat_add_signed({ac}, -{bc}, {t.width})")
             return E(rt, f"max({ac} - {bc}, 0)")
-        raise self.err(f"unknown operator '{op}'", n)
+        raise self.st.err(f"unknown operator '{op}'", n)
 
     @staticmethod
     def _sat(v, t):
@@ -148,39 +161,39 @@ class OperatorCompiler:
         ta, tb = T.strip_new(a.type), T.strip_new(b.type)
         if isinstance(tb, T.Bits):
             if tb.signed:
-                raise self.err(f"shift amount must be unsigned, not {b.type}", n.right)
+                raise self.st.err(f"shift amount must be unsigned, not {b.type}", n.right)
         elif isinstance(tb, T.InfIntT):
             if b.const is None or b.const < 0:
-                raise self.err("shift amount must be a non-negative constant or an unsigned value", n.right)
+                raise self.st.err("shift amount must be a non-negative constant or an unsigned value", n.right)
         else:
-            raise self.err(f"shift amount must be a number, not {b.type}", n.right)
+            raise self.st.err(f"shift amount must be a number, not {b.type}", n.right)
         if not (isinstance(ta, T.InfIntT) and a.const is not None):
             # p4c's BMv2 back end (LowerExpressions::shift in backends/bmv2/common/lower.cpp) rejects a
             # shift whose amount is a run-time value wider than 8 bits, or an 'int' constant above 256.
             if isinstance(tb, T.Bits) and b.const is None and tb.width > self.BMV2_MAX_SHIFT_WIDTH:
-                raise self.err(f"shift amount of type {b.type}: p4c-bm2-ss limits a run-time shift amount to "
+                raise self.st.err(f"shift amount of type {b.type}: p4c-bm2-ss limits a run-time shift amount to "
                                f"{self.BMV2_MAX_SHIFT_WIDTH} bits (cast it, e.g. (bit<8>)n)", n.right)
             if isinstance(tb, T.InfIntT) and b.const is not None and b.const > 1 << self.BMV2_MAX_SHIFT_WIDTH:
-                raise self.err(f"shift amount {b.const}: p4c-bm2-ss limits a constant shift amount to "
+                raise self.st.err(f"shift amount {b.const}: p4c-bm2-ss limits a constant shift amount to "
                                f"{1 << self.BMV2_MAX_SHIFT_WIDTH}", n.right)
         if isinstance(ta, T.InfIntT):
             if a.const is None or b.const is None:
-                raise self.err("the left operand of a shift must have a width (bit<N>/int<N>) unless both "
+                raise self.st.err("the left operand of a shift must have a width (bit<N>/int<N>) unless both "
                                "operands are constants", n)
-            return self.lit(a.const << b.const if op == "<<" else a.const >> b.const, T.INFINT)
+            return self.exprs.lit(a.const << b.const if op == "<<" else a.const >> b.const, T.INFINT)
         if not isinstance(ta, T.Bits):
-            raise self.err(f"cannot shift a value of type {a.type}", n)
+            raise self.st.err(f"cannot shift a value of type {a.type}", n)
         if a.const is not None and b.const is not None:
             v = (a.const << b.const) if op == "<<" else (a.const >> b.const)
-            return self.lit(wrap(v, ta), a.type)
+            return self.exprs.lit(wrap(v, ta), a.type)
         if op == ">>":
             if b.const is not None and b.const >= ta.width:
                 return E(a.type, f"(-1 if {a.code} < 0 else 0)" if ta.signed else "0")
             return E(a.type, f"({a.code} >> {b.code})")
         if b.const is not None:
             if b.const >= ta.width:
-                return self.lit(0, a.type)
-            return E(a.type, self.wrapcode(f"{a.code} << {b.const}", ta))
+                return self.exprs.lit(0, a.type)
+            return E(a.type, self.exprs.wrapcode(f"{a.code} << {b.const}", ta))
         if ta.signed:
             return E(a.type, f"_shl_signed({a.code}, {b.code}, {ta.width})")
         return E(a.type, f"_shl({a.code}, {b.code}, {ta.width}, {ta.mask:#x})")
@@ -189,42 +202,42 @@ class OperatorCompiler:
         ta, tb = T.strip_new(a.type), T.strip_new(b.type)
         if not isinstance(ta, T.Bits) or not isinstance(tb, T.Bits):
             if isinstance(ta, T.InfIntT) or isinstance(tb, T.InfIntT):
-                raise self.err("operands of '++' need a width (bit<N>/int<N>); cast the 'int' literal", n)
-            raise self.err(f"operator '++' needs bit<N>/int<N> operands, not {a.type} and {b.type}", n)
+                raise self.st.err("operands of '++' need a width (bit<N>/int<N>); cast the 'int' literal", n)
+            raise self.st.err(f"operator '++' needs bit<N>/int<N> operands, not {a.type} and {b.type}", n)
         t = T.Bits(ta.width + tb.width, ta.signed)
         if a.const is not None and b.const is not None:
-            return self.lit(wrap((a.const << tb.width) | (b.const & tb.mask), t), t)
+            return self.exprs.lit(wrap((a.const << tb.width) | (b.const & tb.mask), t), t)
         bc = f"({b.code} & {tb.mask:#x})" if tb.signed else b.code
         return E(t, f"(({a.code} << {tb.width}) | {bc})")
 
     def x_Cast(self, n):
-        t = self.resolve_type(n.type)
+        t = self.decls.resolve_type(n.type)
         bt = T.strip_new(t)
-        e = self.expr(n.expr, t)
+        e = self.exprs.expr(n.expr, t)
         s = T.strip_new(e.type)
         if T.same_type(s, bt):
             return E(t, e.code, e.const)
         if isinstance(bt, T.Bits):
             if isinstance(s, T.InfIntT):
                 if e.const is None:
-                    raise self.err("cast of a non-constant 'int'", n)
-                return self.lit(wrap(e.const, bt), t)
+                    raise self.st.err("cast of a non-constant 'int'", n)
+                return self.exprs.lit(wrap(e.const, bt), t)
             if isinstance(s, T.BoolT):
                 if bt.width != 1 or bt.signed:
-                    raise self.err(f"cannot cast bool to {t} (only to bit<1>)", n)
+                    raise self.st.err(f"cannot cast bool to {t} (only to bit<1>)", n)
                 if e.const is not None:
-                    return self.lit(int(e.const), t)
+                    return self.exprs.lit(int(e.const), t)
                 return E(t, f"(1 if {e.code} else 0)")
             if isinstance(s, T.Bits) and s.width != bt.width and s.signed != bt.signed:
                 # p4c (TypeInference::canCastBetween): between bit<>/int<> types a cast may change the width or
                 # the signedness, not both; write (int<16>)(bit<16>)x or (int<16>)(int<8>)x instead.
-                raise self.err(f"cannot cast {e.type} to {t} directly: a cast changes either the width or the "
+                raise self.st.err(f"cannot cast {e.type} to {t} directly: a cast changes either the width or the "
                                f"signedness, not both (p4c)", n)
             if isinstance(s, T.EnumT) and s.base is not None:
                 s = s.base
             if isinstance(s, T.Bits):
                 if e.const is not None:
-                    return self.lit(wrap(e.const, bt), t)
+                    return self.exprs.lit(wrap(e.const, bt), t)
                 if bt.signed:
                     h = 1 << (bt.width - 1)
                     return E(t, f"((({e.code} & {bt.mask:#x}) ^ {h:#x}) - {h:#x})")
@@ -234,18 +247,19 @@ class OperatorCompiler:
         if isinstance(bt, T.BoolT):
             if isinstance(s, T.Bits) and s.width == 1 and not s.signed:
                 if e.const is not None:
-                    return self.lit(bool(e.const), T.BOOL)
+                    return self.exprs.lit(bool(e.const), T.BOOL)
                 return E(t, f"({e.code} != 0)")
             if isinstance(s, T.InfIntT) and e.const in (0, 1):
-                return self.lit(bool(e.const), T.BOOL)
+                return self.exprs.lit(bool(e.const), T.BOOL)
         if isinstance(bt, T.EnumT) and bt.base is not None:
             if isinstance(s, T.InfIntT) and e.const is not None:
-                return self.lit(wrap(e.const, bt.base), t)
+                return self.exprs.lit(wrap(e.const, bt.base), t)
             if isinstance(s, T.Bits):
-                inner = self.x_Cast(A.Cast(bt.base, n.expr, loc=n.loc)) if s != bt.base else e
+                # a cast node holding a checked type (resolve_type passes T.Type through)
+                inner = self.x_Cast(A.Cast(cast(A.TypeRef, bt.base), n.expr, loc=n.loc)) if s != bt.base else e
                 return E(t, inner.code, inner.const)
         if isinstance(bt, T.InfIntT) and e.const is not None:
-            return self.lit(e.const, T.INFINT)
+            return self.exprs.lit(e.const, T.INFINT)
         if isinstance(bt, T.HeaderT | T.StructT | T.TupleT) and isinstance(s, T.ListT | T.StructInitT):
-            return self.coerce(e, t, n, "cast")
-        raise self.err(f"cannot cast {e.type} to {t}", n)
+            return self.exprs.coerce(e, t, n, "cast")
+        raise self.st.err(f"cannot cast {e.type} to {t}", n)

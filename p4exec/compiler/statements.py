@@ -3,27 +3,42 @@ function around a compiled body."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
+from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import Sym, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 
+if TYPE_CHECKING:
+    from p4exec.compiler.calls import CallCompiler
+    from p4exec.compiler.core import DeclarationCompiler
+    from p4exec.compiler.expressions import ExpressionCompiler
+    from p4exec.compiler.pytypes import DataTypeGenerator
+
 
 class StatementCompiler:
     """Statements and function emission."""
+
+    calls: CallCompiler
+    decls: DeclarationCompiler
+    exprs: ExpressionCompiler
+    pytypes: DataTypeGenerator
+
+    def __init__(self, st: CompileState) -> None:
+        self.st = st
 
     # ------------------------------------------------------------------ statements
     def new_local(self, name: str) -> str:
         base = "v_" + pyident(name)
         py = base
         i = 1
-        while py in self.ctx.pyused:
+        while py in self.st.block_ctx.pyused:
             i += 1
             py = f"{base}_{i}"
-        self.ctx.pyused.add(py)
+        self.st.block_ctx.pyused.add(py)
         return py
 
     def stmts(self, stmts, em: Emitter):
@@ -38,7 +53,7 @@ class StatementCompiler:
         """Body lines em.lines[n0:] of an action/control with scalar out/inout params: on `exit` the callee
         leaves its out values on the exit exception so the caller copies them out before unwinding (P4_16:
         copy-out happens on exit too)."""
-        outs = self.ctx.out_params
+        outs = self.st.block_ctx.out_params
         if not outs:
             return
         pad = "    " * em.level
@@ -50,24 +65,24 @@ class StatementCompiler:
     def stmt(self, s, em: Emitter):
         """One statement; helper functions its expressions need (calls with out arguments inside an expression,
         see calls.function_call) are defined just before it."""
-        mark = len(self.pending_defs)
+        mark = len(self.st.pending_defs)
         n0 = len(em.lines)
-        self.stmt_depth += 1
+        self.st.stmt_depth += 1
         try:
             self._stmt(s, em)
         finally:
-            self.stmt_depth -= 1
-        if len(self.pending_defs) > mark:
+            self.st.stmt_depth -= 1
+        if len(self.st.pending_defs) > mark:
             pad = "    " * em.level
-            em.lines[n0:n0] = [pad + ln for ln in self.pending_defs[mark:]]
-            del self.pending_defs[mark:]
+            em.lines[n0:n0] = [pad + ln for ln in self.st.pending_defs[mark:]]
+            del self.st.pending_defs[mark:]
 
     def _stmt(self, s, em: Emitter):
         if isinstance(s, A.Assign):
-            lhs = self.expr(s.lhs)
+            lhs = self.exprs.expr(s.lhs)
             if lhs.lv is None:
-                raise self.err(f"cannot assign to '{expr_text(s.lhs)}' (not an l-value or read-only)", s.lhs)
-            rhs = self.coerce(self.expr(s.rhs, lhs.type), lhs.type, s.rhs, "assignment")
+                raise self.st.err(f"cannot assign to '{expr_text(s.lhs)}' (not an l-value or read-only)", s.lhs)
+            rhs = self.exprs.coerce(self.exprs.expr(s.rhs, lhs.type), lhs.type, s.rhs, "assignment")
             if T.strip_new(lhs.type).is_scalar or isinstance(T.strip_new(lhs.type), T.TupleT):
                 for line in lhs.lv.assign(rhs.code):
                     em(line)
@@ -75,7 +90,7 @@ class StatementCompiler:
                 em(f"{lhs.code}._set({rhs.code})")
             return
         if isinstance(s, A.CallStmt):
-            e = self.call(s.call, statement=True)
+            e = self.calls.call(s.call, statement=True)
             if isinstance(e.type, T.VoidT):
                 self.emit_lines(e.code or "pass", em)
             else:
@@ -84,11 +99,11 @@ class StatementCompiler:
         if isinstance(s, A.If):
             kw = "if"
             top = s
-            outer = chain = self.ctx.conditional
+            outer = chain = self.st.block_ctx.conditional
             while True:               # else-if chains become elif (no deep nesting in the generated code)
-                c = self.coerce(self.expr(s.cond), T.BOOL, s.cond, "if condition")
+                c = self.exprs.coerce(self.exprs.expr(s.cond), T.BOOL, s.cond, "if condition")
                 chain = chain or c.const is None      # p4c folds a constant condition away
-                self.ctx.conditional = chain
+                self.st.block_ctx.conditional = chain
                 em(f"{kw} {c.code}:")
                 self.sub_block(s.then, em)
                 if isinstance(s.other, A.If):
@@ -100,58 +115,58 @@ class StatementCompiler:
                     self.sub_block(s.other, em)
                 break
             # after an `if` that may return, the rest of the action runs only on some paths
-            self.ctx.conditional = outer or (chain and _may_return(top))
+            self.st.block_ctx.conditional = outer or (chain and _may_return(top))
             return
         if isinstance(s, A.Block):
-            self.push()
+            self.st.push()
             self.stmts(s.stmts, em)
-            self.pop()
+            self.st.pop()
             if not s.stmts:
                 em("pass")
             return
         if isinstance(s, A.Switch):
-            if self.ctx.kind == "action":
+            if self.st.block_ctx.kind == "action":
                 # p4c: "switch statements are not allowed in actions" (they may only appear in apply blocks)
-                raise self.err("switch statements are not allowed in actions", s)
+                raise self.st.err("switch statements are not allowed in actions", s)
             self.switch_stmt(s, em)
             return
         if isinstance(s, A.Exit):
-            if self.ctx.kind in ("parser", "function"):
-                raise self.err(f"exit is not allowed in a {self.ctx.kind}", s)
+            if self.st.block_ctx.kind in ("parser", "function"):
+                raise self.st.err(f"exit is not allowed in a {self.st.block_ctx.kind}", s)
             self.action_effect("exit", s.loc)
             em("raise _EXIT")
             return
         if isinstance(s, A.Return):
-            if self.ctx.kind == "parser":
-                raise self.err("return is not allowed in a parser", s)
-            if self.ctx.kind == "function":
-                rt = self.ctx.ret_type
+            if self.st.block_ctx.kind == "parser":
+                raise self.st.err("return is not allowed in a parser", s)
+            if self.st.block_ctx.kind == "function":
+                rt = self.st.block_ctx.ret_type
                 if s.value is None:
                     if not isinstance(rt, T.VoidT):
-                        raise self.err(f"function must return a value of type {rt}", s)
+                        raise self.st.err(f"function must return a value of type {rt}", s)
                     em(self.ret_code(None))
                 else:
                     if isinstance(rt, T.VoidT):
-                        raise self.err("a void function cannot return a value", s)
-                    v = self.coerce(self.expr(s.value, rt), rt, s.value, "return value")
-                    em(self.ret_code(self.objval(v)))
+                        raise self.st.err("a void function cannot return a value", s)
+                    v = self.exprs.coerce(self.exprs.expr(s.value, rt), rt, s.value, "return value")
+                    em(self.ret_code(self.exprs.objval(v)))
                 return
             if s.value is not None:
-                raise self.err(f"return with a value in a {self.ctx.kind}", s)
+                raise self.st.err(f"return with a value in a {self.st.block_ctx.kind}", s)
             em(self.ret_code(None))
             return
         if isinstance(s, A.VarDecl):
-            t = self.resolve_type(s.type)
+            t = self.decls.resolve_type(s.type)
             py = self.new_local(s.name)
             if s.init is not None:
-                v = self.coerce(self.expr(s.init, t), t, s.init, f"initializer of {s.name}")
-                em(f"{py} = {self.objval(v)}")
+                v = self.exprs.coerce(self.exprs.expr(s.init, t), t, s.init, f"initializer of {s.name}")
+                em(f"{py} = {self.exprs.objval(v)}")
             else:
-                em(f"{py} = {self.default_value(t)}")
-            self.declare(s.name, Sym("var", t, py), s)
+                em(f"{py} = {self.pytypes.default_value(t)}")
+            self.st.declare(s.name, Sym("var", t, py), s)
             return
         if isinstance(s, A.ConstDecl):
-            self.const_decl(s)
+            self.decls.const_decl(s)
             return
         if isinstance(s, A.Empty):
             em("pass")
@@ -164,49 +179,49 @@ class StatementCompiler:
             return
         if isinstance(s, A.Break | A.Continue):
             word = "break" if isinstance(s, A.Break) else "continue"
-            if self.ctx.loop_depth == 0:
-                raise self.err(f"'{word}' outside a for loop", s)
+            if self.st.block_ctx.loop_depth == 0:
+                raise self.st.err(f"'{word}' outside a for loop", s)
             em(word)
             return
         if isinstance(s, A.Instantiation):
-            raise self.err("instantiations are not allowed inside blocks", s, P4Unsupported)
-        raise self.err(f"unsupported statement {type(s).__name__}", s, P4Unsupported)
+            raise self.st.err("instantiations are not allowed inside blocks", s, P4Unsupported)
+        raise self.st.err(f"unsupported statement {type(s).__name__}", s, P4Unsupported)
 
     def action_effect(self, text: str, loc, callee=None) -> None:
         """A call statement or `exit` in an action. p4c-bm2-ss turns an `if` inside an action into conditional
         assignments (predication); a call or an exit has no such form, so on a path that runs only sometimes it
         is an error there ("Conditional execution in actions unsupported on this target"). A called action
         counts with its own first call or exit, as p4c inlines it."""
-        if self.ctx.kind != "action":
+        if self.st.block_ctx.kind != "action":
             return
         effect = callee.first_effect if callee is not None else (text, loc)
         if effect is None:
             return
-        if self.ctx.conditional:
-            raise self.err(f"{effect[0]}: Conditional execution in actions unsupported on this target", effect[1])
-        action = self.ctx.action
+        if self.st.block_ctx.conditional:
+            raise self.st.err(f"{effect[0]}: Conditional execution in actions unsupported on this target", effect[1])
+        action = self.st.block_ctx.action
         if action.first_effect is None:
             action.first_effect = effect
 
     def loop_body(self, body, em: Emitter) -> None:
-        self.ctx.loop_depth += 1
+        self.st.block_ctx.loop_depth += 1
         try:
             self.sub_block(body, em)
         finally:
-            self.ctx.loop_depth -= 1
+            self.st.block_ctx.loop_depth -= 1
 
     def for_stmt(self, s: A.For, em: Emitter) -> None:
         """C-style for: the updates run before every test but the first, so `continue` runs them too."""
-        self.push()
+        self.st.push()
         for init in s.init:
             self.stmt(init, em)
-        cond = None if s.cond is None else self.coerce(self.expr(s.cond), T.BOOL, s.cond, "for condition")
+        cond = None if s.cond is None else self.exprs.coerce(self.exprs.expr(s.cond), T.BOOL, s.cond, "for condition")
         if not s.updates:
             em(f"while {cond.code if cond is not None else 'True'}:")
             self.loop_body(s.body, em)
-            self.pop()
+            self.st.pop()
             return
-        first = self.tmp()
+        first = self.st.tmp()
         em(f"{first} = True")
         em("while True:")
         em.indent()
@@ -223,41 +238,41 @@ class StatementCompiler:
             em("    break")
         em.dedent()
         self.loop_body(s.body, em)
-        self.pop()
+        self.st.pop()
 
     def for_in_stmt(self, s: A.ForIn, em: Emitter) -> None:
         """`for (T x in lo .. hi)` (both ends included) and `for (T x in stack or list)`; x is a copy."""
-        t = self.resolve_type(s.type)
-        self.push()
+        t = self.decls.resolve_type(s.type)
+        self.st.push()
         py = self.new_local(s.name)
-        self.declare(s.name, Sym("var", t, py), s)
+        self.st.declare(s.name, Sym("var", t, py), s)
         if s.hi is not None:
             bt = T.strip_new(t)
             if not isinstance(bt, T.Bits | T.InfIntT):
-                raise self.err(f"a range loop needs a bit<N>/int<N> variable, not {t}", s.type)
-            lo = self.coerce(self.expr(s.coll, t), t, s.coll, "range start")
-            hi = self.coerce(self.expr(s.hi, t), t, s.hi, "range end")
+                raise self.st.err(f"a range loop needs a bit<N>/int<N> variable, not {t}", s.type)
+            lo = self.exprs.coerce(self.exprs.expr(s.coll, t), t, s.coll, "range start")
+            hi = self.exprs.coerce(self.exprs.expr(s.hi, t), t, s.hi, "range end")
             em(f"for {py} in range({lo.code}, {hi.code} + 1):")
         else:
-            coll = self.expr(s.coll)
+            coll = self.exprs.expr(s.coll)
             ct = T.strip_new(coll.type)
             if isinstance(ct, T.StackT):
                 if not T.same_type(T.strip_new(t), ct.elem):
-                    raise self.err(f"loop variable of type {t} over a stack of {ct.elem}", s.type)
-                item = self.tmp()
+                    raise self.st.err(f"loop variable of type {t} over a stack of {ct.elem}", s.type)
+                item = self.st.tmp()
                 em(f"for {item} in {coll.code}.h:")
                 em(f"    {py} = {item}._copy()")
             elif isinstance(s.coll, A.ListExpr):
-                items = [self.objval(self.coerce(self.expr(x, t), t, x, "loop value")) for x in s.coll.items]
+                items = [self.exprs.objval(self.exprs.coerce(self.exprs.expr(x, t), t, x, "loop value")) for x in s.coll.items]
                 em(f"for {py} in ({''.join(i + ', ' for i in items)}):")
             else:
-                raise self.err(f"cannot iterate over a value of type {coll.type} (a range a .. b, a header "
+                raise self.st.err(f"cannot iterate over a value of type {coll.type} (a range a .. b, a header "
                                "stack or a list is expected)", s.coll)
         self.loop_body(s.body, em)
-        self.pop()
+        self.st.pop()
 
     def ret_code(self, value):
-        outs = self.ctx.out_params
+        outs = self.st.block_ctx.out_params
         if value is not None:
             if outs:
                 return f"return ({value}, " + "".join(o + ", " for o in outs) + ")"
@@ -268,7 +283,7 @@ class StatementCompiler:
 
     def sub_block(self, s, em: Emitter):
         em.indent()
-        self.push()
+        self.st.push()
         n0 = len(em.lines)
         if isinstance(s, A.Block):
             self.stmts(s.stmts, em)
@@ -276,13 +291,13 @@ class StatementCompiler:
             self.stmt(s, em)
         if len(em.lines) == n0:
             em("pass")
-        self.pop()
+        self.st.pop()
         em.dedent()
 
     def switch_stmt(self, s: A.Switch, em: Emitter):
-        e = self.expr(s.expr)
+        e = self.exprs.expr(s.expr)
         t = e.type
-        tv = self.tmp()
+        tv = self.st.tmp()
         em(f"{tv} = {e.code}")
         groups: list[tuple[list, Any]] = []
         pending: list = []
@@ -291,26 +306,26 @@ class StatementCompiler:
         for c in s.cases:
             if c.label is None:
                 if has_default:
-                    raise self.err("duplicate default label", c)
+                    raise self.st.err("duplicate default label", c)
                 has_default = True
                 pending.append(None)
             else:
                 if isinstance(t, T.ActionRunT):
                     if not isinstance(c.label, A.Name):
-                        raise self.err("switch on action_run needs action names as labels", c.label)
+                        raise self.st.err("switch on action_run needs action names as labels", c.label)
                     names = {a.action.local: a.action for a in t.table.actions}
                     if c.label.name not in names:
-                        raise self.err(f"'{c.label.name}' is not an action of table {t.table.local}", c.label)
+                        raise self.st.err(f"'{c.label.name}' is not an action of table {t.table.local}", c.label)
                     key = names[c.label.name].name
                     pending.append(repr(key))
                 else:
-                    lv = self.coerce(self.expr(c.label, t), t, c.label, "switch label")
+                    lv = self.exprs.coerce(self.exprs.expr(c.label, t), t, c.label, "switch label")
                     if lv.const is None:
-                        raise self.err("switch label must be a compile-time constant", c.label)
+                        raise self.st.err("switch label must be a compile-time constant", c.label)
                     key = lv.const
                     pending.append(lv.code)
                 if key in seen:
-                    raise self.err("duplicate switch label", c.label)
+                    raise self.st.err("duplicate switch label", c.label)
                 seen.add(key)
             if c.body is not None:
                 groups.append((pending, c.body))
@@ -348,7 +363,7 @@ class StatementCompiler:
         lines = em.lines
         m = re.match(r"\s*def \w+\((.*)\):", lines[0]) if lines else None
         if m is None or len(lines) < 2:
-            self.out.extend(em)
+            self.st.out.extend(em)
             return
         params = {x.strip() for x in m.group(1).split(",") if x.strip()}
         body = "\n".join(lines[1:])
@@ -357,16 +372,16 @@ class StatementCompiler:
             parts = path.split(".")
             for k in range(2, len(parts) + 1):
                 pre = ".".join(parts[:k])
-                if pre in self.obj_paths and parts[0] in params:
+                if pre in self.st.obj_paths and parts[0] in params:
                     counts[pre] = counts.get(pre, 0) + 1
         hoist = [p for p, c in counts.items() if c >= 2]
         if not hoist:
-            self.out.extend(em)
+            self.st.out.extend(em)
             return
         hoist.sort(key=lambda p: (p.count("."), p))
-        indent = re.match(r"\s*", lines[1]).group(0)
+        indent = lines[1][:len(lines[1]) - len(lines[1].lstrip())]
         pre_lines = []
-        aliases = {}
+        aliases: dict[str, str] = {}
         for i, path in enumerate(hoist):
             alias = f"_o{i}"
             src = path
@@ -379,9 +394,9 @@ class StatementCompiler:
         for path in sorted(aliases, key=len, reverse=True):
             body = re.sub(re.escape(path) + r"(?![\w\[])", aliases[path], body)
         # the alias definitions themselves must keep the original paths
-        self.out.lines.append(lines[0])
-        self.out.lines.extend(pre_lines)
-        self.out.lines.extend(body.split("\n"))
+        self.st.out.lines.append(lines[0])
+        self.st.out.lines.extend(pre_lines)
+        self.st.out.lines.extend(body.split("\n"))
 
 
 def _may_return(s) -> bool:

@@ -1,9 +1,9 @@
-"""Values the compiler passes between its mixins: compiled expressions (E), l-values (LV), symbols (Sym),
+"""Values the compiler's parts pass between each other: compiled expressions (E), l-values (LV), symbols (Sym),
 block contexts (Ctx), and small pure helpers (width checks, P4 text of expressions and types)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from p4exec.compiler import types as T
 from p4exec.errors import SourceLoc
@@ -19,7 +19,11 @@ class E:
 
     __slots__ = ("type", "code", "const", "lv", "loc", "extra")
 
-    def __init__(self, type_, code, const=None, lv=None, loc=None, extra=None):
+    def __init__(self, type_: T.Type, code: str, const: Any = None, lv: LV | None = None,
+                 loc: SourceLoc | None = None, extra: Any = None) -> None:
+        # const: the compile-time value (int, bool, str, or a tuple/list of values) or None;
+        # extra: what some uses need beyond type and code (a 'ref'/'dontcare' tag, list items, the Sym of a
+        # method's object, ('stack_next', ...) for extract)
         self.type = type_
         self.code = code
         self.const = const
@@ -33,7 +37,8 @@ class LV:
 
     __slots__ = ("target", "base", "hi", "lo", "type")
 
-    def __init__(self, target=None, base=None, hi=0, lo=0, type_=None):
+    def __init__(self, target: str | None = None, base: E | None = None, hi: int = 0, lo: int = 0,
+                 type_: T.Type | None = None) -> None:
         self.target = target      # python assignable expression
         self.base = base          # for slices: the E of the sliced l-value
         self.hi = hi
@@ -45,12 +50,13 @@ class LV:
             return [f"{self.target} = {val}"]
         w = self.hi - self.lo + 1
         m = (1 << w) - 1
-        bt = T.strip_new(self.base.type)
+        bt = cast(T.Bits, T.strip_new(self.base.type))   # slices are of bit<W>/int<W> values only
         clear = bt.mask ^ (m << self.lo)
         newval = f"(({self.base.code} & {clear:#x}) | (({val}) << {self.lo}))"
         if bt.signed:
             half = 1 << (bt.width - 1)
             newval = f"((({newval} & {bt.mask:#x}) ^ {half:#x}) - {half:#x})"
+        assert self.base.lv is not None      # only l-values are sliced for assignment
         return self.base.lv.assign(newval)
 
 
@@ -83,6 +89,7 @@ class Ctx:
     # in an action: the statement runs only on some paths (inside a non-constant `if`, or after one that may
     # `return`); p4c-bm2-ss cannot run calls or `exit` there (see StatementCompiler.action_effect)
     conditional: bool = False
+    action: Any = None                 # in an action: its ir.ActionInfo
 
 
 def _loc(node):

@@ -3,18 +3,34 @@ their action dispatchers; the part that feeds P4Info and the runtime's table obj
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
+from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import name_loc
 
+if TYPE_CHECKING:
+    from p4exec.compiler.calls import CallCompiler
+    from p4exec.compiler.core import DeclarationCompiler
+    from p4exec.compiler.expressions import ExpressionCompiler
+    from p4exec.compiler.statements import StatementCompiler
+
 
 class TableCompiler:
     """Actions and tables."""
+
+    calls: CallCompiler
+    decls: DeclarationCompiler
+    exprs: ExpressionCompiler
+    statements: StatementCompiler
+
+    def __init__(self, st: CompileState) -> None:
+        self.st = st
 
     # ------------------------------------------------------------------ names
     @staticmethod
@@ -37,53 +53,53 @@ class TableCompiler:
         """p4c: two tables may not share a fully-qualified name (after @name), e.g. two tables @name("t"), or one
         control with a table instantiated twice under one @name."""
         key = (kind, fqn)
-        prev = self.cp_names.get(key)
+        prev = self.st.cp_names.get(key)
         if prev is not None and (kind == "table" or prev[1] is not node):
             # an action declaration compiled again for a second instance of its control keeps its one name
-            raise self.err(f"conflicting control-plane name '{fqn}': another {kind} has it (at {prev[0]})", node)
-        self.cp_names[key] = (node.loc, node)
+            raise self.st.err(f"conflicting control-plane name '{fqn}': another {kind} has it (at {prev[0]})", node)
+        self.st.cp_names[key] = (node.loc, node)
 
     # ------------------------------------------------------------------ actions
     def action_decl(self, d: A.ActionDecl, prefix: str):
         fqn = self.fq(prefix, d.name, d.annos)
-        pyf = self.unique("A_" + fqn)
+        pyf = self.st.unique("A_" + fqn)
         seen_dirless = False
-        self.action_declaring = fqn
+        self.st.action_declaring = fqn
         cp = []
         for p in d.params:
             if p.direction == "":
                 seen_dirless = True
-                t = self.resolve_type(p.type)
+                t = self.decls.resolve_type(p.type)
                 w = T.bit_width(t)
                 if w is None or not T.strip_new(t).is_scalar:
-                    raise self.err(f"action parameter '{p.name}' has type {t}; control-plane parameters must be "
+                    raise self.st.err(f"action parameter '{p.name}' has type {t}; control-plane parameters must be "
                                    "bit<N>, int<N>, bool or a serializable enum", p)
                 cp.append(ir.ParamInfo(p.name, w, p.annos, t))
             elif seen_dirless:
-                raise self.err(f"directional parameter '{p.name}' after a directionless one (directional "
+                raise self.st.err(f"directional parameter '{p.name}' after a directionless one (directional "
                                "parameters come first)", p)
-        self.action_declaring = None
+        self.st.action_declaring = None
         info = ir.ActionInfo(fqn, d.name, cp, d.annos, pyf, len(d.params) - len(cp), decl=d)
         sym = Sym("action", py=pyf, info=info, const="local" if prefix else "global")
-        self.info.action_events.append((self.pipeline_role, fqn, "decl" if prefix else "global"))
+        self.st.info.action_events.append((self.st.pipeline_role, fqn, "decl" if prefix else "global"))
         # two actions may share a control-plane name (@name): p4c-bm2-ss accepts that, and P4Info lists the name
         # once; only a table listing both is an error (see table_decl)
-        self.declare(d.name, sym, d)
-        saved = self.ctx
+        self.st.declare(d.name, sym, d)
+        saved = self.st.block_ctx
         ctx = Ctx("action", prefix, saved.ctx_args if prefix else "", saved.frame, control=saved.control,
                   roots=saved.roots)
         ctx.action = info
-        self.ctx = ctx
-        self.push()
+        self.st.ctx = ctx
+        self.st.push()
         pnames = []
         for p in d.params:
-            t = self.resolve_type(p.type)
+            t = self.decls.resolve_type(p.type)
             py = "a_" + pyident(p.name)
             if py in ctx.pyused:
-                raise self.err(f"duplicate parameter '{p.name}'", p)
+                raise self.st.err(f"duplicate parameter '{p.name}'", p)
             ctx.pyused.add(py)
             pnames.append(py)
-            self.declare(p.name, Sym("param", t, py, direction=p.direction or "in"), p)
+            self.st.declare(p.name, Sym("param", t, py, direction=p.direction or "in"), p)
             if p.direction in ("out", "inout") and T.strip_new(t).is_scalar:
                 ctx.out_params.append(py)
         em = Emitter()
@@ -91,24 +107,24 @@ class TableCompiler:
         em(f"def {pyf}({', '.join(args)}):")
         em.indent()
         n0 = len(em.lines)
-        self.stmts(d.body.stmts, em)
+        self.statements.stmts(d.body.stmts, em)
         # header/struct arguments are passed by reference; that differs from copy-in/copy-out only when the body
         # also reaches the caller's objects (the control's parameters or locals), e.g. `a(hdr.h)` writing
         # hdr.h.x and h.x: then the call copies in and out so the copy-out wins, as in P4 and BMv2
         outer = [x.strip() for x in (ctx.ctx_args or "").split(",") if x.strip()] + ["L"]
         body_text = "\n".join(em.lines[n0:])
-        has_obj_out = any(p.direction in ("out", "inout") and not T.strip_new(self.resolve_type(p.type)).is_scalar
+        has_obj_out = any(p.direction in ("out", "inout") and not T.strip_new(self.decls.resolve_type(p.type)).is_scalar
                           for p in d.params)
         info.copy_objects = has_obj_out and any(re.search(rf"\b{re.escape(o)}\b", body_text) for o in outer)
-        self.wrap_exit_copy_out(em, n0)
+        self.statements.wrap_exit_copy_out(em, n0)
         if ctx.out_params:
-            em(self.ret_code(None))
+            em(self.statements.ret_code(None))
         if len(em.lines) == n0:
             em("pass")
         em.dedent()
-        self.pop()
-        self.ctx = saved
-        self.emit_function(em)
+        self.st.pop()
+        self.st.ctx = saved
+        self.statements.emit_function(em)
         return info
 
     # ------------------------------------------------------------------ tables
@@ -117,25 +133,25 @@ class TableCompiler:
         props = {}
         for p in d.props:
             if p.name in props:
-                raise self.err(f"table property '{p.name}' given twice", p)
+                raise self.st.err(f"table property '{p.name}' given twice", p)
             props[p.name] = p
         if "actions" not in props:
-            raise self.err(f"table {d.name} has no 'actions' property", d)
+            raise self.st.err(f"table {d.name} has no 'actions' property", d)
         info = ir.TableInfo(fqn, d.name, [], [], annos=d.annos, hidden=A.anno(d.annos, "hidden") is not None)
         key_codes = []
         if "key" in props:
             lpm = 0
             for k in props["key"].value:
-                e = self.expr(k.expr)
+                e = self.exprs.expr(k.expr)
                 kt = T.strip_new(e.type)
-                if k.match_kind not in self.match_kinds:
-                    raise self.err(f"unknown match kind '{k.match_kind}'", name_loc(k.match_kind, k.loc))
+                if k.match_kind not in self.st.match_kinds:
+                    raise self.st.err(f"unknown match kind '{k.match_kind}'", name_loc(k.match_kind, k.loc))
                 if k.match_kind not in ("exact", "lpm", "ternary", "range", "optional", "selector"):
-                    raise self.err(f"unsupported: match kind '{k.match_kind}'", k, P4Unsupported)
+                    raise self.st.err(f"unsupported: match kind '{k.match_kind}'", k, P4Unsupported)
                 if k.match_kind == "lpm":
                     lpm += 1
                     if lpm > 1:
-                        raise self.err(f"table {d.name} has more than one lpm key field", k)
+                        raise self.st.err(f"table {d.name} has more than one lpm key field", k)
                 if isinstance(kt, T.BoolT):
                     code, w = f"(1 if {e.code} else 0)", 1
                 elif isinstance(kt, T.Bits):
@@ -146,22 +162,22 @@ class TableCompiler:
                 elif isinstance(kt, T.ErrorT):
                     code, w = e.code, 32
                 else:
-                    raise self.err(f"table key of type {e.type} is not supported", k)
+                    raise self.st.err(f"table key of type {e.type} is not supported", k)
                 kname = _anno_arg(k.annos, "name") or self._key_name(k.expr)
                 info.keys.append(ir.KeyInfo(kname, k.match_kind, w, k.annos, e.type))
                 key_codes.append(code)
         # actions
         refs: dict[str, tuple] = {}
         for ref in props["actions"].value:
-            s = self.lookup(ref.name, ref)
+            s = self.st.lookup(ref.name, ref)
             if s.kind != "action":
-                raise self.err(f"'{ref.name}' in the actions of table {d.name} is not an action", ref)
+                raise self.st.err(f"'{ref.name}' in the actions of table {d.name} is not an action", ref)
             if s.info.name in refs:
                 if refs[s.info.name][0] is not s:
                     # p4c-bm2-ss: "Attempt to add to json object a value for a label which already exists"
-                    raise self.err(f"table {d.name} lists two actions with the control-plane name "
+                    raise self.st.err(f"table {d.name} lists two actions with the control-plane name "
                                    f"'{s.info.name}' (@name); BMv2's JSON can hold only one", ref)
-                raise self.err(f"action '{ref.name}' listed twice in table {d.name}", ref)
+                raise self.st.err(f"action '{ref.name}' listed twice in table {d.name}", ref)
             scope = "TABLE_AND_DEFAULT"
             if A.anno(ref.annos, "tableonly"):
                 scope = "TABLE_ONLY"
@@ -179,15 +195,15 @@ class TableCompiler:
             if pname == "default_action":
                 aname, args = self._action_ref_expr(v)
                 if aname not in refs:
-                    raise self.err(f"default action '{aname}' is not in the actions list of table {d.name}", v)
+                    raise self.st.err(f"default action '{aname}' is not in the actions list of table {d.name}", v)
                 s = refs[aname][0]
                 info.default_action = s.info.name
                 info.default_args = self._const_action_args(s.info, args, v)
                 info.default_const = p.const
                 if any(r.action is s.info and r.scope == "TABLE_ONLY" for r in info.actions):
-                    raise self.err(f"action '{aname}' is @tableonly and cannot be the default action", v)
+                    raise self.st.err(f"action '{aname}' is @tableonly and cannot be the default action", v)
             elif pname == "size":
-                info.size = self.const_int(v, "table size")
+                info.size = self.decls.const_int(v, "table size")
             elif pname == "counters":
                 inst = self._instance_ref(v, "direct_counter", d, fqn)
                 info.direct_counter = inst.name
@@ -198,7 +214,7 @@ class TableCompiler:
                 inst = self._instance_ref(v, ("action_profile", "action_selector"), d, fqn)
                 info.implementation = inst.name
             elif pname == "support_timeout":
-                e = self.expr(v)
+                e = self.exprs.expr(v)
                 info.idle_timeout = bool(e.const)
             elif pname == "largest_priority_wins":
                 pass
@@ -209,13 +225,13 @@ class TableCompiler:
             # action profiles)" -- a warning, and the default is left out of the BMv2 JSON, so on BMv2 a miss
             # runs no action while p4exec runs this default.
             loc = getattr(props["default_action"], "loc", None) or d.loc
-            self.info.warnings.append(f"{loc}: warning: default_action of table {fqn}, which has an "
+            self.st.info.warnings.append(f"{loc}: warning: default_action of table {fqn}, which has an "
                                       f"action profile/selector: p4c-bm2-ss ignores it (BMv2 runs no action on "
                                       f"a miss); p4exec runs it")
         if any(k.match_kind == "selector" for k in info.keys):
-            impl = self.info.externs.get(info.implementation or "")
+            impl = self.st.info.externs.get(info.implementation or "")
             if impl is None or impl.kind != "action_selector":
-                raise self.err(f"table {d.name} has a selector key but no action_selector implementation", d)
+                raise self.st.err(f"table {d.name} has a selector key but no action_selector implementation", d)
         if "entries" in props:
             info.const_entries = props["entries"].const
             self._table_entries(info, props["entries"], refs, d, props)
@@ -225,46 +241,46 @@ class TableCompiler:
             # ref with @defaultonly, scope DEFAULT_ONLY, and initial_default_action NoAction)
             info.default_action = "NoAction"
             if not any(r.action.name == "NoAction" for r in info.actions):
-                na = self.globals.get("NoAction")
+                na = self.st.globals.get("NoAction")
                 if na is None or na.kind != "action":
-                    raise self.err(f"table {d.name} has no default action and NoAction is not declared", d)
+                    raise self.st.err(f"table {d.name} has no default action and NoAction is not declared", d)
                 anno = A.Annotation("defaultonly", "", [], loc=d.loc)
                 info.actions.append(ir.ActionRefInfo(na.info, "DEFAULT_ONLY", [anno]))
                 refs["NoAction"] = (na, A.ActionRef("NoAction", None, [anno], loc=d.loc))
-        self.info.action_events.extend((self.pipeline_role, r.action.name, "use") for r in info.actions)
-        info.pyobj = self.unique("TBL_" + fqn)
-        info.pyfunc = self.unique("TA_" + fqn)
-        self.bind.append((info.pyobj, "table", fqn))
+        self.st.info.action_events.extend((self.st.pipeline_role, r.action.name, "use") for r in info.actions)
+        info.pyobj = self.st.unique("TBL_" + fqn)
+        info.pyfunc = self.st.unique("TA_" + fqn)
+        self.st.bind.append((info.pyobj, "table", fqn))
         # dispatchers
         disp = {}
-        ctxa = self.ctx.ctx_args
+        ctxa = self.st.block_ctx.ctx_args
         for r in info.actions:
             s, ref = refs[r.action.local] if r.action.local in refs else refs[r.action.name]
             a = r.action
             if ref.args or a.n_dir_params:
                 if len(ref.args or []) != a.n_dir_params:
-                    raise self.err(f"action '{a.local}' in table {d.name} must bind its {a.n_dir_params} "
+                    raise self.st.err(f"action '{a.local}' in table {d.name} must bind its {a.n_dir_params} "
                                    "directional parameter(s)", ref)
                 disp[a.name] = self._bound_dispatcher(a, ref, s, ctxa)
             elif s.const == "local" or not ctxa:
                 disp[a.name] = a.pyfunc
             else:
-                ad = self.unique("D_" + a.name)
-                self.out(f"def {ad}({ctxa}, *cp):")
-                self.out(f"    {a.pyfunc}(*cp)")
+                ad = self.st.unique("D_" + a.name)
+                self.st.out(f"def {ad}({ctxa}, *cp):")
+                self.st.out(f"    {a.pyfunc}(*cp)")
                 disp[a.name] = ad
-            self.info.actions.setdefault(a.name, a)
+            self.st.info.actions.setdefault(a.name, a)
         if info.default_action == "NoAction" and "NoAction" not in disp:
-            na = self.globals.get("NoAction")
+            na = self.st.globals.get("NoAction")
             if na is None or na.kind != "action":
-                raise self.err(f"table {d.name} has no default action and NoAction is not declared", d)
-            ad = self.unique("D_NoAction")
-            self.out(f"def {ad}({ctxa + ', ' if ctxa else ''}*cp):")
-            self.out("    pass")
+                raise self.st.err(f"table {d.name} has no default action and NoAction is not declared", d)
+            ad = self.st.unique("D_NoAction")
+            self.st.out(f"def {ad}({ctxa + ', ' if ctxa else ''}*cp):")
+            self.st.out("    pass")
             disp["NoAction"] = ad
-            self.info.actions.setdefault("NoAction", na.info)
-        dname = self.unique("DISP_" + fqn)
-        self.out(f"{dname} = {{" + ", ".join(f"{k!r}: {v}" for k, v in disp.items()) + "}")
+            self.st.info.actions.setdefault("NoAction", na.info)
+        dname = self.st.unique("DISP_" + fqn)
+        self.st.out(f"{dname} = {{" + ", ".join(f"{k!r}: {v}" for k, v in disp.items()) + "}")
         em = Emitter()
         em(f"def {info.pyfunc}({ctxa}):")
         em.indent()
@@ -272,9 +288,9 @@ class TableCompiler:
         em(f"r = {info.pyobj}.lookup({keyt}, PK.pkt_len)")
         if info.direct_meter:
             # BMv2: on a hit the table's direct meter runs and writes its result target (see direct_meter.read)
-            dm = self.info.externs[info.direct_meter]
-            self.dm_tables[dm.name] = d.loc
-            self.dm_ctx[dm.name] = ctxa
+            dm = self.st.info.externs[info.direct_meter]
+            self.st.dm_tables[dm.name] = d.loc
+            self.st.dm_ctx[dm.name] = ctxa
             em("if r.entry is not None:")
             em(f"    _DMW_{dm.pyobj}({ctxa + ', ' if ctxa else ''}{dm.pyobj}.execute(r.entry, PK.pkt_len, PK.now))")
         em("a = r.action")
@@ -282,11 +298,11 @@ class TableCompiler:
         em(f"    {dname}[a.action]({ctxa + ', ' if ctxa else ''}*a.args)")
         em("return r")
         em.dedent()
-        self.emit_function(em)
+        self.statements.emit_function(em)
         self.claim_control_plane_name(fqn, "table", d)
-        self.info.tables[fqn] = info
+        self.st.info.tables[fqn] = info
         sym = Sym("table", T.TableT(info), info.pyfunc, info=info)
-        self.declare(d.name, sym, d)
+        self.st.declare(d.name, sym, d)
         _ = by_local
         return info
 
@@ -294,22 +310,22 @@ class TableCompiler:
         """A function running action `a` with the directional arguments bound in the table's action list."""
         d = a.decl
         cps = [p for p in d.params if p.direction == ""]
-        self.push()
+        self.st.push()
         cp_args = []
         names = []
         for i, p in enumerate(cps):
             py = f"c{i}"
             names.append(py)
-            self.declare(f"__cp{i}", Sym("param", self.resolve_type(p.type), py, direction="in"), ref)
+            self.st.declare(f"__cp{i}", Sym("param", self.decls.resolve_type(p.type), py, direction="in"), ref)
             cp_args.append(A.Arg(A.Name(f"__cp{i}", loc=ref.loc), loc=ref.loc))
         call = A.Call(A.Name(ref.name, loc=ref.loc), list(ref.args or []) + cp_args, loc=ref.loc)
         prefix = ctxa if sym.const == "local" else ""
-        lines, _ = self.call_with_params(call, d.params, a.pyfunc, f"action {a.local} in a table", prefix)
-        self.pop()
-        fn = self.unique("D_" + a.name)
-        self.out(f"def {fn}({', '.join(([ctxa] if ctxa else []) + names)}):")
+        lines, _ = self.calls.call_with_params(call, d.params, a.pyfunc, f"action {a.local} in a table", prefix)
+        self.st.pop()
+        fn = self.st.unique("D_" + a.name)
+        self.st.out(f"def {fn}({', '.join(([ctxa] if ctxa else []) + names)}):")
         for line in lines:
-            self.out("    " + line)
+            self.st.out("    " + line)
         return fn
 
     def _action_ref_expr(self, v):
@@ -317,7 +333,7 @@ class TableCompiler:
             return v.func.name, v.args
         if isinstance(v, A.Name):
             return v.name, []
-        raise self.err("expected an action call, e.g. drop() or set_port(1)", v)
+        raise self.st.err("expected an action call, e.g. drop() or set_port(1)", v)
 
     def _const_action_args(self, ainfo: ir.ActionInfo, args, node) -> tuple:
         d = ainfo.decl
@@ -325,14 +341,14 @@ class TableCompiler:
         if ainfo.n_dir_params and len(args) == len(d.params):
             args = args[ainfo.n_dir_params:]
         if len(args) != len(cps):
-            raise self.err(f"action '{ainfo.local}' expects {len(cps)} argument(s), got {len(args)}", node)
-        bound = self.bind_args(cps, args, node, f"action {ainfo.local}")
+            raise self.st.err(f"action '{ainfo.local}' expects {len(cps)} argument(s), got {len(args)}", node)
+        bound = self.calls.bind_args(cps, args, node, f"action {ainfo.local}")
         out = []
         for p, a in zip(cps, bound, strict=True):
-            t = self.resolve_type(p.type)
-            e = self.coerce(self.expr(a.value, t), t, a.value, f"argument '{p.name}' of {ainfo.local}")
+            t = self.decls.resolve_type(p.type)
+            e = self.exprs.coerce(self.exprs.expr(a.value, t), t, a.value, f"argument '{p.name}' of {ainfo.local}")
             if e.const is None:
-                raise self.err(f"argument '{p.name}' of {ainfo.local} must be a compile-time constant", a.value)
+                raise self.st.err(f"argument '{p.name}' of {ainfo.local} must be a compile-time constant", a.value)
             v = e.const
             bt = T.strip_new(t)
             if isinstance(v, bool):
@@ -346,24 +362,24 @@ class TableCompiler:
         if isinstance(kinds, str):
             kinds = (kinds,)
         if isinstance(v, A.Name):
-            s = self.lookup(v.name, v)
+            s = self.st.lookup(v.name, v)
             if s.kind != "instance" or not isinstance(s.info, ir.ExternInstance) or s.info.kind not in kinds:
-                raise self.err(f"'{v.name}' is not a {' or '.join(kinds)}", v)
+                raise self.st.err(f"'{v.name}' is not a {' or '.join(kinds)}", v)
             inst = s.info
         elif isinstance(v, A.CtorCall):
-            t = self.resolve_type(v.type)
+            t = self.decls.resolve_type(v.type)
             if not isinstance(t, T.ExternT) or t.name not in kinds:
-                raise self.err(f"expected a {' or '.join(kinds)}", v)
+                raise self.st.err(f"expected a {' or '.join(kinds)}", v)
             # p4c's P4Runtime serializer: an instance constructed in the property has no control-plane name
             # (P4_16 has no syntax to annotate it), so p4c-bm2-ss rejects it; p4exec always serves P4Runtime
             prop = {"direct_counter": "counters", "direct_meter": "meters"}.get(t.name, "implementation")
-            raise self.err(f"Table '{table_fqn}' has an anonymous table property '{prop}' with no name "
+            raise self.st.err(f"Table '{table_fqn}' has an anonymous table property '{prop}' with no name "
                            "annotation, which is not supported by P4Runtime (declare the instance and name it)", v)
         else:
-            raise self.err(f"expected a {' or '.join(kinds)}", v)
+            raise self.st.err(f"expected a {' or '.join(kinds)}", v)
         if table_fqn not in inst.tables:
             if inst.kind in ("direct_counter", "direct_meter") and inst.tables:
-                raise self.err(f"{inst.kind} '{inst.name}' is already used by table {inst.tables[0]}", v)
+                raise self.st.err(f"{inst.kind} '{inst.name}' is already used by table {inst.tables[0]}", v)
             inst.tables.append(table_fqn)
         return inst
 
@@ -375,7 +391,7 @@ class TableCompiler:
         else:
             items = [ks]
         if len(items) != n:
-            raise self.err(f"entry has {len(items)} key value(s), the table has {n} key field(s)", ks)
+            raise self.st.err(f"entry has {len(items)} key value(s), the table has {n} key field(s)", ks)
         return items
 
     def _table_entries(self, info: ir.TableInfo, prop, refs, d, props):
@@ -385,15 +401,15 @@ class TableCompiler:
         explicit = [e for e in entries if e.priority is not None or A.anno(e.annos, "priority")]
         lpw = True
         if "largest_priority_wins" in props:
-            lpw = bool(self.expr(props["largest_priority_wins"].value).const)
+            lpw = bool(self.exprs.expr(props["largest_priority_wins"].value).const)
         delta = 1
         if "priority_delta" in props:
-            delta = self.const_int(props["priority_delta"].value, "priority_delta")
+            delta = self.decls.const_int(props["priority_delta"].value, "priority_delta")
             if delta <= 0:
-                raise self.err("priority_delta must be positive", props["priority_delta"].value)
+                raise self.st.err("priority_delta must be positive", props["priority_delta"].value)
         if prop.const and explicit:
             # p4c's frontend (EntryPriorities, v1.2.4.17): priorities only in a table whose entries are not const
-            raise self.err("Entry: Table with 'const' entries cannot have priorities", explicit[0].keyset)
+            raise self.st.err("Entry: Table with 'const' entries cannot have priorities", explicit[0].keyset)
         n = len(entries)
         prev: int | None = None
         prios: list[int] = []
@@ -404,30 +420,30 @@ class TableCompiler:
                 match.append(self._entry_match(k, it))
             aname = ent.action.name
             if aname not in refs:
-                raise self.err(f"action '{aname}' is not in the actions list of table {d.name}", ent.action)
+                raise self.st.err(f"action '{aname}' is not in the actions list of table {d.name}", ent.action)
             s = refs[aname][0]
             args = self._const_action_args(s.info, ent.action.args or [], ent.action)
             prio = 0
             if needs_prio or explicit:
                 if ent.priority is not None:
-                    prio = self.const_int(ent.priority, "entry priority")
+                    prio = self.decls.const_int(ent.priority, "entry priority")
                 elif A.anno(ent.annos, "priority") is not None:
                     prio = int(_anno_arg(ent.annos, "priority"))
-                elif explicit and prev is None:
-                    raise self.err("when some entries have priorities, the first one must have one", ent)
                 elif explicit:
+                    if prev is None:
+                        raise self.st.err("when some entries have priorities, the first one must have one", ent)
                     # P4_16 (and p4c's EntryPriorities): an entry without a priority follows the previous one by
                     # priority_delta, downwards when the largest priority wins
                     prio = prev - delta if lpw else prev + delta
                     if prio < 0:
-                        raise self.err(f"entry priority {prio} would be negative (previous {prev}, priority_delta "
+                        raise self.st.err(f"entry priority {prio} would be negative (previous {prev}, priority_delta "
                                        f"{delta}): overflow in priority computation", ent)
                 else:
                     prio = n - i
                 prev = prio
                 if explicit and prios and (prio > prios[-1] if lpw else prio < prios[-1]):
                     # p4c-bm2-ss 1.2.4.17 writes BMv2's entries in program order and ignores their priorities
-                    self.info.warnings.append(
+                    self.st.info.warnings.append(
                         f"{ent.keyset.loc}: warning: entries out of priority order in table {info.name}: "
                         f"BMv2 (after p4c-bm2-ss) matches them in program order, p4exec by priority")
                 prios.append(prio)
@@ -439,35 +455,35 @@ class TableCompiler:
         t = T.Bits(k.width)
         if isinstance(it, A.KsDontCare | A.KsDefault):
             if k.match_kind == "exact":
-                raise self.err("don't-care '_' is not allowed for an exact key field", it)
+                raise self.st.err("don't-care '_' is not allowed for an exact key field", it)
             return None
         if isinstance(it, A.KsMask):
-            v = self.coerce(self.expr(it.value, t), t, it.value, "entry key").const
-            m = self.coerce(self.expr(it.mask, t), t, it.mask, "entry mask").const
+            v = self.exprs.coerce(self.exprs.expr(it.value, t), t, it.value, "entry key").const
+            m = self.exprs.coerce(self.exprs.expr(it.mask, t), t, it.mask, "entry mask").const
             if v is None or m is None:
-                raise self.err("entry key values must be compile-time constants", it)
+                raise self.st.err("entry key values must be compile-time constants", it)
             if k.match_kind == "ternary":
                 return ("ternary", v & m, m)
             if k.match_kind == "lpm":
                 plen = bin(m).count("1")
                 if m != ((1 << plen) - 1) << (k.width - plen):
-                    raise self.err("lpm mask must be a prefix mask", it)
+                    raise self.st.err("lpm mask must be a prefix mask", it)
                 return ("lpm", v & m, plen)
-            raise self.err(f"mask '&&&' not allowed for a {k.match_kind} key field", it)
+            raise self.st.err(f"mask '&&&' not allowed for a {k.match_kind} key field", it)
         if isinstance(it, A.KsRange):
             if k.match_kind != "range":
-                raise self.err(f"range '..' not allowed for a {k.match_kind} key field", it)
-            lo = self.coerce(self.expr(it.lo, t), t, it.lo, "entry key").const
-            hi = self.coerce(self.expr(it.hi, t), t, it.hi, "entry key").const
+                raise self.st.err(f"range '..' not allowed for a {k.match_kind} key field", it)
+            lo = self.exprs.coerce(self.exprs.expr(it.lo, t), t, it.lo, "entry key").const
+            hi = self.exprs.coerce(self.exprs.expr(it.hi, t), t, it.hi, "entry key").const
             return ("range", lo, hi)
-        e = self.expr(it, t)
+        e = self.exprs.expr(it, t)
         if isinstance(T.strip_new(e.type), T.BoolT):
-            e = self.lit(int(e.const), t) if e.const is not None else e
+            e = self.exprs.lit(int(e.const), t) if e.const is not None else e
         else:
-            e = self.coerce(e, T.Bits(k.width) if not isinstance(T.strip_new(e.type), T.EnumT | T.ErrorT)
+            e = self.exprs.coerce(e, T.Bits(k.width) if not isinstance(T.strip_new(e.type), T.EnumT | T.ErrorT)
                             else e.type, it, "entry key")
         if e.const is None:
-            raise self.err("entry key values must be compile-time constants", it)
+            raise self.st.err("entry key values must be compile-time constants", it)
         v = int(e.const) & ((1 << k.width) - 1)
         mk = k.match_kind
         if mk == "exact":
@@ -480,4 +496,4 @@ class TableCompiler:
             return ("range", v, v)
         if mk == "optional":
             return ("optional", v)
-        raise self.err(f"unsupported match kind {mk} in entries", it)
+        raise self.st.err(f"unsupported match kind {mk} in entries", it)
