@@ -42,8 +42,7 @@ test: setup
 
 lint: setup
 	$(PY) -m ruff check .
-	$(PY) -m mypy --ignore-missing-imports controller topologies ethlab difftest p4exec/compiler p4exec/frontend p4exec/p4runtime p4exec/runtime \
-	  p4exec/v1model p4exec/stf p4exec/switch vfabric
+	$(PY) -m mypy --ignore-missing-imports controller topologies ethlab difftest p4exec vfabric traffic
 
 # Compile every program in p4src/ for p4exec, and for BMv2 too when the reference compiler is installed.
 # p4c takes the P4Info format from the suffix: .txt (text) is the one every p4c release knows.

@@ -8,6 +8,10 @@ Per topology: seconds per phase (compile, namespaces, switch nodes, links, host 
 connect, pipeline push, entries), entries installed, then on one switch of the running fabric: entries/s
 written one Write per entry vs one batched Write (entries removed afterwards), and peak memory: the sum of the
 switch processes' peak RSS (VmHWM) plus this process (controller + Mininet) peak RSS. Needs root.
+`--baseline` first brings each topology up with every p4exec switch started from scratch (no fork server,
+each compiling the pushed program itself), then as `ethlab up` does, and prints the ratios of the switch-start
+and pipeline-push phases. Wall seconds and CPU seconds (this process and its descendants) are printed per
+phase, with the load average: on a shared machine CPU seconds say more.
 `--target bmv2` (or `both`) runs each topology on p4exec and then on BMv2 (simple_switch_grpc, programs by
 p4c-bm2-ss; default topology erack --gpus 16 --planes 4) in the same run and prints p4exec / BMv2 ratios.
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import os
 import resource
 import sys
 import time
@@ -66,19 +71,22 @@ def write_throughput(conn, n: int) -> dict[str, float]:
     return {"entries": n, "single_per_s": round(n / t_single, 1), "batched_per_s": round(n / t_batch, 1)}
 
 
-def bench(name: str, params: dict, writes: int, target: str) -> dict:
+def bench(name: str, params: dict, writes: int, target: str, fork: bool = True) -> dict:
     topo = load_topology(name, **params)
+    load0 = os.getloadavg()[0]
     t0 = time.monotonic()
-    with running_fabric(topo, target=target, policy="ecmp") as running:
+    with running_fabric(topo, target=target, policy="ecmp", fork_switches=fork) as running:
         up_s = time.monotonic() - t0
         first = sorted(running.controller.state.connections)[0]
         tput = write_throughput(running.controller.connection(first), writes)
         switch_kib = sum(vm_hwm_kib(running.fabric.switch(s.name).proc.pid) for s in topo.switches
                          if running.fabric.switch(s.name).proc is not None)
         timings = dict(running.timings)
+        cpu = dict(running.cpu_timings)
         entries = running.entries
     return {"topology": name, "params": params, "switches": len(topo.switches), "hosts": len(topo.hosts),
             "links": len(topo.links), "entries": entries, "bringup_s": round(up_s, 2), "phases_s": timings,
+            "phases_cpu_s": cpu, "load_avg": [round(load0, 1), round(os.getloadavg()[0], 1)], "forked": fork,
             "writes": {"switch": first, **tput}, "switch_rss_peak_mib": round(switch_kib / 1024, 1),
             "controller_rss_peak_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
@@ -91,6 +99,8 @@ def main() -> int:
     ap.add_argument("--target", choices=("p4exec", "bmv2", "both"), default="p4exec",
                     help="bmv2 or both: p4exec and BMv2 side by side")
     ap.add_argument("--json", default=None, help="also write the results here")
+    ap.add_argument("--baseline", action="store_true",
+                    help="p4exec: first without the fork server (every switch from scratch), then with; ratios")
     args = ap.parse_args()
     targets = ["p4exec"] if args.target == "p4exec" else ["p4exec", "bmv2"]
     cases = DEFAULTS if len(targets) == 1 else SIDE_BY_SIDE
@@ -98,6 +108,19 @@ def main() -> int:
         cases = [(args.topo, {k: yaml.safe_load(v) for k, v in (p.split("=", 1) for p in args.param)})]
     results = []
     for name, params in cases:
+        if args.baseline:
+            base = bench(name, params, args.writes, "p4exec", fork=False)
+            report(base, "p4exec, no fork server")
+            fast = bench(name, params, args.writes, "p4exec")
+            report(fast, "p4exec")
+            results += [base, fast]
+            for phase in ("switches", "pipeline"):
+                print(f"{name} {params} {phase}: fork server / from scratch = wall "
+                      f"{fast['phases_s'][phase] / max(base['phases_s'][phase], 1e-3):.2f} "
+                      f"({fast['phases_s'][phase]:.2f} s vs {base['phases_s'][phase]:.2f} s), CPU "
+                      f"{fast['phases_cpu_s'][phase] / max(base['phases_cpu_s'][phase], 1e-3):.2f} "
+                      f"({fast['phases_cpu_s'][phase]:.1f} s vs {base['phases_cpu_s'][phase]:.1f} s)")
+            continue
         pair = []
         for target in targets:
             r = bench(name, params, args.writes, target)
@@ -119,8 +142,10 @@ def main() -> int:
 def report(r: dict, target: str) -> None:
     name, params = r["topology"], r["params"]
     phases = ", ".join(f"{k} {v:.2f}" for k, v in r["phases_s"].items())
+    cpu = ", ".join(f"{k} {v:.1f}" for k, v in r.get("phases_cpu_s", {}).items())
     print(f"[{target}] {name} {params}: {r['switches']} switches, {r['hosts']} hosts, {r['links']} links, "
           f"{r['entries']} entries; up in {r['bringup_s']} s ({phases})")
+    print(f"  CPU s per phase: {cpu}; load average {r['load_avg'][0]} -> {r['load_avg'][1]}")
     w = r["writes"]
     print(f"  P4Runtime writes on {w['switch']}: {w['single_per_s']} entries/s one per Write, "
           f"{w['batched_per_s']} entries/s batched ({w['entries']} entries each)")

@@ -21,8 +21,10 @@ from controller.client import SwitchConnection
 from controller.fabric import FabricController
 from controller.policies import Policy, make_policy
 from controller.targets import P4EXEC, TARGETS, Target, target_named
+from p4exec.switch.forkserver import ForkedProcess
 from topologies.mininet_builder import Fabric, FabricOptions
 from topologies.model import Topology
+from topologies.ping import ping_many
 
 __all__ = ["TARGETS", "Reachability", "RunningFabric", "check_reachability", "running_fabric"]
 
@@ -51,6 +53,7 @@ class RunningFabric:
     entries: int
     timings: dict[str, float]
     target: Target = P4EXEC
+    cpu_timings: dict[str, float] = field(default_factory=dict)  # CPU s of our process tree, per phase
     frozen: set[str] = field(default_factory=set)  # switches stopped with SIGSTOP: nobody may read them
     failed_links: set[int] = field(default_factory=set)  # failed by the target's link_state: undone at teardown
 
@@ -101,7 +104,7 @@ class RunningFabric:
         self.target.queue_channel(self.fabric.switch(switch)).set_queue(port, depth=depth, rate_pps=rate_pps)
 
     # ---- switch processes ------------------------------------------------------------------------------
-    def _process(self, switch: str) -> subprocess.Popen[bytes]:
+    def _process(self, switch: str) -> subprocess.Popen[bytes] | ForkedProcess:
         proc = self.fabric.switch(switch).proc
         if proc is None:
             raise RuntimeError(f"switch {switch} has no process")
@@ -151,13 +154,15 @@ def running_fabric(topo: Topology, target: str = "p4exec", policy: Policy | str 
                    progress: Callable[[str], None] | None = None,
                    switch_args: tuple[str, ...] = (),
                    controller_options: dict[str, Any] | None = None,
-                   label: str = "") -> Iterator[RunningFabric]:
+                   label: str = "", fork_switches: bool = True) -> Iterator[RunningFabric]:
     """Build, start, push and install; yield the running fabric; always tear down.
 
     `switch_args`: extra target options for every switch process (e.g. p4exec's `--seed N`).
     `controller_options`: keyword arguments for FabricController (e.g. `port_poll_s=None` to turn the port
     status monitor off, `watch_switches=False`, `workers=4`).
-    `label`: recorded with the run, so `ethlab down` stops only the fabrics `ethlab up` made."""
+    `label`: recorded with the run, so `ethlab down` stops only the fabrics `ethlab up` made.
+    `fork_switches=False`: start every p4exec switch as its own process from scratch (the slower way, for
+    comparison: bench/bringup.py --baseline)."""
     say = progress or (lambda _msg: None)
     spec = target_named(target)
     policy = make_policy(policy) if isinstance(policy, str) else policy
@@ -169,7 +174,8 @@ def running_fabric(topo: Topology, target: str = "p4exec", policy: Policy | str 
     if switch_args:
         params["extra_args"] = tuple(switch_args)
     options = FabricOptions(switch_cls=spec.switch_cls, rate_scale=rate_scale, queue_depth=queue_depth,
-                            log_dir=log_dir, switch_params=params, label=label)
+                            log_dir=log_dir, switch_params=params, label=label,
+                            preload_config=artifacts.device_config, fork_switches=fork_switches)
     say(f"creating {len(topo.hosts)} hosts and {len(topo.links)} links")
     with Fabric(topo, options) as fabric:
         say(f"starting {len(topo.switches)} {target} switches")
@@ -185,7 +191,8 @@ def running_fabric(topo: Topology, target: str = "p4exec", policy: Policy | str 
             entries = controller.start()
             timings = {"compile": round(compile_s, 3), **fabric.timings,
                        **{k: round(v, 3) for k, v in controller.state.timings.items()}}
-            running = RunningFabric(topo, fabric, controller, entries, timings, spec)
+            cpu = {**fabric.cpu_timings, **{k: round(v, 2) for k, v in controller.cpu_timings.items()}}
+            running = RunningFabric(topo, fabric, controller, entries, timings, spec, cpu_timings=cpu)
             yield running
         finally:
             if running is not None:
@@ -197,12 +204,12 @@ def running_fabric(topo: Topology, target: str = "p4exec", policy: Policy | str 
 
 
 def check_reachability(running: RunningFabric, per_host: int | None = None, seed: int = 1,
-                       timeout_s: int = 2, retries: int = 1, retry_timeout_s: int = 5) -> Reachability:
+                       timeout_s: float = 2.0, retries: int = 1, retry_timeout_s: float = 5.0) -> Reachability:
     """Ping from every host to every other host (or `per_host` sampled ones) on every plane, all hosts at once.
 
     With hundreds of hosts pinging at the same moment on 2 cores, a first echo can miss its short deadline
-    although the path works; pairs that failed are pinged again (`retries` times, one at a time per host,
-    `retry_timeout_s` each). `Reachability.retried` counts the pairs that needed it."""
+    although the path works; pairs that failed are pinged again (`retries` times, `retry_timeout_s` each).
+    `Reachability.retried` counts the pairs that needed it."""
     topo = running.topo
     rng = random.Random(seed)
     result = Reachability()
@@ -215,7 +222,7 @@ def check_reachability(running: RunningFabric, per_host: int | None = None, seed
                 peers = rng.sample(peers, per_host)
             targets.setdefault(src, []).extend((dst, plane, ip) for dst, ip in peers)
             result.tried[plane] = result.tried.get(plane, 0) + len(peers)
-    failed = _ping_all(running, targets, timeout_s)
+    failed = _ping_all(running, targets, timeout_s, window=2)
     for _ in range(retries):
         if not failed:
             break
@@ -223,23 +230,19 @@ def check_reachability(running: RunningFabric, per_host: int | None = None, seed
         again: dict[str, list[tuple[str, int, str]]] = {}
         for src, dst, plane in failed:
             again.setdefault(src, []).append((dst, plane, topo.endpoints[dst].interfaces[plane].ipv4))
-        failed = _ping_all(running, again, retry_timeout_s)
+        failed = _ping_all(running, again, retry_timeout_s, window=1)
     result.failed = failed
     return result
 
 
 def _ping_all(running: RunningFabric, targets: dict[str, list[tuple[str, int, str]]],
-              timeout_s: int) -> list[tuple[str, str, int]]:
-    """Each source host pings its targets one after the other, all hosts in parallel; returns the failures."""
-    for src, items in targets.items():
-        ips = " ".join(ip for _dst, _plane, ip in items)
-        # Bounded: one echo request per target, each waiting at most timeout_s.
-        script = (f"for ip in {ips}; do ping -c1 -W{timeout_s} -q $ip >/dev/null 2>&1 && echo ok $ip "
-                  f"|| echo fail $ip; done; echo el-done")
-        running.fabric.host(src).sendCmd(script)
+              timeout_s: float, window: int = 4) -> list[tuple[str, str, int]]:
+    """One echo request per target from every source host at once (this process, raw sockets inside the
+    hosts' namespaces: no ping process per pair); returns the failures."""
+    by_netns = {running.fabric.netns(src): [ip for _dst, _plane, ip in items] for src, items in targets.items()}
+    missing = ping_many(by_netns, timeout_s=timeout_s, window=window)
     failed: list[tuple[str, str, int]] = []
     for src, items in targets.items():
-        out = running.fabric.host(src).waitOutput()
-        failed_ips = {line.split()[1] for line in out.splitlines() if line.startswith("fail ")}
-        failed += [(src, dst, plane) for dst, plane, ip in items if ip in failed_ips]
+        lost = missing.get(running.fabric.netns(src), set())
+        failed += [(src, dst, plane) for dst, plane, ip in items if ip in lost]
     return failed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import signal
 import threading
@@ -18,6 +19,7 @@ from controller.policies import POLICIES
 from ethlab.bringup import TARGETS, Reachability, RunningFabric, check_reachability, running_fabric
 from ethlab.checks import positive_float, positive_int
 from ethlab.topo_cmd import load_from_args
+from topologies.cpu import tree_cpu_s
 from topologies.switches import SwitchStartError
 
 
@@ -92,15 +94,19 @@ def _up(args: argparse.Namespace, console: Console) -> int:
             topo, target=args.target, policy=args.policy, program=program,
             rate_scale=args.rate_scale, progress=lambda msg: progress(status, msg), label=UP_LABEL) as running:
         progress(status, f"checking reachability ({'all pairs' if args.sample is None else f'{args.sample} peers per host'})")
-        t0 = time.monotonic()
+        t0, cpu0 = time.monotonic(), tree_cpu_s()
         reach = check_reachability(running, per_host=args.sample)
         running.timings["reachability"] = round(time.monotonic() - t0, 3)
+        running.cpu_timings["reachability"] = round(tree_cpu_s() - cpu0, 2)
         status.stop()
         console.print(summary_table(running, reach))
         console.print(reach_table(reach))
         timings = ", ".join(f"{k} {v:.2f}s" for k, v in running.timings.items())
         console.print(f"{running.entries} table entries; bring-up phases: {timings}; "
                       f"total {time.monotonic() - start:.1f}s; peak RSS of ethlab {peak_rss_mb():.0f} MB")
+        cpu = ", ".join(f"{k} {v:.1f}" for k, v in running.cpu_timings.items())
+        console.print(f"CPU seconds of ethlab and its switches and hosts, per phase: {cpu}; "
+                      f"load average {os.getloadavg()[0]:.1f}")
         for event in running.controller.state.events:
             if event.kind == "port_monitor_off":  # BMv2: no port status over P4Runtime
                 console.print(f"[yellow]note:[/yellow] {event.detail}", highlight=False)
@@ -109,9 +115,10 @@ def _up(args: argparse.Namespace, console: Console) -> int:
                           f"({len(reach.failed)} still unreachable)")
         for src, dst, plane in reach.failed[:10]:
             console.print(f"[red]unreachable: {src} → {dst} on plane {plane}")
+        fabric = running.fabric
         if args.check:
-            return 0 if reach.ok else 1
-        if args.cli:
+            pass
+        elif args.cli:
             from mininet.cli import CLI
 
             CLI(running.fabric.net)
@@ -123,6 +130,9 @@ def _up(args: argparse.Namespace, console: Console) -> int:
                 stop.wait()
             except KeyboardInterrupt:
                 pass
+    if "stop" in fabric.timings:
+        console.print(f"torn down in {fabric.timings['stop']:.1f}s; ethlab up took {time.monotonic() - start:.1f}s "
+                      f"in all (after loading the topology)")
     return 0 if reach.ok else 1
 
 

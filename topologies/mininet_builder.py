@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,8 +25,12 @@ from mininet.link import Link
 from mininet.net import Mininet
 
 from p4exec.privdir import ensure_private_dir, open_new
+from p4exec.switch.forkserver import ForkServer
 from topologies.cleanup import CleanReport, clean_run
+from topologies.cpu import tree_cpu_s
 from topologies.model import Topology, switch_mac
+from topologies.neigh import NeighbourBlocks, install
+from topologies.netns import entered, named, tx_checksum_off, write_sysctl
 from topologies.portguard import guard_ports, table_name
 from topologies.rundirs import new_run_dir, socket_dir
 from topologies.state import RunState, new_run_id, proc_start_time
@@ -56,6 +62,10 @@ class FabricOptions:
     ready_timeout: float = 60.0
     switch_params: dict[str, Any] = field(default_factory=dict)
     label: str = ""  # recorded in the run state (e.g. "up"), for clean(label=...)
+    # p4exec: fork the switches from one warmed-up process (p4exec/switch/forkserver.py), which compiles
+    # `preload_config` (the device config the controller will push) once for all of them.
+    fork_switches: bool = True
+    preload_config: bytes | None = None
 
 
 def switch_ifname(run: RunState, device_id: int, port: int) -> str:
@@ -80,7 +90,10 @@ class Fabric:
         self.run.log_dir = self.opts.log_dir or str(new_run_dir(self.run.run_id))
         self.socket_dir: Path | None = None  # root-only directory of the switches' gRPC sockets (build())
         self.net: Mininet | None = None
+        self.forkserver: ForkServer | None = None
         self.timings: dict[str, float] = {}
+        self.cpu_timings: dict[str, float] = {}  # CPU seconds of our process tree per phase (topologies.cpu)
+        self._cpu_mark = tree_cpu_s()
         self.started = False
 
     # ---- accessors ----------------------------------------------------------------------------------
@@ -139,6 +152,9 @@ class Fabric:
 
     def _phase(self, name: str, t0: float) -> None:
         self.timings[name] = round(time.monotonic() - t0, 3)
+        now = tree_cpu_s()
+        self.cpu_timings[name] = round(now - self._cpu_mark, 2)
+        self._cpu_mark = now
 
     # ---- lifecycle ----------------------------------------------------------------------------------
     def build(self) -> Fabric:
@@ -150,6 +166,8 @@ class Fabric:
         self.socket_dir = socket_dir(log_dir)
         self.net = Mininet(topo=None, build=False, controller=None, host=EthlabHost, switch=self.opts.switch_cls,
                            link=Link, autoSetMacs=False, waitConnected=False)
+        self._start_forkserver(log_dir)  # warms up while namespaces and links are made
+        self._cpu_mark = tree_cpu_s()
         t0 = time.monotonic()
         hosts = self._start_hosts()
         attach_netns(hosts, self.run)
@@ -168,12 +186,9 @@ class Fabric:
         if self.opts.switch_cls.unix_grpc:  # the controller reaches these over Unix sockets only root can open
             extra = [{**m, "grpc_address": f"unix:{self.socket_dir}/{n.name}.sock"}
                      for m, n in zip(extra, self.topo.switches, strict=True)]
-        for n, port, more in zip(self.topo.switches, ports, extra, strict=True):
-            assert n.device_id is not None
-            self.net.addSwitch(n.name, cls=self.opts.switch_cls, device_id=n.device_id, grpc_port=port, **more,
-                               json_path=self.opts.json_path, log_dir=self.run.log_dir, cpu_port=self.opts.cpu_port,
-                               queue_rates_pps=self._queue_rates(n.name), queue_depth=self.opts.queue_depth,
-                               run=self.run, **self.opts.switch_params)
+        if self.forkserver is not None:
+            extra = [{**m, "forkserver": self.forkserver} for m in extra]
+        self._add_switch_nodes(ports, extra)
         self._phase("switch_nodes", t0)
         t0 = time.monotonic()
         self._add_links()
@@ -183,6 +198,41 @@ class Fabric:
         self._phase("host_config", t0)
         self.net.built = True  # so a later net.start() does not run Mininet's own build/IP assignment
         return self
+
+    def _add_switch_nodes(self, ports: list[int], extra: list[dict[str, Any]]) -> None:
+        """One Mininet node per switch, made from a few threads (each starts and waits for a shell, as hosts
+        do); the run state is saved once, with every shell's pid."""
+        assert self.net is not None
+
+        def make(item: tuple[Any, int, dict[str, Any]]) -> P4Switch:
+            n, port, more = item
+            assert n.device_id is not None
+            return self.opts.switch_cls(
+                n.name, device_id=n.device_id, grpc_port=port, **more, json_path=self.opts.json_path,
+                log_dir=self.run.log_dir, cpu_port=self.opts.cpu_port, queue_rates_pps=self._queue_rates(n.name),
+                queue_depth=self.opts.queue_depth, run=self.run, **self.opts.switch_params)
+
+        try:
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                switches = list(pool.map(make, zip(self.topo.switches, ports, extra, strict=True)))
+        finally:
+            self.run.save()
+        for sw in switches:  # what Mininet.addSwitch would have recorded
+            self.net.switches.append(sw)
+            self.net.nameToNode[sw.name] = sw
+
+    def _start_forkserver(self, log_dir: Path) -> None:
+        if not (self.opts.fork_switches and issubclass(self.opts.switch_cls, P4ExecSwitch)):
+            return
+        preload = None
+        if self.opts.preload_config:
+            preload = log_dir / "pipeline.json"
+            with open_new(preload, text=False) as f:
+                f.write(self.opts.preload_config)
+        with open_new(log_dir / "forkserver.out", text=False) as err:
+            self.forkserver = ForkServer(preload, stderr=err, ready_timeout_s=self.opts.ready_timeout)
+        self.run.add_pid("forkserver", self.forkserver.pid)
+        self.run.save()
 
     def _start_hosts(self) -> list[EthlabHost]:
         """Start the host shells from a few threads: each start mostly waits for its shell's first prompt,
@@ -195,7 +245,7 @@ class Fabric:
             return host
 
         try:
-            with ThreadPoolExecutor(max_workers=8) as pool:
+            with ThreadPoolExecutor(max_workers=16) as pool:
                 hosts = list(pool.map(start, [n.name for n in self.topo.hosts]))
         finally:
             self.run.save()
@@ -231,54 +281,86 @@ class Fabric:
                 name_b, mac_b = itf.ifname, itf.mac
             root_names.append(name_a)
             plan.append((a, b, name_a, name_b, mac_a, mac_b))
+        group = self.run.link_group = self.run.default_link_group()
+        shared_group = _group_in_use(group)  # another run's (a hash collision): then bring ours up by name
         self.run.add_interfaces(root_names)  # recorded before they exist: a crash half-way stays cleanable
         batch = []
         for _a, b, name_a, name_b, mac_a, mac_b in plan:
-            peer_ns = "" if self.topo.nodes[b.owner].is_switch else f" netns {self.host(b.owner).pid}"
-            batch.append(f"link add name {name_a} address {mac_a} type veth peer name {name_b} address {mac_b}"
-                         f"{peer_ns}")
-        _ip_batch(batch)
+            peer = (f" group {group}" if self.topo.nodes[b.owner].is_switch
+                    else f" netns {self.host(b.owner).pid}")
+            batch.append(f"link add name {name_a} address {mac_a} group {group} type veth "
+                         f"peer name {name_b} address {mac_b}{peer}")
+        _ip_batches(batch)
         for a, b, name_a, name_b, mac_a, mac_b in plan:  # Mininet bookkeeping only: no command per link
             self.net.addLink(a.owner, b.owner, port1=a.number, port2=b.number, intfName1=name_a, intfName2=name_b,
                              addr1=mac_a, addr2=mac_b, up=None, cls=PrecreatedLink)
-        for name in root_names:  # switch ports carry no IP traffic of their own
-            Path(f"/proc/sys/net/ipv6/conf/{name}/disable_ipv6").write_text("1")
-        self.run.link_group = self.run.default_link_group()
-        self.run.save()
-        _ip_batch([f"link set {n} group {self.run.link_group} up" for n in root_names])
+        # Switch ports carry no IP traffic of their own: without an IPv6 link-local address (addrgenmode none,
+        # set before they go up) they send no router solicitation, ND or MLD frame. One netlink message per
+        # port, then one for the whole group, instead of a sysctl write and an `ip link set up` per port.
+        ups = [f"link set {n} up" for n in root_names] if shared_group else [f"link set group {group} up"]
+        _ip_batches([f"link set {n} addrgenmode none" for n in root_names])
+        _ip_batch(ups)
 
     def _configure_hosts(self) -> None:
-        """Per host, one `ip -batch` in its namespace: lo up, per plane MAC/IP/up, static ARP to the plane."""
+        """Per host: one `ip -batch` in its namespace (lo up, per plane MAC/IP/up), then static ARP to the
+        plane's other hosts over rtnetlink (topologies.neigh: a million entries for upn's 512 x 4).
+        IPv6 off (no RS/MLD noise in the fabric) and TX checksum offload off (or frames that a user-space switch
+        forwards would carry unfinished checksums to the receiver) are set from this process, by threads that
+        join each namespace: no sysctl/ethtool process per host and interface."""
+        cfg_dir = Path(self.run.log_dir)
+        batches: dict[str, Path] = {}
+        for ep in self.topo.endpoints.values():
+            lines = ["link set lo up"]
+            for _plane, itf in sorted(ep.interfaces.items()):
+                lines += [f"link set {itf.ifname} up", f"addr add {itf.cidr} dev {itf.ifname}"]
+            batch = cfg_dir / f"host-{ep.host}.ip"  # in the private run directory: nobody else can write it
+            with open_new(batch) as f:
+                f.write("\n".join(lines) + "\n")
+            batches[ep.host] = batch
         by_plane: dict[int, list[tuple[str, str]]] = {}
         for ep in self.topo.endpoints.values():
             for plane, itf in ep.interfaces.items():
                 by_plane.setdefault(plane, []).append((itf.ipv4, itf.mac))
-        cfg_dir = Path(self.run.log_dir)
-        for ep in self.topo.endpoints.values():
-            lines = ["link set lo up"]
-            for plane, itf in sorted(ep.interfaces.items()):
-                lines += [f"link set {itf.ifname} up", f"addr add {itf.cidr} dev {itf.ifname}"]
-                if self.opts.static_arp:
-                    lines += [f"neigh replace {ip} lladdr {mac} dev {itf.ifname} nud permanent"
-                              for ip, mac in by_plane[plane] if ip != itf.ipv4]
-            batch = cfg_dir / f"host-{ep.host}.ip"  # in the private run directory: nobody else can write it
-            with open_new(batch) as f:
-                f.write("\n".join(lines) + "\n")
-            ifs = " ".join(itf.ifname for itf in ep.interfaces.values())
-            # IPv6 off (no RS/MLD noise in the fabric); TX checksum offload off, or frames that a user-space
-            # switch forwards would carry unfinished checksums to the receiver.
-            script = (f"sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1; "
-                      f"ip -batch {batch}; rc=$?; for i in {ifs}; do ethtool -K $i tx off >/dev/null 2>&1; done; "
-                      f"echo el-rc=$rc")
-            self.host(ep.host).sendCmd(script)  # all hosts work in parallel, each in its own shell
-        for ep in self.topo.endpoints.values():
-            out = self.host(ep.host).waitOutput()
+        blocks = NeighbourBlocks(by_plane)
+
+        def settle(host: str) -> None:
+            with entered(named(self.netns(host))):
+                write_sysctl("net.ipv6.conf.all.disable_ipv6", "1")
+                write_sysctl("net.ipv6.conf.default.disable_ipv6", "1")
+                tx_checksum_off([itf.ifname for itf in self.topo.endpoints[host].interfaces.values()])
+
+        def static_arp(host: str) -> None:
+            with entered(named(self.netns(host))):
+                chunks: list[bytes] = []
+                for plane, itf in sorted(self.topo.endpoints[host].interfaces.items()):
+                    chunks += blocks.requests(plane, socket.if_nametoindex(itf.ifname), itf.ipv4)
+                install(chunks)
+
+        def each(fn: Callable[[str], None], what: str, workers: int) -> None:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                futures = {host: pool.submit(fn, host) for host in batches}
+            for host, future in futures.items():
+                try:
+                    future.result()
+                except OSError as err:
+                    raise RuntimeError(f"configuring host {host}: {what}: {err}") from None
+
+        each(settle, "IPv6 and checksum offload", 8)
+        for host, batch in batches.items():
+            self.host(host).sendCmd(f"ip -batch {batch}; echo el-rc=$?")  # all hosts at once, each in its shell
+        for host in batches:
+            out = self.host(host).waitOutput()
             if "el-rc=0" not in out:
-                raise RuntimeError(f"configuring host {ep.host}: {out.strip()}")
+                raise RuntimeError(f"configuring host {host}: {out.strip()}")
+        if self.opts.static_arp:
+            # the work is the kernel's, done in our threads' system calls (the GIL is released): on a busy
+            # machine more of them get a larger share of the CPU, as 512 `ip` processes used to
+            each(static_arp, "static ARP", 32)
 
     def start(self) -> Fabric:
         """Start every switch process, then wait for all of them (they come up in parallel)."""
         assert self.net is not None
+        self._cpu_mark = tree_cpu_s()
         t0 = time.monotonic()
         switches = [self.switch(n.name) for n in self.topo.switches]
         for sw in switches:
@@ -312,6 +394,9 @@ class Fabric:
             for node in nodes:
                 node.terminate()
         self.net = None
+        if self.forkserver is not None:
+            self.forkserver.close()  # stops any switch it forked that is still running
+            self.forkserver = None
         report = clean_run(self.run)
         self._phase("stop", t0)
         return report
@@ -325,6 +410,23 @@ class Fabric:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _group_in_use(group: int) -> bool:
+    r = subprocess.run(["ip", "-o", "link", "show", "group", str(group)], capture_output=True, text=True)
+    return r.returncode != 0 or bool(r.stdout.strip())
+
+
+def _ip_batches(lines: list[str], parts: int = 8) -> None:
+    """Independent lines through a few `ip -batch` processes at once: the kernel serialises much of the work,
+    but on a machine that others load too, one process gets a small share of the CPU."""
+    if len(lines) < 64 * parts:
+        _ip_batch(lines)
+        return
+    step = -(-len(lines) // parts)
+    chunks = [lines[i:i + step] for i in range(0, len(lines), step)]
+    with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+        list(pool.map(_ip_batch, chunks))
 
 
 def _ip_batch(lines: list[str], netns: str | None = None) -> None:

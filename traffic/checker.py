@@ -117,7 +117,7 @@ def _goal(s: Schedule, state: dict[tuple[int, int], Counter]) -> None:
         want = everyone if s.kind in REDUCE_KINDS else Counter({s.chunk_home[c]: 1})
         holders = s.ranks if s.chunk_dest[c] is None else (s.chunk_dest[c],)
         for r in holders:
-            got = state.get((r, c))
+            got = state.get((r, c)) if r is not None else None
             if got != want:
                 raise ScheduleError(f"{s.kind}: rank {r} ends with chunk {c} = {dict(got or {})}, "
                                     f"expected {dict(want)}")
@@ -131,7 +131,7 @@ def _kind_rules(s: Schedule) -> None:
     if s.kind in ("all_reduce", "reduce_scatter", "all_gather", "broadcast") and total != s.size:
         raise ScheduleError(f"{s.kind}: chunks hold {total} bytes, message is {s.size}")
     if s.kind in ("reduce_scatter", "all_gather"):
-        per = Counter()
+        per: Counter[int | None] = Counter()
         for c, b in enumerate(s.chunk_bytes):
             per[s.chunk_dest[c] if s.kind == "reduce_scatter" else s.chunk_home[c]] += b
         if set(per) != set(s.ranks) or max(per.values()) - min(per.values()) > 1:

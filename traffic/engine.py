@@ -20,13 +20,15 @@ from __future__ import annotations
 import errno
 import heapq
 import select
+import socket
 import time
+from typing import Any
 
 from traffic.frames import FORMATS, Addr, Parsed, Template, entropy
 from traffic.netns import open_packet_socket, socket_drops
 from traffic.planes import PathHealth, PlaneChoice, flow_planes
 from traffic.progress import FlowGraph, finish_records
-from traffic.reaction import make_reaction
+from traffic.reaction import FlowCC, make_reaction
 from traffic.receiver import FlowRx, Receiver
 from traffic.records import (
     CollectiveRecord,
@@ -36,7 +38,9 @@ from traffic.records import (
     Port,
     RunResult,
 )
-from traffic.transport import CNP, RttEstimator, make_transport, reliable, transport_params
+from traffic.transport import CNP, Feedback, RttEstimator, Sender, make_transport, reliable, transport_params
+from traffic.transport import Receiver as TransportReceiver
+from traffic.transport.none import UnreliableSender
 
 __all__ = ["CollectiveRecord", "Engine", "EngineConfig", "FlowRecord", "PlannedCollective", "Port", "RunResult"]
 
@@ -46,6 +50,12 @@ class _Path:
     """One way a flow's data can go: a plane of the source and the same plane of the destination."""
 
     __slots__ = ("sock", "tpl", "tail", "slot", "fb_tpl", "dst_fd")
+    sock: socket.socket  # the source port's socket
+    tpl: Template  # full-size data frame
+    tail: Template  # the flow's last (shorter) frame
+    slot: int  # the source port's pacing slot
+    fb_tpl: Template | None  # feedback frame from the destination back (reliable transports)
+    dst_fd: int  # the destination port's socket
 
 
 class _Flow:
@@ -53,6 +63,25 @@ class _Flow:
 
     __slots__ = ("rec", "paths", "path", "next_ns", "cc", "rx", "tx", "trx", "payload", "dst_ep", "src_ep",
                  "last_progress_ns", "parked", "tx_timer", "rx_timer", "hi", "fb_by_fd", "plane", "rx_fd")
+    rec: FlowRecord
+    paths: list[_Path]
+    path: _Path
+    next_ns: int
+    cc: FlowCC | None  # None until the flow starts
+    rx: FlowRx  # wire statistics (and delivery under `none`)
+    tx: Sender
+    trx: TransportReceiver
+    payload: int  # payload bytes of the last packet
+    dst_ep: int
+    src_ep: int
+    last_progress_ns: int
+    parked: bool
+    tx_timer: int
+    rx_timer: int
+    hi: int  # one past the highest PSN sent
+    fb_by_fd: dict[int, tuple[socket.socket, Template]]  # destination socket fd -> (its socket, feedback tpl)
+    plane: PlaneChoice | None
+    rx_fd: int
 
 
 class Engine:
@@ -65,7 +94,7 @@ class Engine:
         self.tparams = transport_params(**cfg.transport_params)
         self.fmt = FORMATS[cfg.frame_format]
         self.payload = self.fmt.payload_per_packet(cfg.mtu)
-        self._socks: dict[tuple[str | None, str], object] = {}
+        self._socks: dict[tuple[str | None, str], socket.socket] = {}
         self._planes: dict[int, list[int]] = {}
         for ep, plane in sorted(self.ports):
             self._planes.setdefault(ep, []).append(plane)
@@ -73,7 +102,7 @@ class Engine:
     def __enter__(self) -> Engine:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -87,14 +116,14 @@ class Engine:
             raise KeyError(f"endpoint {endpoint} has no port")
         return self.ports[(endpoint, plane if plane in planes else planes[plane % len(planes)])]
 
-    def _sock(self, port: Port):
+    def _sock(self, port: Port) -> socket.socket:
         key = (port.netns, port.ifname)
         if key not in self._socks:
             self._socks[key] = open_packet_socket(port.netns, port.ifname)
         return self._socks[key]
 
     # ---------------------------------------------------------------- setup
-    def _template(self, cache: dict, src: Addr, dst: Addr, flow: int, payload: int,
+    def _template(self, cache: dict[Any, Template], src: Addr, dst: Addr, flow: int, payload: int,
                   gateway: str | None) -> Template:
         """Scapy builds one template per payload size; other endpoint pairs and flows are byte patches."""
         key = (src, dst, payload, gateway)
@@ -106,7 +135,7 @@ class Engine:
             pair = cache[key] = self.fmt.for_pair(base, src, dst, gateway)
         return self.fmt.for_flow(pair, flow)
 
-    def _feedback_template(self, cache: dict, src: Addr, dst: Addr, flow: int, gateway: str | None) -> Template:
+    def _feedback_template(self, cache: dict[Any, Template], src: Addr, dst: Addr, flow: int, gateway: str | None) -> Template:
         key = ("fb", src, dst, gateway)
         pair = cache.get(key)
         if pair is None:
@@ -116,10 +145,11 @@ class Engine:
             pair = cache[key] = self.fmt.for_pair(base, src, dst, gateway)
         return self.fmt.for_flow(pair, flow)
 
-    def _expand(self, plan: list[PlannedCollective], receiver: Receiver):
+    def _expand(self, plan: list[PlannedCollective],
+                receiver: Receiver) -> tuple[list[_Flow], list[CollectiveRecord]]:
         flows: list[_Flow] = []
         colls: list[CollectiveRecord] = []
-        templates: dict = {}
+        templates: dict[Any, Template] = {}
         rtts: dict[tuple[int, int], RttEstimator] = {}  # one per endpoint pair, like a NIC's per-peer state
         health: dict[tuple[int, int, int], PathHealth] = {}
         cfg = self.config
@@ -151,7 +181,8 @@ class Engine:
                     path.dst_fd = dsock.fileno()
                     path.fb_tpl = (self._feedback_template(templates, a_dst, a_src, fid, dst.gateway_mac)
                                    if rel else None)
-                    f.fb_by_fd.setdefault(path.dst_fd, (dsock, path.fb_tpl))
+                    if path.fb_tpl is not None:
+                        f.fb_by_fd.setdefault(path.dst_fd, (dsock, path.fb_tpl))
                     f.paths.append(path)
                 f.rx_fd = f.paths[0].dst_fd  # where the latest data arrived: timer ACKs go back that way
                 f.payload = tail_len
@@ -189,12 +220,12 @@ class Engine:
         reaction = make_reaction(cfg.reaction, cfg.rate_bps, **cfg.reaction_params)
         rel = reliable(cfg.transport)
         sock_ep: dict[int, set[int]] = {}
-        for (ep, _plane), p in self.ports.items():
-            key = (p.netns, p.ifname)
+        for (ep, _plane), port in self.ports.items():
+            key = (port.netns, port.ifname)
             if key in self._socks:
                 sock_ep.setdefault(self._socks[key].fileno(), set()).add(ep)
         poller = select.epoll()  # reports only the ready sockets: cheap with hundreds of ports
-        fd_sock = {}
+        fd_sock: dict[int, socket.socket] = {}
         for s in self._socks.values():
             poller.register(s.fileno(), select.EPOLLIN)
             fd_sock[s.fileno()] = s
@@ -240,9 +271,10 @@ class Engine:
                 f.rx_timer = t
                 push_timer(t, "dack", fid)
 
-        def send_feedback(fid: int, f: _Flow, fd: int, fbs: list) -> None:
+        def send_feedback(fid: int, f: _Flow, fd: int, fbs: list[Feedback]) -> None:
             nonlocal packets
-            sock, tpl = f.fb_by_fd.get(fd) or f.fb_by_fd[f.paths[0].dst_fd]
+            entry = f.fb_by_fd.get(fd)
+            sock, tpl = entry if entry is not None else f.fb_by_fd[f.paths[0].dst_fd]
             for fb in fbs:
                 try:
                     sock.send(tpl.stamp_feedback(fid, fb))
@@ -250,8 +282,8 @@ class Engine:
                     if not isinstance(e, BlockingIOError) and e.errno not in (errno.ENOBUFS, errno.ENETDOWN,
                                                                               errno.ENXIO):
                         raise
-                f.rec.feedback_sent += 1
-                packets += 1
+            f.rec.feedback_sent += len(fbs)
+            packets += len(fbs)
 
         def unpark(fid: int, f: _Flow, now: int) -> None:
             if f.parked and not f.tx.done:
@@ -289,58 +321,68 @@ class Engine:
                     p: Parsed | None = parse(data)
                     if p is None or p.flow >= len(flows):
                         continue
-                    f = flows[p.flow]
+                    fid = p.flow
+                    f = flows[fid]
                     fb = p.feedback
                     if fb is not None:  # an ACK/NAK/CNP back at the sender
-                        if f.src_ep not in eps or f.cc is None:
+                        cc = f.cc
+                        if f.src_ep not in eps or cc is None:
                             continue
                         f.rec.feedback_received += 1
-                        newly = f.tx.on_feedback(fb, now)
+                        tx = f.tx
+                        newly = tx.on_feedback(fb, now)
                         if fb.kind == CNP:
-                            on_delivery(f.cc, True, -1, now / 1e9)
+                            on_delivery(cc, True, -1, now / 1e9)
                         elif newly:
                             f.last_progress_ns = now
                             if per_ack:
                                 for _k in range(newly):
-                                    on_delivery(f.cc, False, fb.qdepth, now / 1e9)
-                        if f.tx.failed and not f.rec.settle_ns:
-                            settle(p.flow, now)
-                        unpark(p.flow, f, now)
-                        arm_tx(p.flow, f)
+                                    on_delivery(cc, False, fb.qdepth, now / 1e9)
+                        if tx.failed and not f.rec.settle_ns:
+                            settle(fid, now)
+                        if f.parked:
+                            unpark(fid, f, now)
+                        t = tx.next_timer()  # arm_tx, inlined: once per ACK
+                        if t is not None and (not f.tx_timer or t < f.tx_timer):
+                            f.tx_timer = t
+                            push_timer(t, "rto", fid)
                         continue
                     if f.dst_ep not in eps:
                         continue  # flooded copy that reached a bystander
                     if rel:
-                        if p.npkts != f.rx.npkts:
+                        rx = f.rx
+                        if p.npkts != rx.npkts:
                             receiver.foreign += 1
                             continue
                         trx = f.trx
-                        fbs = trx.on_data(p.seq, now, p.trimmed, p.ce, p.qdepth, p.tx_ns)
-                        if not p.trimmed:
-                            f.rx.on_packet(p, now)  # wire statistics: reordering, marks, queue depths
+                        trimmed = p.trimmed
+                        fbs = trx.on_data(p.seq, now, trimmed, p.ce, p.qdepth, p.tx_ns)
+                        if not trimmed:
+                            rx.on_wire(p)  # wire statistics only: delivery is the transport receiver's
                         f.rx_fd = fd
                         if fbs:
-                            send_feedback(p.flow, f, fd, fbs)
+                            send_feedback(fid, f, fd, fbs)
                         if not f.rx_timer:  # a pending ACK timer that fires early re-arms itself
-                            arm_rx(p.flow, f)
+                            arm_rx(fid, f)
                         if trx.delivered >= trx.npkts and not f.rec.settle_ns:
-                            settle(p.flow, now)
+                            settle(fid, now)
                         continue
-                    rx: FlowRx | None = receiver.on_frame(p, now)
-                    if rx is None:
+                    urx: FlowRx | None = receiver.on_frame(p, now)
+                    if urx is None:
                         continue
                     f.last_progress_ns = now
                     if f.cc is not None:
                         on_delivery(f.cc, p.ce, p.qdepth, now / 1e9)
-                    if rx.complete and not f.rec.settle_ns:
-                        settle(p.flow, now)
+                    if urx.complete and not f.rec.settle_ns:
+                        settle(fid, now)
             # timers: collective starts, flow starts, loss grace expiries, retransmission and ACK timers
             while timers and timers[0][0] <= now:
                 _, _, kind, ident = heapq.heappop(timers)
-                f = flows[ident] if kind != "coll" else None
                 if kind == "coll":
                     graph.start_collective(ident, now)
-                elif kind == "flow":
+                    continue
+                f = flows[ident]
+                if kind == "flow":
                     f.rec.start_ns = now
                     if limit_hit:  # the packet budget is spent: nothing more goes on the wire
                         f.rec.send_done_ns = now
@@ -374,6 +416,7 @@ class Engine:
                 f = flows[fid]
                 rec = f.rec
                 cc = f.cc
+                assert cc is not None  # only started flows are queued for sending
                 tx = f.tx
                 win = window_of(cc)
                 paths = f.paths
@@ -420,7 +463,7 @@ class Engine:
                     except BlockingIOError:
                         if rel:
                             rec.tx_dropped += 1  # taken by the transport: it is lost, the transport repairs it
-                        else:
+                        elif isinstance(tx, UnreliableSender):
                             tx.nxt -= 1  # unreliable: give the PSN back and try again shortly
                             tx.sent -= 1
                         f.next_ns = now + 20_000

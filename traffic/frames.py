@@ -41,6 +41,7 @@ PROBE_VERSION = 1
 FLAG_FEEDBACK = 0x01
 #: magic, version, flags, flow, kind, cum, psn, sack, qdepth, echoed send time (ethlab's feedback record, 40 B)
 FEEDBACK = struct.Struct("!HBBIB3xIIQiQ")
+FEEDBACK_BODY = struct.Struct("!B3xIIQiQ")  # the feedback record after the 8 bytes it shares with PROBE
 BTH_RC_ACK = 0x11
 BTH_CNP = 0x81
 #: DSCP a switch writes into a trimmed RoCEv2 packet (ethlab's model; mirrored from p4src/include/headers.p4)
@@ -86,14 +87,14 @@ class Template:
     def stamp_feedback(self, flow: int, fb: Feedback) -> bytearray:
         """Fill a feedback template (made by `FrameFormat.build_feedback`) with one ACK/NAK/CNP."""
         buf = self.buf
-        if self.psn_off >= 0:
-            buf[self.psn_off:self.psn_off + 3] = (fb.cum & 0xFFFFFF).to_bytes(3, "big")
-        if fb.kind == CNP and self.psn_off == ROCE_HEADERS - 3:
-            buf[ROCE_HEADERS - 12] = BTH_CNP
-        elif self.psn_off == ROCE_HEADERS - 3:
-            buf[ROCE_HEADERS - 12] = BTH_RC_ACK
-        FEEDBACK.pack_into(buf, self.probe_off, PROBE_MAGIC, PROBE_VERSION, FLAG_FEEDBACK, flow, fb.kind,
-                           fb.cum, fb.psn, fb.sack, fb.qdepth, fb.echo_ns)
+        kind, cum = fb.kind, fb.cum
+        off = self.psn_off
+        if off >= 0:
+            buf[off:off + 3] = (cum & 0xFFFFFF).to_bytes(3, "big")
+            if off == ROCE_HEADERS - 3:  # RoCEv2: the BTH opcode says ACK or CNP
+                buf[ROCE_HEADERS - 12] = BTH_CNP if kind == CNP else BTH_RC_ACK
+        FEEDBACK.pack_into(buf, self.probe_off, PROBE_MAGIC, PROBE_VERSION, FLAG_FEEDBACK, flow, kind,
+                           cum, fb.psn, fb.sack, fb.qdepth, fb.echo_ns)
         return buf
 
 
@@ -177,11 +178,11 @@ class Parsed:
     feedback: Feedback | None = None
 
 
-def _parse_feedback(data: bytes, off: int) -> Parsed | None:
+def _parse_feedback(data: bytes, off: int, flow: int) -> Parsed | None:
+    """The feedback record at `off`, whose first 8 bytes (magic, version, flags, flow) the caller checked."""
     if len(data) < off + FEEDBACK.size:
         return None
-    _m, _v, _f, flow, kind, cum, psn, sack, qdepth, echo = FEEDBACK.unpack_from(data, off)
-    return Parsed(flow, 0, 0, 0, False, -1, len(data), False, Feedback(kind, cum, psn, sack, qdepth, echo))
+    return Parsed(flow, 0, 0, 0, False, -1, len(data), False, Feedback._make(FEEDBACK_BODY.unpack_from(data, off + 8)))
 
 
 def parse_roce(data: bytes) -> Parsed | None:
@@ -196,7 +197,7 @@ def parse_roce(data: bytes) -> Parsed | None:
     if magic != PROBE_MAGIC or ver != PROBE_VERSION:
         return None
     if flags & FLAG_FEEDBACK:
-        return _parse_feedback(data, off)
+        return _parse_feedback(data, off, flow)
     tos = data[15]
     return Parsed(flow, seq, npkts, tx_ns, (tos & 0x03) == 0x03, -1, len(data), tos >> 2 == DSCP_TRIMMED)
 
@@ -255,7 +256,7 @@ def parse_ethplus(data: bytes) -> Parsed | None:
         return None
     ptype = (data[14] >> 4) & 0x3
     if ptype == PKT_ACK and flags & FLAG_FEEDBACK:
-        return _parse_feedback(data, ETHPLUS_HEADERS)
+        return _parse_feedback(data, ETHPLUS_HEADERS, flow)
     if ptype != 0:  # data frames only
         return None
     return Parsed(flow, seq, npkts, tx_ns, bool(data[14] & 0x01), int.from_bytes(data[20:22], "big"), len(data),

@@ -1,4 +1,5 @@
-"""Per-flow receive accounting: delivered, lost, reordered (with distance), duplicates, ECN-CE marks.
+"""Per-flow receive accounting: delivered, lost, reordered (with distance), duplicates, ECN-CE marks (under a
+reliable transport only the wire statistics: its receiver counts delivery, see `FlowRx.on_wire`).
 
 Sequence numbers are per flow and start at 0; a flow knows its packet count from the probe record, so a
 bitmap tells duplicates from first arrivals and what never arrived is loss. A packet is reordered when a
@@ -41,6 +42,33 @@ class FlowRx:
     @property
     def lost(self) -> int:
         return self.npkts - self.delivered
+
+    def on_wire(self, p: Parsed) -> None:
+        """Account one arrival's wire statistics only (reordering, duplicates, ECN-CE marks, queue depth), for a
+        flow whose delivery a reliable transport's receiver counts: that receiver is the one delivery
+        bookkeeping, so `delivered`, `bytes` and the arrival times stay 0 here."""
+        seq = p.seq
+        if self.max_seq < seq < self.npkts and not p.ce and p.qdepth <= self.qdepth_max:
+            # the common case: in order and unmarked; nothing at or above it arrived before, so it is new
+            self.seen[seq] = 1
+            self.max_seq = seq
+            return
+        if seq >= self.npkts or self.seen[seq]:
+            self.duplicates += 1
+            return
+        self.seen[seq] = 1
+        if p.ce:
+            self.ce += 1
+        if p.qdepth > self.qdepth_max:
+            self.qdepth_max = p.qdepth
+        if seq < self.max_seq:
+            dist = self.max_seq - seq
+            self.reordered += 1
+            self.reorder_sum += dist
+            if dist > self.reorder_max:
+                self.reorder_max = dist
+        else:
+            self.max_seq = seq
 
     def on_packet(self, p: Parsed, now_ns: int) -> bool:
         """Account one arrival; True when it was new (not a duplicate)."""

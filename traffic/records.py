@@ -98,8 +98,8 @@ class EngineConfig:
 
             from traffic.reaction import Dcqcn, HpccWindow, NoReaction
 
-            cls = {"dcqcn": Dcqcn, "hpcc": HpccWindow}.get(self.reaction, NoReaction)
-            known = [n for n in inspect.signature(cls.__init__).parameters if n not in ("self", "line_rate_bps")]
+            cls: type[NoReaction] = {"dcqcn": Dcqcn, "hpcc": HpccWindow}.get(self.reaction, NoReaction)
+            known = [n for n in inspect.signature(cls).parameters if n not in ("self", "line_rate_bps")]
             raise ValueError(f"reaction {self.reaction} takes the parameters {', '.join(known) or 'none'}; "
                              f"got {', '.join(sorted(self.reaction_params))}") from None
         check_name(self.transport)

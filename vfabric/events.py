@@ -26,6 +26,7 @@ class RunStats:
     now_ns: int
     events: int
     wall_s: float
+    cpu_s: float = 0.0  # CPU time of the calling thread spent in `run` (the event loop alone, no set-up)
 
 
 class Simulator:
@@ -39,6 +40,7 @@ class Simulator:
         self._seq = 0
         self.events = 0
         self._stop_reason: str | None = None
+        self.until_ns = 1 << 62  # the virtual-time limit of the current `run` (events may look ahead to it)
 
     def now_ns(self) -> int:
         return self.now
@@ -78,8 +80,9 @@ class Simulator:
         heap = self._heap
         pop = heapq.heappop
         start = time.perf_counter()
+        cpu0 = time.thread_time()
         wall_end = None if wall_limit_s is None else start + wall_limit_s
-        limit = until_ns if until_ns is not None else 1 << 62
+        limit = self.until_ns = until_ns if until_ns is not None else 1 << 62
         n = 0
         reason = "idle"
         self._stop_reason = None
@@ -111,4 +114,4 @@ class Simulator:
                 continue
             break
         self.events += n
-        return RunStats(reason, self.now, self.events, time.perf_counter() - start)
+        return RunStats(reason, self.now, self.events, time.perf_counter() - start, time.thread_time() - cpu0)

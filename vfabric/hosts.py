@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from heapq import heappush
 
 from topologies.model import Topology
 from traffic.frames import FORMATS, PROBE, Addr, Template, entropy
@@ -31,7 +32,12 @@ from traffic.replay import ports_for_topology
 from traffic.transport import CNP, RttEstimator, Sender, make_transport, reliable, transport_params
 from traffic.transport import Receiver as TransportReceiver
 from vfabric.events import Simulator
-from vfabric.links import Channel, wire_bytes
+from vfabric.links import Channel, Link, wire_bytes
+
+#: How far ahead a NIC port may commit frames to its transmit pipeline when nothing but its turn decides
+#: them (unpaced, unreliable, pinned flows): 1 µs, ~32 full frames at 400 Gbit/s. A flow that becomes ready
+#: meanwhile waits at most this long for its first turn.
+TX_AHEAD_NS = 1000
 
 
 @dataclass
@@ -152,13 +158,24 @@ class NicPort:
         self.sim.at(int(busy), self._transmit)
 
     def _transmit(self) -> None:
-        """Send while the port is free within this nanosecond, then wait for it (one event per frame at
-        line rate; frames start exactly where the previous one ended, in fractional ns). `scheduled` stays
-        set meanwhile, so a flow made ready again from inside `send_one` only joins the queue."""
+        """Send while the port is free within this nanosecond, then wait for it (frames start exactly where
+        the previous one ended, in fractional ns). `scheduled` stays set meanwhile, so a flow made ready again
+        from inside `send_one` only joins the queue.
+
+        One event per frame, unless the endpoints allow a transmit-ahead window (`tx_ahead_ns`: unpaced,
+        unreliable, pinned flows, whose next frame nothing but a newly ready flow could change): then the
+        NIC commits the frames of the next `tx_ahead_ns` to its transmit pipeline in one event, each taken
+        and stamped at the nanosecond it starts, exactly as one event per frame would; a flow made ready
+        meanwhile gets its first turn after them."""
         self.scheduled = True
-        now = self.sim.now
+        sim = self.sim
+        now = sim.now
+        engine = self.engine
+        horizon = now + engine.tx_ahead_ns
+        if horizon > sim.until_ns:
+            horizon = sim.until_ns
         ready, ctrl = self.ready, self.ctrl
-        send_one = self.engine.send_one
+        send_one = engine.send_one
         while ctrl or ready:
             if ctrl:
                 busy = self.busy_until
@@ -168,16 +185,23 @@ class NicPort:
                 while ready:
                     f = ready.popleft()
                     f.queued = False
-                    if send_one(f, self):
+                    if send_one(f, self, now):
                         sent = True
                         break
                 if not sent:
                     break
-            if self.busy_until >= now + 1:
-                if ready or ctrl:
-                    self.sim.at(int(self.busy_until), self._transmit)
-                    return
-                break
+            busy = self.busy_until
+            if busy >= now + 1:
+                if not (ready or ctrl):
+                    break
+                nxt = int(busy)
+                if nxt <= horizon:  # within the transmit-ahead window: the next frame's turn is taken now
+                    now = nxt
+                    continue
+                # the port's next turn: in the future by construction, straight on the heap
+                sim._seq += 1
+                heappush(sim._heap, (nxt, sim._seq, self._transmit, ()))
+                return
         self.scheduled = False
 
 
@@ -212,6 +236,7 @@ class VirtualEndpoints:
         self.limit_hit = False
         self.foreign = 0
         self.graph: FlowGraph | None = None
+        self.tx_ahead_ns = 0  # set by `load`
 
     @property
     def unsettled(self) -> int:
@@ -282,6 +307,9 @@ class VirtualEndpoints:
         self.reaction: NoReaction = make_reaction(cfg.reaction, rate, **(cfg.reaction_params or {}))
         self.unpaced = self.reaction.name == "none" and cfg.flow_rate_bps is None  # NIC line rate only
         self.flow_rate_bps = cfg.flow_rate_bps
+        # flows whose next frame depends on nothing but the NIC's turn may be sent ahead (NicPort._transmit)
+        self.tx_ahead_ns = (TX_AHEAD_NS if self.unpaced and not self.reliable and cfg.plane_policy == "pinned"
+                            else 0)
         sim = self.sim
         self.graph = FlowGraph(self.plan, self.colls, [f.rec for f in self.flows],
                                lambda when, fid: sim.at(when, self._start_flow, fid),
@@ -426,11 +454,10 @@ class VirtualEndpoints:
             self.packets += 1
 
     # ---------------------------------------------------------------- send
-    def send_one(self, f: _Flow, nic: NicPort) -> bool:
-        """Called by the NIC when the port is free and `f` is at the head: send one frame, or say why not
-        (False: the flow is waiting for pacing time, window, feedback or a timer, and will be made ready
-        again by it)."""
-        now = self.sim.now
+    def send_one(self, f: _Flow, nic: NicPort, now: int) -> bool:
+        """Called by the NIC when the port is free at `now` (the current instant, or one within its
+        transmit-ahead window) and `f` is at the head: send one frame, or say why not (False: the flow is
+        waiting for pacing time, window, feedback or a timer, and will be made ready again by it)."""
         rec = f.rec
         if rec.settle_ns and not self.reliable or f.tx.done:
             return False
@@ -456,7 +483,7 @@ class VirtualEndpoints:
             self.limit_hit = True
             if not rec.send_done_ns:
                 rec.send_done_ns = now
-            self.sim.after(self.config.loss_grace_ns, self._grace, f.fid)
+            self.sim.at(now + self.config.loss_grace_ns, self._grace, f.fid)
             return False
         psn = tx.take(now)
         if psn is None:  # window full or nothing to (re)send: feedback or a timer wakes the flow
@@ -500,10 +527,12 @@ class VirtualEndpoints:
             self._arm_tx(f)
         if tx.done:
             if not self.reliable and not f.rx.complete:
-                self.sim.after(self.config.loss_grace_ns, self._grace, f.fid)
+                self.sim.at(now + self.config.loss_grace_ns, self._grace, f.fid)
         elif f.next_ns < end + 1:
-            if plane is None:
-                nic.make_ready(f)
+            if plane is None:  # `nic.make_ready(f)` without its kick: only `NicPort._transmit` calls send_one
+                if not f.queued:
+                    f.queued = True
+                    nic.ready.append(f)
             else:
                 self._ready(f)
         else:
@@ -517,8 +546,13 @@ class VirtualEndpoints:
             self._ready(f)
 
     # ---------------------------------------------------------------- receive
-    def receive(self, eid: int, frame: bytes, plane: int = -1) -> None:
-        """A frame reached endpoint `eid` on its port of `plane`."""
+    def receive(self, at: tuple[Link, int, int], frame: bytes) -> None:
+        """A frame's last bit reached endpoint `eid`'s port of `plane` over `link` (`at`); lost if the link
+        went down while the frame was on it."""
+        link, eid, plane = at
+        if not link.up:
+            link.lost += 1
+            return
         p = self.fmt.parse(frame)
         if p is None or p.flow >= len(self.flows):
             self.foreign += 1

@@ -49,11 +49,12 @@ class Link:
 class Channel:
     """One direction of a link: frames handed to `send` at the start of serialisation reach
     `deliver(port, frame)` on the far node after serialisation + propagation + `extra_ns` (the far node's
-    pipeline latency)."""
+    pipeline latency). `port` is whatever the far node's `deliver` wants first: a switch's port number, a
+    host NIC's (link, endpoint, plane)."""
 
     __slots__ = ("link", "deliver", "port", "extra_ns", "tx_packets", "tx_bytes")
 
-    def __init__(self, link: Link, deliver: Callable[[int, Any], None], port: int, extra_ns: int = 0) -> None:
+    def __init__(self, link: Link, deliver: Callable[[Any, Any], None], port: Any, extra_ns: int = 0) -> None:
         self.link = link
         self.deliver = deliver
         self.port = port

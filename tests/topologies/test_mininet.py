@@ -7,11 +7,14 @@ import os
 import re
 import socket
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from ethlab.cli import main
+from p4exec.switch.forkserver import ForkedProcess
 from tests.support.bridge import BridgeSwitch
 from topologies import build
 from topologies.mininet_builder import Fabric, FabricOptions
@@ -69,6 +72,12 @@ def test_each_plane_is_its_own_network():
         assert ping(f, "gpu0", "10.1.0.3") and ping(f, "gpu1", "10.0.0.3")
         # the switch port of gpu2 on plane 1 is port 3 of device 2, named after both
         assert os.path.exists(f"/sys/class/net/{f.run.prefix}s2-3")
+        # switch ports are up but have no IPv6 address: they send nothing of their own into the switch
+        port = subprocess.run(["ip", "-d", "link", "show", f"{f.run.prefix}s2-3"], capture_output=True,
+                              text=True).stdout
+        assert "addrgenmode none" in port and ",UP," in port
+        assert subprocess.run(["ip", "-6", "addr", "show", "dev", f"{f.run.prefix}s2-3"], capture_output=True,
+                              text=True).stdout.strip() == ""
     assert leftovers(f.run) == []
 
 
@@ -91,7 +100,13 @@ def test_p4exec_switch_process_lifecycle():
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(2)
             s.connect(sw.grpc_addr.removeprefix("unix:"))
-        cmdline = open(f"/proc/{sw.proc.pid}/cmdline").read().split("\0")
+        # forked from the fabric's warmed-up fork server: the process runs exactly this command line
+        assert f.forkserver is not None and isinstance(sw.proc, ForkedProcess) and sw.proc.poll() is None
+        assert open(f"/proc/{sw.proc.pid}/comm").read().strip() == "p4exec-switch"
+        assert int(open(f"/proc/{sw.proc.pid}/stat").read().rsplit(")", 1)[1].split()[1]) == f.forkserver.pid
+        cmdline = sw.cmdline
+        assert cmdline[:3] == [sys.executable, "-m", "p4exec.switch"]
+        assert open(f"/proc/{sw.proc.pid}/cmdline").read().rstrip("\0").split("\0") == cmdline  # ps shows it
         i = cmdline.index("--no-p4")
         assert cmdline[i + 1:i + 5] == ["-i", f"1@{f.run.prefix}s1-1", "-i", f"2@{f.run.prefix}s1-2"]
         assert cmdline[cmdline.index("--device-id") + 1] == "1"
@@ -101,6 +116,35 @@ def test_p4exec_switch_process_lifecycle():
         assert f.run.pids["switch:s1"][0] == sw.proc.pid
         pid = sw.proc.pid
     assert not os.path.exists(f"/proc/{pid}") or proc_start_time(pid) != f.run.pids["switch:s1"][1]
+    assert leftovers(f.run) == []
+
+
+def test_p4exec_switch_started_without_fork_server():
+    with Fabric(build("line", n=1), FabricOptions(fork_switches=False)) as f:
+        f.start()
+        sw = f.switch("s1")
+        assert f.forkserver is None and isinstance(sw.proc, subprocess.Popen)
+        cmdline = open(f"/proc/{sw.proc.pid}/cmdline").read().split("\0")
+        assert cmdline[:3] == [sys.executable, "-m", "p4exec.switch"] and "--no-p4" in cmdline
+    assert leftovers(f.run) == []
+
+
+def test_fork_server_end_stops_its_switches_and_exit_status_is_reported():
+    """No switch outlives its fork server (however its owner ended); a switch's exit status reaches the
+    fabric as Popen's would."""
+    with Fabric(build("line", n=2), FabricOptions()) as f:
+        f.start()
+        s1, s2 = f.switch("s1"), f.switch("s2")
+        s1.proc.kill()
+        assert s1.proc.wait(5) == -9 and s1.proc.returncode == -9
+        assert "s1" in f.dead_switches() and "s2" not in f.dead_switches()
+        pid = s2.proc.pid
+        assert f.forkserver is not None
+        f.forkserver.proc.stdin.close()  # as when the process holding the pipe dies
+        deadline = time.monotonic() + 10
+        while os.path.exists(f"/proc/{pid}") and open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+            assert time.monotonic() < deadline, "switch survived its fork server"
+            time.sleep(0.05)
     assert leftovers(f.run) == []
 
 
@@ -209,3 +253,38 @@ def test_bmv2_queues_set_over_thrift_once_its_port_listens(tmp_path):
     assert fake.calls == [("simple_switch", "set_all_egress_queue_depths", 64),
                           ("simple_switch", "set_egress_queue_rate", 1, 833),
                           ("simple_switch", "set_egress_queue_rate", 2, 833)]
+
+
+def test_ping_many_answers_and_misses_through_the_kernel():
+    """The in-process pinger sends real echoes from inside the hosts' namespaces: a path that works answers,
+    an address nobody has and a cut link do not (and each costs at most its timeout)."""
+    from topologies.ping import ping_many
+
+    with Fabric(build("line", n=3), FabricOptions(switch_cls=BridgeSwitch)) as f:
+        f.start()
+        ns = {h: f.netns(h) for h in ("h1", "h2")}
+        missing = ping_many({ns["h1"]: ["10.0.0.2", "10.0.0.99"], ns["h2"]: ["10.0.0.1"]}, timeout_s=1.0)
+        assert missing == {ns["h1"]: {"10.0.0.99"}, ns["h2"]: set()}
+        f.set_link("s2", "s3", up=False)
+        t0 = time.monotonic()
+        missing = ping_many({ns["h1"]: ["10.0.0.2"], ns["h2"]: ["10.0.0.1"]}, timeout_s=1.0)
+        assert missing == {ns["h1"]: {"10.0.0.2"}, ns["h2"]: {"10.0.0.1"}}
+        assert time.monotonic() - t0 < 5
+
+
+def test_static_arp_over_netlink_every_peer_once_and_a_refusal_is_an_error():
+    from topologies.neigh import NeighbourBlocks, install
+    from topologies.netns import entered, named
+
+    t = build("erack", gpus=5, planes=2)
+    with Fabric(t, FabricOptions(switch_cls=BridgeSwitch)) as f:
+        f.start()
+        out = subprocess.run(["ip", "-n", f.netns("gpu2"), "neigh", "show", "nud", "permanent"], capture_output=True,
+                             text=True).stdout.splitlines()
+        expected = {f"{itf.ipv4} dev {itf.ifname} lladdr {itf.mac} PERMANENT"
+                    for other, ep in t.endpoints.items() if other != "gpu2" for itf in ep.interfaces.values()}
+        assert {" ".join(line.split()) for line in out} == expected and len(out) == 4 * 2
+        blocks = NeighbourBlocks({0: [("10.0.0.77", "02:00:00:00:00:77")]})
+        with entered(named(f.netns("gpu2"))), pytest.raises(OSError) as err:
+            install(blocks.requests(0, 999, "10.0.0.1"))  # no interface 999 there
+        assert err.value.errno == 19  # ENODEV

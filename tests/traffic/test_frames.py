@@ -6,13 +6,16 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from traffic.frames import FORMATS, PROBE, Addr, entropy, parse_ethplus, parse_roce
+from traffic.frames import FORMATS, PROBE, Addr, Parsed, entropy, parse_ethplus, parse_roce
 from traffic.layers import EthPlus, RoCEv2BTH
 from traffic.netns import open_packet_socket
-from traffic.receiver import Receiver
+from traffic.receiver import FlowRx, Receiver
+from traffic.transport import ACK, CNP, NAK, Feedback
 
 A = Addr("02:e7:00:00:00:01", "10.77.0.1", endpoint=5, plane=2)
 B = Addr("02:e7:00:00:00:02", "10.77.0.2", endpoint=700, plane=2)
@@ -106,3 +109,32 @@ def test_readdressed_templates_equal_scapy_built_ones(name: str) -> None:
         patched = fmt.for_flow(fmt.for_pair(base, src, dst, gw), 100 + i)
         built = fmt.build(src, dst, 100 + i, 300, True, gw)
         assert patched.buf == built.buf
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 11), st.booleans(), st.integers(-1, 40)), max_size=40))
+def test_wire_statistics_alone_match_the_full_receive_accounting(arrivals) -> None:
+    """Under a reliable transport the engine keeps only the wire statistics (`FlowRx.on_wire`); for any arrival
+    pattern (reordered, duplicated, marked, beyond the flow) they equal what `on_packet` counts."""
+    full, wire = FlowRx(1, 10), FlowRx(1, 10)
+    for seq, ce, qdepth in arrivals:
+        p = Parsed(1, seq, 10, 0, ce, qdepth, 100)
+        full.on_packet(p, 0)
+        wire.on_wire(p)
+    for name in ("duplicates", "reordered", "reorder_max", "reorder_sum", "ce", "qdepth_max", "max_seq", "seen"):
+        assert getattr(wire, name) == getattr(full, name), name
+
+
+@pytest.mark.parametrize("name", ["roce", "ethplus"])
+def test_feedback_record_round_trip(name: str) -> None:
+    """Every field of an ACK/NAK/CNP survives stamping into the pre-built frame and parsing back (one template
+    is patched in place for every feedback frame of a flow, so a field left from the previous one would show)."""
+    fmt = FORMATS[name]
+    tpl = fmt.for_flow(fmt.build_feedback(B, A, 0), 4242)
+    for fb in (Feedback(ACK, 1 << 30, 17, (1 << 64) - 1, -1, (1 << 63) + 5), Feedback(CNP, 9), Feedback(NAK, 3, 3, 0, 40, 1)):
+        raw = bytes(tpl.stamp_feedback(4242, fb))
+        p = fmt.parse(raw)
+        assert p is not None and p.flow == 4242 and p.feedback == fb and p.seq == 0 and p.npkts == 0
+        if name == "roce":
+            assert Ether(raw)[RoCEv2BTH].opcode == (0x81 if fb.kind == CNP else 0x11)
+            assert Ether(raw)[RoCEv2BTH].psn == fb.cum & 0xFFFFFF

@@ -28,7 +28,7 @@ def _layout(n: int, size: int, slices: int) -> list[int]:
 def _reduce_scatter_steps(b: ScheduleBuilder, ranks: tuple[int, ...], slices: int, planes: int) -> dict:
     """Add the n-1 reduce steps; return {(position, slice): id of the last transfer into it}."""
     n = len(ranks)
-    last_in: dict[tuple[int, int], int] = {}  # (receiver position, shard, slice) -> transfer id
+    last_in: dict[tuple[int, int, int], int] = {}  # (receiver position, shard, slice) -> transfer id
     for j in range(n - 1):
         new_in: dict[tuple[int, int, int], int] = {}
         for i in range(n):

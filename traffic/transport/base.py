@@ -12,7 +12,7 @@ PSNs are per flow and count packets from 0 to `npkts - 1` (no wrap-around: a flo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 #: Feedback kinds (on the wire in the feedback record's `kind` byte).
 ACK = 1  # cumulative acknowledgement (+ SACK bitmap for selective repeat)
@@ -24,9 +24,9 @@ KIND_NAMES = {ACK: "ack", NAK: "nak", CNP: "cnp"}
 SACK_BITS = 64  # bits of the SACK bitmap: PSNs cum+1 .. cum+64
 
 
-@dataclass(frozen=True, slots=True)
-class Feedback:
-    """One feedback frame from a flow's receiver to its sender.
+class Feedback(NamedTuple):
+    """One feedback frame from a flow's receiver to its sender (immutable; a named tuple because one is made
+    for every ACK at both ends and a frozen dataclass costs as much to build as parsing a whole data frame).
 
     `cum`: every PSN below it was delivered (the next PSN the receiver expects). `psn`: for a NAK, the PSN
     to resend (go-back-N: == cum; selective repeat: the trimmed PSN); for an ACK, the PSN whose arrival
@@ -89,6 +89,7 @@ class Sender(Protocol):
     naks: int  # NAKs that made the sender resend
     failed: bool  # gave up after max_timeouts
     acked_delivered: int  # PSNs the receiver has confirmed
+    rtt: RttEstimator  # the RTT estimate its timeout comes from (shared per endpoint pair)
 
     @property
     def done(self) -> bool: ...  # every PSN acknowledged, or given up

@@ -28,12 +28,13 @@ _NOTHING: list[Feedback] = []  # returned (never changed) when an arrival needs 
 
 
 class GbnSender:
-    __slots__ = ("npkts", "p", "una", "nxt", "high", "rto_at", "streak", "rtt", "sent", "retransmitted", "timeouts",
-                 "naks", "failed")
+    __slots__ = ("npkts", "p", "window", "una", "nxt", "high", "rto_at", "streak", "rtt", "sent", "retransmitted",
+                 "timeouts", "naks", "failed")
 
     def __init__(self, npkts: int, params: TransportParams, rtt: RttEstimator | None = None) -> None:
         self.npkts = npkts
         self.p = params
+        self.window = params.window  # read for every packet sent
         self.una = 0  # oldest unacknowledged PSN
         self.nxt = 0  # next PSN to send
         self.high = 0  # one past the highest PSN ever sent
@@ -53,7 +54,7 @@ class GbnSender:
 
     def take(self, now: int) -> int | None:
         psn = self.nxt
-        if psn >= self.npkts or psn - self.una >= self.p.window or self.failed:
+        if psn >= self.npkts or psn - self.una >= self.window or self.failed:
             return None
         self.nxt = psn + 1
         if psn < self.high:
@@ -105,12 +106,14 @@ class GbnSender:
 
 
 class GbnReceiver:
-    __slots__ = ("npkts", "p", "expected", "nak_sent", "unacked", "ack_due", "qmax", "wire", "cnp",
-                 "delivered", "arrivals", "spurious", "discarded", "trimmed", "acks", "naks", "echo")
+    __slots__ = ("npkts", "p", "ack_every", "ack_delay_ns", "expected", "nak_sent", "unacked", "ack_due", "qmax",
+                 "wire", "cnp", "delivered", "arrivals", "spurious", "discarded", "trimmed", "acks", "naks", "echo")
 
     def __init__(self, npkts: int, params: TransportParams) -> None:
         self.npkts = npkts
         self.p = params
+        self.ack_every = params.ack_every  # both read for every arrival
+        self.ack_delay_ns = params.ack_delay_ns
         self.expected = 0
         self.nak_sent = False  # a NAK for the current expected PSN is out
         self.unacked = 0
@@ -155,13 +158,19 @@ class GbnReceiver:
             self.expected = psn + 1
             self.delivered += 1
             self.nak_sent = False
-            self.unacked += 1
-            if qdepth > self.qmax:
-                self.qmax = qdepth
-            if self.unacked >= self.p.ack_every or psn + 1 >= self.npkts:
-                return [self._ack(psn)]
+            unacked = self.unacked + 1
+            qmax = self.qmax
+            if qdepth > qmax:
+                self.qmax = qmax = qdepth
+            if unacked >= self.ack_every or psn + 1 >= self.npkts:  # what _ack does, inlined (once per ACK)
+                self.unacked = 0
+                self.ack_due = None
+                self.qmax = -1
+                self.acks += 1
+                return [Feedback(ACK, psn + 1, psn, 0, qmax, tx_ns)]
+            self.unacked = unacked
             if self.ack_due is None:
-                self.ack_due = now + self.p.ack_delay_ns
+                self.ack_due = now + self.ack_delay_ns
             return _NOTHING
         out: list[Feedback] = []
         if ce:
@@ -186,10 +195,10 @@ class GbnReceiver:
             self.unacked += 1
             if qdepth > self.qmax:
                 self.qmax = qdepth
-            if self.unacked >= self.p.ack_every or self.expected >= self.npkts:
+            if self.unacked >= self.ack_every or self.expected >= self.npkts:
                 out.append(self._ack(psn))
             elif self.ack_due is None:
-                self.ack_due = now + self.p.ack_delay_ns
+                self.ack_due = now + self.ack_delay_ns
         elif psn < exp:
             self.discarded += 1
             out.append(self._ack(psn))

@@ -4,14 +4,15 @@ for comparison: a lossy run under `none` ends *earlier*, which is not what a rea
 
 from __future__ import annotations
 
-from traffic.transport.base import Feedback, SeenOnWire, TransportParams
+from traffic.transport.base import Feedback, RttEstimator, SeenOnWire, TransportParams
 
 
 class UnreliableSender:
-    __slots__ = ("npkts", "nxt", "sent", "retransmitted", "timeouts", "naks", "failed")
+    __slots__ = ("npkts", "nxt", "sent", "retransmitted", "timeouts", "naks", "failed", "rtt")
 
-    def __init__(self, npkts: int, params: TransportParams | None = None, rtt: object = None) -> None:
+    def __init__(self, npkts: int, params: TransportParams | None = None, rtt: RttEstimator | None = None) -> None:
         self.npkts = npkts
+        self.rtt = rtt or RttEstimator(params or TransportParams())  # never sampled: nothing is acknowledged
         self.nxt = 0
         self.sent = self.retransmitted = self.timeouts = self.naks = 0
         self.failed = False
