@@ -30,9 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from controller.bmv2_launch import Bmv2Command, Bmv2Process  # noqa: E402
 from p4exec.switch.lab import Lab, SwitchProcess, rss_kb, switch_env  # noqa: E402
 from p4exec.switch.nsio import write_frames  # noqa: E402
+from topologies.bmv2_launch import Bmv2Command, Bmv2Process  # noqa: E402
 
 TARGET_PPS = 30_000
 GRPC_ADDR = "127.0.0.1:59931"

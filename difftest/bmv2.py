@@ -1,6 +1,6 @@
 """A BMv2 `simple_switch_grpc` process for differential runs: packets over nanomsg, no interfaces.
 
-The switch (command line: controller/bmv2_launch.py) gets its program at start, a Thrift port for the
+The switch (command line: topologies/bmv2_launch.py) gets its program at start, a Thrift port for the
 runtime side channel, a gRPC address for P4Runtime, and its packet channel and notification socket inside
 a private temporary directory, so several runs can share the machine. `stop()` ends exactly this process.
 """
@@ -12,9 +12,9 @@ import socket
 import tempfile
 from pathlib import Path
 
-from controller.bmv2_launch import PRIORITY_QUEUES, Bmv2Command, Bmv2Process, Bmv2StartError
 from difftest.nanomsg import PacketChannel
 from difftest.toolchain import SWITCH
+from topologies.bmv2_launch import PRIORITY_QUEUES, Bmv2Command, Bmv2Process, Bmv2StartError
 
 __all__ = ["PRIORITY_QUEUES", "Bmv2StartError", "ReferenceSwitch", "free_port"]
 

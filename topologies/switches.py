@@ -22,9 +22,9 @@ from typing import Any
 from mininet.link import Link
 from mininet.node import Host, Switch
 
-from controller.bmv2_launch import PRIORITY_QUEUES, SWITCH, Bmv2Command
 from p4exec.privdir import ensure_private_dir, open_new
 from p4exec.switch.forkserver import ForkedProcess, ForkServer, ForkServerError
+from topologies.bmv2_launch import PRIORITY_QUEUES, SWITCH, Bmv2Command
 from topologies.state import RunState, all_runs
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.bmv2_launch import SWITCH, Bmv2Command, Bmv2Process
 from p4exec.switch.lab import Lab
 from tests.support.controller import free_port
+from topologies.bmv2_launch import SWITCH, Bmv2Command, Bmv2Process
 
 TOOLS = (SWITCH, "p4c-bm2-ss")
 MISSING = [tool for tool in TOOLS if shutil.which(tool) is None]

@@ -1,4 +1,4 @@
-"""simple_switch_grpc's command line has one owner (controller/bmv2_launch.py); these checks need no BMv2."""
+"""simple_switch_grpc's command line has one owner (topologies/bmv2_launch.py); these checks need no BMv2."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.bmv2_launch import PRIORITY_QUEUES, Bmv2Command, Bmv2Process, Bmv2StartError
+from topologies.bmv2_launch import PRIORITY_QUEUES, Bmv2Command, Bmv2Process, Bmv2StartError
 
 
 def test_interfaces_and_target_options_are_placed_around_the_separator() -> None:
