@@ -2,40 +2,40 @@
 package and the final module assembly."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.faults import PRELUDE as FAULTS_PRELUDE
+from p4exec.compiler.parts import (
+    CallPart,
+    DataTypePart,
+    DeclarationPart,
+    ExpressionPart,
+    InstancePart,
+    RulesPart,
+    StatementPart,
+    TablePart,
+)
 from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import V1_ERRORS, Ctx, E, Sym, _anno_arg, _loc
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import name_loc
 
-if TYPE_CHECKING:
-    from p4exec.compiler.calls import CallCompiler
-    from p4exec.compiler.checks import BackendRules
-    from p4exec.compiler.core import DeclarationCompiler
-    from p4exec.compiler.expressions import ExpressionCompiler
-    from p4exec.compiler.instances import InstanceCompiler
-    from p4exec.compiler.pytypes import DataTypeGenerator
-    from p4exec.compiler.statements import StatementCompiler
-    from p4exec.compiler.tables import TableCompiler
-
 
 class BlockCompiler:
     """Controls, parsers, functions, v1model main and module assembly."""
 
-    calls: CallCompiler
-    checks: BackendRules
-    decls: DeclarationCompiler
-    exprs: ExpressionCompiler
-    instances: InstanceCompiler
-    pytypes: DataTypeGenerator
-    statements: StatementCompiler
-    tables: TableCompiler
+    calls: CallPart
+    checks: RulesPart
+    decls: DeclarationPart
+    exprs: ExpressionPart
+    instances: InstancePart
+    pytypes: DataTypePart
+    statements: StatementPart
+    tables: TablePart
 
     def __init__(self, st: CompileState) -> None:
         self.st = st
@@ -279,7 +279,7 @@ class BlockCompiler:
                     em(f"if {vs.py}.matches(({''.join(k + ', ' for k in kvars)})): "
                        f"{self._goto(c.state, states, c)}")
                     continue
-            items = self.tables._keyset_items(c.keyset, len(keys))
+            items = self.tables.keyset_items(c.keyset, len(keys))
             conds = []
             for k, kv, it in zip(keys, kvars, items, strict=True):
                 conds.append(self._select_cond(k, kv, it))
@@ -305,7 +305,7 @@ class BlockCompiler:
         return f"{kv} == {v.code}"
 
     # ------------------------------------------------------------------ functions
-    def function_decl(self, d: A.FunctionDecl):
+    def function_decl(self, d: A.FunctionDecl) -> None:
         proto = d.proto
         if proto.type_params:
             raise self.st.err("unsupported: generic functions", d, P4Unsupported)
@@ -337,7 +337,7 @@ class BlockCompiler:
         self.st.ctx, self.st.scopes = saved_ctx, saved_scopes
 
     # ------------------------------------------------------------------ v1model main
-    def compile_main(self, main: A.Instantiation):
+    def compile_main(self, main: A.Instantiation) -> None:
         pt = self.decls.resolve_type(main.type)
         assert isinstance(pt, T.BlockT)   # run() picks main only when its type is a package
         pkg = pt.decl

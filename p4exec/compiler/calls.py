@@ -3,32 +3,26 @@ clone/resubmit field lists); separate because call semantics (directions, copy-i
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
+from p4exec.compiler.parts import DataTypePart, DeclarationPart, ExpressionPart, MethodPart, StatementPart
 from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import E, Sym, _loc, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 
-if TYPE_CHECKING:
-    from p4exec.compiler.core import DeclarationCompiler
-    from p4exec.compiler.expressions import ExpressionCompiler
-    from p4exec.compiler.methods import MethodCompiler
-    from p4exec.compiler.pytypes import DataTypeGenerator
-    from p4exec.compiler.statements import StatementCompiler
-
 
 class CallCompiler:
     """Calls: argument binding, action/function calls, extern functions and field lists."""
 
-    decls: DeclarationCompiler
-    exprs: ExpressionCompiler
-    methods: MethodCompiler
-    pytypes: DataTypeGenerator
-    statements: StatementCompiler
+    decls: DeclarationPart
+    exprs: ExpressionPart
+    methods: MethodPart
+    pytypes: DataTypePart
+    statements: StatementPart
 
     def __init__(self, st: CompileState) -> None:
         self.st = st

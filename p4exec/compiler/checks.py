@@ -5,24 +5,19 @@ runs where p4c would report its error first (the checksum controls before they a
 states, the rest after the whole program)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from p4exec.compiler import types as T
 from p4exec.compiler.bmv2_cfg import ControlFlowGraph
+from p4exec.compiler.parts import DeclarationPart, TablePart
 from p4exec.compiler.state import CompileState
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
-
-if TYPE_CHECKING:
-    from p4exec.compiler.core import DeclarationCompiler
-    from p4exec.compiler.tables import TableCompiler
 
 
 class BackendRules:
     """p4c-bm2-ss's whole-program and per-block rules, over the AST and the ProgramInfo being built."""
 
-    decls: DeclarationCompiler
-    tables: TableCompiler
+    decls: DeclarationPart
+    tables: TablePart
 
     def __init__(self, st: CompileState) -> None:
         self.st = st

@@ -6,10 +6,11 @@ parser, controls, actions and tables. The source is compiled once with compile()
 instantiation (see p4exec.compiler.program).
 
 It is made of parts, one job per module, that share one typed CompileState (state.py) and call each other
-through typed references set here (`wire`), so every call between parts is checked:
+through references set here (`wire`), typed by the Protocols of parts.py, so every call between parts is checked
+and no part imports another (this module alone knows the concrete classes):
 
     decls       core.py         type resolution and checking, top-level/type/enum/const declarations
-    pytypes     pytypes.py      Python classes of header/struct/union types, header bit layouts (generation)
+    pytypes     pytypes.py      Python classes of header/struct/union types (generation; bit layouts in layout.py)
     exprs       expressions.py  operands: literals, coercion, names, members, indexing, initializers
     ops         operators.py    unary/binary operators, shifts, concatenation, casts
     calls       calls.py        calls: arguments and directions, actions, functions, extern functions

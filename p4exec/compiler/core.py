@@ -4,22 +4,15 @@ fills is CompileState (state.py); the Python classes of the types come from pyty
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.direct_calls import instantiate_direct_calls
+from p4exec.compiler.parts import BlockPart, ExpressionPart, InstancePart, RulesPart, TablePart
 from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, expr_text, wrap
 from p4exec.errors import P4Unsupported, SourceLoc
 from p4exec.frontend import ast as A
-
-if TYPE_CHECKING:
-    from p4exec.compiler.blocks import BlockCompiler
-    from p4exec.compiler.checks import BackendRules
-    from p4exec.compiler.expressions import ExpressionCompiler
-    from p4exec.compiler.instances import InstanceCompiler
-    from p4exec.compiler.tables import TableCompiler
 
 # Type references that name one fixed type (exact classes: none of them has subclasses).
 _SIMPLE_TYPES: dict[type, T.Type] = {
@@ -44,11 +37,11 @@ def _flat_struct(t: T.StructT) -> bool:
 class DeclarationCompiler:
     """Type resolution, Python classes of P4 data types, and top-level/type/enum/const declarations."""
 
-    block: BlockCompiler
-    checks: BackendRules
-    exprs: ExpressionCompiler
-    instances: InstanceCompiler
-    tables: TableCompiler
+    block: BlockPart
+    checks: RulesPart
+    exprs: ExpressionPart
+    instances: InstancePart
+    tables: TablePart
 
     def __init__(self, st: CompileState) -> None:
         self.st = st
@@ -336,7 +329,7 @@ class DeclarationCompiler:
 
     V1MODEL_VERSIONS = (20180101, 20200408)
 
-    def const_decl(self, d):
+    def const_decl(self, d) -> None:
         if d.name == "__v1model_version" and not self.st.scopes:
             self.check_v1model_version(d)
         t = self.resolve_type(d.type)

@@ -3,30 +3,24 @@ members, indexing, slices, list/struct initializers and ?:; P4_16's typing rules
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
+from p4exec.compiler.parts import CallPart, DataTypePart, DeclarationPart, OperatorPart
 from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import LV, E, _loc, expr_text, wrap
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import name_loc
 
-if TYPE_CHECKING:
-    from p4exec.compiler.calls import CallCompiler
-    from p4exec.compiler.core import DeclarationCompiler
-    from p4exec.compiler.operators import OperatorCompiler
-    from p4exec.compiler.pytypes import DataTypeGenerator
-
 
 class ExpressionCompiler:
     """Expressions: literals, coercion, names/members/indexing, initializers and ?:."""
 
-    calls: CallCompiler
-    decls: DeclarationCompiler
-    ops: OperatorCompiler
-    pytypes: DataTypeGenerator
+    calls: CallPart
+    decls: DeclarationPart
+    ops: OperatorPart
+    pytypes: DataTypePart
 
     def __init__(self, st: CompileState) -> None:
         self.st = st

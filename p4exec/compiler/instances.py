@@ -2,36 +2,28 @@
 or bound sub-blocks."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
+from p4exec.compiler.parts import BlockPart, CallPart, DeclarationPart, ExpressionPart, TablePart
 from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import Sym
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 
-if TYPE_CHECKING:
-    from p4exec.compiler.blocks import BlockCompiler
-    from p4exec.compiler.calls import CallCompiler
-    from p4exec.compiler.core import DeclarationCompiler
-    from p4exec.compiler.expressions import ExpressionCompiler
-    from p4exec.compiler.tables import TableCompiler
-
 
 class InstanceCompiler:
     """Extern instances, instantiations and constructor constants."""
 
-    block: BlockCompiler
-    calls: CallCompiler
-    decls: DeclarationCompiler
-    exprs: ExpressionCompiler
-    tables: TableCompiler
+    block: BlockPart
+    calls: CallPart
+    decls: DeclarationPart
+    exprs: ExpressionPart
+    tables: TablePart
 
     def __init__(self, st: CompileState) -> None:
         self.st = st
 
-    def v1model_version(self):
+    def v1model_version(self) -> int | None:
         """The program's V1MODEL_VERSION, as v1model.p4 records it in `__v1model_version` (None: not v1model)."""
         sym = self.st.globals.get("__v1model_version")
         return sym.const if sym is not None else None
@@ -115,7 +107,7 @@ class InstanceCompiler:
         self.st.info.externs[fqn] = inst
         return inst
 
-    def instantiation(self, d: A.Instantiation, prefix: str):
+    def instantiation(self, d: A.Instantiation, prefix: str) -> None:
         t = self.decls.resolve_type(d.type)
         fqn = self.tables.fq(prefix, d.name, d.annos)
         if isinstance(t, T.ExternT):

@@ -3,31 +3,25 @@ pack/unpack); kept apart from plain calls because they dispatch on the receiver'
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
-from p4exec.compiler.pytypes import header_nbytes, header_pack_expr, header_unpack_lines
+from p4exec.compiler.layout import header_nbytes, header_pack_expr, header_unpack_lines
+from p4exec.compiler.parts import CallPart, DataTypePart, DeclarationPart, ExpressionPart
 from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import V1_ERRORS, E, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 
-if TYPE_CHECKING:
-    from p4exec.compiler.calls import CallCompiler
-    from p4exec.compiler.core import DeclarationCompiler
-    from p4exec.compiler.expressions import ExpressionCompiler
-    from p4exec.compiler.pytypes import DataTypeGenerator
-
 
 class MethodCompiler:
     """Method calls: header/stack methods, extern object methods, packet_in/packet_out."""
 
-    calls: CallCompiler
-    decls: DeclarationCompiler
-    exprs: ExpressionCompiler
-    pytypes: DataTypeGenerator
+    calls: CallPart
+    decls: DeclarationPart
+    exprs: ExpressionPart
+    pytypes: DataTypePart
 
     def __init__(self, st: CompileState) -> None:
         self.st = st

@@ -2,24 +2,21 @@
 saturating ops, shifts, concatenation and explicit casts: the operator rules, apart from operands."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from p4exec.compiler import types as T
 from p4exec.compiler.faults import DIVISION_BY_ZERO
+from p4exec.compiler.parts import DeclarationPart, ExpressionPart
 from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import E, wrap
 from p4exec.frontend import ast as A
-
-if TYPE_CHECKING:
-    from p4exec.compiler.core import DeclarationCompiler
-    from p4exec.compiler.expressions import ExpressionCompiler
 
 
 class OperatorCompiler:
     """Operators: unification, unary/binary ops, shifts, concatenation and casts."""
 
-    decls: DeclarationCompiler
-    exprs: ExpressionCompiler
+    decls: DeclarationPart
+    exprs: ExpressionPart
 
     def __init__(self, st: CompileState) -> None:
         self.st = st

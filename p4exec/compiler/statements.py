@@ -3,29 +3,24 @@ function around a compiled body."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
+from p4exec.compiler.parts import CallPart, DataTypePart, DeclarationPart, ExpressionPart
 from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import Sym, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 
-if TYPE_CHECKING:
-    from p4exec.compiler.calls import CallCompiler
-    from p4exec.compiler.core import DeclarationCompiler
-    from p4exec.compiler.expressions import ExpressionCompiler
-    from p4exec.compiler.pytypes import DataTypeGenerator
-
 
 class StatementCompiler:
     """Statements and function emission."""
 
-    calls: CallCompiler
-    decls: DeclarationCompiler
-    exprs: ExpressionCompiler
-    pytypes: DataTypeGenerator
+    calls: CallPart
+    decls: DeclarationPart
+    exprs: ExpressionPart
+    pytypes: DataTypePart
 
     def __init__(self, st: CompileState) -> None:
         self.st = st
@@ -41,7 +36,7 @@ class StatementCompiler:
         self.st.block_ctx.pyused.add(py)
         return py
 
-    def stmts(self, stmts, em: Emitter):
+    def stmts(self, stmts, em: Emitter) -> None:
         for s in stmts:
             self.stmt(s, em)
 
@@ -62,7 +57,7 @@ class StatementCompiler:
                                                 pad + f"    _e.outs = ({''.join(o + ', ' for o in outs)})",
                                                 pad + "    raise"]
 
-    def stmt(self, s, em: Emitter):
+    def stmt(self, s, em: Emitter) -> None:
         """One statement; helper functions its expressions need (calls with out arguments inside an expression,
         see calls.function_call) are defined just before it."""
         mark = len(self.st.pending_defs)
@@ -271,7 +266,7 @@ class StatementCompiler:
         self.loop_body(s.body, em)
         self.st.pop()
 
-    def ret_code(self, value):
+    def ret_code(self, value) -> str:
         outs = self.st.block_ctx.out_params
         if value is not None:
             if outs:

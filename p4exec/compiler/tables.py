@@ -3,31 +3,25 @@ their action dispatchers; the part that feeds P4Info and the runtime's table obj
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
+from p4exec.compiler.parts import CallPart, DeclarationPart, ExpressionPart, StatementPart
 from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import name_loc
 
-if TYPE_CHECKING:
-    from p4exec.compiler.calls import CallCompiler
-    from p4exec.compiler.core import DeclarationCompiler
-    from p4exec.compiler.expressions import ExpressionCompiler
-    from p4exec.compiler.statements import StatementCompiler
-
 
 class TableCompiler:
     """Actions and tables."""
 
-    calls: CallCompiler
-    decls: DeclarationCompiler
-    exprs: ExpressionCompiler
-    statements: StatementCompiler
+    calls: CallPart
+    decls: DeclarationPart
+    exprs: ExpressionPart
+    statements: StatementPart
 
     def __init__(self, st: CompileState) -> None:
         self.st = st
@@ -60,7 +54,7 @@ class TableCompiler:
         self.st.cp_names[key] = (node.loc, node)
 
     # ------------------------------------------------------------------ actions
-    def action_decl(self, d: A.ActionDecl, prefix: str):
+    def action_decl(self, d: A.ActionDecl, prefix: str) -> ir.ActionInfo:
         fqn = self.fq(prefix, d.name, d.annos)
         pyf = self.st.unique("A_" + fqn)
         seen_dirless = False
@@ -128,7 +122,7 @@ class TableCompiler:
         return info
 
     # ------------------------------------------------------------------ tables
-    def table_decl(self, d: A.TableDecl, prefix: str):
+    def table_decl(self, d: A.TableDecl, prefix: str) -> ir.TableInfo:
         fqn = self.fq(prefix, d.name, d.annos)
         props = {}
         for p in d.props:
@@ -383,7 +377,7 @@ class TableCompiler:
             inst.tables.append(table_fqn)
         return inst
 
-    def _keyset_items(self, ks, n):
+    def keyset_items(self, ks, n) -> list:
         if isinstance(ks, A.KsTuple):
             items = ks.items
         elif isinstance(ks, A.KsDefault | A.KsDontCare) and n != 1:
@@ -414,7 +408,7 @@ class TableCompiler:
         prev: int | None = None
         prios: list[int] = []
         for i, ent in enumerate(entries):
-            items = self._keyset_items(ent.keyset, len(keys))
+            items = self.keyset_items(ent.keyset, len(keys))
             match = []
             for k, it in zip(keys, items, strict=True):
                 match.append(self._entry_match(k, it))
