@@ -71,8 +71,9 @@ def build(topo, policy: str = "ecmp", mtu: int = 1500):
     return fab, control
 
 
-def run_plan(fab, control, plan, limit_s: float = 1.0, wall_s: float = 1800.0, show: bool = False):
-    run = VirtualRun(fab, control, VirtualLimits(time_limit_s=limit_s, wall_limit_s=wall_s))
+def run_plan(fab, control, plan, limit_s: float = 1.0, wall_s: float = 1800.0, show: bool = False,
+             workers: int = 1):
+    run = VirtualRun(fab, control, VirtualLimits(time_limit_s=limit_s, wall_limit_s=wall_s, workers=workers))
 
     last = [0.0]
     planned = [0]
@@ -90,6 +91,9 @@ def run_plan(fab, control, plan, limit_s: float = 1.0, wall_s: float = 1800.0, s
     out = run.run(plan, EngineConfig(rate_bps=400e9), progress=progress)
     if show:
         print()
+        pss = sum(run.worker_pss)
+        print(f"  simulated by {out.partitions}" + (f"; workers' proportional set size {pss / (1 << 30):.2f} GiB "
+              f"(+ this process's RSS {rss_gib():.2f} GiB)" if pss else ""))
     # the event loop alone: loading the plan (flows, frame templates) and the collection before it are set-up,
     # as the in-process reference's set-up is not timed either
     return out, out.stats.wall_s, out.stats.cpu_s
@@ -235,7 +239,7 @@ def frames_note(fab) -> str:
             "frames)")
 
 
-def scale_erack(mtu: int) -> None:
+def scale_erack(mtu: int, workers: int) -> None:
     t0 = time.perf_counter()
     topo = erack(gpus=64, planes=8, radix=64, rate_gbps=400, delay_us=0.0)
     fab, control = build(topo, mtu=mtu)
@@ -244,7 +248,7 @@ def scale_erack(mtu: int) -> None:
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("all_reduce", eids, 16 << 20, 1, "ring", planes=8, slices=8)
     w0 = time.perf_counter()
-    out, loop_wall, cpu = run_plan(fab, control, plan, wall_s=1800, show=True)
+    out, loop_wall, cpu = run_plan(fab, control, plan, wall_s=1800, show=True, workers=workers)
     wall = time.perf_counter() - w0
     m = summarize(out.result)
     control.close()
@@ -256,7 +260,7 @@ def scale_erack(mtu: int) -> None:
           f"{n / cpu:,.0f}/s CPU), {out.stats.events:,} events, RSS {rss_gib():.2f} GiB, {load_note()}")
 
 
-def scale_upn(wall_s: float, mtu: int) -> None:
+def scale_upn(wall_s: float, mtu: int, workers: int) -> None:
     t0 = time.perf_counter()
     topo = upn(gpus=512, planes=4, radix=128, rate_gbps=200, delay_us=0.0)
     fab, control = build(topo, mtu=mtu)
@@ -266,7 +270,7 @@ def scale_upn(wall_s: float, mtu: int) -> None:
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("all_to_all", eids, 64 * 1024 * 512, 1, None, planes=4, seed=1)
     w0 = time.perf_counter()
-    out, loop_wall, cpu = run_plan(fab, control, plan, wall_s=wall_s, show=True)
+    out, loop_wall, cpu = run_plan(fab, control, plan, wall_s=wall_s, show=True, workers=workers)
     wall = time.perf_counter() - w0
     m = summarize(out.result)
     control.close()
@@ -277,7 +281,8 @@ def scale_upn(wall_s: float, mtu: int) -> None:
           f"{out.stopped_by}, virtual {out.stats.now_ns / 1e9:.6f} s reached, collective time "
           f"{rec['time_s'] or 0:.6f} s, {delivered:,} of {planned:,} data packets delivered "
           f"({delivered / max(planned, 1):.1%}), {fab.executions():,} pipeline packets "
-          f"({fab.executions() / loop_wall:,.0f}/s wall, {fab.executions() / cpu:,.0f}/s CPU over {cpu:.0f} s CPU), "
+          f"({fab.executions() / loop_wall:,.0f}/s wall, {fab.executions() / cpu:,.0f}/s CPU over {cpu:.0f} s CPU "
+          f"of {out.stats.processes} process(es)), "
           f"RSS {rss_gib():.2f} GiB (goal ≤ 8), {load_note()}")
 
 
@@ -291,6 +296,9 @@ def main() -> int:
     ap.add_argument("--scale-mtu", type=int, default=ROCE_PATH_MTU_IP,
                     help="IP MTU of the scale runs (default: RoCEv2's 4096-byte path MTU, 4140; 1500 for "
                          "Ethernet-MTU frames)")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="processes for the scale runs' independent partitions (planes; vfabric/partition.py); "
+                         "1 = one process")
     a = ap.parse_args()
     pipeline_rate(a.size_kib << 10, a.rounds)
     p4sim_case(a.p4sim_packets)
@@ -298,9 +306,9 @@ def main() -> int:
         print(f"scale runs: IP MTU {a.scale_mtu}" + (" = RoCEv2 path MTU 4096 (RoCEv2 fabrics run 4096-byte "
               "payloads; the topologies say nothing about frame size)" if a.scale_mtu == ROCE_PATH_MTU_IP else ""))
     if a.scale in ("erack", "all"):
-        scale_erack(a.scale_mtu)
+        scale_erack(a.scale_mtu, a.workers)
     if a.scale in ("upn", "all"):
-        scale_upn(a.upn_wall_s, a.scale_mtu)
+        scale_upn(a.upn_wall_s, a.scale_mtu, a.workers)
     return 0
 
 

@@ -27,6 +27,7 @@ class RunStats:
     events: int
     wall_s: float
     cpu_s: float = 0.0  # CPU time of the calling thread spent in `run` (the event loop alone, no set-up)
+    processes: int = 1  # partition workers that shared the run (vfabric/partition.py); cpu_s is their sum
 
 
 class Simulator:

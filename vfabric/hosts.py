@@ -237,6 +237,9 @@ class VirtualEndpoints:
         self.foreign = 0
         self.graph: FlowGraph | None = None
         self.tx_ahead_ns = 0  # set by `load`
+        # flows this process simulates (None: all); the others belong to another partition worker
+        # (vfabric/partition.py) and are never started here
+        self.only: bytearray | None = None
 
     @property
     def unsettled(self) -> int:
@@ -379,6 +382,8 @@ class VirtualEndpoints:
         self.graph.start_collective(ci, self.sim.now)
 
     def _start_flow(self, fid: int) -> None:
+        if self.only is not None and not self.only[fid]:
+            return
         now = self.sim.now
         f = self.flows[fid]
         f.rec.start_ns = now

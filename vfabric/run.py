@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import gc
 import math
+import os
+import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from traffic.records import EngineConfig, PlannedCollective, RunResult
+from vfabric import partition
 from vfabric.control import ControlPlane
 from vfabric.events import RunStats, SimError
 from vfabric.fabric import VirtualFabric
+from vfabric.partition import Pieces, plan_pieces
 
 START_NS = 1_000  # traffic starts 1 µs after the (instantaneous) bring-up
 
@@ -31,6 +35,7 @@ class VirtualLimits:
     control_delay_s: float = 100e-6  # fault -> controller reaction (virtual)
     probe_interval_s: float = 20e-6  # adaptive policy's probe rounds (virtual)
     sample_interval_s: float | None = None  # queue/goodput samples over P4Runtime (virtual); None = off
+    workers: int = 1  # processes for independent partitions (vfabric/partition.py); 1 = one process
 
     def validate(self) -> None:
         for key in ("time_limit_s", "wall_limit_s", "probe_interval_s"):
@@ -39,6 +44,8 @@ class VirtualLimits:
                 raise SimError(f"virtual.{key} must be a positive number of seconds (got {v!r})")
         if not isinstance(self.control_delay_s, int | float) or self.control_delay_s < 0:
             raise SimError(f"virtual.control_delay_s must be >= 0 seconds (got {self.control_delay_s!r})")
+        if not isinstance(self.workers, int) or isinstance(self.workers, bool) or self.workers < 1:
+            raise SimError(f"virtual.workers must be an integer >= 1 (got {self.workers!r})")
         if self.sample_interval_s is not None and (not isinstance(self.sample_interval_s, int | float)
                                                    or self.sample_interval_s <= 0):
             raise SimError(f"virtual.sample_interval_s must be > 0 seconds (got {self.sample_interval_s!r})")
@@ -63,6 +70,7 @@ class VirtualOutcome:
     events: list[dict[str, Any]] = field(default_factory=list)  # faults as ethlab's FaultEvent dicts
     samples: list[tuple[int, Callable[[], None]]] = field(default_factory=list)
     interrupted: bool = False
+    partitions: str = "one process"  # how the run was simulated: "N processes" or why it stayed in one
 
     @property
     def stopped_by(self) -> str:
@@ -88,6 +96,8 @@ class VirtualRun:
         self.events: list[dict[str, Any]] = []
         self.sample_hooks: list[Callable[[float], None]] = []
         self.start_ns = 0
+        self.worker_pss: list[int] = []  # proportional set size of each partition worker at its end (bytes)
+        self._finished: Callable[[], bool] = lambda: self.fabric.endpoints.unsettled == 0
 
     # ---------------------------------------------------------------- faults
     def schedule_faults(self, faults: list[Any]) -> None:
@@ -205,27 +215,35 @@ class VirtualRun:
         wall0 = time.perf_counter()
 
         def done_check() -> None:
-            if eps.unsettled == 0:
+            if self._finished():
                 sim.stop("done")
             else:
                 sim.after(10_000, done_check)
 
         sim.at(self.start_ns, done_check)
+        self._done_check = done_check
 
         def report(s: Any) -> None:
             if progress is not None:
                 progress(Progress(s.now, limit_ns, s.events, eps.packets, self.fabric.executions(),
                                   time.perf_counter() - wall0))
 
+        pieces = plan_pieces(self, list(faults), sample is not None and bool(self.limits.sample_interval_s),
+                             self.limits.workers)
         # Everything made so far (programs, tables, plan, frames templates) lives for the whole run: keep it
         # out of the cyclic collector's scans, as the emulated switch does (full collections otherwise cost
-        # more than the packets).
+        # more than the packets); partition workers then share it copy-on-write.
         gc.collect()
         gc.freeze()
         interrupted = False
+        note = pieces.reason and f"one process ({pieces.reason})"
         try:
-            stats = sim.run(until_ns=limit_ns, wall_limit_s=self.limits.wall_limit_s, progress=report,
-                            progress_every=5000)
+            if pieces.groups:
+                stats = self._run_split(pieces, limit_ns, report, wall0)
+                note = f"{stats.processes} processes (independent partitions)"
+            else:
+                stats = sim.run(until_ns=limit_ns, wall_limit_s=self.limits.wall_limit_s, progress=report,
+                                progress_every=5000)
         except KeyboardInterrupt:
             interrupted = True
             stats = RunStats("interrupted", sim.now, sim.events, time.perf_counter() - wall0)
@@ -233,4 +251,98 @@ class VirtualRun:
         end_ns = max(settle) if settle and eps.unsettled == 0 else sim.now
         timed_out = eps.unsettled > 0
         result = eps.result(max(0, end_ns - self.start_ns), timed_out, engine_config)
-        return VirtualOutcome(result, stats, self.events, interrupted=interrupted)
+        return VirtualOutcome(result, stats, self.events, interrupted=interrupted, partitions=note)
+
+    # ---------------------------------------------------------------- independent partitions
+    def _run_split(self, pieces: Pieces, limit_ns: int, report: Callable[[Any], None], wall0: float) -> RunStats:
+        """Group k > 0 in a forked worker each, group 0 here; then the ending agreed and the records merged
+        (vfabric/partition.py says why this is exact)."""
+        children: list[tuple[int, int, int]] = []  # (pid, results fd, orders fd)
+        mine = 0
+        for k in range(1, len(pieces.groups)):
+            up_r, up_w = os.pipe()
+            down_r, down_w = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the worker: simulate group k, answer, never return into the caller
+                code = 1
+                try:
+                    os.close(up_r)
+                    os.close(down_w)
+                    for _pid, r, w in children:
+                        os.close(r)
+                        os.close(w)
+                    stats = self._simulate_group(pieces.groups[k], limit_ns, None, wall0, up_w, down_r)
+                    data = partition.collect_group(self, pieces.groups[k])
+                    data["stats"] = (stats.events, stats.cpu_s)
+                    partition.send(up_w, data)
+                    code = 0
+                finally:
+                    os._exit(code)
+            os.close(up_w)
+            os.close(down_r)
+            children.append((pid, up_r, down_w))
+        try:
+            stats = self._simulate_group(pieces.groups[mine], limit_ns, report, wall0, None, None, children)
+            events, cpu = stats.events, stats.cpu_s
+            for _pid, r, _w in children:
+                data = partition.receive(r)
+                partition.merge_group(self, data)
+                events += data["stats"][0]
+                cpu += data["stats"][1]
+                self.worker_pss.append(data["pss"])
+        finally:
+            for pid, r, w in children:
+                os.close(r)
+                os.close(w)
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+                os.waitpid(pid, 0)
+        partition.settle_collectives(self)
+        return RunStats(stats.reason, stats.now_ns, events, time.perf_counter() - wall0, cpu, len(pieces.groups))
+
+    def _simulate_group(self, group: tuple[list[int], list[str], list[int]], limit_ns: int,
+                        report: Callable[[Any], None] | None, wall0: float, up: int | None, down: int | None,
+                        children: Sequence[tuple[int, int, int]] = ()) -> RunStats:
+        """Phase 1: run until this group's flows are settled (or a limit). Then the processes agree when one
+        process would have stopped: the latest of their completion checks if all of them finished, else the
+        virtual-time limit; phase 2 runs on to it."""
+        sim = self.sim
+        eps = self.fabric.endpoints
+        only = bytearray(len(eps.flows))
+        for fid in group[0]:
+            only[fid] = 1
+        eps.only = only
+        others = len(eps.flows) - len(group[0])  # never started here, so never settled here
+        graph = eps.graph
+        assert graph is not None
+        self._finished = lambda: graph.unsettled == others
+        cpu0 = time.thread_time()
+        wall_left = max(1e-3, self.limits.wall_limit_s - (time.perf_counter() - wall0))
+        first = sim.run(until_ns=limit_ns, wall_limit_s=wall_left, progress=report, progress_every=5000)
+        ended = (first.reason, first.now_ns)
+        if up is not None and down is not None:  # a worker: tell, then be told
+            partition.send(up, ended)
+            target = partition.receive(down)
+        else:
+            ends = [ended] + [partition.receive(r) for _pid, r, _w in children]
+            reasons = {reason for reason, _t in ends}
+            if reasons <= {"done"}:
+                target = ("done", max(t for _r, t in ends))
+            elif reasons & {"wall", "stopped"}:
+                target = ("wall" if "wall" in reasons else "stopped", None)
+            else:
+                target = ("until", None)
+            for _pid, _r, w in children:
+                partition.send(w, target)
+        reason, stop_at = target
+        stats = first
+        if first.reason == "done" and reason in ("done", "until") and (stop_at is None or sim.now < stop_at):
+            # the completion check that stopped phase 1 would have scheduled the next one as its last act
+            self._finished = (lambda: sim.now >= stop_at) if stop_at is not None else (lambda: False)
+            sim.after(10_000, self._done_check)
+            wall_left = max(1e-3, self.limits.wall_limit_s - (time.perf_counter() - wall0))
+            stats = sim.run(until_ns=limit_ns, wall_limit_s=wall_left, progress=report, progress_every=5000)
+        final = reason if reason != "done" or stats.reason == "done" else stats.reason
+        return RunStats(final, sim.now, sim.events, stats.wall_s, time.thread_time() - cpu0)

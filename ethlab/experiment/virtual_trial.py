@@ -27,7 +27,8 @@ from vfabric.run import Progress, VirtualLimits, VirtualRun
 
 CLOCKS = ("emulated", "virtual")
 VIRTUAL_KEYS = {"time_limit_s", "wall_limit_s", "control_delay_s", "probe_interval_s", "sample_interval_s",
-                "pipeline_latency_ns", "flow_rate_gbps", "loss_grace_s", "reaction_params", "queue_depth"}
+                "pipeline_latency_ns", "flow_rate_gbps", "loss_grace_s", "reaction_params", "queue_depth",
+                "workers"}
 
 
 class VirtualOptionError(ValueError):
@@ -57,6 +58,9 @@ def check_options(options: dict[str, Any] | None, where: str = "virtual") -> dic
         positive(key, allow_zero=True)
     if "queue_depth" in opts and (not isinstance(opts["queue_depth"], int) or opts["queue_depth"] < 1):
         raise VirtualOptionError(f"{where}.queue_depth: must be an integer >= 1 (got {opts['queue_depth']!r})")
+    if "workers" in opts and (not isinstance(opts["workers"], int) or isinstance(opts["workers"], bool)
+                              or opts["workers"] < 1):
+        raise VirtualOptionError(f"{where}.workers: must be an integer >= 1 (got {opts['workers']!r})")
     if "reaction_params" in opts and not isinstance(opts["reaction_params"], dict):
         raise VirtualOptionError(f"{where}.reaction_params: must be a mapping")
     return opts
@@ -67,7 +71,7 @@ def _limits(opts: dict[str, Any]) -> VirtualLimits:
                          wall_limit_s=float(opts.get("wall_limit_s", 900.0)),
                          control_delay_s=float(opts.get("control_delay_s", 100e-6)),
                          probe_interval_s=float(opts.get("probe_interval_s", 20e-6)),
-                         sample_interval_s=opts.get("sample_interval_s"))
+                         sample_interval_s=opts.get("sample_interval_s"), workers=int(opts.get("workers", 1)))
 
 
 def progress_text(p: Progress) -> str:
@@ -146,7 +150,7 @@ def run_virtual_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str]
     tm_drops = {n: {k: v for k, v in sw.drops.items() if v} for n, sw in sorted(fabric.switches.items())}
     virtual = {"stopped_by": outcome.stopped_by, "virtual_time_s": round((stats.now_ns - run.start_ns) / 1e9, 9),
                "time_limit_s": limits.time_limit_s, "wall_limit_s": limits.wall_limit_s,
-               "events": stats.events, "wall_s": round(stats.wall_s, 3),
+               "events": stats.events, "wall_s": round(stats.wall_s, 3), "simulated_by": outcome.partitions,
                "pipeline_packets": fabric.executions(),
                "pipeline_packets_per_wall_s": round(fabric.executions() / stats.wall_s, 1) if stats.wall_s else None,
                "pipeline_latency_ns": fabric_cfg.pipeline_latency_ns, "control_delay_s": limits.control_delay_s,
