@@ -41,11 +41,14 @@ class VirtualFabric:
         self.endpoints = VirtualEndpoints(self.sim, topo, hosts)
         eid_of = {ep.host: ep.eid for ep in topo.endpoints.values()}
         self.links: list[Link] = []
+        self.to_hosts: list[Channel] = []  # channels whose far end is a host NIC port
         for index, ln in enumerate(topo.links):
             link = Link(self.sim, f"{ln.a}<->{ln.b}", ln.rate_gbps * 1e9, int(round(ln.delay_us * 1000)), index)
             self.links.append(link)
             for near, far in ((ln.a, ln.b), (ln.b, ln.a)):
                 channel = Channel(link, *self._receiver(far.owner, far.number, eid_of, link, ln.plane))
+                if far.owner not in self.switches:
+                    self.to_hosts.append(channel)
                 if near.owner in self.switches:
                     self.switches[near.owner].attach(near.number, channel)
                 else:
@@ -58,6 +61,12 @@ class VirtualFabric:
             return sw.receive, port, sw.pipeline_latency_ns
         # the NIC's receive path is called straight from the heap with (link, endpoint, plane): no wrapper
         return self.endpoints.receive, (link, eid_of[node], plane), 0
+
+    def deliver_early(self, on: bool) -> None:
+        """Frames towards hosts accounted when they start their last hop (`VirtualEndpoints.receive_early`)
+        instead of by an arrival event: only where nothing can change between the two (the caller checks)."""
+        for ch in self.to_hosts:
+            ch.early = self.endpoints.receive_early if on else None
 
     def link_index(self, a: str, b: str) -> int:
         for index, ln in enumerate(self.topo.links):

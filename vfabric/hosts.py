@@ -622,6 +622,39 @@ class VirtualEndpoints:
         if rx.complete and not f.rec.settle_ns:
             self._settle(p.flow)
 
+    def early_delivery_allowed(self) -> bool:
+        """Whether a frame's arrival may be accounted when it starts its last hop (`receive_early`): the
+        receiver then only keeps statistics whose order is the wire's order on that one link — unpaced,
+        unreliable, one path per flow (no reaction, feedback or plane choice reads them at a later
+        instant). The caller adds what it knows: no faults (links stay up)."""
+        return self.unpaced and not self.reliable and all(f.plane is None for f in self.flows)
+
+    def receive_early(self, at: tuple[Link, int, int], frame: bytes, arrive: int) -> bool:
+        """A data frame whose last bit will reach endpoint `eid` at `arrive`, accounted now for that instant;
+        its flow settles by an event at `arrive` (the arrival's own place in the event order). False — let the
+        arrival be an event — unless the outcome cannot depend on the run ending first: the frame arrives
+        within the virtual-time limit, its flow is not complete yet (what follows a complete flow may be cut
+        off by the end of the run) and cannot be given up (loss grace) before the frame arrives."""
+        p = self.fmt.parse(frame)
+        if p is None or p.feedback is not None or p.flow >= len(self.flows) or arrive > self.sim.until_ns:
+            return False
+        f = self.flows[p.flow]
+        rx = f.rx
+        if f.dst_ep != at[1] or rx.complete or rx.npkts != p.npkts:
+            return False
+        done = f.rec.send_done_ns
+        if done and arrive >= done + self.config.loss_grace_ns:
+            return False
+        rx.on_packet(p, arrive)
+        f.last_progress_ns = arrive
+        if rx.complete:
+            self.sim.at(arrive, self._arrived_complete, p.flow)
+        return True
+
+    def _arrived_complete(self, fid: int) -> None:
+        if not self.flows[fid].rec.settle_ns:
+            self._settle(fid)
+
     # ---------------------------------------------------------------- result
     def result(self, duration_ns: int, timed_out: bool, engine_config: EngineConfig) -> RunResult:
         end = self.sim.now

@@ -52,7 +52,7 @@ class Channel:
     pipeline latency). `port` is whatever the far node's `deliver` wants first: a switch's port number, a
     host NIC's (link, endpoint, plane)."""
 
-    __slots__ = ("link", "deliver", "port", "extra_ns", "tx_packets", "tx_bytes")
+    __slots__ = ("link", "deliver", "port", "extra_ns", "tx_packets", "tx_bytes", "early")
 
     def __init__(self, link: Link, deliver: Callable[[Any, Any], None], port: Any, extra_ns: int = 0) -> None:
         self.link = link
@@ -61,6 +61,9 @@ class Channel:
         self.extra_ns = extra_ns
         self.tx_packets = 0
         self.tx_bytes = 0
+        # `early(port, frame, arrival_ns)`: the far node accounts the frame now, for its arrival instant, and
+        # returns True — or False, and the arrival is an event as usual (VirtualEndpoints.receive_early)
+        self.early: Callable[[Any, Any, int], bool] | None = None
 
     def send(self, frame: Any, start_ns: float) -> float:
         """Put `frame` on the wire starting at `start_ns` (never before now); returns when its last bit has
@@ -77,8 +80,11 @@ class Channel:
         # went down meanwhile (`Link.up`, which the switch's port state and the host NIC both follow).
         # Arrival is in the future by construction (end > start >= now), so the event goes straight on the
         # heap without `Simulator.at`'s checks.
+        arrive = int(end + 0.999999) + link.delay_ns + self.extra_ns
+        early = self.early
+        if early is not None and early(self.port, frame, arrive):
+            return end
         sim = link.sim
         sim._seq += 1
-        heappush(sim._heap, (int(end + 0.999999) + link.delay_ns + self.extra_ns, sim._seq, self.deliver,
-                             (self.port, frame)))
+        heappush(sim._heap, (arrive, sim._seq, self.deliver, (self.port, frame)))
         return end
