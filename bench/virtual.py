@@ -91,9 +91,12 @@ def run_plan(fab, control, plan, limit_s: float = 1.0, wall_s: float = 1800.0, s
     out = run.run(plan, EngineConfig(rate_bps=400e9), progress=progress)
     if show:
         print()
+        from vfabric.partition import pss_bytes
+
         pss = sum(run.worker_pss)
-        print(f"  simulated by {out.partitions}" + (f"; workers' proportional set size {pss / (1 << 30):.2f} GiB "
-              f"(+ this process's RSS {rss_gib():.2f} GiB)" if pss else ""))
+        print(f"  simulated by {out.partitions}" + (
+            f"; memory of all processes (proportional set size, shared pages counted once): "
+            f"{(pss + pss_bytes()) / (1 << 30):.2f} GiB (this process's RSS {rss_gib():.2f} GiB)" if pss else ""))
     # the event loop alone: loading the plan (flows, frame templates) and the collection before it are set-up,
     # as the in-process reference's set-up is not timed either
     return out, out.stats.wall_s, out.stats.cpu_s

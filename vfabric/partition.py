@@ -145,7 +145,7 @@ def plan_pieces(run: Any, faults: list[Any], sampling: bool, workers: int) -> Pi
 
 # ------------------------------------------------------------------------------------------ what goes back
 
-def _pss_bytes() -> int:
+def pss_bytes() -> int:
     """Proportional set size of this process (shared pages counted once across the processes)."""
     try:
         with open("/proc/self/smaps_rollup") as fh:
@@ -179,7 +179,7 @@ def collect_group(run: Any, group: tuple[list[int], list[str], list[int]]) -> di
         chans[index] = (link.lost, [(ch.tx_packets, ch.tx_bytes) for ch in _channels(fab, index)])
     return {"flows": flows, "switches": switches, "links": chans, "packets": eps.packets,
             "foreign": eps.foreign, "rx_foreign": eps.receiver.foreign, "limit_hit": eps.limit_hit,
-            "pss": _pss_bytes()}
+            "pss": pss_bytes()}
 
 
 def _channels(fab: Any, index: int) -> list[Any]:
