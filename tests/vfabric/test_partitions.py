@@ -55,6 +55,15 @@ def test_split_run_is_byte_identical(tmp_path: Path) -> None:
     assert b'"clock": "virtual"' in one["metrics.json"]
 
 
+def test_split_run_with_a_congestion_reaction_is_byte_identical(tmp_path: Path) -> None:
+    raw = _spec(engine={"reaction": "dcqcn"}, fabric={"queue_depth": 8})
+    one, _v1 = _run(raw, 1, tmp_path / "one")
+    two, v2 = _run(raw, 2, tmp_path / "two")
+    assert v2["simulated_by"].startswith("2 processes")
+    for name in FILES:
+        assert one[name] == two[name], name
+
+
 def test_split_run_hitting_the_time_limit_is_byte_identical(tmp_path: Path) -> None:
     raw = _spec(virtual={"time_limit_s": 3e-6, "queue_depth": 8})
     one, v1 = _run(raw, 1, tmp_path / "one")
