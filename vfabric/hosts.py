@@ -240,6 +240,8 @@ class VirtualEndpoints:
         # flows this process simulates (None: all); the others belong to another partition worker
         # (vfabric/partition.py) and are never started here
         self.only: bytearray | None = None
+        self._templates: dict = {}  # frame templates by (src, dst, payload) and their bases
+        self._unbuilt: list[tuple[int, Addr, Addr, int]] = []  # flows loaded whose templates are not built
 
     @property
     def unsettled(self) -> int:
@@ -260,7 +262,7 @@ class VirtualEndpoints:
         """Expand the plan into flows and schedule the collectives that wait for nothing."""
         cfg = self.config
         self.plan = list(plan)
-        templates: dict = {}
+        templates = self._templates
         rtts: dict[tuple[int, int], RttEstimator] = {}  # one per endpoint pair, like a NIC's per-peer state
         health: dict[tuple[int, int, int], PathHealth] = {}
         for pc in self.plan:
@@ -279,12 +281,7 @@ class VirtualEndpoints:
                 f.rx_nic = self.nics[dkey]
                 a_src, a_dst = Addr(src.mac, src.ip, t.src, t.plane), Addr(dst.mac, dst.ip, t.dst, t.plane)
                 tail_len = t.bytes - (npkts - 1) * self.payload
-                f.tpl = self._template(templates, a_src, a_dst, fid, self.payload)
-                f.tail = f.tpl if tail_len == self.payload else self._template(templates, a_src, a_dst, fid,
-                                                                               tail_len)
-                f.fb_tpl = self._feedback_template(templates, a_dst, a_src, fid) if self.reliable else None
-                f.wire_bits = wire_bytes(len(f.tpl.buf)) * 8
-                f.tail_wire_bits = wire_bytes(len(f.tail.buf)) * 8
+                self._unbuilt.append((fid, a_src, a_dst, tail_len))  # frame templates: `build_templates`
                 f.payload = tail_len
                 f.dst_ep = t.dst
                 f.src_ep = t.src
@@ -318,6 +315,23 @@ class VirtualEndpoints:
                                lambda when, fid: sim.at(when, self._start_flow, fid),
                                lambda when, ci: sim.at(when, self._start_collective, ci))
         self.graph.begin(start_ns)
+
+    def build_templates(self, fids: Sequence[int] | None = None) -> None:
+        """The frame templates of the loaded flows (`fids`: only those, for a partition worker, which never
+        sends the others' frames; None: all). Separate from `load` so that each worker builds only its own:
+        at UPN 512 they are most of the load time and memory (a 4-KiB frame per flow)."""
+        want = None if fids is None else set(fids)
+        templates, payload = self._templates, self.payload
+        for fid, a_src, a_dst, tail_len in self._unbuilt:
+            if want is not None and fid not in want:
+                continue
+            f = self.flows[fid]
+            f.tpl = self._template(templates, a_src, a_dst, fid, payload)
+            f.tail = f.tpl if tail_len == payload else self._template(templates, a_src, a_dst, fid, tail_len)
+            f.fb_tpl = self._feedback_template(templates, a_dst, a_src, fid) if self.reliable else None
+            f.wire_bits = wire_bytes(len(f.tpl.buf)) * 8
+            f.tail_wire_bits = wire_bytes(len(f.tail.buf)) * 8
+        self._unbuilt = []
 
     def _add_paths(self, f: _Flow, planes: list[int], templates: dict, tail_len: int,
                    health: dict[tuple[int, int, int], PathHealth]) -> None:

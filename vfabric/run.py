@@ -233,6 +233,8 @@ class VirtualRun:
 
         pieces = plan_pieces(self, list(faults), sample is not None and bool(self.limits.sample_interval_s),
                              self.limits.workers)
+        if not pieces.groups:
+            eps.build_templates()
         # Everything made so far (programs, tables, plan, frames templates) lives for the whole run: keep it
         # out of the cyclic collector's scans, as the emulated switch does (full collections otherwise cost
         # more than the packets); partition workers then share it copy-on-write.
@@ -317,6 +319,7 @@ class VirtualRun:
         for fid in group[0]:
             only[fid] = 1
         eps.only = only
+        eps.build_templates(group[0])
         others = len(eps.flows) - len(group[0])  # never started here, so never settled here
         graph = eps.graph
         assert graph is not None
