@@ -273,7 +273,7 @@ def scale_erack(mtu: int, workers: int) -> None:
     print(f"\nERack+ 64×8 ring all-reduce 16 MiB @400G: bring-up {bring:.1f} s, run {wall:.1f} s wall "
           f"(goal ≤ 180 s; event loop {loop_wall:.1f} s wall, {cpu:.1f} s CPU), {out.stopped_by}, virtual {rec['time_s'] or 0:.6f} s, "
           f"busbw {rec['busbw_GBps'] or 0:.1f} GB/s, {n:,} pipeline packets ({n / loop_wall:,.0f}/s wall, "
-          f"{n / cpu:,.0f}/s CPU), {out.stats.events:,} events, RSS {rss_gib():.2f} GiB, {load_note()}")
+          f"{n / cpu:,.0f}/s CPU over {cpu:.0f} s CPU of {out.stats.processes} process(es)), {out.stats.events:,} events, RSS {rss_gib():.2f} GiB, {load_note()}")
 
 
 def scale_upn(wall_s: float, mtu: int, workers: int) -> None:
