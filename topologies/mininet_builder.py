@@ -90,6 +90,7 @@ class Fabric:
         self.forkserver: ForkServer | None = None
         self.timings: dict[str, float] = {}
         self.cpu_timings: dict[str, float] = {}  # CPU seconds of our process tree per phase (topologies.cpu)
+        self.stop_timings: dict[str, float] = {}  # seconds per step of the last stop()
         self._cpu_mark = tree_cpu_s()
         self.started = False
 
@@ -364,7 +365,14 @@ class Fabric:
 
     def stop(self) -> CleanReport:
         """Stop switches and host shells, then remove every recorded namespace/interface/process."""
-        t0 = time.monotonic()
+        t0 = mark = time.monotonic()
+
+        def step(name: str) -> None:
+            nonlocal mark
+            now = time.monotonic()
+            self.stop_timings[name] = round(now - mark, 3)
+            mark = now
+
         if self.net is not None:
             for sw in self.net.switches:  # signal all first: they shut down in parallel
                 proc = getattr(sw, "proc", None)
@@ -376,17 +384,21 @@ class Fabric:
                     sw.stop_process(timeout=max(0.1, deadline - time.monotonic()))
                 else:
                     sw.stop(deleteIntfs=False)
+            step("switches")
             nodes = self.net.hosts + self.net.switches
             for node in nodes:  # hang up every shell first; Mininet's terminate() then waits for each in turn
                 if node.shell is not None and node.shell.poll() is None:
                     os.killpg(node.shell.pid, signal.SIGHUP)
             for node in nodes:
                 node.terminate()
+            step("shells")
         self.net = None
         if self.forkserver is not None:
             self.forkserver.close()  # stops any switch it forked that is still running
             self.forkserver = None
+            step("forkserver")
         report = clean_run(self.run)
+        self.stop_timings.update(report.timings)
         self._phase("stop", t0)
         return report
 
