@@ -364,7 +364,11 @@ class Fabric:
         return self
 
     def stop(self) -> CleanReport:
-        """Stop switches and host shells, then remove every recorded namespace/interface/process."""
+        """Stop switches and host shells, then remove every recorded namespace/interface/process.
+
+        Every switch and shell is signalled first, so they all end in parallel. The interfaces go only after
+        the switches have closed their sockets: the kernel walks every packet socket for each interface it
+        unregisters, and deleting the link group under 48 running switches made teardown take 7.5 s, not 4.7."""
         t0 = mark = time.monotonic()
 
         def step(name: str) -> None:
@@ -374,10 +378,14 @@ class Fabric:
             mark = now
 
         if self.net is not None:
-            for sw in self.net.switches:  # signal all first: they shut down in parallel
+            for sw in self.net.switches:
                 proc = getattr(sw, "proc", None)
                 if proc is not None and proc.poll() is None:
                     proc.terminate()
+            nodes = self.net.hosts + self.net.switches
+            for node in nodes:  # interactive bash exits on a hang-up; Mininet's terminate() then reaps it
+                if node.shell is not None and node.shell.poll() is None:
+                    os.killpg(node.shell.pid, signal.SIGHUP)
             deadline = time.monotonic() + 5.0
             for sw in self.net.switches:
                 if hasattr(sw, "stop_process"):
@@ -385,10 +393,6 @@ class Fabric:
                 else:
                     sw.stop(deleteIntfs=False)
             step("switches")
-            nodes = self.net.hosts + self.net.switches
-            for node in nodes:  # hang up every shell first; Mininet's terminate() then waits for each in turn
-                if node.shell is not None and node.shell.poll() is None:
-                    os.killpg(node.shell.pid, signal.SIGHUP)
             for node in nodes:
                 node.terminate()
             step("shells")
