@@ -1,0 +1,170 @@
+"""The typed expression IR on its own: the checker (expressions.py, operators.py) turns P4 expressions into tir
+nodes — types, folded constants, l-values — without generating anything, and the generator (exprgen.py) turns
+hand-built nodes into Python whose value is checked by running it."""
+from __future__ import annotations
+
+import pytest
+
+from p4exec.compiler import exprgen, tir
+from p4exec.compiler import types as T
+from p4exec.compiler.compile import Compiler
+from p4exec.compiler.faults import P4Fault
+from p4exec.compiler.symbols import E, Sym
+from p4exec.errors import P4Error
+from p4exec.frontend import ast as A
+from p4exec.frontend.parser import parse_source
+
+TYPES = """
+header h_t { bit<8> a; bit<4> b; bit<4> c; }
+struct s_t { h_t h; bit<16> n; }
+const bit<8> K = 8w7;
+"""
+U8, U16, I8 = T.Bits(8), T.Bits(16), T.Bits(8, signed=True)
+
+
+def _checker(variables: dict[str, tuple[str, str]]) -> Compiler:
+    """A compiler whose declarations are checked, with `variables` (name -> (P4 type, direction)) in scope."""
+    c = Compiler(parse_source(TYPES, "<ir>"), "<ir>")
+    with pytest.raises(P4Error, match="no 'main'"):
+        c.run()                         # declarations are checked first; a program without main stops after them
+    c.st.push()
+    for name, (tname, direction) in variables.items():
+        c.st.declare(name, Sym("param", _type(c, tname), py=f"v_{name}", direction=direction), None)
+    return c
+
+
+def _type(c: Compiler, tname: str) -> T.Type:
+    if tname.startswith(("bit<", "int<")):
+        return T.Bits(int(tname[4:-1]), tname.startswith("int"))
+    if tname.endswith("]"):
+        elem, size = tname[:-1].split("[")
+        return T.StackT(c.st.types[elem], int(size))
+    return c.st.types[tname]
+
+
+def _expr_ast(text: str) -> A.Expr:
+    prog = parse_source(f"{TYPES}\nbit<8> probe() {{ return {text}; }}\n", "<ir>")
+    fn = prog.decls[-1]
+    assert isinstance(fn, A.FunctionDecl)
+    ret = fn.body.stmts[0]
+    assert isinstance(ret, A.Return)
+    return ret.value
+
+
+VARS = {"x": ("bit<8>", "inout"), "y": ("bit<8>", "in"), "s": ("int<8>", "inout"), "hdr": ("h_t", "inout"),
+        "st": ("s_t", "inout"), "hs": ("h_t[4]", "inout"), "i": ("bit<2>", "in")}
+
+
+def check(text: str) -> E:
+    c = _checker(VARS)
+    return c.exprs.expr(_expr_ast(text))
+
+
+def test_arithmetic_is_a_typed_node_over_typed_operands() -> None:
+    e = check("x + 8w3")
+    assert e.node == tir.Arith(U8, "+", tir.Name(U8, "v_x"), tir.Const(U8, 3))
+    assert e.type == U8 and e.const is None
+
+
+def test_constants_are_folded_by_the_checker() -> None:
+    e = check("8w250 + 8w10")
+    assert e.node == tir.Const(U8, 4) and e.const == 4
+    k = check("K")                           # a constant name keeps its name, the value is on the expression
+    assert isinstance(k.node, tir.Name) and k.node.type == U8
+    assert k.const == 7
+    assert check("x << 8").node == tir.Const(U8, 0)     # shifted past the width
+
+
+def test_l_values_are_marked_by_the_checker() -> None:
+    f = check("hdr.a")
+    assert isinstance(f.node, tir.Field) and (f.node.type, f.node.name) == (U8, "a")
+    assert isinstance(f.node.base, tir.Name) and f.node.base.py == "v_hdr"
+    assert isinstance(f.node.base.type, T.HeaderT) and f.node.base.type.name == "h_t"
+    assert f.lv is not None and f.lv.node == f.node
+    assert check("y").lv is None                        # an `in` parameter is not assignable
+    sl = check("x[6:3]")
+    assert sl.node == tir.Slice(T.Bits(4), tir.Name(U8, "v_x"), 6, 3) and sl.lv is not None
+    nested = check("st.h.b")
+    assert isinstance(nested.node, tir.Field) and isinstance(nested.node.base, tir.Field)
+
+
+def test_stack_indices_division_and_casts_make_their_semantics_explicit() -> None:
+    assert isinstance(check("hs[2].a").node.base, tir.StackElem)    # type: ignore[attr-defined]
+    dyn = check("hs[i].a").node.base                                 # type: ignore[attr-defined]
+    assert isinstance(dyn, tir.StackElemDyn) and dyn.index == tir.Name(T.Bits(2), "v_i")
+    assert check("x / y").node == tir.Div(U8, "/", tir.Name(U8, "v_x"), tir.Name(U8, "v_y"), checked=True)
+    assert check("x / 8w2").node == tir.Div(U8, "/", tir.Name(U8, "v_x"), tir.Const(U8, 2), checked=False)
+    widen = check("(bit<16>)x")
+    assert widen.node == tir.As(U16, tir.Name(U8, "v_x"))           # same number, no conversion
+    narrow = check("(bit<4>)x")
+    assert narrow.node == tir.Cast(T.Bits(4), tir.Name(U8, "v_x"))
+    assert check("(int<8>)x").node == tir.Cast(I8, tir.Name(U8, "v_x"))
+    assert check("x == y ? x : y").node == tir.Cond(
+        U8, tir.Compare(T.BOOL, "==", tir.Name(U8, "v_x"), tir.Name(U8, "v_y")),
+        tir.Name(U8, "v_x"), tir.Name(U8, "v_y"))
+
+
+def test_checker_errors_are_located() -> None:
+    with pytest.raises(P4Error, match=r"<ir>:6:25: error: operands of .\+. have different types"):
+        check("x + 16w1")
+    with pytest.raises(P4Error, match="division by zero"):
+        check("x / 8w0")
+
+
+def test_checked_expression_code_is_the_generators_rendering_of_its_node() -> None:
+    for text in ("x + 8w3", "x[6:3]", "(int<8>)x", "hs[i].a ++ x", "s >> 9", "x |+| y", "hdr == hdr"):
+        e = check(text)
+        assert e.code == exprgen.code(e.node)
+
+
+# ------------------------------------------------------------------ the generator from hand-built IR
+def run(node: tir.Expr, **env):
+    def _fault(reason):
+        raise P4Fault(reason)
+
+    return eval(exprgen.code(node), {"_fault": _fault}, env)     # noqa: S307 - generated from our own nodes
+
+
+def name(t: T.Type, py: str) -> tir.Name:
+    return tir.Name(t, py)
+
+
+def test_generator_wraps_arithmetic_to_the_node_type() -> None:
+    assert run(tir.Arith(U8, "+", name(U8, "a"), tir.Const(U8, 10)), a=250) == 4
+    assert run(tir.Arith(I8, "+", name(I8, "a"), tir.Const(I8, 10)), a=120) == -126
+    assert run(tir.Neg(U8, name(U8, "a")), a=1) == 255
+    assert run(tir.Complement(U8, name(U8, "a")), a=0x0f) == 0xf0
+    assert run(tir.SatArith(U8, "|+|", name(U8, "a"), name(U8, "b")), a=200, b=100) == 255
+    assert run(tir.SatArith(U8, "|-|", name(U8, "a"), name(U8, "b")), a=20, b=100) == 0
+
+
+def test_generator_shifts_concatenation_slices_and_casts() -> None:
+    a = name(I8, "a")
+    assert run(tir.ShiftRight(I8, a, tir.Const(T.INFINT, 9), 9), a=-5) == -1
+    assert run(tir.ShiftLeft(U8, name(U8, "a"), tir.Const(T.INFINT, 4), 4), a=0x1f) == 0xf0
+    cat = tir.Concat(U16, name(U8, "a"), name(I8, "b"))
+    assert run(cat, a=0x12, b=-1) == 0x12ff
+    assert run(tir.Slice(T.Bits(4), name(U8, "a"), 7, 4), a=0xab) == 0xa
+    assert run(tir.Cast(I8, name(U8, "a")), a=0xff) == -1
+    assert run(tir.Cast(T.Bits(4), name(U8, "a")), a=0xab) == 0xb
+    assert run(tir.Cast(T.BOOL, name(T.Bits(1), "a")), a=1) is True
+    assert run(tir.As(U16, name(U8, "a")), a=7) == 7
+
+
+def test_generator_division_by_a_run_time_zero_is_a_fault() -> None:
+    div = tir.Div(U8, "/", name(U8, "a"), name(U8, "b"), checked=True)
+    assert run(div, a=9, b=2) == 4
+    with pytest.raises(P4Fault, match="division_by_zero"):
+        run(div, a=9, b=0)
+
+
+def test_generator_assigns_a_slice_by_writing_back_its_bits() -> None:
+    lv = tir.Slice(T.Bits(4), name(U8, "a"), 5, 2)
+    lines = exprgen.assign(lv, "v")
+    env = {"a": 0xff, "v": 0b0101}
+    exec("\n".join(lines), {}, env)       # noqa: S102 - generated from our own nodes
+    assert env["a"] == 0b11010111
+    signed = tir.Slice(T.Bits(4), name(I8, "s"), 7, 4)
+    env = {"s": 0, "v": 0xf}
+    exec("\n".join(exprgen.assign(signed, "v")), {}, env)     # noqa: S102
+    assert env["s"] == -16
