@@ -2,7 +2,7 @@
 
 It knows only the IR and the checked types it carries; what an expression means was decided by the checker.
 The runtime helpers named here (`_stk`, `_stk_next_p`, `_stack_last`, `_shl`, `_shl_signed`, `_sat_add_signed`,
-`_fault`) are defined by the generated module's prelude (blocks.py).
+`_fault`, `_Exit`) are defined by the generated module's prelude (blocks.py).
 """
 from __future__ import annotations
 
@@ -54,6 +54,38 @@ def assign(lv: tir.Expr, val: str) -> list[str]:
         half = 1 << (bt.width - 1)
         newval = f"((({newval} & {bt.mask:#x}) ^ {half:#x}) - {half:#x})"
     return assign(lv.base, newval)
+
+
+def call(plan: tir.CallPlan) -> tuple[list[str], str]:
+    """The statements of a call (copy-in, call, copy-out) and the Python expression of its result."""
+    pre = [f"{a.temp} = {code(a.value)}" for a in plan.args if a.temp]
+    post = [f"{code(a.target)}._set({a.temp})" for a in plan.args if a.temp and a.target is not None]
+    codes = [a.temp or code(a.value) for a in plan.args]
+    call_code = f"{plan.func}({', '.join(([plan.prefix_args] if plan.prefix_args else []) + codes)})"
+    t = plan.result
+
+    def copy_out() -> list[str]:
+        lines: list[str] = []
+        for i, lv in enumerate(plan.outs):
+            if lv is not None:
+                lines.extend(assign(lv, f"{t}[{i + plan.out_offset}]"))
+        return lines
+
+    if post:
+        lines = pre + ["try:", f"    _t_obj = {call_code}", "finally:"] + ["    " + ln for ln in post]
+        if plan.outs:
+            lines.append(f"{t} = _t_obj")
+            lines.extend(copy_out())
+        return lines, "_t_obj"
+    if plan.outs:
+        outs = copy_out()
+        if plan.may_exit:
+            lines = ["try:", f"    {t} = {call_code}", "except _Exit as _e:", f"    {t} = _e.outs"]
+            lines += ["    " + ln for ln in outs] + ["    raise"]
+        else:
+            lines = [f"{t} = {call_code}"]
+        return lines + outs, t
+    return [call_code], call_code
 
 
 def _opaque(n: tir.Opaque) -> str:

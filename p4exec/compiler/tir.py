@@ -270,6 +270,35 @@ class As(Expr):
     operand: Expr
 
 
+@dataclass(frozen=True, slots=True)
+class CallArg:
+    """One argument of a call. Without `temp` the callee gets `value` (an l-value for a scalar out/inout, whose
+    new value comes back in the result tuple; a copy or a fresh default for an object). With `temp` (a
+    header/struct out/inout of an action that also reaches outer state) it is copied in: `temp = value` before the
+    call, the callee gets `temp`, and `target` is set from `temp` after the call, even when the callee exits."""
+
+    value: Expr
+    temp: str = ""
+    target: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CallPlan:
+    """A call of a generated function with P4's copy-in/copy-out order made explicit: arguments evaluated left to
+    right (`args`, after `prefix_args`, the control's context), object copy-ins into temps first, the call, the
+    object copy-outs, then each scalar out/inout l-value in `outs` (None for a don't-care) assigned, in parameter
+    order, from item `out_offset + i` of the result tuple held in `result`. `may_exit`: the callee may `exit`;
+    its out values then travel on the exit exception and are copied out before unwinding further."""
+
+    func: str
+    prefix_args: str
+    args: tuple[CallArg, ...]
+    outs: tuple[Expr | None, ...]
+    result: str
+    out_offset: int
+    may_exit: bool
+
+
 def retype(node: Expr, t: T.Type) -> Expr:
     """The same value seen at another type: a `type`/`typedef` of the node's own type, or a no-op cast (As)."""
     if node.type is t:

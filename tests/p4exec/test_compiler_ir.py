@@ -168,3 +168,89 @@ def test_generator_assigns_a_slice_by_writing_back_its_bits() -> None:
     env = {"s": 0, "v": 0xf}
     exec("\n".join(exprgen.assign(signed, "v")), {}, env)     # noqa: S102
     assert env["s"] == -16
+
+
+# ------------------------------------------------------------------ calls: copy-in/copy-out as a plan
+CALLEE = "void g(inout bit<8> a, out bit<8> b, in bit<8> c, out h_t d, inout h_t e) { }"
+
+
+def plan(call_text: str, copy_objects: bool = False) -> tir.CallPlan:
+    c = _checker(VARS)
+    prog = parse_source(f"{TYPES}\n{CALLEE}\n", "<ir>")
+    g = prog.decls[-1]
+    assert isinstance(g, A.FunctionDecl)
+    call = _expr_ast(call_text)
+    assert isinstance(call, A.Call)
+    return c.calls.plan_call(call, g.proto.params, "f_g", "call of g", copy_objects=copy_objects)
+
+
+def test_checker_plans_copy_in_and_copy_out_in_parameter_order() -> None:
+    p = plan("g(x, hdr.a, y + 8w1, hdr, hdr)")
+    assert p.func == "f_g" and not p.may_exit
+    assert [type(a.value) for a in p.args] == [tir.Name, tir.Field, tir.Arith, tir.Name, tir.Name]
+    assert all(not a.temp for a in p.args)        # objects by reference when the callee reaches nothing else
+    assert p.outs == (tir.Name(U8, "v_x"), p.args[1].value)      # scalar out/inout l-values, in order
+    assert p.result                              # the result tuple's temp
+    copied = plan("g(x, hdr.a, y, hdr, hdr)", copy_objects=True)
+    d, e = copied.args[3], copied.args[4]
+    assert d.temp and e.temp and d.temp != e.temp
+    assert isinstance(e.value, tir.Copy) and isinstance(d.value, tir.Opaque)   # inout copied in, out a default
+    assert d.target == e.target and isinstance(d.target, tir.Name) and d.target.py == "v_hdr"
+
+
+def test_checker_rejects_a_non_l_value_for_an_out_parameter() -> None:
+    with pytest.raises(P4Error, match="must be an assignable l-value"):
+        plan("g(x, y, y, hdr, hdr)")
+    dont_care = plan("g(x, _, y, _, hdr)")
+    assert dont_care.outs[1] is None and dont_care.args[1].value == tir.Const(U8, 0)
+
+
+class _Exit(Exception):
+    def __init__(self, outs) -> None:
+        self.outs = outs
+
+
+class Obj:
+    def __init__(self, v: int) -> None:
+        self.v = v
+
+    def _copy(self) -> Obj:
+        return Obj(self.v)
+
+    def _set(self, other: Obj) -> None:
+        self.v = other.v
+
+
+def test_generator_copies_out_after_the_call_and_when_the_callee_exits() -> None:
+    u8 = T.Bits(8)
+    p = tir.CallPlan("f", "", (tir.CallArg(name(u8, "x")), tir.CallArg(tir.Const(u8, 0))),
+                     (name(u8, "x"), tir.Slice(T.Bits(4), name(u8, "y"), 3, 0)), "_t1", 0, may_exit=True)
+    lines, result = exprgen.call(p)
+    assert result == "_t1"
+    env: dict = {"x": 1, "y": 0xa0, "_Exit": _Exit, "f": lambda a, b: (a + 1, 5)}
+    exec("\n".join(lines), env)             # noqa: S102 - generated from our own plan
+    assert (env["x"], env["y"]) == (2, 0xa5)
+
+    def exits(a, b):
+        raise _Exit((a + 10, 3))
+
+    env.update(x=1, y=0, f=exits)
+    with pytest.raises(_Exit):
+        exec("\n".join(lines), env)         # noqa: S102
+    assert (env["x"], env["y"]) == (11, 3)  # copied out, then the exit keeps unwinding
+
+
+def test_generator_copies_objects_in_and_out_through_temps() -> None:
+    h = T.HeaderT("h_t")
+    p = tir.CallPlan("f", "ctx", (tir.CallArg(tir.Copy(h, name(h, "o")), temp="_t1", target=name(h, "o")),),
+                     (), "", 0, may_exit=False)
+    lines, result = exprgen.call(p)
+
+    def f(ctx, tmp):
+        tmp.v = 42
+        glob["o"].v = 7                  # the callee writes the global too: the copy-out wins
+        return None
+
+    glob: dict = {"o": Obj(1), "f": f, "ctx": None}
+    exec("\n".join(lines), glob)         # noqa: S102
+    assert glob["o"].v == 42 and result == "_t_obj"
