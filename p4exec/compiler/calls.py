@@ -2,7 +2,6 @@
 clone/resubmit field lists); separate because call semantics (directions, copy-in/out) are their own job."""
 from __future__ import annotations
 
-import re
 from typing import cast
 
 from p4exec.compiler import exprgen, ir, tir
@@ -152,13 +151,12 @@ class CallCompiler:
             lines, call = self.call_with_params(n, d.proto.params, sym.py, f"call of function {d.name}")
             return E(T.VOID, "\n".join(lines))
         # a value-returning function returns (value, scalar outs...)
-        lines, call = self.call_with_params(n, d.proto.params, sym.py, f"call of function {d.name}",
-                                            out_offset=1)
-        if len(lines) == 1:
-            return E(ret, call)
-        return E(ret, self.out_call_in_expression(lines, n))
+        plan = self.plan_call(n, d.proto.params, sym.py, f"call of function {d.name}", out_offset=1)
+        if not plan.outs:
+            return E(ret, exprgen.call(plan)[1])
+        return E(ret, self.out_call_in_expression(plan, n))
 
-    def out_call_in_expression(self, lines: list[str], n) -> str:
+    def out_call_in_expression(self, plan: tir.CallPlan, n) -> str:
         """A call with out/inout arguments inside an expression. Python evaluates operands left to right as P4
         does, so the copy-out must happen when the call is evaluated: a nested helper (defined just before the
         statement, `nonlocal` for plain locals) takes the callee's result tuple, assigns the out values and
@@ -166,17 +164,10 @@ class CallCompiler:
         if self.st.stmt_depth == 0:
             raise self.st.err("unsupported: a call with out/inout arguments outside a statement (table key, "
                            "select expression, initializer of a control-local)", n, P4Unsupported)
-        first = lines[0]
-        tvar, call = first.split(" = ", 1)
         helper = self.st.unique("_co")
-        body = [ln.replace(f"{tvar}[", "_r[") for ln in lines[1:]]
-        roots = sorted({m.group(1) for ln in body if (m := re.match(r"(\w+) = ", ln))})
-        self.st.pending_defs.append(f"def {helper}(_r):")
-        if roots:
-            self.st.pending_defs.append(f"    nonlocal {', '.join(roots)}")
-        self.st.pending_defs.extend("    " + ln for ln in body)
-        self.st.pending_defs.append("    return _r[0]")
-        return f"{helper}({call})"
+        defs, call = exprgen.call_in_expression(plan, helper)
+        self.st.pending_defs.extend(defs)
+        return call
 
     def field_values(self, e: E, node) -> list[tuple[str, int | str]]:
         """Flatten a field list (list expression, struct, header, tuple or scalar) to (code, width) pairs."""

@@ -88,6 +88,30 @@ def call(plan: tir.CallPlan) -> tuple[list[str], str]:
     return [call_code], call_code
 
 
+def call_in_expression(plan: tir.CallPlan, helper: str) -> tuple[list[str], str]:
+    """A value-returning call with out/inout arguments inside an expression: the definition of `helper`, which
+    takes the callee's result tuple, copies the outs and returns the value, and the expression calling it. The
+    copy-out thus happens when Python evaluates the call, left to right among the operands, as P4 orders it;
+    plain locals assigned by the copy-out are `nonlocal` in the helper."""
+    lines, _ = call(tir.CallPlan(plan.func, plan.prefix_args, plan.args, plan.outs, "_r", plan.out_offset,
+                                 plan.may_exit))
+    first, body = lines[0], lines[1:]
+    call_code = first.split(" = ", 1)[1]
+    roots = sorted({root for lv in plan.outs if lv is not None and (root := _local_root(lv))})
+    defs = [f"def {helper}(_r):"]
+    if roots:
+        defs.append(f"    nonlocal {', '.join(roots)}")
+    defs += ["    " + ln for ln in body] + ["    return _r[0]"]
+    return defs, f"{helper}({call_code})"
+
+
+def _local_root(lv: tir.Expr) -> str | None:
+    """The Python variable an assignment to `lv` rebinds (a name, or a name under slices), else None."""
+    while isinstance(lv, tir.Slice):
+        lv = lv.base
+    return lv.py if isinstance(lv, tir.Name) and lv.py.isidentifier() else None
+
+
 def _opaque(n: tir.Opaque) -> str:
     return n.code
 

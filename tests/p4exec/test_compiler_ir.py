@@ -254,3 +254,17 @@ def test_generator_copies_objects_in_and_out_through_temps() -> None:
     glob: dict = {"o": Obj(1), "f": f, "ctx": None}
     exec("\n".join(lines), glob)         # noqa: S102
     assert glob["o"].v == 42 and result == "_t_obj"
+
+
+def test_generator_copies_out_of_a_call_inside_an_expression_when_python_evaluates_it() -> None:
+    """`x + f(x)` reads the old x, `f(x) + x` the new one (P4's left-to-right order)."""
+    u8 = T.Bits(8)
+    p = tir.CallPlan("f", "", (tir.CallArg(name(u8, "x")),), (name(u8, "x"),), "_t1", 1, may_exit=False)
+    defs, call = exprgen.call_in_expression(p, "_co1")
+    assert defs[1] == "    nonlocal x"
+    body = "\n".join("    " + ln for ln in defs)
+    src = (f"def outer(f):\n    x = 1\n{body}\n    a = x + {call}\n    x = 1\n    b = {call} + x\n"
+           f"    return a, b, x\n")
+    env: dict = {}
+    exec(src, env)                      # noqa: S102 - generated from our own plan
+    assert env["outer"](lambda v: (10, v + 5)) == (11, 16, 6)
