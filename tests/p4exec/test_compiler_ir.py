@@ -268,3 +268,12 @@ def test_generator_copies_out_of_a_call_inside_an_expression_when_python_evaluat
     env: dict = {}
     exec(src, env)                      # noqa: S102 - generated from our own plan
     assert env["outer"](lambda v: (10, v + 5)) == (11, 16, 6)
+
+
+def test_value_returning_call_with_a_dont_care_out_argument_runs() -> None:
+    """`f(_)` inside an expression: the callee's result tuple is unpacked by the helper (the value alone)."""
+    from tests.p4exec.p4prog import run as run_program
+
+    out = run_program("hdr.h.b = twice(_, hdr.h.a) + 8w1;", bytes([3, 0, 0, 0]),
+                      decls="bit<8> twice(out bit<8> o, in bit<8> v) { o = v; return v + v; }")
+    assert out == [(1, bytes([3, 7, 0, 0]))]
