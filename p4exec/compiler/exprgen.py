@@ -56,6 +56,13 @@ def assign(lv: tir.Expr, val: str) -> list[str]:
     return assign(lv.base, newval)
 
 
+def statement(s: tir.Stmt) -> list[str]:
+    """The Python lines of an IR statement."""
+    if isinstance(s, tir.SetObject):
+        return [f"{code(s.target)}._set({code(s.value)})"]
+    return assign(s.target, code(s.value))
+
+
 def call(plan: tir.CallPlan) -> tuple[list[str], str]:
     """The statements of a call (copy-in, call, copy-out) and the Python expression of its result."""
     pre = [f"{a.temp} = {code(a.value)}" for a in plan.args if a.temp]

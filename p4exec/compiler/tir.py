@@ -299,6 +299,26 @@ class CallPlan:
     may_exit: bool
 
 
+@dataclass(frozen=True, slots=True)
+class Assign:
+    """Statement `target = value` of a scalar or tuple l-value (a slice writes back its bits)."""
+
+    target: Expr
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class SetObject:
+    """Statement `target = value` of a header, struct, union or stack: copied into the existing object (objects
+    are never replaced during a packet, so references bound to locals stay valid)."""
+
+    target: Expr
+    value: Expr
+
+
+Stmt = Assign | SetObject
+
+
 def retype(node: Expr, t: T.Type) -> Expr:
     """The same value seen at another type: a `type`/`typedef` of the node's own type, or a no-op cast (As)."""
     if node.type is t:

@@ -277,3 +277,18 @@ def test_value_returning_call_with_a_dont_care_out_argument_runs() -> None:
     out = run_program("hdr.h.b = twice(_, hdr.h.a) + 8w1;", bytes([3, 0, 0, 0]),
                       decls="bit<8> twice(out bit<8> o, in bit<8> v) { o = v; return v + v; }")
     assert out == [(1, bytes([3, 7, 0, 0]))]
+
+
+def test_assignments_are_ir_statements() -> None:
+    c = _checker(VARS)
+    lhs = c.exprs.expr(_expr_ast("x[3:0]"))
+    rhs = c.exprs.expr(_expr_ast("4w5"))
+    assert lhs.lv is not None
+    st = c.statements.assignment(lhs, rhs)
+    assert st == tir.Assign(lhs.lv.node, tir.Const(T.Bits(4), 5))
+    env = {"v_x": 0xf0}
+    exec("\n".join(exprgen.statement(st)), {}, env)     # noqa: S102 - generated from our own IR
+    assert env["v_x"] == 0xf5
+    whole = c.statements.assignment(c.exprs.expr(_expr_ast("hdr")), c.exprs.expr(_expr_ast("hdr")))
+    assert isinstance(whole, tir.SetObject)
+    assert exprgen.statement(whole) == ["v_hdr._set(v_hdr)"]
