@@ -47,7 +47,7 @@ def _expr_ast(text: str) -> A.Expr:
     fn = prog.decls[-1]
     assert isinstance(fn, A.FunctionDecl)
     ret = fn.body.stmts[0]
-    assert isinstance(ret, A.Return)
+    assert isinstance(ret, A.Return) and ret.value is not None
     return ret.value
 
 
