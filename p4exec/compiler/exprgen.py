@@ -168,6 +168,10 @@ def _apply_result(n: tir.ApplyResult) -> str:
     return f"{b}.action.action"      # action_run
 
 
+def _is_valid(n: tir.IsValid) -> str:
+    return f"{code(n.base)}._valid()" if n.union else f"{code(n.base)}._v"
+
+
 def _slice(n: tir.Slice) -> str:
     bt = _bits(n.base.type)
     b = code(n.base)
@@ -304,5 +308,5 @@ _RENDER: dict[type, Callable] = {
     tir.Cond: _cond, tir.Not: _not, tir.Neg: _neg, tir.Complement: _complement, tir.Logical: _logical,
     tir.Compare: _compare, tir.ObjEq: _obj_eq, tir.Arith: _arith, tir.Bitwise: _bitwise, tir.Div: _div,
     tir.SatArith: _sat_arith, tir.ShiftRight: _shift_right, tir.ShiftLeft: _shift_left, tir.Concat: _concat,
-    tir.Cast: _cast, tir.As: _as,
+    tir.Cast: _cast, tir.As: _as, tir.IsValid: _is_valid,
 }

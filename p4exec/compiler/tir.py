@@ -104,6 +104,14 @@ class ApplyResult(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class IsValid(Expr):
+    """`h.isValid()` of a header, or of a union (valid when one member is)."""
+
+    base: Expr
+    union: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Slice(Expr):
     """`base[hi:lo]` of a bit<W>/int<W> value (type bit<hi-lo+1>); an l-value when base is one."""
 

@@ -292,3 +292,10 @@ def test_assignments_are_ir_statements() -> None:
     whole = c.statements.assignment(c.exprs.expr(_expr_ast("hdr")), c.exprs.expr(_expr_ast("hdr")))
     assert isinstance(whole, tir.SetObject)
     assert exprgen.statement(whole) == ["v_hdr._set(v_hdr)"]
+
+
+def test_is_valid_is_an_ir_node() -> None:
+    e = check("hdr.isValid()")
+    assert isinstance(e.node, tir.IsValid) and not e.node.union and e.type == T.BOOL
+    assert e.code == "v_hdr._v"
+    assert exprgen.code(tir.IsValid(T.BOOL, name(T.BOOL, "u"), union=True)) == "u._valid()"
