@@ -2,10 +2,9 @@
 clone/resubmit field lists); separate because call semantics (directions, copy-in/out) are their own job."""
 from __future__ import annotations
 
-import re
 from typing import cast
 
-from p4exec.compiler import ir
+from p4exec.compiler import exprgen, ir, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
 from p4exec.compiler.parts import DataTypePart, DeclarationPart, ExpressionPart, MethodPart, StatementPart
@@ -102,66 +101,38 @@ class CallCompiler:
                 return self.function_call(n, ex)
         raise self.st.err("this is not something that can be called", n.func)
 
-    def lvals_assign(self, targets: list[tuple[E, str]]) -> list[str]:
-        lines: list[str] = []
-        for e, val in targets:
-            if e.extra == "dontcare":
-                continue
-            assert e.lv is not None          # out/inout arguments were checked to be l-values
-            lines.extend(e.lv.assign(val))
-        return lines
-
     def call_with_params(self, n, params, fcode: str, what: str, prefix_args: str = "",
                          ptypes=None, may_exit: bool = False, out_offset: int = 0,
                          copy_objects: bool = False) -> tuple[list[str], str]:
         """Compile a call to a generated function with P4 params; returns (lines, call-expression)."""
+        return exprgen.call(self.plan_call(n, params, fcode, what, prefix_args, ptypes, may_exit, out_offset,
+                                           copy_objects))
+
+    def plan_call(self, n, params, fcode: str, what: str, prefix_args: str = "", ptypes=None,
+                  may_exit: bool = False, out_offset: int = 0, copy_objects: bool = False) -> tir.CallPlan:
+        """Check a call's arguments against `params` and decide its copy-in/copy-out (tir.CallPlan)."""
         bound = self.bind_args(params, n.args, n, what)
-        codes = []
-        outs = []
-        pre: list[str] = []      # copy-in of header/struct arguments (copy_objects)
-        post: list[str] = []     # and their copy-out, after the scalar ones
+        args: list[tir.CallArg] = []
+        outs: list[tir.Expr | None] = []
         for i, (p, a) in enumerate(zip(params, bound, strict=True)):
             pt = ptypes[i] if ptypes else self.decls.resolve_type(p.type)
             e = self.arg_for_param(pt, p.direction, a, n, f"{what}, argument {i + 1} ({p.name})")
             scalar = T.strip_new(pt).is_scalar
-            if p.direction == "out" and scalar:
-                codes.append("0" if e.extra == "dontcare" else e.code)
-                outs.append(e)
-            elif p.direction == "inout" and scalar:
-                codes.append(e.code)
-                outs.append(e)
-            elif p.direction == "out" and e.extra == "dontcare":
-                codes.append(self.pytypes.default_value(pt))
+            dontcare = e.extra == "dontcare"
+            if p.direction in ("out", "inout") and scalar:
+                args.append(tir.CallArg(tir.Const(pt, 0) if dontcare else e.node))
+                outs.append(None if dontcare or e.lv is None else e.lv.node)
+            elif p.direction == "out" and dontcare:
+                args.append(tir.CallArg(tir.Opaque(pt, self.pytypes.default_value(pt))))
             elif copy_objects and p.direction in ("out", "inout"):
-                tv = self.st.tmp()
-                pre.append(f"{tv} = {e.code}._copy()" if p.direction == "inout" else f"{tv} = {self.pytypes.default_value(pt)}")
-                post.append(f"{e.code}._set({tv})")
-                codes.append(tv)
+                init = tir.Copy(e.type, e.node) if p.direction == "inout" else \
+                    tir.Opaque(pt, self.pytypes.default_value(pt))
+                args.append(tir.CallArg(init, temp=self.st.tmp(), target=e.node))
             else:
-                codes.append(e.code if (p.direction in ("out", "inout") or scalar) else self.exprs.objval(e))
-        allargs = ", ".join(([prefix_args] if prefix_args else []) + codes)
-        call = f"{fcode}({allargs})"
-        if post:
-            lines = pre + ["try:", f"    _t_obj = {call}", "finally:"] + ["    " + ln for ln in post]
-            if outs:
-                t = self.st.tmp()
-                lines.append(f"{t} = _t_obj")
-                lines.extend(self.lvals_assign([(e, f"{t}[{i + out_offset}]") for i, e in enumerate(outs)]))
-            return lines, "_t_obj"
-        lines = []
-        if outs:
-            t = self.st.tmp()
-            copy_out = self.lvals_assign([(e, f"{t}[{i + out_offset}]") for i, e in enumerate(outs)])
-            if may_exit:
-                # the callee leaves its out values on the exit exception: copy out, then keep unwinding
-                lines += ["try:", f"    {t} = {call}", "except _Exit as _e:", f"    {t} = _e.outs"]
-                lines += ["    " + ln for ln in copy_out] + ["    raise"]
-            else:
-                lines.append(f"{t} = {call}")
-            lines.extend(copy_out)
-            return lines, t
-        lines.append(call)
-        return lines, call
+                args.append(tir.CallArg(e.node if (p.direction in ("out", "inout") or scalar)
+                                        else self.exprs.objnode(e)))
+        result = self.st.tmp() if outs else ""
+        return tir.CallPlan(fcode, prefix_args, tuple(args), tuple(outs), result, out_offset, may_exit)
 
     def action_call(self, n, sym: Sym) -> E:
         info = sym.info
@@ -180,13 +151,12 @@ class CallCompiler:
             lines, call = self.call_with_params(n, d.proto.params, sym.py, f"call of function {d.name}")
             return E(T.VOID, "\n".join(lines))
         # a value-returning function returns (value, scalar outs...)
-        lines, call = self.call_with_params(n, d.proto.params, sym.py, f"call of function {d.name}",
-                                            out_offset=1)
-        if len(lines) == 1:
-            return E(ret, call)
-        return E(ret, self.out_call_in_expression(lines, n))
+        plan = self.plan_call(n, d.proto.params, sym.py, f"call of function {d.name}", out_offset=1)
+        if not plan.outs:
+            return E(ret, exprgen.call(plan)[1])
+        return E(ret, self.out_call_in_expression(plan, n))
 
-    def out_call_in_expression(self, lines: list[str], n) -> str:
+    def out_call_in_expression(self, plan: tir.CallPlan, n) -> str:
         """A call with out/inout arguments inside an expression. Python evaluates operands left to right as P4
         does, so the copy-out must happen when the call is evaluated: a nested helper (defined just before the
         statement, `nonlocal` for plain locals) takes the callee's result tuple, assigns the out values and
@@ -194,17 +164,10 @@ class CallCompiler:
         if self.st.stmt_depth == 0:
             raise self.st.err("unsupported: a call with out/inout arguments outside a statement (table key, "
                            "select expression, initializer of a control-local)", n, P4Unsupported)
-        first = lines[0]
-        tvar, call = first.split(" = ", 1)
         helper = self.st.unique("_co")
-        body = [ln.replace(f"{tvar}[", "_r[") for ln in lines[1:]]
-        roots = sorted({m.group(1) for ln in body if (m := re.match(r"(\w+) = ", ln))})
-        self.st.pending_defs.append(f"def {helper}(_r):")
-        if roots:
-            self.st.pending_defs.append(f"    nonlocal {', '.join(roots)}")
-        self.st.pending_defs.extend("    " + ln for ln in body)
-        self.st.pending_defs.append("    return _r[0]")
-        return f"{helper}({call})"
+        defs, call = exprgen.call_in_expression(plan, helper)
+        self.st.pending_defs.extend(defs)
+        return call
 
     def field_values(self, e: E, node) -> list[tuple[str, int | str]]:
         """Flatten a field list (list expression, struct, header, tuple or scalar) to (code, width) pairs."""

@@ -1,11 +1,11 @@
-"""Expression checking and code generation for operands: literals, coercion to an expected type, names,
+"""Expression checking for operands (the typed IR of tir.py; exprgen.py writes its Python): literals, coercion to an expected type, names,
 members, indexing, slices, list/struct initializers and ?:; P4_16's typing rules for values live here."""
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from p4exec.compiler import exprgen, tir
 from p4exec.compiler import types as T
-from p4exec.compiler.emit import pyfield
 from p4exec.compiler.parts import CallPart, DataTypePart, DeclarationPart, OperatorPart
 from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import LV, E, _loc, expr_text, wrap
@@ -28,17 +28,10 @@ class ExpressionCompiler:
 
     # ------------------------------------------------------------------ expressions
     def wrapcode(self, code: str, t: T.Bits) -> str:
-        if t.signed:
-            h = 1 << (t.width - 1)
-            return f"(((({code}) + {h:#x}) & {t.mask:#x}) - {h:#x})"
-        return f"(({code}) & {t.mask:#x})"
+        return exprgen.wrap(code, t)
 
     def lit(self, v, t) -> E:
-        if isinstance(v, bool):
-            return E(t, "True" if v else "False", v)
-        if isinstance(v, int):
-            return E(t, repr(v) if -10 < v < 10 or v < 0 else hex(v), v)
-        return E(t, repr(v), v)
+        return E(t, tir.Const(t, v), v)
 
     def coerce(self, e: E, t, node, what="value") -> E:
         st = e.type
@@ -57,7 +50,7 @@ class ExpressionCompiler:
             if isinstance(bt, T.InfIntT):
                 return e
         if (isinstance(st, T.NewT) or isinstance(t, T.NewT)) and T.same_type(bs, bt):
-            return E(t, e.code, e.const, e.lv, e.loc)
+            return E(t, e.node, e.const, e.lv, e.loc)
         if isinstance(bs, T.ListT) and isinstance(bt, T.HeaderT | T.StructT | T.TupleT):
             items = e.extra
             ftypes = list(bt.items) if isinstance(bt, T.TupleT) else list(bt.fields.values())
@@ -65,8 +58,8 @@ class ExpressionCompiler:
                 raise self.st.err(f"{what}: {len(items)} values given for {t}, which has {len(ftypes)} fields", node)
             vals = [self.coerce(it, ft, node, what) for it, ft in zip(items, ftypes, strict=True)]
             if isinstance(bt, T.TupleT):
-                return E(t, "(" + "".join(self.objval(v) + ", " for v in vals) + ")")
-            return E(t, f"{self.pytypes.pyclass(bt)}._mk({', '.join(self.objval(v) for v in vals)})")
+                return E(t, tir.Tuple(t, tuple(self.objnode(v) for v in vals)))
+            return E(t, tir.Make(t, self.pytypes.pyclass(bt), tuple(self.objnode(v) for v in vals)))
         if isinstance(bs, T.StructInitT) and isinstance(bt, T.HeaderT | T.StructT):
             given = e.extra
             for k in given:
@@ -76,19 +69,24 @@ class ExpressionCompiler:
             if missing:
                 raise self.st.err(f"{what}: no value for field(s) {', '.join(missing)} of {t}", node)
             vals = [self.coerce(given[k], ft, node, what) for k, ft in bt.fields.items()]
-            return E(t, f"{self.pytypes.pyclass(bt)}._mk({', '.join(self.objval(v) for v in vals)})")
+            return E(t, tir.Make(t, self.pytypes.pyclass(bt), tuple(self.objnode(v) for v in vals)))
         if isinstance(bs, T.Bits) and isinstance(bt, T.Bits):
             raise self.st.err(f"{what}: cannot convert {st} to {t} implicitly (an explicit cast is needed)", node)
         raise self.st.err(f"{what}: type {st} does not match expected type {t}", node)
 
-    def objval(self, e: E) -> str:
-        """Code for a value to be stored: objects are copied (P4 has value semantics)."""
+    def objnode(self, e: E) -> tir.Expr:
+        """The IR of a value to be stored: objects are copied (P4 has value semantics)."""
         if not T.strip_new(e.type).is_scalar and not isinstance(e.type, T.ListT | T.StructInitT):
             if isinstance(T.strip_new(e.type), T.TupleT):
-                return e.code
+                return e.node
             if e.lv is not None or e.extra == "ref":
-                return f"{e.code}._copy()"
-        return e.code
+                return tir.Copy(e.type, e.node)
+        return e.node
+
+    def objval(self, e: E) -> str:
+        """Code for a value to be stored (see objnode)."""
+        n = self.objnode(e)
+        return e.code if n is e.node else exprgen.code(n)
 
     def handlers(self) -> dict[str, Callable[..., E]]:
         """AST class name -> the method compiling it (operators and calls live in their own parts)."""
@@ -117,7 +115,7 @@ class ExpressionCompiler:
         return self.lit(n.value, T.BOOL)
 
     def x_StrLit(self, n):
-        return E(T.STRING, repr(n.value), n.value)
+        return self.lit(n.value, T.STRING)
 
     def x_ErrorMember(self, n):
         if n.name not in self.st.info.errors:
@@ -139,19 +137,21 @@ class ExpressionCompiler:
     def x_Name(self, n):
         s = self.st.lookup(n.name, n, n.glob)
         if s.kind == "const":
-            return E(s.type, s.py, s.const)
+            return E(s.type, tir.Name(s.type, s.py), s.const)
         if s.kind in ("var", "param"):
-            lv = None if s.direction == "in" or s.kind == "const" else LV(s.py, type_=s.type)
-            e = E(s.type, s.py, None, lv)
+            node = tir.Name(s.type, s.py)
+            lv = None if s.direction == "in" or s.kind == "const" else LV(node)
+            e = E(s.type, node, None, lv)
             if s.direction == "in" and not T.strip_new(s.type).is_scalar:
                 e.extra = "ref"
             return e
         if s.kind == "table":
-            return E(T.TableT(s.info), s.py, extra=s)
+            t = T.TableT(s.info)
+            return E(t, tir.Name(t, s.py), extra=s)
         if s.kind == "instance":
-            return E(s.type, s.py, extra=s)
+            return E(s.type, tir.Name(s.type, s.py), extra=s)
         if s.kind in ("action", "extern_func", "function", "block"):
-            return E(T.VOID, s.py, extra=s)
+            return E(T.VOID, tir.Name(T.VOID, s.py), extra=s)
         if s.kind == "state":
             raise self.st.err(f"parser state '{n.name}' used as a value", n)
         raise self.st.err(f"'{n.name}' cannot be used here", n)
@@ -163,10 +163,10 @@ class ExpressionCompiler:
         if isinstance(bt, T.HeaderT | T.StructT | T.UnionT):
             if name in bt.fields:
                 ft = bt.fields[name]
-                code = f"{base.code}.{pyfield(name)}"
+                node = tir.Field(ft, base.node, name)
+                e = E(ft, node, None, LV(node) if base.lv is not None else None)
                 if not T.strip_new(ft).is_scalar:
-                    self.st.obj_paths.add(code)
-                e = E(ft, code, None, LV(code, type_=ft) if base.lv is not None else None)
+                    self.st.obj_paths.add(e.code)      # generation: objects used twice are bound to locals
                 if base.extra == "ref":
                     e.extra = "ref"
                 elif isinstance(bt, T.UnionT) and isinstance(base.extra, tuple) and base.extra[0] == "stack_next":
@@ -185,15 +185,15 @@ class ExpressionCompiler:
                 what = "'lastIndex'" if name == "lastIndex" else "'last', and 'next'"
                 raise self.st.err(f"{expr_text(n)}: {what} for stacks can only be used in a parser", n)
             if name == "next":
-                code = f"_stk_next_p({base.code})"
-                return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None,
+                node = tir.StackNext(bt.elem, base.node)
+                return E(bt.elem, node, None, LV(node) if base.lv is not None else None,
                          extra=("stack_next", base))
             if name == "last":
-                code = f"_stack_last({base.code})"
-                return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None,
+                node = tir.StackLast(bt.elem, base.node)
+                return E(bt.elem, node, None, LV(node) if base.lv is not None else None,
                          extra=("stack_last", base))
             if name == "lastIndex":
-                return E(T.Bits(32), f"(({base.code}.nxt - 1) & 0xffffffff)")
+                return E(T.Bits(32), tir.StackLastIndex(T.Bits(32), base.node))
             if name in ("push_front", "pop_front"):
                 return E(T.VOID, "", extra=("method", base, name, n))
             raise self.st.err(f"header stack has no member '{name}'", n)
@@ -202,12 +202,11 @@ class ExpressionCompiler:
                 return E(T.VOID, "", extra=("method", base, name, n))
             raise self.st.err(f"table has no member '{name}'", n)
         if isinstance(bt, T.ApplyResultT):
-            if name == "hit":
-                return E(T.BOOL, f"{base.code}.hit")
-            if name == "miss":
-                return E(T.BOOL, f"(not {base.code}.hit)")
+            if name in ("hit", "miss"):
+                return E(T.BOOL, tir.ApplyResult(T.BOOL, base.node, name))
             if name == "action_run":
-                return E(T.ActionRunT(bt.table), f"{base.code}.action.action")
+                t = T.ActionRunT(bt.table)
+                return E(t, tir.ApplyResult(t, base.node, name))
             raise self.st.err(f"table apply result has no member '{name}' (hit, miss, action_run)", n)
         if isinstance(bt, T.ExternT | T.BlockT):
             return E(T.VOID, "", extra=("method", base, name, n))
@@ -221,17 +220,17 @@ class ExpressionCompiler:
             if idx.const is not None:
                 if not 0 <= idx.const < bt.size:
                     raise self.st.err(f"index {idx.const} out of range for header stack of size {bt.size}", n.index)
-                code = f"{base.code}.h[{idx.const}]"
+                node = tir.StackElem(bt.elem, base.node, idx.const)
             else:
                 if not isinstance(T.strip_new(idx.type), T.Bits):
                     raise self.st.err(f"header stack index must be bit<N>, not {idx.type}", n.index)
-                code = f"_stk({base.code}, {idx.code})"
-            return E(bt.elem, code, None, LV(code, type_=bt.elem) if base.lv is not None else None)
+                node = tir.StackElemDyn(bt.elem, base.node, idx.node)
+            return E(bt.elem, node, None, LV(node) if base.lv is not None else None)
         if isinstance(bt, T.TupleT):
             i = self.decls.const_int(n.index, "tuple index")
             if not 0 <= i < len(bt.items):
                 raise self.st.err(f"tuple index {i} out of range", n.index)
-            return E(bt.items[i], f"{base.code}[{i}]")
+            return E(bt.items[i], tir.TupleItem(bt.items[i], base.node, i))
         raise self.st.err(f"cannot index a value of type {base.type}", n)
 
     def x_Slice(self, n):
@@ -250,16 +249,8 @@ class ExpressionCompiler:
         t = T.Bits(w)
         if base.const is not None:
             return self.lit((base.const >> lo) & t.mask, t)
-        if lo == 0 and hi == bt.width - 1 and not bt.signed:
-            code = base.code
-        elif lo == 0:
-            code = f"({base.code} & {t.mask:#x})"
-        elif hi == bt.width - 1 and not bt.signed:
-            code = f"({base.code} >> {lo})"
-        else:
-            code = f"(({base.code} >> {lo}) & {t.mask:#x})"
-        lv = LV(base=base, hi=hi, lo=lo, type_=t) if base.lv is not None else None
-        return E(t, code, None, lv)
+        node = tir.Slice(t, base.node, hi, lo)
+        return E(t, node, None, LV(node) if base.lv is not None else None)
 
     def x_ListExpr(self, n, expected=None):
         bt = T.strip_new(expected) if expected is not None else None
@@ -267,9 +258,11 @@ class ExpressionCompiler:
             ftypes = list(bt.items) if isinstance(bt, T.TupleT) else list(bt.fields.values())
             if len(ftypes) == len(n.items):
                 items = [self.expr(x, ft) for x, ft in zip(n.items, ftypes, strict=True)]
-                return self.coerce(E(T.ListT([i.type for i in items]), "", extra=items), expected, n, "initializer")
+                lt = T.ListT([i.type for i in items])
+                return self.coerce(E(lt, tir.Initializer(lt), extra=items), expected, n, "initializer")
         items = [self.expr(x) for x in n.items]
-        return E(T.ListT([i.type for i in items]), "(" + "".join(i.code + ", " for i in items) + ")", extra=items)
+        lt = T.ListT([i.type for i in items])
+        return E(lt, tir.Tuple(lt, tuple(i.node for i in items)), extra=items)
 
     def x_StructInit(self, n, expected=None):
         bt = T.strip_new(expected) if expected is not None else None
@@ -279,7 +272,8 @@ class ExpressionCompiler:
                 raise self.st.err(f"field '{k}' given twice", v)
             ft = bt.fields.get(k) if isinstance(bt, T.HeaderT | T.StructT) else None
             fields[k] = self.expr(v, ft)
-        e = E(T.StructInitT({k: v.type for k, v in fields.items()}), "", extra=fields)
+        it = T.StructInitT({k: v.type for k, v in fields.items()})
+        e = E(it, tir.Initializer(it), extra=fields)
         if isinstance(bt, T.HeaderT | T.StructT):
             return self.coerce(e, expected, n, "initializer")
         return e
@@ -300,4 +294,4 @@ class ExpressionCompiler:
                 b = self.coerce(b, expected, n)
             else:
                 raise self.st.err("the branches of ?: are both 'int': give them a width (e.g. 8w1)", n)
-        return E(a.type, f"({a.code} if {c.code} else {b.code})")
+        return E(a.type, tir.Cond(a.type, c.node, a.node, b.node))

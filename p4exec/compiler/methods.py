@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from p4exec.compiler import ir
+from p4exec.compiler import ir, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
 from p4exec.compiler.layout import header_nbytes, header_pack_expr, header_unpack_lines
@@ -37,7 +37,7 @@ class MethodCompiler:
         if isinstance(bt, T.HeaderT | T.UnionT):
             if name == "isValid":
                 noargs()
-                return E(T.BOOL, f"{base.code}._valid()" if isinstance(bt, T.UnionT) else f"{base.code}._v")
+                return E(T.BOOL, tir.IsValid(T.BOOL, base.node, isinstance(bt, T.UnionT)))
             if name in ("setValid", "setInvalid"):
                 noargs()
                 if base.lv is None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import cast
 
+from p4exec.compiler import tir
 from p4exec.compiler import types as T
-from p4exec.compiler.faults import DIVISION_BY_ZERO
 from p4exec.compiler.parts import DeclarationPart, ExpressionPart
 from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import E, wrap
@@ -43,7 +43,7 @@ class OperatorCompiler:
             e = self.exprs.coerce(e, T.BOOL, n.expr, "operand of '!'")
             if e.const is not None:
                 return self.exprs.lit(not e.const, T.BOOL)
-            return E(T.BOOL, f"(not {e.code})")
+            return E(T.BOOL, tir.Not(T.BOOL, e.node))
         if isinstance(t, T.InfIntT):
             if e.const is None:
                 raise self.st.err(f"operand of '{op}' must be a constant", n)
@@ -55,15 +55,13 @@ class OperatorCompiler:
         if not isinstance(t, T.Bits):
             raise self.st.err(f"operator '{op}' cannot be applied to {e.type}", n)
         if op == "+":
-            return E(e.type, e.code, e.const)
+            return E(e.type, e.node, e.const)
         if e.const is not None:
             v = -e.const if op == "-" else ~e.const
             return self.exprs.lit(wrap(v, t), e.type)
         if op == "-":
-            return E(e.type, self.exprs.wrapcode(f"-{e.code}", t))
-        if t.signed:
-            return E(e.type, f"(~{e.code})")
-        return E(e.type, f"({e.code} ^ {t.mask:#x})")
+            return E(e.type, tir.Neg(e.type, e.node))
+        return E(e.type, tir.Complement(e.type, e.node))
 
     _CMP = {"==": "==", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
 
@@ -74,7 +72,7 @@ class OperatorCompiler:
             b = self.exprs.coerce(self.exprs.expr(n.right), T.BOOL, n.right, f"operand of '{op}'")
             if a.const is not None and b.const is not None:
                 return self.exprs.lit((a.const and b.const) if op == "&&" else (a.const or b.const), T.BOOL)
-            return E(T.BOOL, f"({a.code} {'and' if op == '&&' else 'or'} {b.code})")
+            return E(T.BOOL, tir.Logical(T.BOOL, op, a.node, b.node))
         a = self.exprs.expr(n.left)
         b = self.exprs.expr(n.right)
         if op in ("<<", ">>"):
@@ -85,19 +83,18 @@ class OperatorCompiler:
         t = T.strip_new(a.type)
         if op in ("==", "!="):
             if isinstance(t, T.HeaderT | T.StructT | T.UnionT | T.StackT):
-                code = f"{a.code}._eq({b.code})"
-                return E(T.BOOL, code if op == "==" else f"(not {code})")
+                return E(T.BOOL, tir.ObjEq(T.BOOL, op == "!=", a.node, b.node))
             if isinstance(t, T.ListT | T.StructInitT | T.ExternT | T.BlockT | T.TableT | T.VoidT):
                 raise self.st.err(f"cannot compare values of type {a.type}", n)
             if a.const is not None and b.const is not None:
                 return self.exprs.lit((a.const == b.const) == (op == "=="), T.BOOL)
-            return E(T.BOOL, f"({a.code} {op} {b.code})")
+            return E(T.BOOL, tir.Compare(T.BOOL, op, a.node, b.node))
         if op in ("<", ">", "<=", ">="):
             if not isinstance(t, T.Bits | T.InfIntT):
                 raise self.st.err(f"operator '{op}' needs numeric operands, not {a.type}", n)
             if a.const is not None and b.const is not None:
                 return self.exprs.lit(eval(f"{a.const} {op} {b.const}"), T.BOOL)  # noqa: S307 - ints only
-            return E(T.BOOL, f"({a.code} {op} {b.code})")
+            return E(T.BOOL, tir.Compare(T.BOOL, op, a.node, b.node))
         if isinstance(t, T.InfIntT):
             if a.const is None or b.const is None:
                 raise self.st.err(f"operands of '{op}' with type 'int' must be compile-time constants", n)
@@ -123,27 +120,21 @@ class OperatorCompiler:
                  "%": lambda: x % (y or 1), "&": lambda: x & y, "|": lambda: x | y, "^": lambda: x ^ y,
                  "|+|": lambda: self._sat(x + y, t), "|-|": lambda: self._sat(x - y, t)}[op]()
             return self.exprs.lit(wrap(v, t), rt)
-        ac, bc = a.code, b.code
+        an, bn = a.node, b.node
         if op in ("+", "-", "*"):
-            return E(rt, self.exprs.wrapcode(f"{ac} {op} {bc}", t))
+            return E(rt, tir.Arith(rt, op, an, bn))
         if op in ("&", "|", "^"):
-            return E(rt, f"({ac} {op} {bc})")
+            return E(rt, tir.Bitwise(rt, op, an, bn))
         if op in ("/", "%"):
             if t.signed:
                 raise self.st.err(f"operator '{op}' is not defined on signed values", n)
             if b.const is not None:
                 if b.const == 0:
                     raise self.st.err("division by zero", n)
-                return E(rt, f"({ac} {'//' if op == '/' else '%'} {bc})")
-            return E(rt, f"(({ac} {'//' if op == '/' else '%'} {bc}) if {bc} else _fault({DIVISION_BY_ZERO!r}))")
-        if op == "|+|":
-            if t.signed:
-                return E(rt, f"_sat_add_signed({ac}, {bc}, {t.width})")
-            return E(rt, f"min({ac} + {bc}, {t.mask:#x})")
-        if op == "|-|":
-            if t.signed:
-                return E(rt, f"_sat_add_signed({ac}, -{bc}, {t.width})")
-            return E(rt, f"max({ac} - {bc}, 0)")
+                return E(rt, tir.Div(rt, op, an, bn, checked=False))
+            return E(rt, tir.Div(rt, op, an, bn, checked=True))      # a fault when the divisor is 0
+        if op in ("|+|", "|-|"):
+            return E(rt, tir.SatArith(rt, op, an, bn))
         raise self.st.err(f"unknown operator '{op}'", n)
 
     @staticmethod
@@ -184,16 +175,10 @@ class OperatorCompiler:
             v = (a.const << b.const) if op == "<<" else (a.const >> b.const)
             return self.exprs.lit(wrap(v, ta), a.type)
         if op == ">>":
-            if b.const is not None and b.const >= ta.width:
-                return E(a.type, f"(-1 if {a.code} < 0 else 0)" if ta.signed else "0")
-            return E(a.type, f"({a.code} >> {b.code})")
-        if b.const is not None:
-            if b.const >= ta.width:
-                return self.exprs.lit(0, a.type)
-            return E(a.type, self.exprs.wrapcode(f"{a.code} << {b.const}", ta))
-        if ta.signed:
-            return E(a.type, f"_shl_signed({a.code}, {b.code}, {ta.width})")
-        return E(a.type, f"_shl({a.code}, {b.code}, {ta.width}, {ta.mask:#x})")
+            return E(a.type, tir.ShiftRight(a.type, a.node, b.node, b.const))
+        if b.const is not None and b.const >= ta.width:
+            return self.exprs.lit(0, a.type)
+        return E(a.type, tir.ShiftLeft(a.type, a.node, b.node, b.const))
 
     def concat(self, n, a, b):
         ta, tb = T.strip_new(a.type), T.strip_new(b.type)
@@ -204,8 +189,7 @@ class OperatorCompiler:
         t = T.Bits(ta.width + tb.width, ta.signed)
         if a.const is not None and b.const is not None:
             return self.exprs.lit(wrap((a.const << tb.width) | (b.const & tb.mask), t), t)
-        bc = f"({b.code} & {tb.mask:#x})" if tb.signed else b.code
-        return E(t, f"(({a.code} << {tb.width}) | {bc})")
+        return E(t, tir.Concat(t, a.node, b.node))
 
     def x_Cast(self, n):
         t = self.decls.resolve_type(n.type)
@@ -213,7 +197,7 @@ class OperatorCompiler:
         e = self.exprs.expr(n.expr, t)
         s = T.strip_new(e.type)
         if T.same_type(s, bt):
-            return E(t, e.code, e.const)
+            return E(t, e.node, e.const)
         if isinstance(bt, T.Bits):
             if isinstance(s, T.InfIntT):
                 if e.const is None:
@@ -224,7 +208,7 @@ class OperatorCompiler:
                     raise self.st.err(f"cannot cast bool to {t} (only to bit<1>)", n)
                 if e.const is not None:
                     return self.exprs.lit(int(e.const), t)
-                return E(t, f"(1 if {e.code} else 0)")
+                return E(t, tir.Cast(t, e.node))
             if isinstance(s, T.Bits) and s.width != bt.width and s.signed != bt.signed:
                 # p4c (TypeInference::canCastBetween): between bit<>/int<> types a cast may change the width or
                 # the signedness, not both; write (int<16>)(bit<16>)x or (int<16>)(int<8>)x instead.
@@ -235,17 +219,14 @@ class OperatorCompiler:
             if isinstance(s, T.Bits):
                 if e.const is not None:
                     return self.exprs.lit(wrap(e.const, bt), t)
-                if bt.signed:
-                    h = 1 << (bt.width - 1)
-                    return E(t, f"((({e.code} & {bt.mask:#x}) ^ {h:#x}) - {h:#x})")
-                if not s.signed and s.width <= bt.width:
-                    return E(t, e.code)
-                return E(t, f"({e.code} & {bt.mask:#x})")
+                if not bt.signed and not s.signed and s.width <= bt.width:
+                    return E(t, e.node)           # the same number: no conversion
+                return E(t, tir.Cast(t, e.node))
         if isinstance(bt, T.BoolT):
             if isinstance(s, T.Bits) and s.width == 1 and not s.signed:
                 if e.const is not None:
                     return self.exprs.lit(bool(e.const), T.BOOL)
-                return E(t, f"({e.code} != 0)")
+                return E(t, tir.Cast(t, e.node))
             if isinstance(s, T.InfIntT) and e.const in (0, 1):
                 return self.exprs.lit(bool(e.const), T.BOOL)
         if isinstance(bt, T.EnumT) and bt.base is not None:
@@ -254,7 +235,7 @@ class OperatorCompiler:
             if isinstance(s, T.Bits):
                 # a cast node holding a checked type (resolve_type passes T.Type through)
                 inner = self.x_Cast(A.Cast(cast(A.TypeRef, bt.base), n.expr, loc=n.loc)) if s != bt.base else e
-                return E(t, inner.code, inner.const)
+                return E(t, inner.node, inner.const)
         if isinstance(bt, T.InfIntT) and e.const is not None:
             return self.exprs.lit(e.const, T.INFINT)
         if isinstance(bt, T.HeaderT | T.StructT | T.TupleT) and isinstance(s, T.ListT | T.StructInitT):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from p4exec.compiler import ir
+from p4exec.compiler import ir, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter
 from p4exec.compiler.symbols import E, Sym
@@ -35,6 +35,8 @@ class ExpressionPart(Protocol):
 
     def coerce(self, e: E, t, node, what="value") -> E: ...
 
+    def objnode(self, e: E) -> tir.Expr: ...
+
     def objval(self, e: E) -> str: ...
 
     def expr(self, node, expected=None) -> E: ...
@@ -56,6 +58,9 @@ class CallPart(Protocol):
     def call_with_params(self, n, params, fcode: str, what: str, prefix_args: str = "",
                          ptypes=None, may_exit: bool = False, out_offset: int = 0,
                          copy_objects: bool = False) -> tuple[list[str], str]: ...
+
+    def plan_call(self, n, params, fcode: str, what: str, prefix_args: str = "", ptypes=None,
+                  may_exit: bool = False, out_offset: int = 0, copy_objects: bool = False) -> tir.CallPlan: ...
 
     def enum_member_name(self, e: E, enum_name: str, node) -> str: ...
 

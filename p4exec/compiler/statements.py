@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from p4exec.compiler import exprgen, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.parts import CallPart, DataTypePart, DeclarationPart, ExpressionPart
 from p4exec.compiler.state import CompileState
-from p4exec.compiler.symbols import Sym, expr_text
+from p4exec.compiler.symbols import E, Sym, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 
@@ -72,17 +73,22 @@ class StatementCompiler:
             em.lines[n0:n0] = [pad + ln for ln in self.st.pending_defs[mark:]]
             del self.st.pending_defs[mark:]
 
+    @staticmethod
+    def assignment(lhs: E, rhs: E) -> tir.Stmt:
+        """The IR of `lhs = rhs` (both checked, rhs coerced to lhs's type)."""
+        assert lhs.lv is not None
+        if T.strip_new(lhs.type).is_scalar or isinstance(T.strip_new(lhs.type), T.TupleT):
+            return tir.Assign(lhs.lv.node, rhs.node)
+        return tir.SetObject(lhs.node, rhs.node)
+
     def _stmt(self, s, em: Emitter):
         if isinstance(s, A.Assign):
             lhs = self.exprs.expr(s.lhs)
             if lhs.lv is None:
                 raise self.st.err(f"cannot assign to '{expr_text(s.lhs)}' (not an l-value or read-only)", s.lhs)
             rhs = self.exprs.coerce(self.exprs.expr(s.rhs, lhs.type), lhs.type, s.rhs, "assignment")
-            if T.strip_new(lhs.type).is_scalar or isinstance(T.strip_new(lhs.type), T.TupleT):
-                for line in lhs.lv.assign(rhs.code):
-                    em(line)
-            else:
-                em(f"{lhs.code}._set({rhs.code})")
+            for line in exprgen.statement(self.assignment(lhs, rhs)):
+                em(line)
             return
         if isinstance(s, A.CallStmt):
             e = self.calls.call(s.call, statement=True)

@@ -3,8 +3,9 @@ block contexts (Ctx), and small pure helpers (width checks, P4 text of expressio
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
+from p4exec.compiler import exprgen, tir
 from p4exec.compiler import types as T
 from p4exec.errors import SourceLoc
 from p4exec.frontend import ast as A
@@ -15,49 +16,45 @@ HASH_ALGOS = ["crc32", "crc32_custom", "crc16", "crc16_custom", "random", "ident
 
 
 class E:
-    """A compiled expression: its P4 type, Python code, compile-time value (or None) and l-value info."""
+    """A checked expression: its typed IR node (tir.py), compile-time value (or None), l-value and what some uses
+    need beyond that; `code`, its Python, comes from the generator (exprgen.py)."""
 
-    __slots__ = ("type", "code", "const", "lv", "loc", "extra")
+    __slots__ = ("node", "const", "lv", "loc", "extra", "_code")
 
-    def __init__(self, type_: T.Type, code: str, const: Any = None, lv: LV | None = None,
+    def __init__(self, type_: T.Type, node: tir.Expr | str, const: Any = None, lv: LV | None = None,
                  loc: SourceLoc | None = None, extra: Any = None) -> None:
+        # node: the IR of the value, or Python code still produced outside the IR (an Opaque node);
         # const: the compile-time value (int, bool, str, or a tuple/list of values) or None;
         # extra: what some uses need beyond type and code (a 'ref'/'dontcare' tag, list items, the Sym of a
         # method's object, ('stack_next', ...) for extract)
-        self.type = type_
-        self.code = code
+        self.node = tir.retype(node, type_) if isinstance(node, tir.Expr) else tir.Opaque(type_, node)
         self.const = const
         self.lv = lv
         self.loc = loc
         self.extra = extra
+        self._code: str | None = None
+
+    @property
+    def type(self) -> T.Type:
+        return self.node.type
+
+    @property
+    def code(self) -> str:
+        if self._code is None:
+            self._code = exprgen.code(self.node)
+        return self._code
 
 
 class LV:
-    """How to assign to an l-value."""
+    """An assignable expression: its IR node (a name, field, stack element or slice of one)."""
 
-    __slots__ = ("target", "base", "hi", "lo", "type")
+    __slots__ = ("node",)
 
-    def __init__(self, target: str | None = None, base: E | None = None, hi: int = 0, lo: int = 0,
-                 type_: T.Type | None = None) -> None:
-        self.target = target      # python assignable expression
-        self.base = base          # for slices: the E of the sliced l-value
-        self.hi = hi
-        self.lo = lo
-        self.type = type_
+    def __init__(self, node: tir.Expr) -> None:
+        self.node = node
 
     def assign(self, val: str) -> list[str]:
-        if self.base is None:
-            return [f"{self.target} = {val}"]
-        w = self.hi - self.lo + 1
-        m = (1 << w) - 1
-        bt = cast(T.Bits, T.strip_new(self.base.type))   # slices are of bit<W>/int<W> values only
-        clear = bt.mask ^ (m << self.lo)
-        newval = f"(({self.base.code} & {clear:#x}) | (({val}) << {self.lo}))"
-        if bt.signed:
-            half = 1 << (bt.width - 1)
-            newval = f"((({newval} & {bt.mask:#x}) ^ {half:#x}) - {half:#x})"
-        assert self.base.lv is not None      # only l-values are sliced for assignment
-        return self.base.lv.assign(newval)
+        return exprgen.assign(self.node, val)
 
 
 @dataclass

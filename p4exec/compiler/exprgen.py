@@ -1,0 +1,312 @@
+"""The Python generator of the typed expression IR (tir.py): one node in, the Python expression out.
+
+It knows only the IR and the checked types it carries; what an expression means was decided by the checker.
+The runtime helpers named here (`_stk`, `_stk_next_p`, `_stack_last`, `_shl`, `_shl_signed`, `_sat_add_signed`,
+`_fault`, `_Exit`) are defined by the generated module's prelude (blocks.py).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import cast
+
+from p4exec.compiler import tir
+from p4exec.compiler import types as T
+from p4exec.compiler.emit import pyfield
+from p4exec.compiler.faults import DIVISION_BY_ZERO
+
+
+def literal(v) -> str:
+    """A constant as Python: small and negative ints in decimal, others in hex."""
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, int):
+        return repr(v) if -10 < v < 10 or v < 0 else hex(v)
+    return repr(v)
+
+
+def wrap(code: str, t: T.Bits) -> str:
+    """`code` reduced to bit<W> (modulo 2^W) or int<W> (two's complement)."""
+    if t.signed:
+        h = 1 << (t.width - 1)
+        return f"(((({code}) + {h:#x}) & {t.mask:#x}) - {h:#x})"
+    return f"(({code}) & {t.mask:#x})"
+
+
+def _bits(t: T.Type) -> T.Bits:
+    return cast(T.Bits, T.strip_new(t))
+
+
+def code(n: tir.Expr) -> str:
+    """The Python expression computing `n`."""
+    return _RENDER[type(n)](n)
+
+
+def assign(lv: tir.Expr, val: str) -> list[str]:
+    """Python statements storing the Python value `val` into the l-value `lv` (a slice writes back its bits)."""
+    if not isinstance(lv, tir.Slice):
+        return [f"{code(lv)} = {val}"]
+    w = lv.hi - lv.lo + 1
+    m = (1 << w) - 1
+    bt = _bits(lv.base.type)
+    clear = bt.mask ^ (m << lv.lo)
+    newval = f"(({code(lv.base)} & {clear:#x}) | (({val}) << {lv.lo}))"
+    if bt.signed:
+        half = 1 << (bt.width - 1)
+        newval = f"((({newval} & {bt.mask:#x}) ^ {half:#x}) - {half:#x})"
+    return assign(lv.base, newval)
+
+
+def statement(s: tir.Stmt) -> list[str]:
+    """The Python lines of an IR statement."""
+    if isinstance(s, tir.SetObject):
+        return [f"{code(s.target)}._set({code(s.value)})"]
+    return assign(s.target, code(s.value))
+
+
+def call(plan: tir.CallPlan) -> tuple[list[str], str]:
+    """The statements of a call (copy-in, call, copy-out) and the Python expression of its result."""
+    pre = [f"{a.temp} = {code(a.value)}" for a in plan.args if a.temp]
+    post = [f"{code(a.target)}._set({a.temp})" for a in plan.args if a.temp and a.target is not None]
+    codes = [a.temp or code(a.value) for a in plan.args]
+    call_code = f"{plan.func}({', '.join(([plan.prefix_args] if plan.prefix_args else []) + codes)})"
+    t = plan.result
+
+    def copy_out() -> list[str]:
+        lines: list[str] = []
+        for i, lv in enumerate(plan.outs):
+            if lv is not None:
+                lines.extend(assign(lv, f"{t}[{i + plan.out_offset}]"))
+        return lines
+
+    if post:
+        lines = pre + ["try:", f"    _t_obj = {call_code}", "finally:"] + ["    " + ln for ln in post]
+        if plan.outs:
+            lines.append(f"{t} = _t_obj")
+            lines.extend(copy_out())
+        return lines, "_t_obj"
+    if plan.outs:
+        outs = copy_out()
+        if plan.may_exit:
+            lines = ["try:", f"    {t} = {call_code}", "except _Exit as _e:", f"    {t} = _e.outs"]
+            lines += ["    " + ln for ln in outs] + ["    raise"]
+        else:
+            lines = [f"{t} = {call_code}"]
+        return lines + outs, t
+    return [call_code], call_code
+
+
+def call_in_expression(plan: tir.CallPlan, helper: str) -> tuple[list[str], str]:
+    """A value-returning call with out/inout arguments inside an expression: the definition of `helper`, which
+    takes the callee's result tuple, copies the outs and returns the value, and the expression calling it. The
+    copy-out thus happens when Python evaluates the call, left to right among the operands, as P4 orders it;
+    plain locals assigned by the copy-out are `nonlocal` in the helper."""
+    lines, _ = call(tir.CallPlan(plan.func, plan.prefix_args, plan.args, plan.outs, "_r", plan.out_offset,
+                                 plan.may_exit))
+    first, body = lines[0], lines[1:]
+    call_code = first.split(" = ", 1)[1]
+    roots = sorted({root for lv in plan.outs if lv is not None and (root := _local_root(lv))})
+    defs = [f"def {helper}(_r):"]
+    if roots:
+        defs.append(f"    nonlocal {', '.join(roots)}")
+    defs += ["    " + ln for ln in body] + ["    return _r[0]"]
+    return defs, f"{helper}({call_code})"
+
+
+def _local_root(lv: tir.Expr) -> str | None:
+    """The Python variable an assignment to `lv` rebinds (a name, or a name under slices), else None."""
+    while isinstance(lv, tir.Slice):
+        lv = lv.base
+    return lv.py if isinstance(lv, tir.Name) and lv.py.isidentifier() else None
+
+
+def _opaque(n: tir.Opaque) -> str:
+    return n.code
+
+
+def _const(n: tir.Const) -> str:
+    return literal(n.value)
+
+
+def _name(n: tir.Name) -> str:
+    return n.py
+
+
+def _field(n: tir.Field) -> str:
+    return f"{code(n.base)}.{pyfield(n.name)}"
+
+
+def _stack_elem(n: tir.StackElem) -> str:
+    return f"{code(n.base)}.h[{n.index}]"
+
+
+def _stack_elem_dyn(n: tir.StackElemDyn) -> str:
+    return f"_stk({code(n.base)}, {code(n.index)})"
+
+
+def _stack_next(n: tir.StackNext) -> str:
+    return f"_stk_next_p({code(n.base)})"
+
+
+def _stack_last(n: tir.StackLast) -> str:
+    return f"_stack_last({code(n.base)})"
+
+
+def _stack_last_index(n: tir.StackLastIndex) -> str:
+    return f"(({code(n.base)}.nxt - 1) & 0xffffffff)"
+
+
+def _tuple_item(n: tir.TupleItem) -> str:
+    return f"{code(n.base)}[{n.index}]"
+
+
+def _apply_result(n: tir.ApplyResult) -> str:
+    b = code(n.base)
+    if n.member == "hit":
+        return f"{b}.hit"
+    if n.member == "miss":
+        return f"(not {b}.hit)"
+    return f"{b}.action.action"      # action_run
+
+
+def _is_valid(n: tir.IsValid) -> str:
+    return f"{code(n.base)}._valid()" if n.union else f"{code(n.base)}._v"
+
+
+def _slice(n: tir.Slice) -> str:
+    bt = _bits(n.base.type)
+    b = code(n.base)
+    mask = _bits(n.type).mask
+    if n.lo == 0 and n.hi == bt.width - 1 and not bt.signed:
+        return b
+    if n.lo == 0:
+        return f"({b} & {mask:#x})"
+    if n.hi == bt.width - 1 and not bt.signed:
+        return f"({b} >> {n.lo})"
+    return f"(({b} >> {n.lo}) & {mask:#x})"
+
+
+def _copy(n: tir.Copy) -> str:
+    return f"{code(n.value)}._copy()"
+
+
+def _tuple(n: tir.Tuple) -> str:
+    return "(" + "".join(code(i) + ", " for i in n.items) + ")"
+
+
+def _make(n: tir.Make) -> str:
+    return f"{n.cls}._mk({', '.join(code(i) for i in n.items)})"
+
+
+def _initializer(n: tir.Initializer) -> str:
+    return ""          # only its coerced form (Make, Tuple) is ever generated
+
+
+def _cond(n: tir.Cond) -> str:
+    return f"({code(n.then)} if {code(n.cond)} else {code(n.other)})"
+
+
+def _not(n: tir.Not) -> str:
+    return f"(not {code(n.operand)})"
+
+
+def _neg(n: tir.Neg) -> str:
+    return wrap(f"-{code(n.operand)}", _bits(n.type))
+
+
+def _complement(n: tir.Complement) -> str:
+    t = _bits(n.type)
+    if t.signed:
+        return f"(~{code(n.operand)})"
+    return f"({code(n.operand)} ^ {t.mask:#x})"
+
+
+def _logical(n: tir.Logical) -> str:
+    return f"({code(n.left)} {'and' if n.op == '&&' else 'or'} {code(n.right)})"
+
+
+def _compare(n: tir.Compare) -> str:
+    return f"({code(n.left)} {n.op} {code(n.right)})"
+
+
+def _obj_eq(n: tir.ObjEq) -> str:
+    c = f"{code(n.left)}._eq({code(n.right)})"
+    return f"(not {c})" if n.negate else c
+
+
+def _arith(n: tir.Arith) -> str:
+    return wrap(f"{code(n.left)} {n.op} {code(n.right)}", _bits(n.type))
+
+
+def _bitwise(n: tir.Bitwise) -> str:
+    return f"({code(n.left)} {n.op} {code(n.right)})"
+
+
+def _div(n: tir.Div) -> str:
+    a, b = code(n.left), code(n.right)
+    pyop = "//" if n.op == "/" else "%"
+    if not n.checked:
+        return f"({a} {pyop} {b})"
+    return f"(({a} {pyop} {b}) if {b} else _fault({DIVISION_BY_ZERO!r}))"
+
+
+def _sat_arith(n: tir.SatArith) -> str:
+    t = _bits(n.type)
+    a, b = code(n.left), code(n.right)
+    if n.op == "|+|":
+        return f"_sat_add_signed({a}, {b}, {t.width})" if t.signed else f"min({a} + {b}, {t.mask:#x})"
+    return f"_sat_add_signed({a}, -{b}, {t.width})" if t.signed else f"max({a} - {b}, 0)"
+
+
+def _shift_right(n: tir.ShiftRight) -> str:
+    t = _bits(n.type)
+    a = code(n.left)
+    if n.amount is not None and n.amount >= t.width:
+        return f"(-1 if {a} < 0 else 0)" if t.signed else "0"
+    return f"({a} >> {code(n.right)})"
+
+
+def _shift_left(n: tir.ShiftLeft) -> str:
+    t = _bits(n.type)
+    a = code(n.left)
+    if n.amount is not None:
+        return wrap(f"{a} << {n.amount}", t)
+    if t.signed:
+        return f"_shl_signed({a}, {code(n.right)}, {t.width})"
+    return f"_shl({a}, {code(n.right)}, {t.width}, {t.mask:#x})"
+
+
+def _concat(n: tir.Concat) -> str:
+    tb = _bits(n.right.type)
+    b = code(n.right)
+    bc = f"({b} & {tb.mask:#x})" if tb.signed else b
+    return f"(({code(n.left)} << {tb.width}) | {bc})"
+
+
+def _cast(n: tir.Cast) -> str:
+    to, frm = T.strip_new(n.type), T.strip_new(n.operand.type)
+    e = code(n.operand)
+    if isinstance(to, T.BoolT):
+        return f"({e} != 0)"
+    if isinstance(frm, T.BoolT):
+        return f"(1 if {e} else 0)"
+    bt = cast(T.Bits, to)
+    if bt.signed:
+        h = 1 << (bt.width - 1)
+        return f"((({e} & {bt.mask:#x}) ^ {h:#x}) - {h:#x})"
+    return f"({e} & {bt.mask:#x})"
+
+
+def _as(n: tir.As) -> str:
+    return code(n.operand)
+
+
+_RENDER: dict[type, Callable] = {
+    tir.Opaque: _opaque, tir.Const: _const, tir.Name: _name, tir.Field: _field, tir.StackElem: _stack_elem,
+    tir.StackElemDyn: _stack_elem_dyn, tir.StackNext: _stack_next, tir.StackLast: _stack_last,
+    tir.StackLastIndex: _stack_last_index, tir.TupleItem: _tuple_item, tir.ApplyResult: _apply_result,
+    tir.Slice: _slice, tir.Copy: _copy, tir.Tuple: _tuple, tir.Make: _make, tir.Initializer: _initializer,
+    tir.Cond: _cond, tir.Not: _not, tir.Neg: _neg, tir.Complement: _complement, tir.Logical: _logical,
+    tir.Compare: _compare, tir.ObjEq: _obj_eq, tir.Arith: _arith, tir.Bitwise: _bitwise, tir.Div: _div,
+    tir.SatArith: _sat_arith, tir.ShiftRight: _shift_right, tir.ShiftLeft: _shift_left, tir.Concat: _concat,
+    tir.Cast: _cast, tir.As: _as, tir.IsValid: _is_valid,
+}

@@ -1,0 +1,342 @@
+"""The typed expression IR: what the checker (expressions.py, operators.py) decides about an expression, before
+any Python exists.
+
+Every node carries its checked P4 type; constants are folded by the checker into `Const` nodes (a constant *name*
+stays a `Name`, its value is on the checked expression `symbols.E.const`); an l-value is a node the checker marks
+assignable (`symbols.LV` holds it). The nodes say *what* is computed, with the P4 semantics made explicit (wrap-around
+arithmetic is `Arith`, a division whose divisor may be zero at run time is `Div(checked=True)`, a copy of a
+header/struct value is `Copy`); exprgen.py alone decides *how* that reads in Python.
+
+`Opaque` holds Python code the checker's callers still produce themselves (calls, extern and header methods): the
+part of the compiler that is still fused (see docs/p4exec-compiler.md).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from p4exec.compiler import types as T
+
+
+@dataclass(frozen=True, slots=True)
+class Expr:
+    type: T.Type
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque(Expr):
+    """Python code generated outside the IR (calls and methods); '' for a value that is only a marker."""
+
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class Const(Expr):
+    """A compile-time value: int, bool or str."""
+
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Name(Expr):
+    """A variable, parameter, constant, table or instance, by its Python name."""
+
+    py: str
+
+
+@dataclass(frozen=True, slots=True)
+class Field(Expr):
+    """`base.name` of a header, struct or union."""
+
+    base: Expr
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class StackElem(Expr):
+    """`stack[index]`, the index checked in range at compile time."""
+
+    base: Expr
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class StackElemDyn(Expr):
+    """`stack[index]` with a run-time index (a fault when out of range)."""
+
+    base: Expr
+    index: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class StackNext(Expr):
+    """`stack.next` in a parser."""
+
+    base: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class StackLast(Expr):
+    """`stack.last` in a parser."""
+
+    base: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class StackLastIndex(Expr):
+    """`stack.lastIndex` in a parser (bit<32>)."""
+
+    base: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class TupleItem(Expr):
+    base: Expr
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResult(Expr):
+    """`t.apply().hit` / `.miss` / `.action_run`."""
+
+    base: Expr
+    member: str
+
+
+@dataclass(frozen=True, slots=True)
+class IsValid(Expr):
+    """`h.isValid()` of a header, or of a union (valid when one member is)."""
+
+    base: Expr
+    union: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Slice(Expr):
+    """`base[hi:lo]` of a bit<W>/int<W> value (type bit<hi-lo+1>); an l-value when base is one."""
+
+    base: Expr
+    hi: int
+    lo: int
+
+
+@dataclass(frozen=True, slots=True)
+class Copy(Expr):
+    """A copy of a header/struct value about to be stored (P4 has value semantics)."""
+
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Tuple(Expr):
+    """A tuple (or an uncoerced list expression) of items, left to right."""
+
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Make(Expr):
+    """A header or struct value built from its fields in declaration order; `cls` is its generated class."""
+
+    cls: str
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Initializer(Expr):
+    """A list or struct initializer not yet given a type by its context (only its items are checked)."""
+
+    items: Any = field(default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Cond(Expr):
+    cond: Expr
+    then: Expr
+    other: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Not(Expr):
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Neg(Expr):
+    """`-x` of bit<W>/int<W>, wrapped to the type."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Complement(Expr):
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Logical(Expr):
+    """`&&` / `||`, short-circuit."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Compare(Expr):
+    """`==`, `!=`, `<`, ... of scalars (type bool)."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class ObjEq(Expr):
+    """`==` / `!=` of headers, structs, unions or stacks (field by field)."""
+
+    negate: bool
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Arith(Expr):
+    """`+`, `-`, `*` of bit<W>/int<W>, wrapped modulo 2^W."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Bitwise(Expr):
+    """`&`, `|`, `^`."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Div(Expr):
+    """`/`, `%` of unsigned values; `checked` when the divisor may be zero at run time (a fault then)."""
+
+    op: str
+    left: Expr
+    right: Expr
+    checked: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SatArith(Expr):
+    """`|+|`, `|-|`: saturating."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class ShiftRight(Expr):
+    """`>>`; `amount` is the constant amount or None for a run-time one."""
+
+    left: Expr
+    right: Expr
+    amount: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ShiftLeft(Expr):
+    """`<<` (amounts at or past the width were folded to 0 by the checker); `amount` as in ShiftRight."""
+
+    left: Expr
+    right: Expr
+    amount: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Concat(Expr):
+    """`a ++ b` (type bit/int of both widths, the left operand's signedness)."""
+
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Cast(Expr):
+    """A cast that changes the representation: bool -> bit<1>, bit<1> -> bool, between bit/int widths or
+    signedness (casts that change only the type name are the operand itself, retyped)."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class As(Expr):
+    """The same number at another type: a cast that needs no conversion (bit<8> to bit<16>)."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class CallArg:
+    """One argument of a call. Without `temp` the callee gets `value` (an l-value for a scalar out/inout, whose
+    new value comes back in the result tuple; a copy or a fresh default for an object). With `temp` (a
+    header/struct out/inout of an action that also reaches outer state) it is copied in: `temp = value` before the
+    call, the callee gets `temp`, and `target` is set from `temp` after the call, even when the callee exits."""
+
+    value: Expr
+    temp: str = ""
+    target: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CallPlan:
+    """A call of a generated function with P4's copy-in/copy-out order made explicit: arguments evaluated left to
+    right (`args`, after `prefix_args`, the control's context), object copy-ins into temps first, the call, the
+    object copy-outs, then each scalar out/inout l-value in `outs` (None for a don't-care) assigned, in parameter
+    order, from item `out_offset + i` of the result tuple held in `result`. `may_exit`: the callee may `exit`;
+    its out values then travel on the exit exception and are copied out before unwinding further."""
+
+    func: str
+    prefix_args: str
+    args: tuple[CallArg, ...]
+    outs: tuple[Expr | None, ...]
+    result: str
+    out_offset: int
+    may_exit: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Assign:
+    """Statement `target = value` of a scalar or tuple l-value (a slice writes back its bits)."""
+
+    target: Expr
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class SetObject:
+    """Statement `target = value` of a header, struct, union or stack: copied into the existing object (objects
+    are never replaced during a packet, so references bound to locals stay valid)."""
+
+    target: Expr
+    value: Expr
+
+
+Stmt = Assign | SetObject
+
+
+def retype(node: Expr, t: T.Type) -> Expr:
+    """The same value seen at another type: a `type`/`typedef` of the node's own type, or a no-op cast (As)."""
+    if node.type is t:
+        return node
+    if T.same_type(T.strip_new(node.type), T.strip_new(t)):
+        return _replace(node, t)
+    return As(t, node)
+
+
+def _replace(node: Expr, t: T.Type) -> Expr:
+    vals = {f: getattr(node, f) for f in node.__dataclass_fields__}
+    vals["type"] = t
+    return type(node)(**vals)

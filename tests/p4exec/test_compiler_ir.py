@@ -1,0 +1,301 @@
+"""The typed expression IR on its own: the checker (expressions.py, operators.py) turns P4 expressions into tir
+nodes — types, folded constants, l-values — without generating anything, and the generator (exprgen.py) turns
+hand-built nodes into Python whose value is checked by running it."""
+from __future__ import annotations
+
+import pytest
+
+from p4exec.compiler import exprgen, tir
+from p4exec.compiler import types as T
+from p4exec.compiler.compile import Compiler
+from p4exec.compiler.faults import P4Fault
+from p4exec.compiler.symbols import E, Sym
+from p4exec.errors import P4Error
+from p4exec.frontend import ast as A
+from p4exec.frontend.parser import parse_source
+
+TYPES = """
+header h_t { bit<8> a; bit<4> b; bit<4> c; }
+struct s_t { h_t h; bit<16> n; }
+const bit<8> K = 8w7;
+"""
+U8, U16, I8 = T.Bits(8), T.Bits(16), T.Bits(8, signed=True)
+
+
+def _checker(variables: dict[str, tuple[str, str]]) -> Compiler:
+    """A compiler whose declarations are checked, with `variables` (name -> (P4 type, direction)) in scope."""
+    c = Compiler(parse_source(TYPES, "<ir>"), "<ir>")
+    with pytest.raises(P4Error, match="no 'main'"):
+        c.run()                         # declarations are checked first; a program without main stops after them
+    c.st.push()
+    for name, (tname, direction) in variables.items():
+        c.st.declare(name, Sym("param", _type(c, tname), py=f"v_{name}", direction=direction), None)
+    return c
+
+
+def _type(c: Compiler, tname: str) -> T.Type:
+    if tname.startswith(("bit<", "int<")):
+        return T.Bits(int(tname[4:-1]), tname.startswith("int"))
+    if tname.endswith("]"):
+        elem, size = tname[:-1].split("[")
+        return T.StackT(c.st.types[elem], int(size))
+    return c.st.types[tname]
+
+
+def _expr_ast(text: str) -> A.Expr:
+    prog = parse_source(f"{TYPES}\nbit<8> probe() {{ return {text}; }}\n", "<ir>")
+    fn = prog.decls[-1]
+    assert isinstance(fn, A.FunctionDecl)
+    ret = fn.body.stmts[0]
+    assert isinstance(ret, A.Return) and ret.value is not None
+    return ret.value
+
+
+VARS = {"x": ("bit<8>", "inout"), "y": ("bit<8>", "in"), "s": ("int<8>", "inout"), "hdr": ("h_t", "inout"),
+        "st": ("s_t", "inout"), "hs": ("h_t[4]", "inout"), "i": ("bit<2>", "in")}
+
+
+def check(text: str) -> E:
+    c = _checker(VARS)
+    return c.exprs.expr(_expr_ast(text))
+
+
+def test_arithmetic_is_a_typed_node_over_typed_operands() -> None:
+    e = check("x + 8w3")
+    assert e.node == tir.Arith(U8, "+", tir.Name(U8, "v_x"), tir.Const(U8, 3))
+    assert e.type == U8 and e.const is None
+
+
+def test_constants_are_folded_by_the_checker() -> None:
+    e = check("8w250 + 8w10")
+    assert e.node == tir.Const(U8, 4) and e.const == 4
+    k = check("K")                           # a constant name keeps its name, the value is on the expression
+    assert isinstance(k.node, tir.Name) and k.node.type == U8
+    assert k.const == 7
+    assert check("x << 8").node == tir.Const(U8, 0)     # shifted past the width
+
+
+def test_l_values_are_marked_by_the_checker() -> None:
+    f = check("hdr.a")
+    assert isinstance(f.node, tir.Field) and (f.node.type, f.node.name) == (U8, "a")
+    assert isinstance(f.node.base, tir.Name) and f.node.base.py == "v_hdr"
+    assert isinstance(f.node.base.type, T.HeaderT) and f.node.base.type.name == "h_t"
+    assert f.lv is not None and f.lv.node == f.node
+    assert check("y").lv is None                        # an `in` parameter is not assignable
+    sl = check("x[6:3]")
+    assert sl.node == tir.Slice(T.Bits(4), tir.Name(U8, "v_x"), 6, 3) and sl.lv is not None
+    nested = check("st.h.b")
+    assert isinstance(nested.node, tir.Field) and isinstance(nested.node.base, tir.Field)
+
+
+def test_stack_indices_division_and_casts_make_their_semantics_explicit() -> None:
+    assert isinstance(check("hs[2].a").node.base, tir.StackElem)    # type: ignore[attr-defined]
+    dyn = check("hs[i].a").node.base                                 # type: ignore[attr-defined]
+    assert isinstance(dyn, tir.StackElemDyn) and dyn.index == tir.Name(T.Bits(2), "v_i")
+    assert check("x / y").node == tir.Div(U8, "/", tir.Name(U8, "v_x"), tir.Name(U8, "v_y"), checked=True)
+    assert check("x / 8w2").node == tir.Div(U8, "/", tir.Name(U8, "v_x"), tir.Const(U8, 2), checked=False)
+    widen = check("(bit<16>)x")
+    assert widen.node == tir.As(U16, tir.Name(U8, "v_x"))           # same number, no conversion
+    narrow = check("(bit<4>)x")
+    assert narrow.node == tir.Cast(T.Bits(4), tir.Name(U8, "v_x"))
+    assert check("(int<8>)x").node == tir.Cast(I8, tir.Name(U8, "v_x"))
+    assert check("x == y ? x : y").node == tir.Cond(
+        U8, tir.Compare(T.BOOL, "==", tir.Name(U8, "v_x"), tir.Name(U8, "v_y")),
+        tir.Name(U8, "v_x"), tir.Name(U8, "v_y"))
+
+
+def test_checker_errors_are_located() -> None:
+    with pytest.raises(P4Error, match=r"<ir>:6:25: error: operands of .\+. have different types"):
+        check("x + 16w1")
+    with pytest.raises(P4Error, match="division by zero"):
+        check("x / 8w0")
+
+
+def test_checked_expression_code_is_the_generators_rendering_of_its_node() -> None:
+    for text in ("x + 8w3", "x[6:3]", "(int<8>)x", "hs[i].a ++ x", "s >> 9", "x |+| y", "hdr == hdr"):
+        e = check(text)
+        assert e.code == exprgen.code(e.node)
+
+
+# ------------------------------------------------------------------ the generator from hand-built IR
+def run(node: tir.Expr, **env):
+    def _fault(reason):
+        raise P4Fault(reason)
+
+    return eval(exprgen.code(node), {"_fault": _fault}, env)     # noqa: S307 - generated from our own nodes
+
+
+def name(t: T.Type, py: str) -> tir.Name:
+    return tir.Name(t, py)
+
+
+def test_generator_wraps_arithmetic_to_the_node_type() -> None:
+    assert run(tir.Arith(U8, "+", name(U8, "a"), tir.Const(U8, 10)), a=250) == 4
+    assert run(tir.Arith(I8, "+", name(I8, "a"), tir.Const(I8, 10)), a=120) == -126
+    assert run(tir.Neg(U8, name(U8, "a")), a=1) == 255
+    assert run(tir.Complement(U8, name(U8, "a")), a=0x0f) == 0xf0
+    assert run(tir.SatArith(U8, "|+|", name(U8, "a"), name(U8, "b")), a=200, b=100) == 255
+    assert run(tir.SatArith(U8, "|-|", name(U8, "a"), name(U8, "b")), a=20, b=100) == 0
+
+
+def test_generator_shifts_concatenation_slices_and_casts() -> None:
+    a = name(I8, "a")
+    assert run(tir.ShiftRight(I8, a, tir.Const(T.INFINT, 9), 9), a=-5) == -1
+    assert run(tir.ShiftLeft(U8, name(U8, "a"), tir.Const(T.INFINT, 4), 4), a=0x1f) == 0xf0
+    cat = tir.Concat(U16, name(U8, "a"), name(I8, "b"))
+    assert run(cat, a=0x12, b=-1) == 0x12ff
+    assert run(tir.Slice(T.Bits(4), name(U8, "a"), 7, 4), a=0xab) == 0xa
+    assert run(tir.Cast(I8, name(U8, "a")), a=0xff) == -1
+    assert run(tir.Cast(T.Bits(4), name(U8, "a")), a=0xab) == 0xb
+    assert run(tir.Cast(T.BOOL, name(T.Bits(1), "a")), a=1) is True
+    assert run(tir.As(U16, name(U8, "a")), a=7) == 7
+
+
+def test_generator_division_by_a_run_time_zero_is_a_fault() -> None:
+    div = tir.Div(U8, "/", name(U8, "a"), name(U8, "b"), checked=True)
+    assert run(div, a=9, b=2) == 4
+    with pytest.raises(P4Fault, match="division_by_zero"):
+        run(div, a=9, b=0)
+
+
+def test_generator_assigns_a_slice_by_writing_back_its_bits() -> None:
+    lv = tir.Slice(T.Bits(4), name(U8, "a"), 5, 2)
+    lines = exprgen.assign(lv, "v")
+    env = {"a": 0xff, "v": 0b0101}
+    exec("\n".join(lines), {}, env)       # noqa: S102 - generated from our own nodes
+    assert env["a"] == 0b11010111
+    signed = tir.Slice(T.Bits(4), name(I8, "s"), 7, 4)
+    env = {"s": 0, "v": 0xf}
+    exec("\n".join(exprgen.assign(signed, "v")), {}, env)     # noqa: S102
+    assert env["s"] == -16
+
+
+# ------------------------------------------------------------------ calls: copy-in/copy-out as a plan
+CALLEE = "void g(inout bit<8> a, out bit<8> b, in bit<8> c, out h_t d, inout h_t e) { }"
+
+
+def plan(call_text: str, copy_objects: bool = False) -> tir.CallPlan:
+    c = _checker(VARS)
+    prog = parse_source(f"{TYPES}\n{CALLEE}\n", "<ir>")
+    g = prog.decls[-1]
+    assert isinstance(g, A.FunctionDecl)
+    call = _expr_ast(call_text)
+    assert isinstance(call, A.Call)
+    return c.calls.plan_call(call, g.proto.params, "f_g", "call of g", copy_objects=copy_objects)
+
+
+def test_checker_plans_copy_in_and_copy_out_in_parameter_order() -> None:
+    p = plan("g(x, hdr.a, y + 8w1, hdr, hdr)")
+    assert p.func == "f_g" and not p.may_exit
+    assert [type(a.value) for a in p.args] == [tir.Name, tir.Field, tir.Arith, tir.Name, tir.Name]
+    assert all(not a.temp for a in p.args)        # objects by reference when the callee reaches nothing else
+    assert p.outs == (tir.Name(U8, "v_x"), p.args[1].value)      # scalar out/inout l-values, in order
+    assert p.result                              # the result tuple's temp
+    copied = plan("g(x, hdr.a, y, hdr, hdr)", copy_objects=True)
+    d, e = copied.args[3], copied.args[4]
+    assert d.temp and e.temp and d.temp != e.temp
+    assert isinstance(e.value, tir.Copy) and isinstance(d.value, tir.Opaque)   # inout copied in, out a default
+    assert d.target == e.target and isinstance(d.target, tir.Name) and d.target.py == "v_hdr"
+
+
+def test_checker_rejects_a_non_l_value_for_an_out_parameter() -> None:
+    with pytest.raises(P4Error, match="must be an assignable l-value"):
+        plan("g(x, y, y, hdr, hdr)")
+    dont_care = plan("g(x, _, y, _, hdr)")
+    assert dont_care.outs[1] is None and dont_care.args[1].value == tir.Const(U8, 0)
+
+
+class _Exit(Exception):
+    def __init__(self, outs) -> None:
+        self.outs = outs
+
+
+class Obj:
+    def __init__(self, v: int) -> None:
+        self.v = v
+
+    def _copy(self) -> Obj:
+        return Obj(self.v)
+
+    def _set(self, other: Obj) -> None:
+        self.v = other.v
+
+
+def test_generator_copies_out_after_the_call_and_when_the_callee_exits() -> None:
+    u8 = T.Bits(8)
+    p = tir.CallPlan("f", "", (tir.CallArg(name(u8, "x")), tir.CallArg(tir.Const(u8, 0))),
+                     (name(u8, "x"), tir.Slice(T.Bits(4), name(u8, "y"), 3, 0)), "_t1", 0, may_exit=True)
+    lines, result = exprgen.call(p)
+    assert result == "_t1"
+    env: dict = {"x": 1, "y": 0xa0, "_Exit": _Exit, "f": lambda a, b: (a + 1, 5)}
+    exec("\n".join(lines), env)             # noqa: S102 - generated from our own plan
+    assert (env["x"], env["y"]) == (2, 0xa5)
+
+    def exits(a, b):
+        raise _Exit((a + 10, 3))
+
+    env.update(x=1, y=0, f=exits)
+    with pytest.raises(_Exit):
+        exec("\n".join(lines), env)         # noqa: S102
+    assert (env["x"], env["y"]) == (11, 3)  # copied out, then the exit keeps unwinding
+
+
+def test_generator_copies_objects_in_and_out_through_temps() -> None:
+    h = T.HeaderT("h_t")
+    p = tir.CallPlan("f", "ctx", (tir.CallArg(tir.Copy(h, name(h, "o")), temp="_t1", target=name(h, "o")),),
+                     (), "", 0, may_exit=False)
+    lines, result = exprgen.call(p)
+
+    def f(ctx, tmp):
+        tmp.v = 42
+        glob["o"].v = 7                  # the callee writes the global too: the copy-out wins
+        return None
+
+    glob: dict = {"o": Obj(1), "f": f, "ctx": None}
+    exec("\n".join(lines), glob)         # noqa: S102
+    assert glob["o"].v == 42 and result == "_t_obj"
+
+
+def test_generator_copies_out_of_a_call_inside_an_expression_when_python_evaluates_it() -> None:
+    """`x + f(x)` reads the old x, `f(x) + x` the new one (P4's left-to-right order)."""
+    u8 = T.Bits(8)
+    p = tir.CallPlan("f", "", (tir.CallArg(name(u8, "x")),), (name(u8, "x"),), "_t1", 1, may_exit=False)
+    defs, call = exprgen.call_in_expression(p, "_co1")
+    assert defs[1] == "    nonlocal x"
+    body = "\n".join("    " + ln for ln in defs)
+    src = (f"def outer(f):\n    x = 1\n{body}\n    a = x + {call}\n    x = 1\n    b = {call} + x\n"
+           f"    return a, b, x\n")
+    env: dict = {}
+    exec(src, env)                      # noqa: S102 - generated from our own plan
+    assert env["outer"](lambda v: (10, v + 5)) == (11, 16, 6)
+
+
+def test_value_returning_call_with_a_dont_care_out_argument_runs() -> None:
+    """`f(_)` inside an expression: the callee's result tuple is unpacked by the helper (the value alone)."""
+    from tests.p4exec.p4prog import run as run_program
+
+    out = run_program("hdr.h.b = twice(_, hdr.h.a) + 8w1;", bytes([3, 0, 0, 0]),
+                      decls="bit<8> twice(out bit<8> o, in bit<8> v) { o = v; return v + v; }")
+    assert out == [(1, bytes([3, 7, 0, 0]))]
+
+
+def test_assignments_are_ir_statements() -> None:
+    c = _checker(VARS)
+    lhs = c.exprs.expr(_expr_ast("x[3:0]"))
+    rhs = c.exprs.expr(_expr_ast("4w5"))
+    assert lhs.lv is not None
+    st = c.statements.assignment(lhs, rhs)
+    assert st == tir.Assign(lhs.lv.node, tir.Const(T.Bits(4), 5))
+    env = {"v_x": 0xf0}
+    exec("\n".join(exprgen.statement(st)), {}, env)     # noqa: S102 - generated from our own IR
+    assert env["v_x"] == 0xf5
+    whole = c.statements.assignment(c.exprs.expr(_expr_ast("hdr")), c.exprs.expr(_expr_ast("hdr")))
+    assert isinstance(whole, tir.SetObject)
+    assert exprgen.statement(whole) == ["v_hdr._set(v_hdr)"]
+
+
+def test_is_valid_is_an_ir_node() -> None:
+    e = check("hdr.isValid()")
+    assert isinstance(e.node, tir.IsValid) and not e.node.union and e.type == T.BOOL
+    assert e.code == "v_hdr._v"
+    assert exprgen.code(tir.IsValid(T.BOOL, name(T.BOOL, "u"), union=True)) == "u._valid()"
