@@ -60,7 +60,25 @@ def statement(s: tir.Stmt) -> list[str]:
     """The Python lines of an IR statement."""
     if isinstance(s, tir.SetObject):
         return [f"{code(s.target)}._set({code(s.value)})"]
-    return assign(s.target, code(s.value))
+    if isinstance(s, tir.Assign):
+        return assign(s.target, code(s.value))
+    if isinstance(s, tir.CallStmt):
+        return call(s.plan)[0] or ["pass"]
+    if isinstance(s, tir.Local):
+        return [f"{s.py} = {code(s.value)}"]
+    if isinstance(s, tir.Return):
+        return [_return(s)]
+    if isinstance(s, tir.Exit):
+        return ["raise _EXIT"]
+    return ["pass"]
+
+
+def _return(s: tir.Return) -> str:
+    """A function's value comes first; then the scalar out parameters, for the caller's copy-out."""
+    outs = "".join(o + ", " for o in s.outs)
+    if s.value is not None:
+        return f"return ({code(s.value)}, {outs})" if s.outs else f"return {code(s.value)}"
+    return f"return ({outs})" if s.outs else "return"
 
 
 def call(plan: tir.CallPlan) -> tuple[list[str], str]:

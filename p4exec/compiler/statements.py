@@ -87,12 +87,13 @@ class StatementCompiler:
             if lhs.lv is None:
                 raise self.st.err(f"cannot assign to '{expr_text(s.lhs)}' (not an l-value or read-only)", s.lhs)
             rhs = self.exprs.coerce(self.exprs.expr(s.rhs, lhs.type), lhs.type, s.rhs, "assignment")
-            for line in exprgen.statement(self.assignment(lhs, rhs)):
-                em(line)
+            self.emit_stmt(self.assignment(lhs, rhs), em)
             return
         if isinstance(s, A.CallStmt):
             e = self.calls.call(s.call, statement=True)
-            if isinstance(e.type, T.VoidT):
+            if isinstance(e.extra, tir.CallPlan):
+                self.emit_stmt(tir.CallStmt(e.extra), em)
+            elif isinstance(e.type, T.VoidT):
                 self.emit_lines(e.code or "pass", em)
             else:
                 em(e.code)
@@ -123,7 +124,7 @@ class StatementCompiler:
             self.stmts(s.stmts, em)
             self.st.pop()
             if not s.stmts:
-                em("pass")
+                self.emit_stmt(tir.Pass(), em)
             return
         if isinstance(s, A.Switch):
             if self.st.block_ctx.kind == "action":
@@ -135,7 +136,7 @@ class StatementCompiler:
             if self.st.block_ctx.kind in ("parser", "function"):
                 raise self.st.err(f"exit is not allowed in a {self.st.block_ctx.kind}", s)
             self.action_effect("exit", s.loc)
-            em("raise _EXIT")
+            self.emit_stmt(tir.Exit(), em)
             return
         if isinstance(s, A.Return):
             if self.st.block_ctx.kind == "parser":
@@ -145,32 +146,33 @@ class StatementCompiler:
                 if s.value is None:
                     if not isinstance(rt, T.VoidT):
                         raise self.st.err(f"function must return a value of type {rt}", s)
-                    em(self.ret_code(None))
+                    self.emit_stmt(self.return_stmt(None), em)
                 else:
                     if isinstance(rt, T.VoidT):
                         raise self.st.err("a void function cannot return a value", s)
                     v = self.exprs.coerce(self.exprs.expr(s.value, rt), rt, s.value, "return value")
-                    em(self.ret_code(self.exprs.objval(v)))
+                    self.emit_stmt(self.return_stmt(self.exprs.objnode(v)), em)
                 return
             if s.value is not None:
                 raise self.st.err(f"return with a value in a {self.st.block_ctx.kind}", s)
-            em(self.ret_code(None))
+            self.emit_stmt(self.return_stmt(None), em)
             return
         if isinstance(s, A.VarDecl):
             t = self.decls.resolve_type(s.type)
             py = self.new_local(s.name)
             if s.init is not None:
                 v = self.exprs.coerce(self.exprs.expr(s.init, t), t, s.init, f"initializer of {s.name}")
-                em(f"{py} = {self.exprs.objval(v)}")
+                value = self.exprs.objnode(v)
             else:
-                em(f"{py} = {self.pytypes.default_value(t)}")
+                value = tir.Opaque(t, self.pytypes.default_value(t))
+            self.emit_stmt(tir.Local(py, value), em)
             self.st.declare(s.name, Sym("var", t, py), s)
             return
         if isinstance(s, A.ConstDecl):
             self.decls.const_decl(s)
             return
         if isinstance(s, A.Empty):
-            em("pass")
+            self.emit_stmt(tir.Pass(), em)
             return
         if isinstance(s, A.For):
             self.for_stmt(s, em)
@@ -272,15 +274,18 @@ class StatementCompiler:
         self.loop_body(s.body, em)
         self.st.pop()
 
-    def ret_code(self, value) -> str:
-        outs = self.st.block_ctx.out_params
-        if value is not None:
-            if outs:
-                return f"return ({value}, " + "".join(o + ", " for o in outs) + ")"
-            return f"return {value}"
-        if outs:
-            return "return (" + "".join(o + ", " for o in outs) + ")"
-        return "return"
+    def return_stmt(self, value: tir.Expr | None) -> tir.Return:
+        """The IR of a `return` in the current block: the scalar out parameters travel back with it."""
+        return tir.Return(value, tuple(self.st.block_ctx.out_params))
+
+    def ret_code(self, value: tir.Expr | None) -> str:
+        return exprgen.statement(self.return_stmt(value))[0]
+
+    @staticmethod
+    def emit_stmt(s: tir.Stmt, em: Emitter) -> None:
+        """Write an IR statement through the generator."""
+        for line in exprgen.statement(s):
+            em(line)
 
     def sub_block(self, s, em: Emitter):
         em.indent()

@@ -324,7 +324,43 @@ class SetObject:
     value: Expr
 
 
-Stmt = Assign | SetObject
+@dataclass(frozen=True, slots=True)
+class CallStmt:
+    """A call statement (action, void function, control apply): copy-in, the call and copy-out as `plan` orders
+    them; the call's value, if any, is dropped."""
+
+    plan: CallPlan
+
+
+@dataclass(frozen=True, slots=True)
+class Local:
+    """Declaration of a local variable (Python name `py`), initialised to `value` (the type's default value
+    when the declaration has no initializer)."""
+
+    py: str
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    """`return` from an action, control, or function. `value` for a function with a result; `outs`, the Python
+    names of the scalar out/inout parameters, travel back with it (the caller copies them out)."""
+
+    value: Expr | None
+    outs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Exit:
+    """`exit`: stops the pipeline block (copy-out of the callers' out parameters happens while it unwinds)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """An empty statement (or a block with no statements)."""
+
+
+Stmt = Assign | SetObject | CallStmt | Local | Return | Exit | Pass
 
 
 def retype(node: Expr, t: T.Type) -> Expr:
