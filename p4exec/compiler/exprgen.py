@@ -70,7 +70,30 @@ def statement(s: tir.Stmt) -> list[str]:
         return [_return(s)]
     if isinstance(s, tir.Exit):
         return ["raise _EXIT"]
+    if isinstance(s, tir.Lines):
+        return list(s.lines)
+    if isinstance(s, tir.Block):
+        return [ln for x in s.body for ln in statement(x)]
+    if isinstance(s, tir.If):
+        return _if(s)
     return ["pass"]
+
+
+def _body(stmts: tuple[tir.Stmt, ...]) -> list[str]:
+    """An indented Python suite (`pass` when the statements write nothing)."""
+    lines = [ln for x in stmts for ln in statement(x)] or ["pass"]
+    return ["    " + ln for ln in lines]
+
+
+def _if(s: tir.If) -> list[str]:
+    lines: list[str] = []
+    for i, (cond, body) in enumerate(s.arms):
+        lines.append(f"{'elif' if i else 'if'} {code(cond)}:")
+        lines.extend(_body(body))
+    if s.other is not None:
+        lines.append("else:")
+        lines.extend(_body(s.other))
+    return lines
 
 
 def _return(s: tir.Return) -> str:

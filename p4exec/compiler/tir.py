@@ -360,7 +360,31 @@ class Pass:
     """An empty statement (or a block with no statements)."""
 
 
-Stmt = Assign | SetObject | CallStmt | Local | Return | Exit | Pass
+@dataclass(frozen=True, slots=True)
+class Lines:
+    """Python statements written by a part of the compiler that is still fused (`switch`, loops, extern and
+    header methods, helper definitions a call inside an expression needs)."""
+
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Statements in order (the scope of a P4 block is the checker's business; Python needs none)."""
+
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    """`if (c1) b1 else if (c2) b2 ... else other`: an else-if chain is one node (arms in order), so the
+    generated code stays flat; `other` is None without an `else`."""
+
+    arms: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
+    other: tuple[Stmt, ...] | None
+
+
+Stmt = Assign | SetObject | CallStmt | Local | Return | Exit | Pass | Lines | Block | If
 
 
 def retype(node: Expr, t: T.Type) -> Expr:

@@ -348,3 +348,35 @@ def test_generator_writes_call_local_return_exit_and_pass_statements() -> None:
     assert exprgen.statement(tir.Return(name(u8, "v"), ("a",))) == ["return (v, a, )"]
     assert exprgen.statement(tir.Exit()) == ["raise _EXIT"]
     assert exprgen.statement(tir.Pass()) == ["pass"]
+
+
+def test_checker_builds_an_else_if_chain_as_one_if_node_with_nested_blocks() -> None:
+    c = _checker(VARS)
+    (s,) = _function_body(c, "if (y == 8w1) { x = 8w2; } else if (y == 8w3) { } else { { return y; } }", [])
+    n = c.statements.node(s)
+    assert isinstance(n, tir.If) and len(n.arms) == 2
+    (c1, b1), (c2, b2) = n.arms
+    assert isinstance(c1, tir.Compare) and b1 == (tir.Assign(tir.Name(U8, "v_x"), tir.Const(U8, 2)),)
+    assert isinstance(c2, tir.Compare) and b2 == ()
+    assert n.other is not None and isinstance(n.other[0], tir.Block)
+    assert n.other[0].body == (tir.Return(tir.Name(U8, "v_y")),)
+
+
+def test_checker_leaves_still_fused_statements_as_lines() -> None:
+    c = _checker(VARS)
+    (s,) = _function_body(c, "for (bit<8> k = 8w0; k < 8w2; k = k + 8w1) { }", [])
+    n = c.statements.node(s)
+    assert isinstance(n, tir.Lines) and n.lines[0] == "v_k = 0"
+
+
+def test_generator_writes_if_chains_flat_and_empty_branches_as_pass() -> None:
+    b = T.BOOL
+    s = tir.If(((name(b, "p"), (tir.Local("r", tir.Const(U8, 1)),)), (name(b, "q"), ())),
+               (tir.Block((tir.Local("r", tir.Const(U8, 3)),)),))
+    lines = exprgen.statement(s)
+    assert lines == ["if p:", "    r = 1", "elif q:", "    pass", "else:", "    r = 3"]
+    for p, q, want in ((True, False, 1), (False, True, None), (False, False, 3)):
+        env: dict = {"p": p, "q": q}
+        exec("\n".join(lines), {}, env)          # noqa: S102 - generated from our own IR
+        assert env.get("r") == want
+    assert exprgen.statement(tir.If(((name(b, "p"), ()),), None)) == ["if p:", "    pass"]
