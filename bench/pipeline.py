@@ -1,6 +1,11 @@
 """In-process packets/s of p4exec's compiled pipeline, next to a plain-Python forwarder doing the same work.
 
-Run: .venv/bin/python bench/pipeline.py [N_PACKETS]
+Run: .venv/bin/python bench/pipeline.py [N_PACKETS] [--baseline GIT_REF]
+
+With ``--baseline main`` the same frames and tables also run through p4exec as it is at GIT_REF (its
+p4exec/ tree, extracted with `git archive` into a temporary directory): rounds of the baseline and of this
+tree alternate in fresh processes, each reports its best of 3 in packets per second of thread CPU time,
+and the best of each side is printed with µs per packet and the speed-up, side by side in one run.
 
 1. p4src/basic_l3.p4 with 1k LPM routes: parse Ethernet/IPv4, verify + update the IPv4 checksum, LPM, MAC
    rewrite, TTL decrement, per-port counter, deparse.
@@ -11,14 +16,22 @@ The reference forwarder is hand-written Python with dicts (per prefix length for
 """
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import random
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# a baseline round imports p4exec from another tree (see --baseline), everything else from this one
+if os.environ.get("BENCH_P4EXEC_FROM"):
+    sys.path.insert(0, os.environ["BENCH_P4EXEC_FROM"])
 
 from p4exec.harness import Harness  # noqa: E402
 from p4exec.runtime import ActionCall, Exact, Lpm, TableEntry  # noqa: E402
@@ -64,17 +77,17 @@ def frames_for(rng, rts, n=4096):
 
 
 def measure(fn, frames, n) -> float:
-    """Packets per second of CPU time (process time: stable when other processes load the machine);
+    """Packets per second of CPU time (thread time: stable when other processes load the machine);
     best of three runs."""
     k = len(frames)
     for i in range(min(n, 2000)):  # warm-up
         fn(frames[i % k])
     best = 0.0
     for _ in range(3):
-        t0 = time.process_time()
+        t0 = time.thread_time()
         for i in range(n):
             fn(frames[i % k])
-        best = max(best, n / max(time.process_time() - t0, 1e-9))
+        best = max(best, n / max(time.thread_time() - t0, 1e-9))
     return best
 
 
@@ -166,14 +179,65 @@ def bench_ecmp(n: int) -> tuple[float, float]:
     return p4, py
 
 
+PROGRAMS = (("basic_l3.p4, 1k LPM routes", bench_basic_l3),
+            ("ecmp_l3.p4, 1k routes + selector", bench_ecmp))
+
+
+def one_side(n: int) -> dict[str, float]:
+    """This process's p4exec: pkt/s per program (JSON on stdout for --baseline's rounds)."""
+    return {name: fn(n)[0] for name, fn in PROGRAMS}
+
+
+def run_side(n: int, p4exec_from: str | None) -> dict[str, float]:
+    env = dict(os.environ)
+    env.pop("BENCH_P4EXEC_FROM", None)
+    if p4exec_from:
+        env["BENCH_P4EXEC_FROM"] = p4exec_from
+    out = subprocess.run([sys.executable, __file__, str(n), "--side"], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def baseline(n: int, ref: str, rounds: int) -> int:
+    with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as tmp:
+        tar = Path(tmp) / "p4exec.tar"
+        subprocess.run(["git", "-C", str(ROOT), "archive", "-o", str(tar), ref, "p4exec"], check=True)
+        with tarfile.open(tar) as tf:
+            tf.extractall(tmp, filter="data")
+        best_base: dict[str, float] = {}
+        best_ours: dict[str, float] = {}
+        sides: list[tuple[dict[str, float], str | None]] = [(best_base, tmp), (best_ours, None)]
+        for r in range(rounds):  # alternate (and swap who goes first), so foreign load hits both sides alike
+            for best, src in (sides if r % 2 == 0 else sides[::-1]):
+                for name, pps in run_side(n, src).items():
+                    best[name] = max(best.get(name, 0.0), pps)
+    print(f"p4exec in-process pipeline, {ref} vs this tree, {n} packets per pass, best of {rounds} rounds × 3 "
+          f"passes, thread CPU time (Python {sys.version.split()[0]})")
+    print(f"{'program':34} {ref + ' µs/pkt':>14} {'this µs/pkt':>12} {'speed-up':>9}")
+    for name, _ in PROGRAMS:
+        b, o = best_base[name], best_ours[name]
+        print(f"{name:34} {1e6 / b:14.2f} {1e6 / o:12.2f} {o / b:8.2f}×")
+    return 0
+
+
 def main() -> int:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else int(os.environ.get("BENCH_PACKETS", "30000"))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("packets", nargs="?", type=int, default=int(os.environ.get("BENCH_PACKETS", "30000")))
+    ap.add_argument("--baseline", metavar="GIT_REF", help="also run p4exec as of GIT_REF, side by side")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds per side with --baseline")
+    ap.add_argument("--side", action="store_true", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    n = a.packets
+    if a.side:
+        print(json.dumps(one_side(n)))
+        return 0
+    if a.baseline:
+        return baseline(n, a.baseline, a.rounds)
     print(f"p4exec in-process pipeline, {n} packets per run, packets/s of CPU time, best of 3 "
           f"(Python {sys.version.split()[0]})")
     print(f"{'program':34} {'p4exec pkt/s':>12} {'dict pkt/s':>12} {'ratio':>7}")
     ok = True
-    for name, fn in (("basic_l3.p4, 1k LPM routes", bench_basic_l3),
-                     ("ecmp_l3.p4, 1k routes + selector", bench_ecmp)):
+    for name, fn in PROGRAMS:
         p4, py = fn(n)
         print(f"{name:34} {p4:12,.0f} {py:12,.0f} {p4 / py:7.2f}")
         if name.startswith("basic_l3"):

@@ -131,8 +131,9 @@ def _up(args: argparse.Namespace, console: Console) -> int:
             except KeyboardInterrupt:
                 pass
     if "stop" in fabric.timings:
-        console.print(f"torn down in {fabric.timings['stop']:.1f}s; ethlab up took {time.monotonic() - start:.1f}s "
-                      f"in all (after loading the topology)")
+        steps = ", ".join(f"{k} {v:.2f}s" for k, v in fabric.stop_timings.items())
+        console.print(f"torn down in {fabric.timings['stop']:.1f}s ({steps}); ethlab up took "
+                      f"{time.monotonic() - start:.1f}s in all (after loading the topology)")
     return 0 if reach.ok else 1
 
 

@@ -103,6 +103,10 @@ class P4Switch(Switch):
     target = "p4"
     # The fabric may give this target a Unix-socket gRPC address (unix:PATH in a root-only directory)
     unix_grpc = False
+    # The programs a fabric runs (p4src/ethplus.p4, basic_l3.p4) route IPv4 and write every hop's destination
+    # MAC themselves, so a host sends a whole plane to ONE gateway neighbour, the switch port it is cabled to.
+    # A switch that forwards on the destination MAC (a Linux bridge) says False: hosts then ARP for each peer.
+    routes_ipv4 = True
 
     def __init__(self, name: str, *, device_id: int, grpc_port: int, json_path: str | None = None,
                  log_dir: str = "/tmp", cpu_port: int | None = 255, pcap_dir: str | None = None,

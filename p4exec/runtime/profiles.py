@@ -63,6 +63,9 @@ class ActionProfile:
     _hasher: Callable[[Fields], int] | None = None
     # selector fields -> hash: a pure function of the fields, so it needs no invalidation but a new hash
     _hash_memo: dict[Fields, int] = field(default_factory=dict, repr=False)
+    # the same memo keyed by the bare selector values, one per field-width layout (the table's): a lookup
+    # then builds no (value, width) pairs; a pure function of the values too, so it needs no invalidation
+    _value_memos: dict[tuple[int, ...], dict[tuple[int, ...], int]] = field(default_factory=dict, repr=False)
     down_ports: set[int] = field(default_factory=set)  # shared with DeviceState.down_ports
 
     @property
@@ -74,6 +77,7 @@ class ActionProfile:
         self.hash_spec = spec
         self._hasher = make_hasher(spec.algo, spec.crc_config)
         self._hash_memo = {}
+        self._value_memos = {}
 
     # ---------------------------------------------------------------------------------- members
 
@@ -259,6 +263,30 @@ class ActionProfile:
                 memo.clear()
             memo[fields] = h
         return g.expanded[h % n]
+
+    def select_values(self, group_id: int, values: tuple[int, ...], widths: tuple[int, ...]) -> ActionCall | None:
+        """:meth:`select` for the table's data path: selector ``values`` and their ``widths`` apart (the widths
+        are the table's constant layout). Same member as ``select(group_id, zip(values, widths))``; the live
+        members are read per call, so watch-port changes and group writes take effect at once."""
+        g = self.groups[group_id]
+        expanded = g.expanded
+        n = len(expanded)
+        if n == 0:
+            return None
+        if n == 1:
+            return self.members[expanded[0]]
+        memo = self._value_memos.get(widths)
+        if memo is None:
+            if self._hasher is None:
+                self.set_hash(self.hash_spec or HashSpec())
+            memo = self._value_memos[widths] = {}
+        h = memo.get(values)
+        if h is None:
+            h = self._hasher(tuple(zip(values, widths, strict=True)))  # type: ignore[misc]
+            if len(memo) >= HASH_MEMO_MAX:
+                memo.clear()
+            memo[values] = h
+        return self.members[expanded[h % n]]
 
     def select(self, group_id: int, fields: Sequence[tuple[int, int]]) -> ActionCall | None:
         mid = self.select_member(group_id, fields)

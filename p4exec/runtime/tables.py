@@ -321,8 +321,7 @@ class Table:
         if e.member_id is not None:
             call = prof.members[e.member_id]
         else:
-            sel = tuple(zip(self._sel_values(key), self._sel_widths, strict=True))
-            call = prof.select(e.group_id, sel)  # type: ignore[arg-type]
+            call = prof.select_values(e.group_id, self._sel_values(key), self._sel_widths)  # type: ignore[arg-type]
             if call is None:  # empty group: BMv2 treats the lookup as a miss
                 return self._miss
         return LookupResult(True, call, e)

@@ -235,7 +235,7 @@ class ForkedProcess:
         self._ended.set()
 
     def poll(self) -> int | None:
-        if self.returncode is None and not self.server.alive() and not _exists(self.pid):
+        if self.returncode is None and not self.server.alive() and not pid_alive(self.pid):
             self._exited(1)  # the server died first, nobody can tell us its status
         return self.returncode
 
@@ -263,7 +263,8 @@ class ForkedProcess:
         self.send_signal(signal.SIGKILL)
 
 
-def _exists(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether `pid` is a running (not zombie) process, from one read of its stat: it may exit between two."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
@@ -321,7 +322,7 @@ class ForkServer:
         with self._replied:
             self._replied.notify_all()
         for child in list(self._children.values()):
-            if child.returncode is None and not _exists(child.pid):
+            if child.returncode is None and not pid_alive(child.pid):
                 child._exited(1)
 
     def _await_reply(self, key: str, timeout: float) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from topologies.switches import P4Switch
 
 class BridgeSwitch(P4Switch):
     target = "bridge"
+    routes_ipv4 = False  # forwards on the destination MAC: hosts must address their peers, found by ARP
 
     def __init__(self, name: str, **params: Any) -> None:
         P4Switch.__init__(self, name, **params)

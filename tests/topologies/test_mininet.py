@@ -1,4 +1,4 @@
-"""Real bring-up as root: named namespaces, per-plane veths, addresses, static ARP, switches; then teardown
+"""Real bring-up as root: named namespaces, per-plane veths, addresses, a gateway per plane, switches; then teardown
 by our own cleanup, checking that nothing carrying the run's prefix is left (ip netns, ip link, pids)."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from ethlab.cli import main
-from p4exec.switch.forkserver import ForkedProcess, _exists
+from p4exec.switch.forkserver import ForkedProcess, pid_alive
+from tests.support.bmv2 import needs_bmv2
 from tests.support.bridge import BridgeSwitch
 from topologies import build
 from topologies.mininet_builder import Fabric, FabricOptions
@@ -43,14 +44,21 @@ def ping(fabric: Fabric, host: str, ip: str) -> bool:
     return r.returncode == 0
 
 
+def ip_routes(fabric: Fabric, host: str) -> str:
+    return subprocess.run(["ip", "-n", fabric.netns(host), "-4", "route", "show"], capture_output=True,
+                          text=True).stdout
+
+
 def test_line_bridged_ping_then_nothing_left():
     f = Fabric(build("line", n=3), FabricOptions(switch_cls=BridgeSwitch))
     with f:
         f.start()
         assert ping(f, "h1", "10.0.0.2")
+        # a bridge forwards on the destination MAC: its hosts are on-link and ARP for their peers
         neigh = subprocess.run(["ip", "-n", f.netns("h1"), "neigh", "show", "10.0.0.2"], capture_output=True,
                                text=True).stdout
-        assert "02:e1:00:00:00:02" in neigh and "PERMANENT" in neigh
+        assert "02:e1:00:00:00:02" in neigh and "PERMANENT" not in neigh
+        assert "10.0.0.0/16 dev eth0 proto kernel scope link" in ip_routes(f, "h1")
         assert len(f.run.interfaces) == 2 + 2 * 2 + 3  # host links, switch-switch links (both ends), bridges
         assert leftovers(f.run)
     assert leftovers(f.run) == []
@@ -142,7 +150,7 @@ def test_fork_server_end_stops_its_switches_and_exit_status_is_reported():
         assert f.forkserver is not None
         f.forkserver.proc.stdin.close()  # as when the process holding the pipe dies
         deadline = time.monotonic() + 10
-        while _exists(pid):  # gone, or a zombie: checked in one read (it may exit between two)
+        while pid_alive(pid):  # gone, or a zombie: checked in one read (it may exit between two)
             assert time.monotonic() < deadline, "switch survived its fork server"
             time.sleep(0.05)
     assert leftovers(f.run) == []
@@ -272,19 +280,35 @@ def test_ping_many_answers_and_misses_through_the_kernel():
         assert time.monotonic() - t0 < 5
 
 
-def test_static_arp_over_netlink_every_peer_once_and_a_refusal_is_an_error():
-    from topologies.neigh import NeighbourBlocks, install
-    from topologies.netns import entered, named
+@pytest.mark.parametrize("target", ["p4exec", pytest.param("bmv2", marks=needs_bmv2)])
+def test_each_plane_goes_through_one_gateway_neighbour_and_every_peer_answers(target):
+    """Behind a routing switch a host has ONE permanent neighbour per plane, the switch port it is cabled to
+    (no entry per peer, no ARP), and a route of the plane's prefix via it. Real echoes through the P4
+    program prove it: a reply is taken by the kernel only if the switch wrote the receiver's own MAC."""
+    from ethlab.bringup import running_fabric
+    from topologies.mininet_builder import GATEWAY_IPV4
+    from topologies.model import switch_mac
+    from topologies.ping import ping_many
 
-    t = build("erack", gpus=5, planes=2)
-    with Fabric(t, FabricOptions(switch_cls=BridgeSwitch)) as f:
-        f.start()
-        out = subprocess.run(["ip", "-n", f.netns("gpu2"), "neigh", "show", "nud", "permanent"], capture_output=True,
-                             text=True).stdout.splitlines()
-        expected = {f"{itf.ipv4} dev {itf.ifname} lladdr {itf.mac} PERMANENT"
-                    for other, ep in t.endpoints.items() if other != "gpu2" for itf in ep.interfaces.values()}
-        assert {" ".join(line.split()) for line in out} == expected and len(out) == 4 * 2
-        blocks = NeighbourBlocks({0: [("10.0.0.77", "02:00:00:00:00:77")]})
-        with entered(named(f.netns("gpu2"))), pytest.raises(OSError) as err:
-            install(blocks.requests(0, 999, "10.0.0.1"))  # no interface 999 there
-        assert err.value.errno == 19  # ENODEV
+    t = build("erack", gpus=3, planes=2)
+    with running_fabric(t, target=target) as fab:
+        f = fab.fabric
+        for host, ep in t.endpoints.items():
+            ports = {ln.plane: ln.other(host) for ln in t.links if host in (ln.a.owner, ln.b.owner)}
+            gateways = {f"{GATEWAY_IPV4} dev eth{p} lladdr "
+                        f"{switch_mac(t.nodes[far.owner].device_id or 0, far.number)} PERMANENT"
+                        for p, far in ports.items()}
+            assert neighbours(f, host) == gateways and len(gateways) == 2
+            assert {" ".join(line.split()) for line in ip_routes(f, host).splitlines()} == {
+                f"10.{p}.0.0/16 via {GATEWAY_IPV4} dev eth{p} onlink" for p in ep.interfaces}
+        targets = {f.netns(h): [itf.ipv4 for other, o in t.endpoints.items() if other != h
+                                for itf in o.interfaces.values()] for h in t.endpoints}
+        assert ping_many(targets, timeout_s=2.0) == {ns: set() for ns in targets}
+        for host in t.endpoints:  # nothing was ARPed or learned on the way
+            assert all(line.startswith(GATEWAY_IPV4) for line in neighbours(f, host))
+    assert leftovers(f.run) == []
+
+
+def neighbours(fabric: Fabric, host: str) -> set[str]:
+    out = subprocess.run(["ip", "-n", fabric.netns(host), "neigh", "show"], capture_output=True, text=True).stdout
+    return {" ".join(line.split()) for line in out.splitlines()}
