@@ -140,16 +140,16 @@ class CallCompiler:
         self.st.info.direct_actions.setdefault(info.name, info)
         self.st.info.action_events.append((self.st.pipeline_role, info.name, "use"))
         prefix = self.st.block_ctx.ctx_args if sym.const == "local" else ""
-        lines, _ = self.call_with_params(n, d.params, info.pyfunc, f"call of action {info.local}", prefix,
-                                         may_exit=True, copy_objects=info.copy_objects)
-        return E(T.VOID, "\n".join(lines))
+        plan = self.plan_call(n, d.params, info.pyfunc, f"call of action {info.local}", prefix,
+                              may_exit=True, copy_objects=info.copy_objects)
+        return E(T.VOID, "\n".join(exprgen.call(plan)[0]), extra=plan)
 
     def function_call(self, n, sym: Sym) -> E:
         d = sym.decl
         ret = self.decls.resolve_type(d.proto.ret)
         if isinstance(ret, T.VoidT):
-            lines, call = self.call_with_params(n, d.proto.params, sym.py, f"call of function {d.name}")
-            return E(T.VOID, "\n".join(lines))
+            plan = self.plan_call(n, d.proto.params, sym.py, f"call of function {d.name}")
+            return E(T.VOID, "\n".join(exprgen.call(plan)[0]), extra=plan)
         # a value-returning function returns (value, scalar outs...)
         plan = self.plan_call(n, d.proto.params, sym.py, f"call of function {d.name}", out_offset=1)
         if not plan.outs:

@@ -60,7 +60,48 @@ def statement(s: tir.Stmt) -> list[str]:
     """The Python lines of an IR statement."""
     if isinstance(s, tir.SetObject):
         return [f"{code(s.target)}._set({code(s.value)})"]
-    return assign(s.target, code(s.value))
+    if isinstance(s, tir.Assign):
+        return assign(s.target, code(s.value))
+    if isinstance(s, tir.CallStmt):
+        return call(s.plan)[0] or ["pass"]
+    if isinstance(s, tir.Local):
+        return [f"{s.py} = {code(s.value)}"]
+    if isinstance(s, tir.Return):
+        return [_return(s)]
+    if isinstance(s, tir.Exit):
+        return ["raise _EXIT"]
+    if isinstance(s, tir.Lines):
+        return list(s.lines)
+    if isinstance(s, tir.Block):
+        return [ln for x in s.body for ln in statement(x)]
+    if isinstance(s, tir.If):
+        return _if(s)
+    return ["pass"]
+
+
+def _body(stmts: tuple[tir.Stmt, ...]) -> list[str]:
+    """An indented Python suite (`pass` when the statements write nothing)."""
+    lines = [ln for x in stmts for ln in statement(x)] or ["pass"]
+    return ["    " + ln for ln in lines]
+
+
+def _if(s: tir.If) -> list[str]:
+    lines: list[str] = []
+    for i, (cond, body) in enumerate(s.arms):
+        lines.append(f"{'elif' if i else 'if'} {code(cond)}:")
+        lines.extend(_body(body))
+    if s.other is not None:
+        lines.append("else:")
+        lines.extend(_body(s.other))
+    return lines
+
+
+def _return(s: tir.Return) -> str:
+    """A function's value comes first; then the scalar out parameters, for the caller's copy-out."""
+    outs = "".join(o + ", " for o in s.outs)
+    if s.value is not None:
+        return f"return ({code(s.value)}, {outs})" if s.outs else f"return {code(s.value)}"
+    return f"return ({outs})" if s.outs else "return"
 
 
 def call(plan: tir.CallPlan) -> tuple[list[str], str]:

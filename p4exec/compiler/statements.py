@@ -59,19 +59,61 @@ class StatementCompiler:
                                                 pad + "    raise"]
 
     def stmt(self, s, em: Emitter) -> None:
-        """One statement; helper functions its expressions need (calls with out arguments inside an expression,
-        see calls.function_call) are defined just before it."""
+        """Check one statement and write it."""
+        self.emit_stmt(self.node(s), em)
+
+    def node(self, s) -> tir.Stmt:
+        """The IR of one statement; helper functions its expressions need (calls with out arguments inside an
+        expression, see calls.function_call) come just before it."""
         mark = len(self.st.pending_defs)
-        n0 = len(em.lines)
         self.st.stmt_depth += 1
         try:
-            self._stmt(s, em)
+            n = self._node(s)
         finally:
             self.st.stmt_depth -= 1
         if len(self.st.pending_defs) > mark:
-            pad = "    " * em.level
-            em.lines[n0:n0] = [pad + ln for ln in self.st.pending_defs[mark:]]
+            n = tir.Block((tir.Lines(tuple(self.st.pending_defs[mark:])), n))
             del self.st.pending_defs[mark:]
+        return n
+
+    def _node(self, s) -> tir.Stmt:
+        if isinstance(s, A.If):
+            return self.if_stmt(s)
+        if isinstance(s, A.Block):
+            self.st.push()
+            body = [self.node(x) for x in s.stmts]
+            self.st.pop()
+            return tir.Block(tuple(body) if body else (tir.Pass(),))
+        em = Emitter()                  # still fused statements are checked and written in one walk
+        n = self._stmt(s, em)
+        return n if n is not None else tir.Lines(tuple(em.lines))
+
+    def if_stmt(self, s: A.If) -> tir.If:
+        top = s
+        outer = chain = self.st.block_ctx.conditional
+        arms: list[tuple[tir.Expr, tuple[tir.Stmt, ...]]] = []
+        other: tuple[tir.Stmt, ...] | None = None
+        while True:               # else-if chains become elif (no deep nesting in the generated code)
+            c = self.exprs.coerce(self.exprs.expr(s.cond), T.BOOL, s.cond, "if condition")
+            chain = chain or c.const is None      # p4c folds a constant condition away
+            self.st.block_ctx.conditional = chain
+            arms.append((c.node, self.sub_nodes(s.then)))
+            if isinstance(s.other, A.If):
+                s = s.other
+                continue
+            if s.other is not None:
+                other = self.sub_nodes(s.other)
+            break
+        # after an `if` that may return, the rest of the action runs only on some paths
+        self.st.block_ctx.conditional = outer or (chain and _may_return(top))
+        return tir.If(tuple(arms), other)
+
+    def sub_nodes(self, s) -> tuple[tir.Stmt, ...]:
+        """The statements of a branch, in a scope of their own."""
+        self.st.push()
+        body = [self.node(x) for x in s.stmts] if isinstance(s, A.Block) else [self.node(s)]
+        self.st.pop()
+        return tuple(body)
 
     @staticmethod
     def assignment(lhs: E, rhs: E) -> tir.Stmt:
@@ -81,62 +123,34 @@ class StatementCompiler:
             return tir.Assign(lhs.lv.node, rhs.node)
         return tir.SetObject(lhs.node, rhs.node)
 
-    def _stmt(self, s, em: Emitter):
+    def _stmt(self, s, em: Emitter) -> tir.Stmt | None:
+        """A statement's IR node, or None when it was written into `em` (the still-fused statements)."""
         if isinstance(s, A.Assign):
             lhs = self.exprs.expr(s.lhs)
             if lhs.lv is None:
                 raise self.st.err(f"cannot assign to '{expr_text(s.lhs)}' (not an l-value or read-only)", s.lhs)
             rhs = self.exprs.coerce(self.exprs.expr(s.rhs, lhs.type), lhs.type, s.rhs, "assignment")
-            for line in exprgen.statement(self.assignment(lhs, rhs)):
-                em(line)
-            return
+            return self.assignment(lhs, rhs)
         if isinstance(s, A.CallStmt):
             e = self.calls.call(s.call, statement=True)
+            if isinstance(e.extra, tir.CallPlan):
+                return tir.CallStmt(e.extra)
             if isinstance(e.type, T.VoidT):
                 self.emit_lines(e.code or "pass", em)
             else:
                 em(e.code)
-            return
-        if isinstance(s, A.If):
-            kw = "if"
-            top = s
-            outer = chain = self.st.block_ctx.conditional
-            while True:               # else-if chains become elif (no deep nesting in the generated code)
-                c = self.exprs.coerce(self.exprs.expr(s.cond), T.BOOL, s.cond, "if condition")
-                chain = chain or c.const is None      # p4c folds a constant condition away
-                self.st.block_ctx.conditional = chain
-                em(f"{kw} {c.code}:")
-                self.sub_block(s.then, em)
-                if isinstance(s.other, A.If):
-                    s = s.other
-                    kw = "elif"
-                    continue
-                if s.other is not None:
-                    em("else:")
-                    self.sub_block(s.other, em)
-                break
-            # after an `if` that may return, the rest of the action runs only on some paths
-            self.st.block_ctx.conditional = outer or (chain and _may_return(top))
-            return
-        if isinstance(s, A.Block):
-            self.st.push()
-            self.stmts(s.stmts, em)
-            self.st.pop()
-            if not s.stmts:
-                em("pass")
-            return
+            return None
         if isinstance(s, A.Switch):
             if self.st.block_ctx.kind == "action":
                 # p4c: "switch statements are not allowed in actions" (they may only appear in apply blocks)
                 raise self.st.err("switch statements are not allowed in actions", s)
             self.switch_stmt(s, em)
-            return
+            return None
         if isinstance(s, A.Exit):
             if self.st.block_ctx.kind in ("parser", "function"):
                 raise self.st.err(f"exit is not allowed in a {self.st.block_ctx.kind}", s)
             self.action_effect("exit", s.loc)
-            em("raise _EXIT")
-            return
+            return tir.Exit()
         if isinstance(s, A.Return):
             if self.st.block_ctx.kind == "parser":
                 raise self.st.err("return is not allowed in a parser", s)
@@ -145,45 +159,42 @@ class StatementCompiler:
                 if s.value is None:
                     if not isinstance(rt, T.VoidT):
                         raise self.st.err(f"function must return a value of type {rt}", s)
-                    em(self.ret_code(None))
+                    return self.return_stmt(None)
                 else:
                     if isinstance(rt, T.VoidT):
                         raise self.st.err("a void function cannot return a value", s)
                     v = self.exprs.coerce(self.exprs.expr(s.value, rt), rt, s.value, "return value")
-                    em(self.ret_code(self.exprs.objval(v)))
-                return
+                    return self.return_stmt(self.exprs.objnode(v))
             if s.value is not None:
                 raise self.st.err(f"return with a value in a {self.st.block_ctx.kind}", s)
-            em(self.ret_code(None))
-            return
+            return self.return_stmt(None)
         if isinstance(s, A.VarDecl):
             t = self.decls.resolve_type(s.type)
             py = self.new_local(s.name)
             if s.init is not None:
                 v = self.exprs.coerce(self.exprs.expr(s.init, t), t, s.init, f"initializer of {s.name}")
-                em(f"{py} = {self.exprs.objval(v)}")
+                value = self.exprs.objnode(v)
             else:
-                em(f"{py} = {self.pytypes.default_value(t)}")
+                value = tir.Opaque(t, self.pytypes.default_value(t))
             self.st.declare(s.name, Sym("var", t, py), s)
-            return
+            return tir.Local(py, value)
         if isinstance(s, A.ConstDecl):
             self.decls.const_decl(s)
-            return
+            return None
         if isinstance(s, A.Empty):
-            em("pass")
-            return
+            return tir.Pass()
         if isinstance(s, A.For):
             self.for_stmt(s, em)
-            return
+            return None
         if isinstance(s, A.ForIn):
             self.for_in_stmt(s, em)
-            return
+            return None
         if isinstance(s, A.Break | A.Continue):
             word = "break" if isinstance(s, A.Break) else "continue"
             if self.st.block_ctx.loop_depth == 0:
                 raise self.st.err(f"'{word}' outside a for loop", s)
             em(word)
-            return
+            return None
         if isinstance(s, A.Instantiation):
             raise self.st.err("instantiations are not allowed inside blocks", s, P4Unsupported)
         raise self.st.err(f"unsupported statement {type(s).__name__}", s, P4Unsupported)
@@ -272,15 +283,18 @@ class StatementCompiler:
         self.loop_body(s.body, em)
         self.st.pop()
 
-    def ret_code(self, value) -> str:
-        outs = self.st.block_ctx.out_params
-        if value is not None:
-            if outs:
-                return f"return ({value}, " + "".join(o + ", " for o in outs) + ")"
-            return f"return {value}"
-        if outs:
-            return "return (" + "".join(o + ", " for o in outs) + ")"
-        return "return"
+    def return_stmt(self, value: tir.Expr | None) -> tir.Return:
+        """The IR of a `return` in the current block: the scalar out parameters travel back with it."""
+        return tir.Return(value, tuple(self.st.block_ctx.out_params))
+
+    def ret_code(self, value: tir.Expr | None) -> str:
+        return exprgen.statement(self.return_stmt(value))[0]
+
+    @staticmethod
+    def emit_stmt(s: tir.Stmt, em: Emitter) -> None:
+        """Write an IR statement through the generator."""
+        for line in exprgen.statement(s):
+            em(line)
 
     def sub_block(self, s, em: Emitter):
         em.indent()

@@ -324,7 +324,67 @@ class SetObject:
     value: Expr
 
 
-Stmt = Assign | SetObject
+@dataclass(frozen=True, slots=True)
+class CallStmt:
+    """A call statement (action, void function, control apply): copy-in, the call and copy-out as `plan` orders
+    them; the call's value, if any, is dropped."""
+
+    plan: CallPlan
+
+
+@dataclass(frozen=True, slots=True)
+class Local:
+    """Declaration of a local variable (Python name `py`), initialised to `value` (the type's default value
+    when the declaration has no initializer)."""
+
+    py: str
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    """`return` from an action, control, or function. `value` for a function with a result; `outs`, the Python
+    names of the scalar out/inout parameters, travel back with it (the caller copies them out)."""
+
+    value: Expr | None
+    outs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Exit:
+    """`exit`: stops the pipeline block (copy-out of the callers' out parameters happens while it unwinds)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """An empty statement (or a block with no statements)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lines:
+    """Python statements written by a part of the compiler that is still fused (`switch`, loops, extern and
+    header methods, helper definitions a call inside an expression needs)."""
+
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Statements in order (the scope of a P4 block is the checker's business; Python needs none)."""
+
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    """`if (c1) b1 else if (c2) b2 ... else other`: an else-if chain is one node (arms in order), so the
+    generated code stays flat; `other` is None without an `else`."""
+
+    arms: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
+    other: tuple[Stmt, ...] | None
+
+
+Stmt = Assign | SetObject | CallStmt | Local | Return | Exit | Pass | Lines | Block | If
 
 
 def retype(node: Expr, t: T.Type) -> Expr:

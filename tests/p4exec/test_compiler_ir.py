@@ -8,8 +8,9 @@ import pytest
 from p4exec.compiler import exprgen, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.compile import Compiler
+from p4exec.compiler.emit import Emitter
 from p4exec.compiler.faults import P4Fault
-from p4exec.compiler.symbols import E, Sym
+from p4exec.compiler.symbols import Ctx, E, Sym
 from p4exec.errors import P4Error
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import parse_source
@@ -299,3 +300,83 @@ def test_is_valid_is_an_ir_node() -> None:
     assert isinstance(e.node, tir.IsValid) and not e.node.union and e.type == T.BOOL
     assert e.code == "v_hdr._v"
     assert exprgen.code(tir.IsValid(T.BOOL, name(T.BOOL, "u"), union=True)) == "u._valid()"
+
+
+# ------------------------------------------------------------------ statements: calls, locals, return, exit
+def _function_body(c: Compiler, body: str, out_params: list[str]) -> list[A.Node]:
+    """Statements of `body` checked in a function returning bit<8> whose scalar out parameters are `out_params`."""
+    c.st.ctx = Ctx("function", ret_type=U8, out_params=list(out_params))
+    prog = parse_source(f"{TYPES}\nbit<8> probe() {{ {body} }}\n", "<ir>")
+    fn = prog.decls[-1]
+    assert isinstance(fn, A.FunctionDecl)
+    return list(fn.body.stmts)
+
+
+def test_checker_turns_a_void_call_statement_into_its_call_plan() -> None:
+    c = _checker(VARS)
+    prog = parse_source(f"{TYPES}\n{CALLEE}\n", "<ir>")
+    g = prog.decls[-1]
+    c.st.declare("g", Sym("function", py="f_g", decl=g), None)
+    call = _expr_ast("g(x, hdr.a, y, hdr, hdr)")
+    assert isinstance(call, A.Call)
+    e = c.calls.call(call, statement=True)
+    assert isinstance(e.extra, tir.CallPlan) and e.extra.func == "f_g"
+    assert e.extra.outs == (tir.Name(U8, "v_x"), e.extra.args[1].value)
+
+
+def test_checker_returns_carry_the_out_parameters_and_locals_their_value() -> None:
+    c = _checker(VARS)
+    stmts = _function_body(c, "bit<8> t = y; return t + 8w1;", ["v_x"])
+    assert c.statements.return_stmt(None) == tir.Return(None, ("v_x",))
+    em = Emitter()
+    for s in stmts:
+        c.statements.stmt(s, em)
+    assert em.lines == ["v_t = v_y", "return (((v_t + 1) & 0xff), v_x, )"]
+
+
+def test_generator_writes_call_local_return_exit_and_pass_statements() -> None:
+    u8 = T.Bits(8)
+    p = tir.CallPlan("f", "", (tir.CallArg(name(u8, "x")),), (name(u8, "x"),), "_t1", 0, may_exit=False)
+    lines = exprgen.statement(tir.CallStmt(p))
+    env: dict = {"x": 4, "f": lambda a: (a * 2,)}
+    exec("\n".join(lines), env)                  # noqa: S102 - generated from our own IR
+    assert env["x"] == 8
+    assert exprgen.statement(tir.Local("v_t", tir.Const(u8, 200))) == ["v_t = 0xc8"]
+    assert exprgen.statement(tir.Return(None)) == ["return"]
+    assert exprgen.statement(tir.Return(None, ("a", "b"))) == ["return (a, b, )"]
+    assert exprgen.statement(tir.Return(name(u8, "v"))) == ["return v"]
+    assert exprgen.statement(tir.Return(name(u8, "v"), ("a",))) == ["return (v, a, )"]
+    assert exprgen.statement(tir.Exit()) == ["raise _EXIT"]
+    assert exprgen.statement(tir.Pass()) == ["pass"]
+
+
+def test_checker_builds_an_else_if_chain_as_one_if_node_with_nested_blocks() -> None:
+    c = _checker(VARS)
+    (s,) = _function_body(c, "if (y == 8w1) { x = 8w2; } else if (y == 8w3) { } else { { return y; } }", [])
+    n = c.statements.node(s)
+    assert isinstance(n, tir.If) and len(n.arms) == 2
+    (c1, b1), (c2, b2) = n.arms
+    assert isinstance(c1, tir.Compare) and b1 == (tir.Assign(tir.Name(U8, "v_x"), tir.Const(U8, 2)),)
+    assert isinstance(c2, tir.Compare) and b2 == ()
+    assert n.other is not None and isinstance(n.other[0], tir.Block)
+    assert n.other[0].body == (tir.Return(tir.Name(U8, "v_y")),)
+
+
+def test_checker_leaves_still_fused_statements_as_lines() -> None:
+    c = _checker(VARS)
+    (s,) = _function_body(c, "for (bit<8> k = 8w0; k < 8w2; k = k + 8w1) { }", [])
+    n = c.statements.node(s)
+    assert isinstance(n, tir.Lines) and n.lines[0] == "v_k = 0"
+
+
+def test_generator_writes_if_chains_flat_and_empty_branches_as_pass() -> None:
+    b = T.BOOL
+    s = tir.If(((name(b, "p"), (tir.Local("r", tir.Const(U8, 1)),)), (name(b, "q"), ())),
+               (tir.Block((tir.Local("r", tir.Const(U8, 3)),)),))
+    lines = exprgen.statement(s)
+    assert lines == ["if p:", "    r = 1", "elif q:", "    pass", "else:", "    r = 3"]
+    for p, q, want in ((True, False, 1), (False, True, None), (False, False, 3)):
+        env: dict = {"p": p, "q": q}
+        exec("\n".join(lines), {}, env)          # noqa: S102 - generated from our own IR
+        assert env.get("r") == want
+    assert exprgen.statement(tir.If(((name(b, "p"), ()),), None)) == ["if p:", "    pass"]
