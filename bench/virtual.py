@@ -64,8 +64,8 @@ def rss_gib() -> float:
 ROCE_PATH_MTU_IP = 4096 + 44
 
 
-def build(topo, policy: str = "ecmp", mtu: int = 1500):
-    fab = VirtualFabric(topo, FabricConfig(), HostConfig(mtu=mtu))
+def build(topo, policy: str = "ecmp", mtu: int = 1500, queue_depth: int = FabricConfig.queue_depth):
+    fab = VirtualFabric(topo, FabricConfig(queue_depth=queue_depth), HostConfig(mtu=mtu))
     control = ControlPlane(fab, make_policy(policy))
     control.start()
     return fab, control
@@ -276,15 +276,28 @@ def scale_erack(mtu: int, workers: int) -> None:
           f"{n / cpu:,.0f}/s CPU over {cpu:.0f} s CPU of {out.stats.processes} process(es)), {out.stats.events:,} events, RSS {rss_gib():.2f} GiB, {load_note()}")
 
 
-def scale_upn(wall_s: float, mtu: int, workers: int) -> None:
+#: The UPN run's per-port queue depth: 128 frames of 4154 B = 532 KB per 200 Gbit/s port (21 µs of
+#: line rate). Shallow-buffer switch chips share one on-chip buffer among their ports: Tomahawk 5 (51.2 Tbit/s)
+#: has 165 MB, an even share of 645 KB per 200 Gbit/s of capacity; so 532 KB is below what one port of such a
+#: chip can hold under dynamic thresholds. BMv2's default of 64 packets (266 KB at this MTU) is shallower.
+UPN_QUEUE_DEPTH = 128
+
+
+def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth: int) -> None:
     t0 = time.perf_counter()
     topo = upn(gpus=512, planes=4, radix=128, rate_gbps=200, delay_us=0.0)
-    fab, control = build(topo, mtu=mtu)
+    fab, control = build(topo, mtu=mtu, queue_depth=queue_depth)
     bring = time.perf_counter() - t0
+    eps = fab.endpoints
     print(f"UPN 512: {len(topo.switches)} switches, {len(topo.links)} links, bring-up {bring:.1f} s, "
           f"{frames_note(fab)}, RSS {rss_gib():.2f} GiB", flush=True)
+    print(f"  workload: all-to-all 64 KiB per pair, algorithm {algorithm}, transport {eps.config.transport}, "
+          f"reaction {eps.config.reaction}, queue depth {queue_depth} frames per port "
+          f"({queue_depth * (eps.payload + eps.fmt.l3_overhead + 14) / 1e3:.0f} kB), policy ecmp", flush=True)
     eids = sorted(ep.eid for ep in topo.endpoints.values())
-    plan = pattern_plan("all_to_all", eids, 64 * 1024 * 512, 1, None, planes=4, seed=1)
+    params = {"seed": 1} if algorithm == "direct" else {}
+    plan = pattern_plan("all_to_all", eids, 64 * 1024 * 512, 1, algorithm, planes=4, **params)
+    c0 = cpu_seconds()
     w0 = time.perf_counter()
     out, loop_wall, cpu = run_plan(fab, control, plan, wall_s=wall_s, show=True, workers=workers)
     wall = time.perf_counter() - w0
@@ -293,13 +306,30 @@ def scale_upn(wall_s: float, mtu: int, workers: int) -> None:
     rec = m.records[0]
     planned = sum(f.npkts for f in out.result.flows)
     delivered = sum(f.delivered for f in out.result.flows)
-    print(f"\nUPN 512 all-to-all 64 KiB/pair: bring-up {bring:.1f} s, run {wall:.1f} s wall (goal ≤ 900 s; event loop {loop_wall:.1f} s), "
-          f"{out.stopped_by}, virtual {out.stats.now_ns / 1e9:.6f} s reached, collective time "
-          f"{rec['time_s'] or 0:.6f} s, {delivered:,} of {planned:,} data packets delivered "
-          f"({delivered / max(planned, 1):.1%}), {fab.executions():,} pipeline packets "
-          f"({fab.executions() / loop_wall:,.0f}/s wall, {fab.executions() / cpu:,.0f}/s CPU over {cpu:.0f} s CPU "
-          f"of {out.stats.processes} process(es)), "
-          f"RSS {rss_gib():.2f} GiB (goal ≤ 8), {load_note()}")
+    lost = m.summary.get("packets_lost")
+    drops: dict[str, int] = {}
+    for sw in fab.switches.values():
+        for reason, count in sw.drops.items():
+            drops[reason] = drops.get(reason, 0) + count
+    total = bring + wall
+    print(f"\nUPN 512 all-to-all 64 KiB/pair ({algorithm}, transport {eps.config.transport}, queue depth "
+          f"{queue_depth}): {out.stopped_by}; delivered {delivered:,} of {planned:,} data frames "
+          f"({delivered / max(planned, 1):.2%}), lost {lost}, switch drops "
+          f"{ {k: v for k, v in drops.items() if v} or 0}, complete {m.summary.get('complete')}")
+    print(f"  wall: bring-up {bring:.1f} s + run {wall:.1f} s = {total:.1f} s = {total / 60:.1f} min "
+          f"(goal ≤ 15 min; event loop {loop_wall:.1f} s); CPU: event loop {cpu:.0f} s of "
+          f"{out.stats.processes} process(es), this process + reaped workers {cpu_seconds() - c0:.0f} s in the run")
+    print(f"  virtual: collective time {rec['time_s'] or 0:.6f} s, {out.stats.now_ns / 1e9:.6f} s reached; "
+          f"{fab.executions():,} pipeline packets ({fab.executions() / loop_wall:,.0f}/s wall, "
+          f"{fab.executions() / max(cpu, 1e-9):,.0f}/s CPU)")
+    print(f"  memory: this process's RSS {rss_gib():.2f} GiB (goal ≤ 8 GiB of all processes; the PSS line above "
+          f"counts all); {load_note()}")
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its reaped children (the partition workers)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> int:
@@ -312,6 +342,11 @@ def main() -> int:
     ap.add_argument("--scale-mtu", type=int, default=ROCE_PATH_MTU_IP,
                     help="IP MTU of the scale runs (default: RoCEv2's 4096-byte path MTU, 4140; 1500 for "
                          "Ethernet-MTU frames)")
+    ap.add_argument("--upn-algorithm", choices=["pairwise", "direct"], default="pairwise",
+                    help="all-to-all algorithm of the UPN run (pairwise: shifted exchange, one piece in flight per "
+                         "rank and plane; direct: every piece posted at once)")
+    ap.add_argument("--upn-queue-depth", type=int, default=UPN_QUEUE_DEPTH,
+                    help="per-port queue depth (frames) of the UPN run's switches")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="processes for the scale runs' independent partitions (planes; vfabric/partition.py); "
                          "1 = one process")
@@ -324,7 +359,7 @@ def main() -> int:
     if a.scale in ("erack", "all"):
         scale_erack(a.scale_mtu, a.workers)
     if a.scale in ("upn", "all"):
-        scale_upn(a.upn_wall_s, a.scale_mtu, a.workers)
+        scale_upn(a.upn_wall_s, a.scale_mtu, a.workers, a.upn_algorithm, a.upn_queue_depth)
     return 0
 
 

@@ -11,7 +11,21 @@ from dataclasses import dataclass, field
 
 from topologies.model import Topology
 
-MAX_CANDIDATES = 8  # set_candidates() in p4src/include/loadbalance.p4 carries port0..port7
+#: set_candidates() in p4src/include/loadbalance.p4 carries port0..port7: every mode, ECMP included, chooses
+#: among at most 8 ports per destination.
+MAX_CANDIDATES = 8
+
+
+def candidate_subset(ports: list[int], eid: int) -> tuple[int, ...]:
+    """The candidates of destination `eid` when more than MAX_CANDIDATES ports lead to it: every k-th port
+    (k = ceil(n / 8)) starting at eid mod k. Destinations take turns over the subsets, so every port carries
+    traffic (a UPN 512 leaf has 64 uplinks: the first 8 alone, all to one spine, left 7/8 of the uplinks idle
+    and overloaded those 8 seven times)."""
+    n = len(ports)
+    if n <= MAX_CANDIDATES:
+        return tuple(ports)
+    stride = -(-n // MAX_CANDIDATES)
+    return tuple(ports[eid % stride::stride][:MAX_CANDIDATES])
 
 
 @dataclass(frozen=True)
@@ -81,8 +95,7 @@ def compute_routes(topo: Topology, dead_links: set[int] | None = None) -> dict[s
                 here = dist[sw.name]
                 ports = sorted({port for nbr, port in adjacency[sw.name]
                                 if dist.get(nbr, -1) == here - 1 and (nbr == host or topo.nodes[nbr].is_switch)})
-                ports = ports[:MAX_CANDIDATES]
-                group_id = _group_for(routes, tuple(ports))
+                group_id = _group_for(routes, candidate_subset(ports, endpoint.eid))
                 routes.routes.append(Route(endpoint.eid, iface.ipv4, group_id))
     for sw in topo.switches:
         macs = result[sw.name].neighbor_macs

@@ -21,6 +21,8 @@ CASES = [
     ("all_gather", "ring", {"slices": 2}),
     ("all_to_all", "direct", {}),
     ("all_to_all", "direct", {"skew": 1.2, "phase": "both", "seed": 7}),
+    ("all_to_all", "pairwise", {"planes": 3}),
+    ("all_to_all", "pairwise", {"planes": 2, "window": 2}),
     ("broadcast", "ring", {"slices": 4}),
     ("broadcast", "binomial", {}),
     ("sendrecv", "gpipe", {"microbatches": 3}),

@@ -10,7 +10,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from traffic.collectives.alltoall import all_to_all
+from traffic.collectives.alltoall import all_to_all, pairwise_all_to_all
 from traffic.collectives.p2p import broadcast, incast, pipeline_sendrecv
 from traffic.collectives.rhd import recursive_halving_doubling_all_reduce
 from traffic.collectives.ring import ring_all_gather, ring_all_reduce, ring_reduce_scatter
@@ -23,7 +23,7 @@ PATTERNS: dict[str, dict[str, Callable[..., Schedule]]] = {
                    "rhd": recursive_halving_doubling_all_reduce},
     "reduce_scatter": {"ring": ring_reduce_scatter},
     "all_gather": {"ring": ring_all_gather},
-    "all_to_all": {"direct": all_to_all},
+    "all_to_all": {"direct": all_to_all, "pairwise": pairwise_all_to_all},
     "broadcast": {"ring": partial(broadcast, algorithm="ring"),
                   "binomial": partial(broadcast, algorithm="binomial")},
     "sendrecv": {"gpipe": pipeline_sendrecv},
@@ -76,5 +76,5 @@ def accepted_params(pattern: str, algorithm: str | None = None) -> set[str]:
 
 
 __all__ = ["PATTERNS", "accepted_params", "canonical", "generator", "make_schedule", "all_to_all", "broadcast", "incast",
-           "pipeline_sendrecv", "recursive_halving_doubling_all_reduce", "ring_all_gather",
+           "pairwise_all_to_all", "pipeline_sendrecv", "recursive_halving_doubling_all_reduce", "ring_all_gather",
            "ring_all_reduce", "ring_reduce_scatter", "double_binary_tree_all_reduce"]

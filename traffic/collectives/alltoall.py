@@ -66,3 +66,31 @@ def all_to_all(ranks: Sequence[int], size: int, skew: float = 0.0, phase: str = 
                 b.add(ranks[j], ranks[i], [base + i * n + j], COPY, deps, step=1, plane=(i + j) % planes)
     return b.build("all_to_all", "direct" if skew <= 0 else "moe", ranks, size, home, dest,
                    skew=skew, phase=phase, seed=seed, planes=planes)
+
+
+def pairwise_all_to_all(ranks: Sequence[int], size: int, planes: int = 1, window: int = 1) -> Schedule:
+    """The shifted (pairwise) exchange of MPI and NCCL: in round k (1..n-1) rank i sends its piece for rank
+    i+k. All pieces are posted at once in `direct`, so every destination is an incast of n-1 senders and a
+    two-tier fabric's ECMP collisions overflow its queues; here a rank has at most `window` pieces in flight
+    per plane, each round waiting for its own round `window` earlier on that plane to have arrived.
+
+    The same bytes per pair and the same plane per pair ((i + j) mod planes) as `direct`, so the two are
+    comparable piece for piece; the ordering edges stay on one plane (a plane-pinned run still falls apart
+    into independent planes, vfabric/partition.py)."""
+    ranks = check_ranks(ranks)
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise ValueError(f"window must be a whole number >= 1, got {window!r}")
+    n = len(ranks)
+    pieces = split_bytes(size, n)
+    b = ScheduleBuilder([pieces[j] for _ in range(n) for j in range(n)], planes)
+    in_flight: dict[tuple[int, int], list[int]] = {}  # (rank, plane) -> its transfers on that plane, in order
+    for k in range(1, n):
+        for i in range(n):
+            j = (i + k) % n
+            plane = (i + j) % planes
+            chain = in_flight.setdefault((i, plane), [])
+            deps = [chain[-window]] if len(chain) >= window else []
+            chain.append(b.add(ranks[i], ranks[j], [i * n + j], COPY, deps, step=k - 1, plane=plane))
+    home = [ranks[i] for i in range(n) for _ in range(n)]
+    dest = [ranks[j] for _ in range(n) for j in range(n)]
+    return b.build("all_to_all", "pairwise", ranks, size, home, dest, planes=planes, window=window)
