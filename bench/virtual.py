@@ -27,6 +27,7 @@ import resource
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -295,7 +296,7 @@ def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth
           f"reaction {eps.config.reaction}, queue depth {queue_depth} frames per port "
           f"({queue_depth * (eps.payload + eps.fmt.l3_overhead + 14) / 1e3:.0f} kB), policy ecmp", flush=True)
     eids = sorted(ep.eid for ep in topo.endpoints.values())
-    params = {"seed": 1} if algorithm == "direct" else {}
+    params: dict[str, Any] = {"seed": 1} if algorithm == "direct" else {}
     plan = pattern_plan("all_to_all", eids, 64 * 1024 * 512, 1, algorithm, planes=4, **params)
     c0 = cpu_seconds()
     w0 = time.perf_counter()

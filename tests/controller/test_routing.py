@@ -60,3 +60,24 @@ def test_neighbor_macs_point_at_the_far_end() -> None:
             if not topo.nodes[far.owner].is_switch:
                 assert dst == topo.endpoints[far.owner].interfaces[0].mac
             assert src.startswith("02:")
+
+
+def test_more_than_eight_ports_are_shared_out_over_destinations() -> None:
+    """A UPN 512 leaf has 64 uplinks (16 to each of 4 spines) but the program carries 8 candidates: each
+    destination gets every 8th uplink (2 per spine), and all 64 carry some destination."""
+    from topologies.builtins import upn
+
+    topo = upn(gpus=512, planes=1, radix=128, rate_gbps=200, delay_us=0.0)
+    r = compute_routes(topo)["p0-leaf0"]
+    uplinks = sorted(p for p, link in topo.ports("p0-leaf0").items()
+                     if topo.nodes[link.other("p0-leaf0").owner].is_switch)
+    assert len(uplinks) == 64
+    local = {ep.eid for ep in topo.endpoints.values() if int(ep.host.removeprefix("gpu")) < 64}
+    used: set[int] = set()
+    for route in r.routes:
+        ports = r.groups[route.group_id]
+        assert len(ports) <= 8
+        if route.eid not in local:
+            assert len(ports) == 8 and len({topo.ports("p0-leaf0")[p].other("p0-leaf0").owner for p in ports}) == 4
+            used |= set(ports)
+    assert used == set(uplinks)
