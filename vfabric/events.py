@@ -87,12 +87,15 @@ class Simulator:
         n = 0
         reason = "idle"
         self._stop_reason = None
+        chunk = range(progress_every)
         while heap:
             # a chunk of events with nothing but the heap in the loop; limits are looked at between chunks
-            for _ in range(progress_every):
-                if not heap:
+            done = 0
+            for done in chunk:
+                try:
+                    t, _seq, fn, args = pop(heap)
+                except IndexError:  # nothing left (an empty heap costs nothing to test for this way)
                     break
-                t, _seq, fn, args = pop(heap)
                 if t > limit:
                     heapq.heappush(heap, (t, _seq, fn, args))
                     reason = "until"
@@ -100,11 +103,12 @@ class Simulator:
                     break
                 self.now = t
                 fn(*args)
-                n += 1
                 if self._stop_reason is not None:
                     reason = self._stop_reason
+                    done += 1
                     break
             else:
+                n += progress_every
                 if progress is not None:
                     self.events += n
                     n = 0
@@ -113,6 +117,7 @@ class Simulator:
                     reason = "wall"
                     break
                 continue
+            n += done
             break
         self.events += n
         return RunStats(reason, self.now, self.events, time.perf_counter() - start, time.thread_time() - cpu0)

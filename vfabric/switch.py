@@ -181,15 +181,13 @@ class VirtualSwitch:
         egress = live.egress
         up = self.up
         serving = self._serving
+        cpu_port = self.cpu_port
         for job in jobs:
             eport = job.egress_port
-            if eport != self.cpu_port:
-                if eport not in up:
-                    self.drops["no_port"] += 1
-                    continue
-                if not up[eport]:
-                    self.drops["port_down"] += 1
-                    continue
+            state = up.get(eport)  # True: up, False: down, None: no such port
+            if not state and eport != cpu_port:
+                self.drops["no_port" if state is None else "port_down"] += 1
+                continue
             wire = (job.packet_length if job.packet_length > 60 else 60) + WIRE_OVERHEAD
             if eport not in serving:
                 # an idle port: the packet leaves in this same instant if the port is free (no queue, no event)

@@ -86,7 +86,8 @@ class QueueInfo:
 class PortQueue:
     """The queues of one egress port and its pacing state."""
 
-    __slots__ = ("port", "queues", "config", "next_tx", "backlog", "drops", "paced", "max_depth", "departed_ns")
+    __slots__ = ("port", "queues", "config", "next_tx", "backlog", "drops", "paced", "max_depth", "departed_ns",
+                 "passed")
 
     def __init__(self, port: int, nqueues: int, config: QueueConfig) -> None:
         self.port = port
@@ -97,6 +98,7 @@ class PortQueue:
         self.drops = 0
         self.max_depth = 0  # most packets ever waiting at once (all priorities)
         self.departed_ns = 0.0  # when the last dequeued packet started to leave (fractional clock ns)
+        self.passed: QueueInfo | None = None  # the metadata `pass_through` gave last (shared while it is the same)
         self.paced = config.rate_pps > 0 or config.rate_bps > 0
 
     def interval_ns(self, length: int) -> float:
@@ -180,7 +182,8 @@ class TrafficManager:
     def pass_through(self, port: int, priority: int, length: int) -> QueueInfo | None:
         """A packet for `port` that finds its queues empty and the port free within this nanosecond leaves
         at once: exactly what `enqueue` followed by `dequeue` would do (same metadata, pacing and
-        `departed_ns`), without queueing it. None: it must be enqueued."""
+        `departed_ns`), without queueing it. None: it must be enqueued. The QueueInfo may be the one an earlier
+        packet got in the same microsecond (read it, never change it)."""
         pq = self.ports.get(port) or self.port(port)
         if pq.backlog:
             return None
@@ -199,7 +202,12 @@ class TrafficManager:
         if not pq.max_depth:
             pq.max_depth = 1
         qid = priority if 0 <= priority < self.nqueues else (self.nqueues - 1 if priority > 0 else 0)
-        return QueueInfo((now - self.start_ns) // 1000, 0, 0, 0, qid)
+        now_us = (now - self.start_ns) // 1000
+        qi = pq.passed
+        # packets that pass through in the same µs on the same queue have the same metadata: one object
+        if qi is None or qi.enq_timestamp != now_us or qi.qid != qid:
+            qi = pq.passed = QueueInfo(now_us, 0, 0, 0, qid)
+        return qi
 
     def ready_ns(self, port: int) -> int | None:
         """The clock ns at which the head of `port`'s queues may leave (None: nothing waits).
