@@ -76,6 +76,20 @@ def statement(s: tir.Stmt) -> list[str]:
         return [ln for x in s.body for ln in statement(x)]
     if isinstance(s, tir.If):
         return _if(s)
+    if isinstance(s, tir.Switch):
+        return _switch(s)
+    if isinstance(s, tir.For):
+        return _for(s)
+    if isinstance(s, tir.ForRange):
+        return [f"for {s.var} in range({code(s.lo)}, {code(s.hi)} + 1):"] + _body(s.body)
+    if isinstance(s, tir.ForStack):
+        return [f"for {s.item} in {code(s.stack)}.h:", f"    {s.var} = {s.item}._copy()"] + _body(s.body)
+    if isinstance(s, tir.ForList):
+        return [f"for {s.var} in ({''.join(code(i) + ', ' for i in s.items)}):"] + _body(s.body)
+    if isinstance(s, tir.Break):
+        return ["break"]
+    if isinstance(s, tir.Continue):
+        return ["continue"]
     return ["pass"]
 
 
@@ -94,6 +108,30 @@ def _if(s: tir.If) -> list[str]:
         lines.append("else:")
         lines.extend(_body(s.other))
     return lines
+
+
+def _switch(s: tir.Switch) -> list[str]:
+    """The value once into a temp, then an if/elif chain over the arms; the default is the `else`."""
+    lines = [f"{s.tmp} = {code(s.value)}"]
+    for i, arm in enumerate(s.arms):
+        cond = " or ".join(f"{s.tmp} == {code(x)}" for x in arm.labels)
+        lines.append(f"{'elif' if i else 'if'} {cond}:")
+        lines.extend(_body(arm.body))
+    if s.default is not None:
+        lines.append("else:" if s.arms else "if True:")
+        lines.extend(_body(s.default))
+    return lines
+
+
+def _for(s: tir.For) -> list[str]:
+    """A C-style loop as `while`; with updates, a first-iteration flag skips them before the first test."""
+    if not s.updates:
+        return [f"while {code(s.cond) if s.cond is not None else 'True'}:"] + _body(s.body)
+    lines = [f"{s.first} = True", "while True:", f"    if {s.first}:", f"        {s.first} = False", "    else:"]
+    lines.extend("    " + ln for ln in _body(s.updates))
+    if s.cond is not None:
+        lines += [f"    if not {code(s.cond)}:", "        break"]
+    return lines + _body(s.body)
 
 
 def _return(s: tir.Return) -> str:

@@ -144,8 +144,7 @@ class StatementCompiler:
             if self.st.block_ctx.kind == "action":
                 # p4c: "switch statements are not allowed in actions" (they may only appear in apply blocks)
                 raise self.st.err("switch statements are not allowed in actions", s)
-            self.switch_stmt(s, em)
-            return None
+            return self.switch_stmt(s)
         if isinstance(s, A.Exit):
             if self.st.block_ctx.kind in ("parser", "function"):
                 raise self.st.err(f"exit is not allowed in a {self.st.block_ctx.kind}", s)
@@ -184,17 +183,14 @@ class StatementCompiler:
         if isinstance(s, A.Empty):
             return tir.Pass()
         if isinstance(s, A.For):
-            self.for_stmt(s, em)
-            return None
+            return self.for_stmt(s)
         if isinstance(s, A.ForIn):
-            self.for_in_stmt(s, em)
-            return None
+            return self.for_in_stmt(s)
         if isinstance(s, A.Break | A.Continue):
             word = "break" if isinstance(s, A.Break) else "continue"
             if self.st.block_ctx.loop_depth == 0:
                 raise self.st.err(f"'{word}' outside a for loop", s)
-            em(word)
-            return None
+            return tir.Break() if isinstance(s, A.Break) else tir.Continue()
         if isinstance(s, A.Instantiation):
             raise self.st.err("instantiations are not allowed inside blocks", s, P4Unsupported)
         raise self.st.err(f"unsupported statement {type(s).__name__}", s, P4Unsupported)
@@ -215,56 +211,40 @@ class StatementCompiler:
         if action.first_effect is None:
             action.first_effect = effect
 
-    def loop_body(self, body, em: Emitter) -> None:
+    def loop_body(self, body) -> tuple[tir.Stmt, ...]:
         self.st.block_ctx.loop_depth += 1
         try:
-            self.sub_block(body, em)
+            return self.sub_nodes(body)
         finally:
             self.st.block_ctx.loop_depth -= 1
 
-    def for_stmt(self, s: A.For, em: Emitter) -> None:
+    def for_stmt(self, s: A.For) -> tir.Stmt:
         """C-style for: the updates run before every test but the first, so `continue` runs them too."""
         self.st.push()
-        for init in s.init:
-            self.stmt(init, em)
+        inits = [self.node(init) for init in s.init]
         cond = None if s.cond is None else self.exprs.coerce(self.exprs.expr(s.cond), T.BOOL, s.cond, "for condition")
-        if not s.updates:
-            em(f"while {cond.code if cond is not None else 'True'}:")
-            self.loop_body(s.body, em)
-            self.st.pop()
-            return
-        first = self.st.tmp()
-        em(f"{first} = True")
-        em("while True:")
-        em.indent()
-        em(f"if {first}:")
-        em(f"    {first} = False")
-        em("else:")
-        em.indent()
-        for u in s.updates:
-            self.stmt(u, em)
-        em.dedent()
-        if cond is not None:
-            # the condition is compiled once, before the updates' code: names it reads are the loop's own
-            em(f"if not {cond.code}:")
-            em("    break")
-        em.dedent()
-        self.loop_body(s.body, em)
+        # the condition is checked once, before the updates: names it reads are the loop's own
+        first = self.st.tmp() if s.updates else ""
+        updates = tuple(self.node(u) for u in s.updates)
+        body = self.loop_body(s.body)
         self.st.pop()
+        loop = tir.For(None if cond is None else cond.node, updates, first, body)
+        return tir.Block((*inits, loop)) if inits else loop
 
-    def for_in_stmt(self, s: A.ForIn, em: Emitter) -> None:
+    def for_in_stmt(self, s: A.ForIn) -> tir.Stmt:
         """`for (T x in lo .. hi)` (both ends included) and `for (T x in stack or list)`; x is a copy."""
         t = self.decls.resolve_type(s.type)
         self.st.push()
         py = self.new_local(s.name)
         self.st.declare(s.name, Sym("var", t, py), s)
+        loop: tir.Stmt
         if s.hi is not None:
             bt = T.strip_new(t)
             if not isinstance(bt, T.Bits | T.InfIntT):
                 raise self.st.err(f"a range loop needs a bit<N>/int<N> variable, not {t}", s.type)
             lo = self.exprs.coerce(self.exprs.expr(s.coll, t), t, s.coll, "range start")
             hi = self.exprs.coerce(self.exprs.expr(s.hi, t), t, s.hi, "range end")
-            em(f"for {py} in range({lo.code}, {hi.code} + 1):")
+            loop = tir.ForRange(py, lo.node, hi.node, self.loop_body(s.body))
         else:
             coll = self.exprs.expr(s.coll)
             ct = T.strip_new(coll.type)
@@ -272,16 +252,16 @@ class StatementCompiler:
                 if not T.same_type(T.strip_new(t), ct.elem):
                     raise self.st.err(f"loop variable of type {t} over a stack of {ct.elem}", s.type)
                 item = self.st.tmp()
-                em(f"for {item} in {coll.code}.h:")
-                em(f"    {py} = {item}._copy()")
+                loop = tir.ForStack(py, item, coll.node, self.loop_body(s.body))
             elif isinstance(s.coll, A.ListExpr):
-                items = [self.exprs.objval(self.exprs.coerce(self.exprs.expr(x, t), t, x, "loop value")) for x in s.coll.items]
-                em(f"for {py} in ({''.join(i + ', ' for i in items)}):")
+                items = tuple(self.exprs.objnode(self.exprs.coerce(self.exprs.expr(x, t), t, x, "loop value"))
+                              for x in s.coll.items)
+                loop = tir.ForList(py, items, self.loop_body(s.body))
             else:
                 raise self.st.err(f"cannot iterate over a value of type {coll.type} (a range a .. b, a header "
                                "stack or a list is expected)", s.coll)
-        self.loop_body(s.body, em)
         self.st.pop()
+        return loop
 
     def return_stmt(self, value: tir.Expr | None) -> tir.Return:
         """The IR of a `return` in the current block: the scalar out parameters travel back with it."""
@@ -296,26 +276,15 @@ class StatementCompiler:
         for line in exprgen.statement(s):
             em(line)
 
-    def sub_block(self, s, em: Emitter):
-        em.indent()
-        self.st.push()
-        n0 = len(em.lines)
-        if isinstance(s, A.Block):
-            self.stmts(s.stmts, em)
-        else:
-            self.stmt(s, em)
-        if len(em.lines) == n0:
-            em("pass")
-        self.st.pop()
-        em.dedent()
-
-    def switch_stmt(self, s: A.Switch, em: Emitter):
+    def switch_stmt(self, s: A.Switch) -> tir.Switch:
+        """Both kinds of switch: on `t.apply().action_run` (labels are the table's action names) and on a value
+        (labels are constants of its type). Labels without a body share the next body; a group holding
+        `default` becomes the default (its other labels are then redundant)."""
         e = self.exprs.expr(s.expr)
         t = e.type
         tv = self.st.tmp()
-        em(f"{tv} = {e.code}")
-        groups: list[tuple[list, Any]] = []
-        pending: list = []
+        groups: list[tuple[list[tir.Expr | None], Any]] = []
+        pending: list[tir.Expr | None] = []
         seen = set()
         has_default = False
         for c in s.cases:
@@ -332,13 +301,13 @@ class StatementCompiler:
                     if c.label.name not in names:
                         raise self.st.err(f"'{c.label.name}' is not an action of table {t.table.local}", c.label)
                     key = names[c.label.name].name
-                    pending.append(repr(key))
+                    pending.append(tir.Const(t, key))
                 else:
                     lv = self.exprs.coerce(self.exprs.expr(c.label, t), t, c.label, "switch label")
                     if lv.const is None:
                         raise self.st.err("switch label must be a compile-time constant", c.label)
                     key = lv.const
-                    pending.append(lv.code)
+                    pending.append(lv.node)
                 if key in seen:
                     raise self.st.err("duplicate switch label", c.label)
                 seen.add(key)
@@ -347,27 +316,18 @@ class StatementCompiler:
                 pending = []
         if pending:
             groups.append((pending, None))
-        first = True
+        arms: list[tir.SwitchArm] = []
+        default: tuple[tir.Stmt, ...] | None = None
         default_body = None
         for labels, body in groups:
             if None in labels:
-                default_body = (labels, body)
+                default_body = body
                 continue
-            cond = " or ".join(f"{tv} == {x}" for x in labels)
-            em(f"{'if' if first else 'elif'} {cond}:")
-            first = False
-            if body is None:
-                em.indent()
-                em("pass")
-                em.dedent()
-            else:
-                self.sub_block(body, em)
-        if default_body is not None and default_body[1] is not None:
-            if first:
-                em("if True:")
-            else:
-                em("else:")
-            self.sub_block(default_body[1], em)
+            arms.append(tir.SwitchArm(tuple(x for x in labels if x is not None),
+                                      () if body is None else self.sub_nodes(body)))
+        if default_body is not None:
+            default = self.sub_nodes(default_body)
+        return tir.Switch(tv, e.node, tuple(arms), default)
 
     # ------------------------------------------------------------------ function emission
     _PATH = re.compile(r"\b(?:p|a)_\w+(?:\.\w+)+")

@@ -384,7 +384,80 @@ class If:
     other: tuple[Stmt, ...] | None
 
 
-Stmt = Assign | SetObject | CallStmt | Local | Return | Exit | Pass | Lines | Block | If
+@dataclass(frozen=True, slots=True)
+class SwitchArm:
+    """Labels sharing one body (P4's fall-through `a: b: {...}`); an empty body does nothing."""
+
+    labels: tuple[Expr, ...]
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """`switch (value) {...}`: `value` is evaluated once into the temp `tmp`, then compared with each arm's
+    labels in order (constants of the value's type, or for `t.apply().action_run` the actions' names); the
+    default body, if any, runs when no arm matches (None: no default, or a default without a body)."""
+
+    tmp: str
+    value: Expr
+    arms: tuple[SwitchArm, ...]
+    default: tuple[Stmt, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class For:
+    """`for (init; cond; updates) body` after `init` (its own statements, before this node). `cond` None runs
+    until `break`. With updates, the temp `first` skips them before the first test, so `continue` runs them
+    too; without updates the loop is a plain `while`."""
+
+    cond: Expr | None
+    updates: tuple[Stmt, ...]
+    first: str
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ForRange:
+    """`for (T var in lo .. hi) body`: both ends included."""
+
+    var: str
+    lo: Expr
+    hi: Expr
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ForStack:
+    """`for (T var in stack) body`: every element of the stack in index order, `var` a copy of it (the
+    element is held in the temp `item`)."""
+
+    var: str
+    item: str
+    stack: Expr
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ForList:
+    """`for (T var in {a, b, ...}) body`: the values, evaluated once before the loop, in order."""
+
+    var: str
+    items: tuple[Expr, ...]
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Break:
+    """`break` out of the innermost loop."""
+
+
+@dataclass(frozen=True, slots=True)
+class Continue:
+    """`continue` with the innermost loop's next iteration (its updates first)."""
+
+
+Stmt = (Assign | SetObject | CallStmt | Local | Return | Exit | Pass | Lines | Block | If | Switch | For | ForRange
+        | ForStack | ForList | Break | Continue)
 
 
 def retype(node: Expr, t: T.Type) -> Expr:

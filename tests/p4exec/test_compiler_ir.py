@@ -362,11 +362,129 @@ def test_checker_builds_an_else_if_chain_as_one_if_node_with_nested_blocks() -> 
     assert n.other[0].body == (tir.Return(tir.Name(U8, "v_y")),)
 
 
-def test_checker_leaves_still_fused_statements_as_lines() -> None:
+def test_checker_builds_a_for_loop_with_its_updates_break_and_continue() -> None:
     c = _checker(VARS)
-    (s,) = _function_body(c, "for (bit<8> k = 8w0; k < 8w2; k = k + 8w1) { }", [])
+    (s,) = _function_body(c, "for (bit<8> k = 8w0; k < 8w9; k = k + 8w1) { if (k == y) { break; } continue; }", [])
     n = c.statements.node(s)
-    assert isinstance(n, tir.Lines) and n.lines[0] == "v_k = 0"
+    assert isinstance(n, tir.Block)
+    init, loop = n.body
+    assert init == tir.Local("v_k", tir.Const(U8, 0))
+    assert isinstance(loop, tir.For) and isinstance(loop.cond, tir.Compare) and loop.first
+    assert loop.updates == (tir.Assign(tir.Name(U8, "v_k"), tir.Arith(U8, "+", tir.Name(U8, "v_k"),
+                                                                      tir.Const(U8, 1))),)
+    brk, cont = loop.body
+    assert isinstance(brk, tir.If) and brk.arms[0][1] == (tir.Break(),)
+    assert cont == tir.Continue()
+    (w,) = _function_body(c, "for ( ; x < 8w3; ) { x = x + 8w1; }", [])
+    wn = c.statements.node(w)
+    assert isinstance(wn, tir.For) and wn.updates == () and wn.first == ""
+
+
+def test_checker_builds_for_in_loops_over_ranges_lists_and_stacks() -> None:
+    c = _checker(VARS)
+    r, lst, stk = _function_body(c, "for (bit<8> k in 8w1 .. y) { x = k; } for (bit<8> v in {y, 8w4}) { } "
+                                    "for (h_t e in hs) { x = e.a; }", [])
+    rn = c.statements.node(r)
+    assert rn == tir.ForRange("v_k", tir.Const(U8, 1), tir.Name(U8, "v_y"),
+                              (tir.Assign(tir.Name(U8, "v_x"), tir.Name(U8, "v_k")),))
+    ln = c.statements.node(lst)
+    assert ln == tir.ForList("v_v", (tir.Name(U8, "v_y"), tir.Const(U8, 4)), ())
+    sn = c.statements.node(stk)
+    assert isinstance(sn, tir.ForStack) and sn.var == "v_e" and sn.item and sn.stack.type == _type(c, "h_t[4]")
+
+
+def test_checker_groups_switch_labels_and_keeps_the_default_last() -> None:
+    c = _checker(VARS)
+    (s,) = _function_body(c, "switch (y) { 8w1: 8w2: { x = 8w1; } default: { x = 8w0; } 8w3: { } 8w4: }", [])
+    n = c.statements.node(s)
+    assert isinstance(n, tir.Switch) and n.value == tir.Name(U8, "v_y") and n.tmp
+    assert [arm.labels for arm in n.arms] == [(tir.Const(U8, 1), tir.Const(U8, 2)), (tir.Const(U8, 3),),
+                                              (tir.Const(U8, 4),)]
+    assert n.arms[0].body == (tir.Assign(tir.Name(U8, "v_x"), tir.Const(U8, 1)),)
+    assert n.arms[1].body == () and n.arms[2].body == ()
+    assert n.default == (tir.Assign(tir.Name(U8, "v_x"), tir.Const(U8, 0)),)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("switch (y) { 8w1: { } 8w1: { } }", r"<ir>:\d+:\d+: .*duplicate switch label"),
+    ("switch (y) { x: { } }", r"<ir>:\d+:\d+: .*switch label must be a compile-time constant"),
+    ("switch (y) { default: { } default: { } }", r"<ir>:\d+:\d+: .*duplicate default label"),
+    ("break;", r"<ir>:\d+:\d+: .*'break' outside a for loop"),
+    ("for (bit<8> k in hdr) { }", r"<ir>:\d+:\d+: .*cannot iterate over a value of type h_t"),
+])
+def test_checker_rejects_bad_switches_and_loops_with_a_location(body: str, message: str) -> None:
+    c = _checker(VARS)
+    (s,) = _function_body(c, body, [])
+    with pytest.raises(P4Error, match=message):
+        c.statements.node(s)
+
+
+def _run_lines(lines: list[str], **env):
+    """Run generated statements as the body of a function (loops need no module scope) and return its locals."""
+    src = "def _f(" + ", ".join(env) + "):\n" + "\n".join("    " + ln for ln in lines) + "\n    return locals()\n"
+    ns: dict = {}
+    exec(src, ns)                                # noqa: S102 - generated from our own IR
+    return ns["_f"](**env)
+
+
+def test_generator_writes_for_loops_whose_continue_runs_the_updates() -> None:
+    k, total, lim = name(U8, "k"), name(U8, "total"), name(U8, "lim")
+    odd = tir.Compare(T.BOOL, "==", tir.Bitwise(U8, "&", k, tir.Const(U8, 1)), tir.Const(U8, 1))
+    body = (tir.If(((odd, (tir.Continue(),)),), None), tir.Assign(total, tir.Arith(U8, "+", total, k)))
+    loop = tir.For(tir.Compare(T.BOOL, "<", k, lim), (tir.Assign(k, tir.Arith(U8, "+", k, tir.Const(U8, 1))),),
+                   "_first", body)
+    lines = exprgen.statement(tir.Block((tir.Local("k", tir.Const(U8, 0)), loop)))
+    assert lines[:3] == ["k = 0", "_first = True", "while True:"]
+    assert _run_lines(lines, total=0, lim=7)["total"] == 0 + 2 + 4 + 6
+    brk = tir.If(((tir.Compare(T.BOOL, "==", k, tir.Const(U8, 3)), (tir.Break(),)),), None)
+    forever = tir.For(None, (), "", (tir.Assign(k, tir.Arith(U8, "+", k, tir.Const(U8, 1))), brk))
+    assert exprgen.statement(forever)[0] == "while True:"
+    assert _run_lines(exprgen.statement(forever), k=0)["k"] == 3
+
+
+def test_generator_writes_for_in_loops() -> None:
+    v, acc = name(U8, "v"), name(U8, "acc")
+    add = (tir.Assign(acc, tir.Arith(U8, "+", acc, v)),)
+    rng = exprgen.statement(tir.ForRange("v", tir.Const(U8, 2), name(U8, "hi"), add))
+    assert _run_lines(rng, acc=0, hi=4)["acc"] == 2 + 3 + 4          # both ends included
+    lst = exprgen.statement(tir.ForList("v", (name(U8, "a"), tir.Const(U8, 5)), add))
+    assert _run_lines(lst, acc=1, a=10)["acc"] == 16
+
+    class Hdr:
+        def __init__(self, a: int) -> None:
+            self.a = a
+
+        def _copy(self) -> Hdr:
+            return Hdr(self.a)
+
+    class Stack:
+        h = [Hdr(1), Hdr(2)]
+
+    h_t = T.HeaderT("h_t", {"a": U8})
+    stack_t = T.StackT(h_t, 2)
+    elem = tir.Field(U8, name(h_t, "e"), "a")
+    body = (tir.Assign(acc, tir.Arith(U8, "+", acc, elem)), tir.Assign(elem, tir.Const(U8, 0)))
+    out = _run_lines(exprgen.statement(tir.ForStack("e", "_it", name(stack_t, "stk"), body)), acc=0, stk=Stack)
+    assert out["acc"] == 3 and [x.a for x in Stack.h] == [1, 2]       # the loop variable is a copy
+
+
+def test_generator_writes_a_switch_as_one_evaluation_and_an_if_chain() -> None:
+    r = name(U8, "r")
+    sw = tir.Switch("_t", name(U8, "y"), (
+        tir.SwitchArm((tir.Const(U8, 1), tir.Const(U8, 2)), (tir.Assign(r, tir.Const(U8, 10)),)),
+        tir.SwitchArm((tir.Const(U8, 3),), ()),
+    ), (tir.Assign(r, tir.Const(U8, 99)),))
+    lines = exprgen.statement(sw)
+    assert lines[0] == "_t = y" and lines[1] == "if _t == 1 or _t == 2:" and lines[-2] == "else:"
+    for y, want in ((1, 10), (2, 10), (3, 0), (7, 99)):
+        assert _run_lines(lines, y=y, r=0)["r"] == want
+    only_default = exprgen.statement(tir.Switch("_t", name(U8, "y"), (), ()))
+    assert only_default == ["_t = y", "if True:", "    pass"]
+    run_t = T.ActionRunT(None)               # an action_run switch compares the action names
+    by_action = tir.Switch("_t", name(run_t, "ran"), (tir.SwitchArm((tir.Const(run_t, "C.fwd"),),
+                                                                      (tir.Assign(r, tir.Const(U8, 1)),)),), None)
+    assert _run_lines(exprgen.statement(by_action), ran="C.fwd", r=0)["r"] == 1
+    assert _run_lines(exprgen.statement(by_action), ran="C.drop", r=0)["r"] == 0
 
 
 def test_generator_writes_if_chains_flat_and_empty_branches_as_pass() -> None:
