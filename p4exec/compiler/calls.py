@@ -153,10 +153,10 @@ class CallCompiler:
         # a value-returning function returns (value, scalar outs...)
         plan = self.plan_call(n, d.proto.params, sym.py, f"call of function {d.name}", out_offset=1)
         if not plan.outs:
-            return E(ret, exprgen.call(plan)[1])
-        return E(ret, self.out_call_in_expression(plan, n))
+            return E(ret, tir.Call(ret, plan))
+        return E(ret, self.out_call_in_expression(ret, plan, n))
 
-    def out_call_in_expression(self, plan: tir.CallPlan, n) -> str:
+    def out_call_in_expression(self, ret: T.Type, plan: tir.CallPlan, n) -> tir.OutCall:
         """A call with out/inout arguments inside an expression. Python evaluates operands left to right as P4
         does, so the copy-out must happen when the call is evaluated: a nested helper (defined just before the
         statement, `nonlocal` for plain locals) takes the callee's result tuple, assigns the out values and
@@ -165,9 +165,8 @@ class CallCompiler:
             raise self.st.err("unsupported: a call with out/inout arguments outside a statement (table key, "
                            "select expression, initializer of a control-local)", n, P4Unsupported)
         helper = self.st.unique("_co")
-        defs, call = exprgen.call_in_expression(plan, helper)
-        self.st.pending_defs.extend(defs)
-        return call
+        self.st.pending_defs.append(tir.CallHelper(helper, plan))
+        return tir.OutCall(ret, plan, helper)
 
     def field_values(self, e: E, node) -> list[tuple[str, int | str]]:
         """Flatten a field list (list expression, struct, header, tuple or scalar) to (code, width) pairs."""

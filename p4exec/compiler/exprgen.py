@@ -13,6 +13,7 @@ from p4exec.compiler import tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
 from p4exec.compiler.faults import DIVISION_BY_ZERO
+from p4exec.compiler.layout import header_nbytes, header_pack_expr
 
 
 def literal(v) -> str:
@@ -90,7 +91,31 @@ def statement(s: tir.Stmt) -> list[str]:
         return ["break"]
     if isinstance(s, tir.Continue):
         return ["continue"]
+    if isinstance(s, tir.Eval):
+        return [code(s.value)]
+    if isinstance(s, tir.CallHelper):
+        return call_in_expression(s.plan, s.helper)[0]
+    if isinstance(s, tir.SetValidity):
+        return [f"{code(x)}._v = False" for x in s.invalidate] + [f"{code(s.header)}._v = {s.valid}"]
+    if isinstance(s, tir.StackShift):
+        return [f"{code(s.stack)}.{s.op}({s.count})"]
+    if isinstance(s, tir.ParserApply):
+        lines, result = call(s.plan)
+        if not s.plan.outs:
+            return [f"off = {result}"]
+        return lines + [f"off = {result}[-1]"]   # the sub-parser returns (outs..., offset)
+    if isinstance(s, tir.Emit):
+        return _emit(s)
+    if isinstance(s, tir.Advance):
+        return [f"off = _advance(n, off, {code(s.bits)})"]
     return ["pass"]
+
+
+def _emit(s: tir.Emit) -> list[str]:
+    t = cast(T.HeaderT, T.strip_new(s.header.type))
+    src = s.tmp or code(s.header)
+    line = f"if {src}._v: {code(s.out)}.append(({header_pack_expr(t, src)}).to_bytes({header_nbytes(t, src)}, 'big'))"
+    return [f"{s.tmp} = {code(s.header)}", line] if s.tmp else [line]
 
 
 def _body(stmts: tuple[tir.Stmt, ...]) -> list[str]:
@@ -196,6 +221,46 @@ def _local_root(lv: tir.Expr) -> str | None:
     while isinstance(lv, tir.Slice):
         lv = lv.base
     return lv.py if isinstance(lv, tir.Name) and lv.py.isidentifier() else None
+
+
+def _call(n: tir.Call) -> str:
+    return call(n.plan)[1]
+
+
+def _out_call(n: tir.OutCall) -> str:
+    return call_in_expression(n.plan, n.helper)[1]
+
+
+def _table_apply(n: tir.TableApply) -> str:
+    return f"{n.func}({n.ctx_args})"
+
+
+_EXTERN_METHODS = {
+    ("counter", "count"): "{r}.count({0}, PK.pkt_len)",
+    ("meter", "execute_meter"): "{r}.execute({0}, PK.pkt_len, PK.now)",
+    ("register", "read"): "{r}.dp_read({0})",
+    ("register", "write"): "{r}.dp_write({0}, {1})",
+}
+
+
+def _extern_call(n: tir.ExternCall) -> str:
+    """The runtime object's method (p4exec/runtime): counters count bytes and packets, meters read the clock."""
+    return _EXTERN_METHODS[(n.extern, n.method)].format(*(code(a) for a in n.args), r=code(n.receiver))
+
+
+def _lookahead(n: tir.Lookahead) -> str:
+    raw = f"_lookahead(data, off, {n.width})"
+    if n.cls:
+        return f"{n.cls}._unpack({raw})"
+    t = _bits(n.type)
+    if t.signed:
+        h = 1 << (n.width - 1)
+        return f"(({raw} ^ {h:#x}) - {h:#x})"
+    return raw
+
+
+def _packet_length(n: tir.PacketLength) -> str:
+    return "n"
 
 
 def _opaque(n: tir.Opaque) -> str:
@@ -387,5 +452,7 @@ _RENDER: dict[type, Callable] = {
     tir.Cond: _cond, tir.Not: _not, tir.Neg: _neg, tir.Complement: _complement, tir.Logical: _logical,
     tir.Compare: _compare, tir.ObjEq: _obj_eq, tir.Arith: _arith, tir.Bitwise: _bitwise, tir.Div: _div,
     tir.SatArith: _sat_arith, tir.ShiftRight: _shift_right, tir.ShiftLeft: _shift_left, tir.Concat: _concat,
-    tir.Cast: _cast, tir.As: _as, tir.IsValid: _is_valid,
+    tir.Cast: _cast, tir.As: _as, tir.IsValid: _is_valid, tir.Call: _call, tir.OutCall: _out_call,
+    tir.TableApply: _table_apply, tir.ExternCall: _extern_call, tir.Lookahead: _lookahead,
+    tir.PacketLength: _packet_length,
 }

@@ -3,7 +3,7 @@ function around a compiled body."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from p4exec.compiler import exprgen, tir
 from p4exec.compiler import types as T
@@ -72,7 +72,7 @@ class StatementCompiler:
         finally:
             self.st.stmt_depth -= 1
         if len(self.st.pending_defs) > mark:
-            n = tir.Block((tir.Lines(tuple(self.st.pending_defs[mark:])), n))
+            n = tir.Block((*self.st.pending_defs[mark:], n))
             del self.st.pending_defs[mark:]
         return n
 
@@ -135,11 +135,12 @@ class StatementCompiler:
             e = self.calls.call(s.call, statement=True)
             if isinstance(e.extra, tir.CallPlan):
                 return tir.CallStmt(e.extra)
+            if isinstance(e.extra, tir.STATEMENTS):
+                return cast(tir.Stmt, e.extra)  # a method or extern call checked into its statement
             if isinstance(e.type, T.VoidT):
                 self.emit_lines(e.code or "pass", em)
-            else:
-                em(e.code)
-            return None
+                return None
+            return tir.Eval(e.node)
         if isinstance(s, A.Switch):
             if self.st.block_ctx.kind == "action":
                 # p4c: "switch statements are not allowed in actions" (they may only appear in apply blocks)

@@ -12,6 +12,7 @@ part of the compiler that is still fused (see docs/p4exec-compiler.md).
 """
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -308,6 +309,58 @@ class CallPlan:
 
 
 @dataclass(frozen=True, slots=True)
+class Call(Expr):
+    """The value of a call (of a function returning one) whose plan has no scalar out/inout arguments."""
+
+    plan: CallPlan
+
+
+@dataclass(frozen=True, slots=True)
+class OutCall(Expr):
+    """The value of a call with scalar out/inout arguments inside an expression: `helper` (defined by a
+    CallHelper statement just before the statement) takes the callee's result tuple, copies out and returns the
+    value, so the copy-out happens when Python evaluates the call, left to right among the operands."""
+
+    plan: CallPlan
+    helper: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableApply(Expr):
+    """`t.apply()` of a table (its generated function `func`, called with the control's context `ctx_args`);
+    its type is the apply result (`hit`, `miss`, `action_run` are ApplyResult nodes over it)."""
+
+    func: str
+    ctx_args: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExternCall(Expr):
+    """A method of a v1model extern instance, `extern.method(args)` on `receiver`: counter.count(index),
+    meter.execute_meter(index) (its value is the colour; the result argument is the Assign around it),
+    register.read(index) (likewise) and register.write(index, value). Indices are of the declared type."""
+
+    extern: str
+    method: str
+    receiver: Expr
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Lookahead(Expr):
+    """`pkt.lookahead<T>()`: the next `width` bits of the packet, not consumed, as a bit/int value or a
+    header/struct of generated class `cls`."""
+
+    width: int
+    cls: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PacketLength(Expr):
+    """`pkt.length()` in a parser (bit<32>)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Assign:
     """Statement `target = value` of a scalar or tuple l-value (a slice writes back its bits)."""
 
@@ -385,6 +438,65 @@ class If:
 
 
 @dataclass(frozen=True, slots=True)
+class Eval:
+    """An expression statement: `value` is computed and dropped (a table apply or a value-returning call)."""
+
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class CallHelper:
+    """Definition of the helper of an OutCall in the statement that follows (see OutCall)."""
+
+    helper: str
+    plan: CallPlan
+
+
+@dataclass(frozen=True, slots=True)
+class SetValidity:
+    """`h.setValid()` / `h.setInvalid()`; `invalidate`: the other members of the union `h` is in, which
+    setValid makes invalid first."""
+
+    header: Expr
+    valid: bool
+    invalidate: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StackShift:
+    """`stack.push_front(count)` / `stack.pop_front(count)` (op is the method name; count a constant)."""
+
+    stack: Expr
+    op: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class ParserApply:
+    """`sub.apply(packet, args...)` in a parser state: the sub-parser continues at the current offset and
+    returns the new one (after its scalar out values, which `plan` copies out; on reject it raises)."""
+
+    plan: CallPlan
+
+
+@dataclass(frozen=True, slots=True)
+class Emit:
+    """`packet_out.emit(header)`: appended when valid. An emit of a struct, union or stack is one Emit per
+    header inside it, in order. A header value that is not a plain path is evaluated once into `tmp`."""
+
+    header: Expr
+    out: Expr
+    tmp: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Advance:
+    """`pkt.advance(bits)` in a parser."""
+
+    bits: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class SwitchArm:
     """Labels sharing one body (P4's fall-through `a: b: {...}`); an empty body does nothing."""
 
@@ -457,7 +569,9 @@ class Continue:
 
 
 Stmt = (Assign | SetObject | CallStmt | Local | Return | Exit | Pass | Lines | Block | If | Switch | For | ForRange
-        | ForStack | ForList | Break | Continue)
+        | ForStack | ForList | Break | Continue | Eval | CallHelper | SetValidity | StackShift | ParserApply | Emit
+        | Advance)
+STATEMENTS: tuple[type, ...] = typing.get_args(Stmt)
 
 
 def retype(node: Expr, t: T.Type) -> Expr:
