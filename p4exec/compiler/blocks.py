@@ -117,8 +117,8 @@ class BlockCompiler:
         ctx.pyused = set(fargs) | {"L"}
         self.st.push()
         n0 = len(em.lines)
-        self.statements.stmts(d.body.stmts, em)
-        self.statements.wrap_exit_copy_out(em, n0)
+        for node in self.statements.function_body(d.body.stmts):
+            self.statements.emit_stmt(node, em)
         if outs:
             em(self.statements.ret_code(None))
         elif len(em.lines) == n0:

@@ -106,6 +106,9 @@ def statement(s: tir.Stmt) -> list[str]:
         return lines + [f"off = {result}[-1]"]   # the sub-parser returns (outs..., offset)
     if isinstance(s, tir.Emit):
         return _emit(s)
+    if isinstance(s, tir.OutsOnExit):
+        return ["try:"] + _body(s.body) + ["except _Exit as _e:", f"    _e.outs = ({''.join(o + ', ' for o in s.outs)})",
+                                           "    raise"]
     if isinstance(s, tir.Advance):
         return [f"off = _advance(n, off, {code(s.bits)})"]
     return ["pass"]

@@ -45,18 +45,12 @@ class StatementCompiler:
         for line in code.split("\n"):
             em(line)
 
-    def wrap_exit_copy_out(self, em: Emitter, n0: int) -> None:
-        """Body lines em.lines[n0:] of an action/control with scalar out/inout params: on `exit` the callee
-        leaves its out values on the exit exception so the caller copies them out before unwinding (P4_16:
-        copy-out happens on exit too)."""
+    def function_body(self, stmts) -> tuple[tir.Stmt, ...]:
+        """The statements of an action or control body; with scalar out/inout parameters, inside OutsOnExit so
+        that an `exit` carries their values to the callers' copy-out."""
+        body = tuple(self.node(x) for x in stmts)
         outs = self.st.block_ctx.out_params
-        if not outs:
-            return
-        pad = "    " * em.level
-        body = ["    " + ln for ln in em.lines[n0:]] or [pad + "    pass"]
-        em.lines[n0:] = [pad + "try:"] + body + [pad + "except _Exit as _e:",
-                                                pad + f"    _e.outs = ({''.join(o + ', ' for o in outs)})",
-                                                pad + "    raise"]
+        return (tir.OutsOnExit(tuple(outs), body),) if outs else body
 
     def stmt(self, s, em: Emitter) -> None:
         """Check one statement and write it."""

@@ -497,6 +497,16 @@ class Advance:
 
 
 @dataclass(frozen=True, slots=True)
+class OutsOnExit:
+    """The body of an action or control with scalar out/inout parameters `outs`: when it exits, their values
+    travel on the exit exception, so each caller copies them out before unwinding (P4_16: copy-out happens on
+    exit too)."""
+
+    outs: tuple[str, ...]
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class SwitchArm:
     """Labels sharing one body (P4's fall-through `a: b: {...}`); an empty body does nothing."""
 
@@ -570,7 +580,7 @@ class Continue:
 
 Stmt = (Assign | SetObject | CallStmt | Local | Return | Exit | Pass | Lines | Block | If | Switch | For | ForRange
         | ForStack | ForList | Break | Continue | Eval | CallHelper | SetValidity | StackShift | ParserApply | Emit
-        | Advance)
+        | Advance | OutsOnExit)
 STATEMENTS: tuple[type, ...] = typing.get_args(Stmt)
 
 
