@@ -306,14 +306,13 @@ class CallCompiler:
                 # backends/bmv2/simple_switch/simpleSwitch.cpp: "Expected 1 argument for mark_to_drop()".
                 raise self.st.err("mark_to_drop() without arguments is not accepted by p4c-bm2-ss; write "
                                "mark_to_drop(standard_metadata)", n)
-            sm = arg(0).code
-            return E(T.VOID, f"{sm}.egress_spec = 511\n{sm}.mcast_grp = 0")
+            return E(T.VOID, "", extra=tir.MarkToDrop(arg(0).node))
         if name == "verify":
             if self.st.block_ctx.kind != "parser":
                 raise self.st.err("verify() can only be called in a parser", n)
             c = arg(0)
             err = arg(1)
-            return E(T.VOID, f"if not {c.code}: raise _ParserErr({err.code})")
+            return E(T.VOID, "", extra=tir.Verify(c.node, err.node))
         if name == "hash":
             res = arg(0)
             rt = T.strip_new(res.type)
@@ -345,7 +344,8 @@ class CallCompiler:
             lo = self.exprs.coerce(arg(1, res.type), res.type, n, what)
             hi = self.exprs.coerce(arg(2, res.type), res.type, n, what)
             self.st.rand_used = True
-            return E(T.VOID, "\n".join(res.lv.assign(f"_rand({lo.code}, {hi.code})")))
+            assert res.lv is not None          # arg() checked the out argument
+            return E(T.VOID, "", extra=tir.Assign(res.lv.node, tir.Random(res.type, lo.node, hi.node)))
         if name == "digest":
             arg(0)
             data = arg(1)
@@ -384,27 +384,26 @@ class CallCompiler:
             ct = self.enum_member_name(arg(0), "CloneType", n.args[0].value)
             self.check_pipeline_block(name, "ingress" if ct == "I2E" else "egress", n, f"CloneType.{ct}")
             s = arg(1)
-            return E(T.VOID, f"PK.clone = ({0 if ct == 'I2E' else 1}, {s.code}, None)")
+            return E(T.VOID, "", extra=tir.Clone(ct == "E2E", s.node))
         if name in ("clone3", "clone_preserving_field_list"):
             ct = self.enum_member_name(arg(0), "CloneType", n.args[0].value)
             s = arg(1)
             fl = self.field_list_fn(arg(2), n, name == "clone_preserving_field_list")
             self.check_bmv2_converts(name, n)
             self.check_pipeline_block(name, "ingress" if ct == "I2E" else "egress", n, f"CloneType.{ct}")
-            return E(T.VOID, f"PK.clone = ({0 if ct == 'I2E' else 1}, {s.code}, {fl})")
+            return E(T.VOID, "", extra=tir.Clone(ct == "E2E", s.node, fl))
         if name in ("resubmit", "resubmit_preserving_field_list", "recirculate",
                     "recirculate_preserving_field_list"):
             fl = self.field_list_fn(arg(0), n, name.endswith("field_list")) if proto.params else "_NOFL"
             self.check_bmv2_converts(name, n)
             self.check_pipeline_block(name, "ingress" if name.startswith("resubmit") else "egress", n)
-            attr = "resubmit" if name.startswith("resubmit") else "recirc"
-            return E(T.VOID, f"PK.{attr} = {fl}")
+            return E(T.VOID, "", extra=tir.Requeue(name.startswith("recirculate"), fl))
         if name == "truncate":
             ln = arg(0)
-            return E(T.VOID, f"PK.truncate = {ln.code}")
+            return E(T.VOID, "", extra=tir.Truncate(ln.node))
         if name in ("assert", "assume"):
             c = self.exprs.coerce(arg(0), T.BOOL, n, what)
-            return E(T.VOID, f"if not {c.code}: _assert_fail({str(n.loc)!r})")
+            return E(T.VOID, "", extra=tir.Assert(c.node, str(n.loc)))
         if name == "log_msg":
             msg = arg(0)
             if len(proto.params) > 1:

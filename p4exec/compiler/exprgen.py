@@ -109,6 +109,18 @@ def statement(s: tir.Stmt) -> list[str]:
     if isinstance(s, tir.OutsOnExit):
         return ["try:"] + _body(s.body) + ["except _Exit as _e:", f"    _e.outs = ({''.join(o + ', ' for o in s.outs)})",
                                            "    raise"]
+    if isinstance(s, tir.MarkToDrop):
+        return [f"{code(s.sm)}.egress_spec = 511", f"{code(s.sm)}.mcast_grp = 0"]
+    if isinstance(s, tir.Verify):
+        return [f"if not {code(s.cond)}: raise _ParserErr({code(s.error)})"]
+    if isinstance(s, tir.Assert):
+        return [f"if not {code(s.cond)}: _assert_fail({s.where!r})"]
+    if isinstance(s, tir.Clone):
+        return [f"PK.clone = ({int(s.e2e)}, {code(s.session)}, {s.field_list or None})"]
+    if isinstance(s, tir.Requeue):
+        return [f"PK.{'recirc' if s.recirculate else 'resubmit'} = {s.field_list}"]
+    if isinstance(s, tir.Truncate):
+        return [f"PK.truncate = {code(s.length)}"]
     if isinstance(s, tir.Advance):
         return [f"off = _advance(n, off, {code(s.bits)})"]
     return ["pass"]
@@ -260,6 +272,10 @@ def _lookahead(n: tir.Lookahead) -> str:
         h = 1 << (n.width - 1)
         return f"(({raw} ^ {h:#x}) - {h:#x})"
     return raw
+
+
+def _random(n: tir.Random) -> str:
+    return f"_rand({code(n.lo)}, {code(n.hi)})"
 
 
 def _packet_length(n: tir.PacketLength) -> str:
@@ -457,5 +473,5 @@ _RENDER: dict[type, Callable] = {
     tir.SatArith: _sat_arith, tir.ShiftRight: _shift_right, tir.ShiftLeft: _shift_left, tir.Concat: _concat,
     tir.Cast: _cast, tir.As: _as, tir.IsValid: _is_valid, tir.Call: _call, tir.OutCall: _out_call,
     tir.TableApply: _table_apply, tir.ExternCall: _extern_call, tir.Lookahead: _lookahead,
-    tir.PacketLength: _packet_length,
+    tir.PacketLength: _packet_length, tir.Random: _random,
 }

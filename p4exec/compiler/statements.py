@@ -174,7 +174,7 @@ class StatementCompiler:
             return tir.Local(py, value)
         if isinstance(s, A.ConstDecl):
             self.decls.const_decl(s)
-            return None
+            return tir.Block(())                # a constant is the checker's business only
         if isinstance(s, A.Empty):
             return tir.Pass()
         if isinstance(s, A.For):

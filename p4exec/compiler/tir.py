@@ -356,6 +356,14 @@ class Lookahead(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class Random(Expr):
+    """`random(result, lo, hi)`'s value: uniform in lo..hi, both included (the Assign around it stores it)."""
+
+    lo: Expr
+    hi: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class PacketLength(Expr):
     """`pkt.length()` in a parser (bit<32>)."""
 
@@ -497,6 +505,54 @@ class Advance:
 
 
 @dataclass(frozen=True, slots=True)
+class MarkToDrop:
+    """`mark_to_drop(sm)`: egress_spec to BMv2's drop port 511, no multicast group."""
+
+    sm: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Verify:
+    """`verify(cond, error)` in a parser: when cond is false the parser rejects with that error."""
+
+    cond: Expr
+    error: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Assert:
+    """`assert(cond)` / `assume(cond)`: a failed one is a run-time fault naming the source location `where`."""
+
+    cond: Expr
+    where: str
+
+
+@dataclass(frozen=True, slots=True)
+class Clone:
+    """`clone(type, session)` / `clone_preserving_field_list(...)`: `e2e` for CloneType.E2E; `field_list` is
+    the generated function copying the preserved fields ('' for none)."""
+
+    e2e: bool
+    session: Expr
+    field_list: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Requeue:
+    """`resubmit*` (`recirculate` False) or `recirculate*`, with the preserved fields' function."""
+
+    recirculate: bool
+    field_list: str
+
+
+@dataclass(frozen=True, slots=True)
+class Truncate:
+    """`truncate(length)`: the packet is cut to `length` bytes when it leaves."""
+
+    length: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class OutsOnExit:
     """The body of an action or control with scalar out/inout parameters `outs`: when it exits, their values
     travel on the exit exception, so each caller copies them out before unwinding (P4_16: copy-out happens on
@@ -580,7 +636,7 @@ class Continue:
 
 Stmt = (Assign | SetObject | CallStmt | Local | Return | Exit | Pass | Lines | Block | If | Switch | For | ForRange
         | ForStack | ForList | Break | Continue | Eval | CallHelper | SetValidity | StackShift | ParserApply | Emit
-        | Advance | OutsOnExit)
+        | Advance | OutsOnExit | MarkToDrop | Verify | Assert | Clone | Requeue | Truncate)
 STATEMENTS: tuple[type, ...] = typing.get_args(Stmt)
 
 
