@@ -2,7 +2,6 @@
 clone/resubmit field lists); separate because call semantics (directions, copy-in/out) are their own job."""
 from __future__ import annotations
 
-from typing import cast
 
 from p4exec.compiler import exprgen, ir, tir
 from p4exec.compiler import types as T
@@ -168,8 +167,9 @@ class CallCompiler:
         self.st.pending_defs.append(tir.CallHelper(helper, plan))
         return tir.OutCall(ret, plan, helper)
 
-    def field_values(self, e: E, node) -> list[tuple[str, int | str]]:
-        """Flatten a field list (list expression, struct, header, tuple or scalar) to (code, width) pairs."""
+    def field_values(self, e: E, node) -> list[tuple[tir.Expr, tir.FieldWidth]]:
+        """Flatten a field list (list expression, struct, header, tuple or scalar) to (value, width) pairs: the
+        value as unsigned bits, the width known or (varbit) the field's current length."""
         t = T.strip_new(e.type)
         if isinstance(t, T.ListT):
             out = []
@@ -184,75 +184,37 @@ class CallCompiler:
         if isinstance(t, T.HeaderT | T.StructT):
             out = []
             for f, ft in t.fields.items():
-                out.extend(self.field_values(E(ft, f"{e.code}.{pyfield(f)}"), node))
+                out.extend(self.field_values(E(ft, tir.Field(ft, e.node, f)), node))
             return out
         if isinstance(t, T.TupleT):
             out = []
             for i, ft in enumerate(t.items):
-                out.extend(self.field_values(E(ft, f"{e.code}[{i}]"), node))
+                out.extend(self.field_values(E(ft, tir.TupleItem(ft, e.node, i)), node))
             return out
         if isinstance(t, T.Bits):
-            return [(f"({e.code} & {t.mask:#x})" if t.signed else e.code, t.width)]
+            return [(tir.Truncated(T.Bits(t.width), e.node) if t.signed else e.node, t.width)]
         if isinstance(t, T.BoolT):
-            return [(f"(1 if {e.code} else 0)", 1)]
+            return [(tir.Cast(T.Bits(1), e.node), 1)]
         if isinstance(t, T.EnumT) and t.base is not None:
-            return [(e.code, t.base.width)]
+            return [(e.node, t.base.width)]
         if isinstance(t, T.Varbit):
-            return [(f"{e.code}[1]", f"{e.code}[0]")]     # width known at run time
+            return [(tir.VarbitValue(T.Bits(t.width), e.node), tir.VarbitLength(T.Bits(32), e.node))]
         if isinstance(t, T.InfIntT):
             raise self.st.err("an 'int' constant in a field list needs a width (e.g. 8w5)", node)
         raise self.st.err(f"values of type {e.type} cannot be hashed or sent", node)
 
-    def packed_bytes(self, e: E, node) -> str | None:
-        """Code for the BMv2 byte layout of a field list (MSB-first concatenation, zero pad to a byte)."""
-        fv = self.field_values(e, node)
-        if any(isinstance(w, str) for _, w in fv):
-            # a varbit field: shifts and the byte count depend on its current length
-            parts = []
-            for i, (c, _w) in enumerate(fv):
-                after = [w for _, w in fv[i + 1:]]
-                static = sum(w for w in after if isinstance(w, int))
-                dyn = [w for w in after if isinstance(w, str)]
-                shift_code = f"({' + '.join(dyn)} + {static})" if dyn else str(static)
-                parts.append(f"({c} << {shift_code})")
-            total_code = " + ".join(str(w) for _, w in fv)
-            return f"(({' | '.join(parts)}) << (-({total_code}) % 8)).to_bytes(({total_code} + 7) >> 3, 'big')"
-        widths = [cast(int, w) for _, w in fv]    # no varbit field: every width is known
-        total = sum(widths)
-        if total == 0:
-            return "b''"
-        parts = []
-        shift = total
-        for (c, _), w in zip(fv, widths, strict=True):
-            shift -= w
-            parts.append(f"({c} << {shift})" if shift else c)
-        pad = -total % 8
-        expr = " | ".join(parts)
-        if pad:
-            expr = f"(({expr}) << {pad})"
-        return f"({expr}).to_bytes({(total + pad) // 8}, 'big')"
+    def packed_bytes(self, e: E, node, payload: bool = False) -> tir.Packed:
+        """The BMv2 byte layout of a field list (MSB-first concatenation, zero pad to a byte)."""
+        return tir.Packed(T.VOID, tuple(self.field_values(e, node)), payload)
 
-    def packed_csum16(self, e: E, node) -> str | None:
-        """csum16 of a fixed-width field list computed on its integer value, without building bytes: the
-        one's complement sum of 16-bit words is the value modulo 0xFFFF (2**16 = 1 mod 0xFFFF), see
-        `_csum16_int`. None when a varbit makes the width dynamic (the bytes path handles that)."""
+    def packed_csum16(self, e: E, node) -> tir.Csum16 | None:
+        """csum16 of a fixed-width field list on its integer value (tir.Csum16, see `_csum16_int`); None when
+        a varbit makes the width dynamic (the bytes path handles that)."""
         fv = self.field_values(e, node)
         fixed = [(c, w) for c, w in fv if isinstance(w, int)]
         if len(fixed) != len(fv):
             return None
-        total = sum(w for _, w in fixed)
-        if total == 0:
-            return "0xffff"  # csum16 of no bytes
-        parts = []
-        shift = total
-        for c, w in fixed:
-            shift -= w
-            parts.append(f"({c} << {shift})" if shift else c)
-        pad = -total % 16  # zero bits to a whole byte, then a zero byte to a whole 16-bit word, as csum16 does
-        expr = " | ".join(parts)
-        if pad:
-            expr = f"(({expr}) << {pad})"
-        return f"_csum16_int({expr})"
+        return tir.Csum16(T.Bits(16), tuple(fixed))
 
     def hash_fn(self, algo: str, node=None) -> str:
         if algo not in ("crc32", "crc32_custom", "crc16", "crc16_custom", "identity", "csum16", "xor16"):
@@ -265,9 +227,6 @@ class CallCompiler:
         if not (isinstance(t, T.EnumT) and t.name == enum_name) or e.const is None:
             raise self.st.err(f"expected a constant {enum_name} value", node)
         return t.members[e.const] if t.base is None else next(k for k, v in t.values.items() if v == e.const)
-
-    def sm_code(self) -> str:
-        return "PK.sm"
 
     def extern_func_call(self, n, sym: Sym) -> E:
         protos = sym.decl
@@ -325,17 +284,16 @@ class CallCompiler:
             for x, i in ((base, 2), (mx, 4)):
                 if not isinstance(T.strip_new(x.type), T.Bits | T.InfIntT):
                     raise self.st.err(f"hash argument {i + 1} must be a number", n.args[i].value)
+            value: tir.Expr
             if algo == "random":
-                code = f"_rand({base.code}, {base.code} + {mx.code} - 1) if {mx.code} else {base.code}"
+                value = tir.HashRandom(res.type, base.node, mx.node)
                 self.st.rand_used = True
             else:
                 hb = (algo == "csum16" and self.packed_csum16(data, n)) or \
-                    f"{self.hash_fn(algo, n)}({self.packed_bytes(data, n)})"
-                if mx.const is not None:
-                    code = f"((({hb} % {mx.const or 1}) + {base.code}) & {rt.mask:#x})"
-                else:
-                    code = f"((({hb} % ({mx.code} or 1)) + {base.code}) & {rt.mask:#x})"
-            return E(T.VOID, "\n".join(res.lv.assign(code)))
+                    tir.HashBytes(T.Bits(32), self.hash_fn(algo, n), self.packed_bytes(data, n))
+                value = tir.Hash(res.type, hb, base.node, mx.node, mx.const)
+            assert res.lv is not None          # arg() checked the out argument
+            return E(T.VOID, "", extra=tir.Assign(res.lv.node, value))
         if name == "random":
             res = arg(0)
             rt = T.strip_new(res.type)
@@ -357,8 +315,7 @@ class CallCompiler:
                 raise self.st.err("digest data must be a struct (P4Runtime needs its type name)", n.args[1])
             if dname not in self.st.info.digests:
                 self.st.info.digests[dname] = ir.DigestInfo(dname, fields, dt)
-            vals = "(" + "".join(c + ", " for c, _ in self.field_values(data, n)) + ")"
-            return E(T.VOID, f"_digest({dname!r}, {vals})")
+            return E(T.VOID, "", extra=tir.Digest(dname, tuple(v for v, _ in self.field_values(data, n))))
         if name in ("verify_checksum", "verify_checksum_with_payload", "update_checksum",
                     "update_checksum_with_payload"):
             c = self.exprs.coerce(arg(0), T.BOOL, n, what)
@@ -369,17 +326,16 @@ class CallCompiler:
                 raise self.st.err(f"checksum field must be bit<N>, not {ck.type}", n.args[2])
             algo = self.enum_member_name(arg(3), "HashAlgorithm", n.args[3].value)
             fast = algo == "csum16" and not name.endswith("with_payload") and self.packed_csum16(data, n)
+            hv: tir.Expr
             if fast:
-                hv = f"({fast} & {ckt.mask:#x})" if ckt.width < 16 else fast
+                hv = tir.Truncated(T.Bits(ckt.width), fast) if ckt.width < 16 else fast
             else:
-                packed = self.packed_bytes(data, n)
-                if name.endswith("with_payload"):
-                    packed = f"{packed} + PK.payload"
-                hv = f"({self.hash_fn(algo, n)}({packed}) & {ckt.mask:#x})"
+                packed = self.packed_bytes(data, n, payload=name.endswith("with_payload"))
+                hv = tir.Truncated(T.Bits(ckt.width), tir.HashBytes(T.Bits(32), self.hash_fn(algo, n), packed))
             if name.startswith("verify"):
-                return E(T.VOID, f"if {c.code} and {hv} != {ck.code}: {self.sm_code()}.checksum_error = 1")
-            lines = [f"if {c.code}:"] + ["    " + x for x in ck.lv.assign(hv)]
-            return E(T.VOID, "\n".join(lines))
+                return E(T.VOID, "", extra=tir.VerifyChecksum(c.node, hv, ck.node))
+            assert ck.lv is not None           # arg() checked the out argument
+            return E(T.VOID, "", extra=tir.If(((c.node, (tir.Assign(ck.lv.node, hv),)),), None))
         if name == "clone":
             ct = self.enum_member_name(arg(0), "CloneType", n.args[0].value)
             self.check_pipeline_block(name, "ingress" if ct == "I2E" else "egress", n, f"CloneType.{ct}")
@@ -408,10 +364,10 @@ class CallCompiler:
             msg = arg(0)
             if len(proto.params) > 1:
                 data = arg(1)
-                vals = "(" + "".join(c + ", " for c, _ in self.field_values(data, n)) + ")"
+                values = tuple(v for v, _ in self.field_values(data, n))
             else:
-                vals = "()"
-            return E(T.VOID, f"_log({msg.code}, {vals})")
+                values = ()
+            return E(T.VOID, "", extra=tir.Log(msg.node, values))
         raise self.st.err(f"extern function '{name}' has no p4exec implementation", n, P4Unsupported)
 
     def check_bmv2_converts(self, name: str, n) -> None:

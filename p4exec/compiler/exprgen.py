@@ -121,6 +121,12 @@ def statement(s: tir.Stmt) -> list[str]:
         return [f"PK.{'recirc' if s.recirculate else 'resubmit'} = {s.field_list}"]
     if isinstance(s, tir.Truncate):
         return [f"PK.truncate = {code(s.length)}"]
+    if isinstance(s, tir.VerifyChecksum):
+        return [f"if {code(s.cond)} and {code(s.value)} != {code(s.field)}: PK.sm.checksum_error = 1"]
+    if isinstance(s, tir.Digest):
+        return [f"_digest({s.name!r}, {_values(s.values)})"]
+    if isinstance(s, tir.Log):
+        return [f"_log({code(s.msg)}, {_values(s.values)})"]
     if isinstance(s, tir.Advance):
         return [f"off = _advance(n, off, {code(s.bits)})"]
     return ["pass"]
@@ -276,6 +282,79 @@ def _lookahead(n: tir.Lookahead) -> str:
 
 def _random(n: tir.Random) -> str:
     return f"_rand({code(n.lo)}, {code(n.hi)})"
+
+
+def _values(values: tuple[tir.Expr, ...]) -> str:
+    return "(" + "".join(code(v) + ", " for v in values) + ")"
+
+
+def _truncated(n: tir.Truncated) -> str:
+    return f"({code(n.operand)} & {_bits(n.type).mask:#x})"
+
+
+def _varbit_value(n: tir.VarbitValue) -> str:
+    return f"{code(n.operand)}[1]"
+
+
+def _varbit_length(n: tir.VarbitLength) -> str:
+    return f"{code(n.operand)}[0]"
+
+
+def _packed(n: tir.Packed) -> str:
+    fv = [(code(v), w if isinstance(w, int) else code(w)) for v, w in n.fields]
+    tail = " + PK.payload" if n.payload else ""
+    if any(isinstance(w, str) for _, w in fv):
+        # a varbit field: shifts and the byte count depend on its current length
+        parts = []
+        for i, (c, _w) in enumerate(fv):
+            after = [w for _, w in fv[i + 1:]]
+            static = sum(w for w in after if isinstance(w, int))
+            dyn = [w for w in after if isinstance(w, str)]
+            shift_code = f"({' + '.join(dyn)} + {static})" if dyn else str(static)
+            parts.append(f"({c} << {shift_code})")
+        total_code = " + ".join(str(w) for _, w in fv)
+        return f"(({' | '.join(parts)}) << (-({total_code}) % 8)).to_bytes(({total_code} + 7) >> 3, 'big'){tail}"
+    widths = [cast(int, w) for _, w in fv]    # no varbit field: every width is known
+    total = sum(widths)
+    if total == 0:
+        return "b''" + tail
+    return f"({_concat_bits([c for c, _ in fv], widths, 8)}).to_bytes({(total + -total % 8) // 8}, 'big'){tail}"
+
+
+def _concat_bits(values: list[str], widths: list[int], align: int) -> str:
+    """The values side by side MSB first, zero bits appended to a multiple of `align` bits."""
+    total = sum(widths)
+    parts = []
+    shift = total
+    for c, w in zip(values, widths, strict=True):
+        shift -= w
+        parts.append(f"({c} << {shift})" if shift else c)
+    pad = -total % align
+    expr = " | ".join(parts)
+    return f"(({expr}) << {pad})" if pad else expr
+
+
+def _csum16(n: tir.Csum16) -> str:
+    if not n.fields:
+        return "0xffff"                     # csum16 of no bytes
+    # zero bits to a whole byte, then a zero byte to a whole 16-bit word, as csum16 does
+    return f"_csum16_int({_concat_bits([code(v) for v, _ in n.fields], [w for _, w in n.fields], 16)})"
+
+
+def _hash_bytes(n: tir.HashBytes) -> str:
+    return f"{n.func}({code(n.data)})"
+
+
+def _hash(n: tir.Hash) -> str:
+    hv, base, mask = code(n.value), code(n.base), _bits(n.type).mask
+    if n.max_const is not None:
+        return f"((({hv} % {n.max_const or 1}) + {base}) & {mask:#x})"
+    return f"((({hv} % ({code(n.max)} or 1)) + {base}) & {mask:#x})"
+
+
+def _hash_random(n: tir.HashRandom) -> str:
+    b, m = code(n.base), code(n.max)
+    return f"_rand({b}, {b} + {m} - 1) if {m} else {b}"
 
 
 def _packet_length(n: tir.PacketLength) -> str:
@@ -473,5 +552,7 @@ _RENDER: dict[type, Callable] = {
     tir.SatArith: _sat_arith, tir.ShiftRight: _shift_right, tir.ShiftLeft: _shift_left, tir.Concat: _concat,
     tir.Cast: _cast, tir.As: _as, tir.IsValid: _is_valid, tir.Call: _call, tir.OutCall: _out_call,
     tir.TableApply: _table_apply, tir.ExternCall: _extern_call, tir.Lookahead: _lookahead,
-    tir.PacketLength: _packet_length, tir.Random: _random,
+    tir.PacketLength: _packet_length, tir.Random: _random, tir.Truncated: _truncated,
+    tir.VarbitValue: _varbit_value, tir.VarbitLength: _varbit_length, tir.Packed: _packed, tir.Csum16: _csum16,
+    tir.HashBytes: _hash_bytes, tir.Hash: _hash, tir.HashRandom: _hash_random,
 }

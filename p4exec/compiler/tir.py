@@ -364,6 +364,75 @@ class Random(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class Truncated(Expr):
+    """The low bits of `operand` at this node's (unsigned) width: a signed field's bits, a checksum result."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class VarbitValue(Expr):
+    """The current value of a varbit<N> (as bits of its current length)."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class VarbitLength(Expr):
+    """The current length in bits of a varbit<N>."""
+
+    operand: Expr
+
+
+FieldWidth = int | Expr      # a field list item's width: known, or a varbit's current length
+
+
+@dataclass(frozen=True, slots=True)
+class Packed(Expr):
+    """The bytes of a field list as BMv2 lays them out (values MSB first, concatenated, zero padding to a whole
+    byte), then the packet's payload when `payload` (the *_with_payload checksums). Bytes are no P4 value: the
+    node's type is void; only HashBytes reads it."""
+
+    fields: tuple[tuple[Expr, FieldWidth], ...]
+    payload: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Csum16(Expr):
+    """csum16 of a fixed-width field list computed on its integer value, without building bytes (the one's
+    complement sum of 16-bit words is the value modulo 0xFFFF)."""
+
+    fields: tuple[tuple[Expr, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HashBytes(Expr):
+    """A hash algorithm's function (`func`, from the runtime) over packed bytes."""
+
+    func: str
+    data: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Hash(Expr):
+    """`hash(result, algo, base, data, max)`'s value: base + (value mod max), max 0 read as 1, at the result's
+    width; `max_const` when max is a compile-time constant."""
+
+    value: Expr
+    base: Expr
+    max: Expr
+    max_const: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class HashRandom(Expr):
+    """`hash` with HashAlgorithm.random: uniform in base .. base + max - 1 (base when max is 0)."""
+
+    base: Expr
+    max: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class PacketLength(Expr):
     """`pkt.length()` in a parser (bit<32>)."""
 
@@ -553,6 +622,32 @@ class Truncate:
 
 
 @dataclass(frozen=True, slots=True)
+class VerifyChecksum:
+    """`verify_checksum*(cond, data, field, algo)`: when cond holds and `value` (the computed checksum) differs
+    from `field`, standard_metadata.checksum_error is set. update_checksum is an If around an Assign."""
+
+    cond: Expr
+    value: Expr
+    field: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Digest:
+    """`digest<T>(receiver, data)`: the values of T's fields, in order, sent as digest `name`."""
+
+    name: str
+    values: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Log:
+    """`log_msg(msg, data)`: the message with the flattened data values."""
+
+    msg: Expr
+    values: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class OutsOnExit:
     """The body of an action or control with scalar out/inout parameters `outs`: when it exits, their values
     travel on the exit exception, so each caller copies them out before unwinding (P4_16: copy-out happens on
@@ -636,7 +731,8 @@ class Continue:
 
 Stmt = (Assign | SetObject | CallStmt | Local | Return | Exit | Pass | Lines | Block | If | Switch | For | ForRange
         | ForStack | ForList | Break | Continue | Eval | CallHelper | SetValidity | StackShift | ParserApply | Emit
-        | Advance | OutsOnExit | MarkToDrop | Verify | Assert | Clone | Requeue | Truncate)
+        | Advance | OutsOnExit | MarkToDrop | Verify | Assert | Clone | Requeue | Truncate
+        | VerifyChecksum | Digest | Log)
 STATEMENTS: tuple[type, ...] = typing.get_args(Stmt)
 
 
