@@ -2,7 +2,6 @@
 clone/resubmit field lists); separate because call semantics (directions, copy-in/out) are their own job."""
 from __future__ import annotations
 
-
 from p4exec.compiler import exprgen, ir, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
