@@ -8,6 +8,7 @@ from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.faults import PRELUDE as FAULTS_PRELUDE
+from p4exec.compiler.faults import V1_ERRORS
 from p4exec.compiler.parts import (
     CallPart,
     DataTypePart,
@@ -19,7 +20,7 @@ from p4exec.compiler.parts import (
     TablePart,
 )
 from p4exec.compiler.state import CompileState
-from p4exec.compiler.symbols import V1_ERRORS, Ctx, E, Sym, _anno_arg, _loc
+from p4exec.compiler.symbols import Ctx, E, Sym, _anno_arg, _loc
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import name_loc

@@ -12,8 +12,8 @@ from typing import cast
 from p4exec.compiler import tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
-from p4exec.compiler.faults import DIVISION_BY_ZERO
-from p4exec.compiler.layout import header_nbytes, header_pack_expr
+from p4exec.compiler.faults import DIVISION_BY_ZERO, V1_ERRORS
+from p4exec.compiler.layout import header_nbytes, header_pack_expr, header_unpack_lines
 
 
 def literal(v) -> str:
@@ -127,9 +127,45 @@ def statement(s: tir.Stmt) -> list[str]:
         return [f"_digest({s.name!r}, {_values(s.values)})"]
     if isinstance(s, tir.Log):
         return [f"_log({code(s.msg)}, {_values(s.values)})"]
+    if isinstance(s, tir.Extract):
+        return _extract(s)
     if isinstance(s, tir.Advance):
         return [f"off = _advance(n, off, {code(s.bits)})"]
     return ["pass"]
+
+
+def _parser_error(name: str) -> str:
+    return f"raise _ParserErr({V1_ERRORS.index(name)})"
+
+
+def _extract(s: tir.Extract) -> list[str]:
+    """The header unpacked from one integer of its bytes (layout.py); `_h`/`_u`/`_L`/`_nb`/`_x` are the
+    parser function's scratch names."""
+    t = cast(T.HeaderT, T.strip_new(s.header.type))
+    nbytes: int | str = t.width // 8
+    lines = []
+    if s.length is not None:
+        lines += [f"_L = {code(s.length)}", f"if _L > {s.length_max}: {_parser_error('HeaderTooShort')}",
+                  f"if _L & 7: {_parser_error('ParserInvalidArgument')}", f"_nb = ({t.width} + _L) >> 3"]
+        nbytes = "_nb"
+    if s.stack is not None:
+        stk = code(s.stack)
+        lines.append(f"if {stk}.nxt >= {stk}.size: {_parser_error('StackOutOfBounds')}")
+        if s.member:
+            lines += [f"_u = {stk}.h[{stk}.nxt]", f"{stk}.nxt += 1"]
+            lines += [f"_u.{pyfield(f)}._v = False" for f in s.union_others]
+            lines.append(f"_h = _u.{pyfield(s.member)}")
+        else:
+            lines += [f"_h = {stk}.h[{stk}.nxt]", f"{stk}.nxt += 1"]
+        dst = "_h"
+    else:
+        dst = code(s.header)
+        lines += [f"{code(x)}._v = False" for x in s.invalidate]
+    lines.append(f"if off + {nbytes} > n: {_parser_error('PacketTooShort')}")
+    if nbytes:
+        lines.append(f"_x = int.from_bytes(data[off:off + {nbytes}], 'big')")
+        lines.extend(header_unpack_lines(t, dst, "_x", "_L" if s.length is not None else None))
+    return lines + [f"{dst}._v = True", f"off += {nbytes}"]
 
 
 def _emit(s: tir.Emit) -> list[str]:

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import re
 
-from p4exec.compiler import exprgen, ir, tir
+from p4exec.compiler import ir, tir
 from p4exec.compiler import types as T
-from p4exec.compiler.emit import pyfield
-from p4exec.compiler.layout import header_unpack_lines
 from p4exec.compiler.parts import CallPart, DataTypePart, DeclarationPart, ExpressionPart
 from p4exec.compiler.state import CompileState
-from p4exec.compiler.symbols import V1_ERRORS, E, expr_text
+from p4exec.compiler.symbols import E, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 
@@ -130,9 +128,6 @@ class MethodCompiler:
                 return tuple(tir.Field(ft, parent.node, f) for f, ft in pt.fields.items() if f != hdr_node.name)
         return ()
 
-    def union_siblings_invalidate(self, hdr_node) -> list[str]:
-        return [f"{exprgen.code(x)}._v = False" for x in self.union_siblings(hdr_node)]
-
     def extern_method(self, n, base: E, et: T.ExternT, name: str) -> E:
         ename = et.name
 
@@ -240,7 +235,7 @@ class MethodCompiler:
             if len(args) == 2:
                 vlen = self.exprs.coerce(self.exprs.expr(args[1].value), T.Bits(32), args[1].value,
                                    "extract variableFieldSizeInBits")
-            return E(T.VOID, "\n".join(self.extract_code(target, args[0].value, vlen, n)))
+            return E(T.VOID, "", extra=self.extract(target, args[0].value, vlen, n))
         if name == "lookahead":
             if len(n.type_args) != 1:
                 raise self.st.err("lookahead needs one type argument, e.g. lookahead<bit<16>>()", n)
@@ -263,7 +258,8 @@ class MethodCompiler:
             return E(T.Bits(32), tir.PacketLength(T.Bits(32)))
         raise self.st.err(f"packet_in has no method '{name}'", n)
 
-    def extract_code(self, target: E, node, vlen: E | None = None, call=None) -> list[str]:
+    def extract(self, target: E, node, vlen: E | None = None, call=None) -> tir.Extract:
+        """Check `extract(target[, bits])`: a writable header (a varbit one needs its size)."""
         t = T.strip_new(target.type)
         if not isinstance(t, T.HeaderT):
             raise self.st.err(f"extract needs a header, not {target.type}", node)
@@ -274,43 +270,18 @@ class MethodCompiler:
             raise self.st.err(f"two-argument extract needs a header with a varbit field; {t} has none", call)
         if vb is not None and vlen is None:
             raise self.st.err(f"header {t} has a varbit field: extract it with extract(hdr, sizeInBits)", node)
-        nbytes: int | str = t.width // 8
-        lines = []
-        if vlen is not None and vb is not None:
-            # core.p4: a size above the varbit's maximum is HeaderTooShort; BMv2 extracts whole bytes, so a size
-            # that is not a multiple of 8 is ParserInvalidArgument
-            lines.append(f"_L = {vlen.code}")
-            lines.append(f"if _L > {vb[1]}: raise _ParserErr({V1_ERRORS.index('HeaderTooShort')})")
-            lines.append(f"if _L & 7: raise _ParserErr({V1_ERRORS.index('ParserInvalidArgument')})")
-            lines.append(f"_nb = ({t.width} + _L) >> 3")
-            nbytes = "_nb"
-        code = target.code
+        vmax = vb[1] if vb is not None else 0
+        length = vlen.node if vlen is not None else None
         if isinstance(target.extra, tuple) and target.extra[0] == "stack_next":
-            stk = target.extra[1].code
-            lines.append(f"if {stk}.nxt >= {stk}.size: raise _ParserErr({V1_ERRORS.index('StackOutOfBounds')})")
-            lines.append(f"_h = {stk}.h[{stk}.nxt]")
-            lines.append(f"{stk}.nxt += 1")
-            code = "_h"
-        elif isinstance(target.extra, tuple) and target.extra[0] == "stack_next_member":
+            return tir.Extract(target.node, target.extra[1].node, length=length, length_max=vmax)
+        if isinstance(target.extra, tuple) and target.extra[0] == "stack_next_member":
             _, stk_e, member, ut = target.extra
-            stk = stk_e.code
-            lines.append(f"if {stk}.nxt >= {stk}.size: raise _ParserErr({V1_ERRORS.index('StackOutOfBounds')})")
-            lines.append(f"_u = {stk}.h[{stk}.nxt]")
-            lines.append(f"{stk}.nxt += 1")
-            lines.extend(f"_u.{pyfield(f)}._v = False" for f in ut.fields if f != member)
-            lines.append(f"_h = _u.{pyfield(member)}")
-            code = "_h"
-        elif isinstance(target.extra, tuple) and target.extra[0] == "stack_last":
+            return tir.Extract(target.node, stk_e.node, member, tuple(f for f in ut.fields if f != member),
+                               length=length, length_max=vmax)
+        if isinstance(target.extra, tuple) and target.extra[0] == "stack_last":
             raise self.st.err("cannot extract into .last", node)
-        if code != "_h":
-            lines.extend(self.union_siblings_invalidate(node))
-        lines.append(f"if off + {nbytes} > n: raise _ParserErr({V1_ERRORS.index('PacketTooShort')})")
-        if nbytes:
-            lines.append(f"_x = int.from_bytes(data[off:off + {nbytes}], 'big')")
-            lines.extend(header_unpack_lines(t, code, "_x", "_L" if vlen is not None else None))
-        lines.append(f"{code}._v = True")
-        lines.append(f"off += {nbytes}")
-        return lines
+        return tir.Extract(target.node, invalidate=self.union_siblings(node), length=length,
+                           length_max=vmax)
 
     def emits(self, e: E, out: tir.Expr) -> list[tir.Stmt]:
         """packet_out.emit of a header, or of each header inside a struct, union or stack, in order."""

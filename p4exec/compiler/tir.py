@@ -567,6 +567,23 @@ class Emit:
 
 
 @dataclass(frozen=True, slots=True)
+class Extract:
+    """`pkt.extract(header)` / `pkt.extract(header, bits)` in a parser: the header's bits from the packet, then
+    valid; PacketTooShort when the packet ends first. With `stack`, `header` is `stack.next` (StackOutOfBounds
+    when full) or, with `member`, that member of the next union (`union_others`: its other members, made
+    invalid). Otherwise `invalidate` are the other members of the union `header` is in. With `length` (a
+    varbit header), the varbit field's size in bits (at most `length_max`, a whole number of bytes)."""
+
+    header: Expr
+    stack: Expr | None = None
+    member: str = ""
+    union_others: tuple[str, ...] = ()
+    invalidate: tuple[Expr, ...] = ()
+    length: Expr | None = None
+    length_max: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Advance:
     """`pkt.advance(bits)` in a parser."""
 
@@ -732,7 +749,7 @@ class Continue:
 Stmt = (Assign | SetObject | CallStmt | Local | Return | Exit | Pass | Lines | Block | If | Switch | For | ForRange
         | ForStack | ForList | Break | Continue | Eval | CallHelper | SetValidity | StackShift | ParserApply | Emit
         | Advance | OutsOnExit | MarkToDrop | Verify | Assert | Clone | Requeue | Truncate
-        | VerifyChecksum | Digest | Log)
+        | VerifyChecksum | Digest | Log | Extract)
 STATEMENTS: tuple[type, ...] = typing.get_args(Stmt)
 
 
