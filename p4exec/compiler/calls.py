@@ -140,14 +140,14 @@ class CallCompiler:
         prefix = self.st.block_ctx.ctx_args if sym.const == "local" else ""
         plan = self.plan_call(n, d.params, info.pyfunc, f"call of action {info.local}", prefix,
                               may_exit=True, copy_objects=info.copy_objects)
-        return E(T.VOID, "\n".join(exprgen.call(plan)[0]), extra=plan)
+        return E(T.VOID, "", extra=plan)
 
     def function_call(self, n, sym: Sym) -> E:
         d = sym.decl
         ret = self.decls.resolve_type(d.proto.ret)
         if isinstance(ret, T.VoidT):
             plan = self.plan_call(n, d.proto.params, sym.py, f"call of function {d.name}")
-            return E(T.VOID, "\n".join(exprgen.call(plan)[0]), extra=plan)
+            return E(T.VOID, "", extra=plan)
         # a value-returning function returns (value, scalar outs...)
         plan = self.plan_call(n, d.proto.params, sym.py, f"call of function {d.name}", out_offset=1)
         if not plan.outs:

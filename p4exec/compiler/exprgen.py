@@ -71,8 +71,6 @@ def statement(s: tir.Stmt) -> list[str]:
         return [_return(s)]
     if isinstance(s, tir.Exit):
         return ["raise _EXIT"]
-    if isinstance(s, tir.Lines):
-        return list(s.lines)
     if isinstance(s, tir.Block):
         return [ln for x in s.body for ln in statement(x)]
     if isinstance(s, tir.If):

@@ -41,10 +41,6 @@ class StatementCompiler:
         for s in stmts:
             self.stmt(s, em)
 
-    def emit_lines(self, code: str, em: Emitter):
-        for line in code.split("\n"):
-            em(line)
-
     def function_body(self, stmts) -> tuple[tir.Stmt, ...]:
         """The statements of an action or control body; with scalar out/inout parameters, inside OutsOnExit so
         that an `exit` carries their values to the callers' copy-out."""
@@ -78,9 +74,7 @@ class StatementCompiler:
             body = [self.node(x) for x in s.stmts]
             self.st.pop()
             return tir.Block(tuple(body) if body else (tir.Pass(),))
-        em = Emitter()                  # still fused statements are checked and written in one walk
-        n = self._stmt(s, em)
-        return n if n is not None else tir.Lines(tuple(em.lines))
+        return self._stmt(s)
 
     def if_stmt(self, s: A.If) -> tir.If:
         top = s
@@ -117,8 +111,8 @@ class StatementCompiler:
             return tir.Assign(lhs.lv.node, rhs.node)
         return tir.SetObject(lhs.node, rhs.node)
 
-    def _stmt(self, s, em: Emitter) -> tir.Stmt | None:
-        """A statement's IR node, or None when it was written into `em` (the still-fused statements)."""
+    def _stmt(self, s) -> tir.Stmt:
+        """The IR node of a statement other than a block or `if`."""
         if isinstance(s, A.Assign):
             lhs = self.exprs.expr(s.lhs)
             if lhs.lv is None:
@@ -131,9 +125,8 @@ class StatementCompiler:
                 return tir.CallStmt(e.extra)
             if isinstance(e.extra, tir.STATEMENTS):
                 return cast(tir.Stmt, e.extra)  # a method or extern call checked into its statement
-            if isinstance(e.type, T.VoidT):
-                self.emit_lines(e.code or "pass", em)
-                return None
+            if isinstance(e.type, T.VoidT):    # every void call has a plan or statement; never reached
+                raise self.st.err(f"unsupported call statement '{expr_text(s.call)}'", s, P4Unsupported)
             return tir.Eval(e.node)
         if isinstance(s, A.Switch):
             if self.st.block_ctx.kind == "action":

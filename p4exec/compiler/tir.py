@@ -491,14 +491,6 @@ class Pass:
 
 
 @dataclass(frozen=True, slots=True)
-class Lines:
-    """Python statements written by a part of the compiler that is still fused (`switch`, loops, extern and
-    header methods, helper definitions a call inside an expression needs)."""
-
-    lines: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class Block:
     """Statements in order (the scope of a P4 block is the checker's business; Python needs none)."""
 
@@ -746,7 +738,7 @@ class Continue:
     """`continue` with the innermost loop's next iteration (its updates first)."""
 
 
-Stmt = (Assign | SetObject | CallStmt | Local | Return | Exit | Pass | Lines | Block | If | Switch | For | ForRange
+Stmt = (Assign | SetObject | CallStmt | Local | Return | Exit | Pass | Block | If | Switch | For | ForRange
         | ForStack | ForList | Break | Continue | Eval | CallHelper | SetValidity | StackShift | ParserApply | Emit
         | Advance | OutsOnExit | MarkToDrop | Verify | Assert | Clone | Requeue | Truncate
         | VerifyChecksum | Digest | Log | Extract)
