@@ -291,7 +291,8 @@ class CallCompiler:
                 hb = (algo == "csum16" and self.packed_csum16(data, n)) or \
                     tir.HashBytes(T.Bits(32), self.hash_fn(algo, n), self.packed_bytes(data, n))
                 value = tir.Hash(res.type, hb, base.node, mx.node, mx.const)
-            assert res.lv is not None          # arg() checked the out argument
+            if res.lv is None:                 # `_` as the result: nothing observable happens
+                return E(T.VOID, "", extra=tir.Pass())
             return E(T.VOID, "", extra=tir.Assign(res.lv.node, value))
         if name == "random":
             res = arg(0)
@@ -301,7 +302,8 @@ class CallCompiler:
             lo = self.exprs.coerce(arg(1, res.type), res.type, n, what)
             hi = self.exprs.coerce(arg(2, res.type), res.type, n, what)
             self.st.rand_used = True
-            assert res.lv is not None          # arg() checked the out argument
+            if res.lv is None:                 # `_` as the result: nothing observable happens
+                return E(T.VOID, "", extra=tir.Pass())
             return E(T.VOID, "", extra=tir.Assign(res.lv.node, tir.Random(res.type, lo.node, hi.node)))
         if name == "digest":
             arg(0)

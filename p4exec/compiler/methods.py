@@ -65,8 +65,8 @@ class MethodCompiler:
         if isinstance(bt, T.TableT):
             noargs()
             info = bt.info
-            return E(T.ApplyResultT(info), tir.TableApply(T.ApplyResultT(info), info.pyfunc,
-                                                          self.st.block_ctx.ctx_args))
+            rt = T.ApplyResultT(info)
+            return E(rt, tir.TableApply(rt, info.pyfunc, self.st.block_ctx.ctx_args))
         if isinstance(bt, T.BlockT) and isinstance(bt.decl, A.ParserDecl):
             if name != "apply":
                 raise self.st.err(f"{bt.name} has no method '{name}'", n)
