@@ -12,7 +12,9 @@ part of the compiler that is still fused (see docs/p4exec-compiler.md).
 """
 from __future__ import annotations
 
+import dataclasses
 import typing
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -743,6 +745,20 @@ Stmt = (Assign | SetObject | CallStmt | Local | Return | Exit | Pass | Block | I
         | Advance | OutsOnExit | MarkToDrop | Verify | Assert | Clone | Requeue | Truncate
         | VerifyChecksum | Digest | Log | Extract)
 STATEMENTS: tuple[type, ...] = typing.get_args(Stmt)
+
+
+def python_names(node: Any) -> Iterator[str]:
+    """Every Python name or code string the IR below `node` (a node, plan or tuple of them) holds: variable
+    names, call contexts, functions. The checker asks it what a body reaches (see tables.action_decl)."""
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, tuple):
+        for x in node:
+            yield from python_names(x)
+    elif dataclasses.is_dataclass(node) and type(node).__module__ == __name__:
+        for f in dataclasses.fields(node):
+            if f.name != "type":
+                yield from python_names(getattr(node, f.name))
 
 
 def retype(node: Expr, t: T.Type) -> Expr:

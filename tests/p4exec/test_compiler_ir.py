@@ -664,3 +664,12 @@ def test_generator_copies_exit_outs_of_a_body_onto_the_exit() -> None:
     with pytest.raises(Exit) as caught:
         ns["_f"](1)
     assert caught.value.outs == (7,)
+
+
+def test_python_names_lists_what_an_ir_body_reaches() -> None:
+    h_t = T.HeaderT("h_t", {"a": U8})
+    plan = tir.CallPlan("A_f", "p_hdr, L", (tir.CallArg(name(U8, "a_x")),), (), "", 0, may_exit=True)
+    body = (tir.Assign(tir.Field(U8, name(h_t, "a_h"), "a"), tir.Const(U8, 1)), tir.CallStmt(plan))
+    names = set(tir.python_names(body))
+    assert {"a_h", "A_f", "p_hdr, L", "a_x", "a"} <= names
+    assert not any(isinstance(x, T.Type) for x in names)      # types are not walked
