@@ -3,6 +3,8 @@ nodes — types, folded constants, l-values — without generating anything, and
 hand-built nodes into Python whose value is checked by running it."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from p4exec.compiler import exprgen, tir
@@ -533,7 +535,8 @@ def _v1checker(kind: str) -> Compiler:
         ("hs", T.StackT(c.st.types["h_t"], 2)), ("idx", u32), ("x", U8), ("sm", c.st.types["standard_metadata_t"]))
     for name, vt in variables:
         c.st.declare(name, Sym("param", vt, py=f"p_{name}", direction="inout"), None)
-    table = type("TableStub", (), {"pyfunc": "TA_t", "actions": []})()
+    fwd = SimpleNamespace(action=SimpleNamespace(local="fwd", name="C.fwd"))
+    table = SimpleNamespace(pyfunc="TA_t", local="t", actions=[fwd])
     c.st.declare("t", Sym("table", T.TableT(table), "TA_t", info=table), None)
     return c
 
@@ -673,3 +676,15 @@ def test_python_names_lists_what_an_ir_body_reaches() -> None:
     names = set(tir.python_names(body))
     assert {"a_h", "A_f", "p_hdr, L", "a_x", "a"} <= names
     assert not any(isinstance(x, T.Type) for x in names)      # types are not walked
+
+
+def test_checker_builds_an_action_run_switch_over_the_tables_action_names() -> None:
+    c = _v1checker("control")
+    sw = _v1stmt(c, "switch (t.apply().action_run) { fwd: { x = 8w1; } default: { } }")
+    assert isinstance(sw, tir.Switch) and isinstance(sw.value, tir.ApplyResult)
+    assert sw.value.member == "action_run" and isinstance(sw.value.base, tir.TableApply)
+    (arm,) = sw.arms
+    assert [x.value for x in arm.labels if isinstance(x, tir.Const)] == ["C.fwd"]     # the action's full name
+    assert sw.default == ()
+    with pytest.raises(P4Error, match=r"<ir>:\d+:\d+: .*'drop' is not an action of table t"):
+        _v1stmt(c, "switch (t.apply().action_run) { drop: { } }")
