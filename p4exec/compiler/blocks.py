@@ -8,6 +8,7 @@ from p4exec.compiler import ir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.faults import PRELUDE as FAULTS_PRELUDE
+from p4exec.compiler.faults import V1_ERRORS
 from p4exec.compiler.parts import (
     CallPart,
     DataTypePart,
@@ -19,7 +20,7 @@ from p4exec.compiler.parts import (
     TablePart,
 )
 from p4exec.compiler.state import CompileState
-from p4exec.compiler.symbols import V1_ERRORS, Ctx, E, Sym, _anno_arg, _loc
+from p4exec.compiler.symbols import Ctx, E, Sym, _anno_arg, _loc
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import name_loc
@@ -117,8 +118,8 @@ class BlockCompiler:
         ctx.pyused = set(fargs) | {"L"}
         self.st.push()
         n0 = len(em.lines)
-        self.statements.stmts(d.body.stmts, em)
-        self.statements.wrap_exit_copy_out(em, n0)
+        for node in self.statements.function_body(d.body.stmts):
+            self.statements.emit_stmt(node, em)
         if outs:
             em(self.statements.ret_code(None))
         elif len(em.lines) == n0:

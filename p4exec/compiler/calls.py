@@ -2,8 +2,6 @@
 clone/resubmit field lists); separate because call semantics (directions, copy-in/out) are their own job."""
 from __future__ import annotations
 
-from typing import cast
-
 from p4exec.compiler import exprgen, ir, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
@@ -142,21 +140,21 @@ class CallCompiler:
         prefix = self.st.block_ctx.ctx_args if sym.const == "local" else ""
         plan = self.plan_call(n, d.params, info.pyfunc, f"call of action {info.local}", prefix,
                               may_exit=True, copy_objects=info.copy_objects)
-        return E(T.VOID, "\n".join(exprgen.call(plan)[0]), extra=plan)
+        return E(T.VOID, "", extra=plan)
 
     def function_call(self, n, sym: Sym) -> E:
         d = sym.decl
         ret = self.decls.resolve_type(d.proto.ret)
         if isinstance(ret, T.VoidT):
             plan = self.plan_call(n, d.proto.params, sym.py, f"call of function {d.name}")
-            return E(T.VOID, "\n".join(exprgen.call(plan)[0]), extra=plan)
+            return E(T.VOID, "", extra=plan)
         # a value-returning function returns (value, scalar outs...)
         plan = self.plan_call(n, d.proto.params, sym.py, f"call of function {d.name}", out_offset=1)
         if not plan.outs:
-            return E(ret, exprgen.call(plan)[1])
-        return E(ret, self.out_call_in_expression(plan, n))
+            return E(ret, tir.Call(ret, plan))
+        return E(ret, self.out_call_in_expression(ret, plan, n))
 
-    def out_call_in_expression(self, plan: tir.CallPlan, n) -> str:
+    def out_call_in_expression(self, ret: T.Type, plan: tir.CallPlan, n) -> tir.OutCall:
         """A call with out/inout arguments inside an expression. Python evaluates operands left to right as P4
         does, so the copy-out must happen when the call is evaluated: a nested helper (defined just before the
         statement, `nonlocal` for plain locals) takes the callee's result tuple, assigns the out values and
@@ -165,12 +163,12 @@ class CallCompiler:
             raise self.st.err("unsupported: a call with out/inout arguments outside a statement (table key, "
                            "select expression, initializer of a control-local)", n, P4Unsupported)
         helper = self.st.unique("_co")
-        defs, call = exprgen.call_in_expression(plan, helper)
-        self.st.pending_defs.extend(defs)
-        return call
+        self.st.pending_defs.append(tir.CallHelper(helper, plan))
+        return tir.OutCall(ret, plan, helper)
 
-    def field_values(self, e: E, node) -> list[tuple[str, int | str]]:
-        """Flatten a field list (list expression, struct, header, tuple or scalar) to (code, width) pairs."""
+    def field_values(self, e: E, node) -> list[tuple[tir.Expr, tir.FieldWidth]]:
+        """Flatten a field list (list expression, struct, header, tuple or scalar) to (value, width) pairs: the
+        value as unsigned bits, the width known or (varbit) the field's current length."""
         t = T.strip_new(e.type)
         if isinstance(t, T.ListT):
             out = []
@@ -185,75 +183,37 @@ class CallCompiler:
         if isinstance(t, T.HeaderT | T.StructT):
             out = []
             for f, ft in t.fields.items():
-                out.extend(self.field_values(E(ft, f"{e.code}.{pyfield(f)}"), node))
+                out.extend(self.field_values(E(ft, tir.Field(ft, e.node, f)), node))
             return out
         if isinstance(t, T.TupleT):
             out = []
             for i, ft in enumerate(t.items):
-                out.extend(self.field_values(E(ft, f"{e.code}[{i}]"), node))
+                out.extend(self.field_values(E(ft, tir.TupleItem(ft, e.node, i)), node))
             return out
         if isinstance(t, T.Bits):
-            return [(f"({e.code} & {t.mask:#x})" if t.signed else e.code, t.width)]
+            return [(tir.Truncated(T.Bits(t.width), e.node) if t.signed else e.node, t.width)]
         if isinstance(t, T.BoolT):
-            return [(f"(1 if {e.code} else 0)", 1)]
+            return [(tir.Cast(T.Bits(1), e.node), 1)]
         if isinstance(t, T.EnumT) and t.base is not None:
-            return [(e.code, t.base.width)]
+            return [(e.node, t.base.width)]
         if isinstance(t, T.Varbit):
-            return [(f"{e.code}[1]", f"{e.code}[0]")]     # width known at run time
+            return [(tir.VarbitValue(T.Bits(t.width), e.node), tir.VarbitLength(T.Bits(32), e.node))]
         if isinstance(t, T.InfIntT):
             raise self.st.err("an 'int' constant in a field list needs a width (e.g. 8w5)", node)
         raise self.st.err(f"values of type {e.type} cannot be hashed or sent", node)
 
-    def packed_bytes(self, e: E, node) -> str | None:
-        """Code for the BMv2 byte layout of a field list (MSB-first concatenation, zero pad to a byte)."""
-        fv = self.field_values(e, node)
-        if any(isinstance(w, str) for _, w in fv):
-            # a varbit field: shifts and the byte count depend on its current length
-            parts = []
-            for i, (c, _w) in enumerate(fv):
-                after = [w for _, w in fv[i + 1:]]
-                static = sum(w for w in after if isinstance(w, int))
-                dyn = [w for w in after if isinstance(w, str)]
-                shift_code = f"({' + '.join(dyn)} + {static})" if dyn else str(static)
-                parts.append(f"({c} << {shift_code})")
-            total_code = " + ".join(str(w) for _, w in fv)
-            return f"(({' | '.join(parts)}) << (-({total_code}) % 8)).to_bytes(({total_code} + 7) >> 3, 'big')"
-        widths = [cast(int, w) for _, w in fv]    # no varbit field: every width is known
-        total = sum(widths)
-        if total == 0:
-            return "b''"
-        parts = []
-        shift = total
-        for (c, _), w in zip(fv, widths, strict=True):
-            shift -= w
-            parts.append(f"({c} << {shift})" if shift else c)
-        pad = -total % 8
-        expr = " | ".join(parts)
-        if pad:
-            expr = f"(({expr}) << {pad})"
-        return f"({expr}).to_bytes({(total + pad) // 8}, 'big')"
+    def packed_bytes(self, e: E, node, payload: bool = False) -> tir.Packed:
+        """The BMv2 byte layout of a field list (MSB-first concatenation, zero pad to a byte)."""
+        return tir.Packed(T.VOID, tuple(self.field_values(e, node)), payload)
 
-    def packed_csum16(self, e: E, node) -> str | None:
-        """csum16 of a fixed-width field list computed on its integer value, without building bytes: the
-        one's complement sum of 16-bit words is the value modulo 0xFFFF (2**16 = 1 mod 0xFFFF), see
-        `_csum16_int`. None when a varbit makes the width dynamic (the bytes path handles that)."""
+    def packed_csum16(self, e: E, node) -> tir.Csum16 | None:
+        """csum16 of a fixed-width field list on its integer value (tir.Csum16, see `_csum16_int`); None when
+        a varbit makes the width dynamic (the bytes path handles that)."""
         fv = self.field_values(e, node)
         fixed = [(c, w) for c, w in fv if isinstance(w, int)]
         if len(fixed) != len(fv):
             return None
-        total = sum(w for _, w in fixed)
-        if total == 0:
-            return "0xffff"  # csum16 of no bytes
-        parts = []
-        shift = total
-        for c, w in fixed:
-            shift -= w
-            parts.append(f"({c} << {shift})" if shift else c)
-        pad = -total % 16  # zero bits to a whole byte, then a zero byte to a whole 16-bit word, as csum16 does
-        expr = " | ".join(parts)
-        if pad:
-            expr = f"(({expr}) << {pad})"
-        return f"_csum16_int({expr})"
+        return tir.Csum16(T.Bits(16), tuple(fixed))
 
     def hash_fn(self, algo: str, node=None) -> str:
         if algo not in ("crc32", "crc32_custom", "crc16", "crc16_custom", "identity", "csum16", "xor16"):
@@ -266,9 +226,6 @@ class CallCompiler:
         if not (isinstance(t, T.EnumT) and t.name == enum_name) or e.const is None:
             raise self.st.err(f"expected a constant {enum_name} value", node)
         return t.members[e.const] if t.base is None else next(k for k, v in t.values.items() if v == e.const)
-
-    def sm_code(self) -> str:
-        return "PK.sm"
 
     def extern_func_call(self, n, sym: Sym) -> E:
         protos = sym.decl
@@ -307,14 +264,13 @@ class CallCompiler:
                 # backends/bmv2/simple_switch/simpleSwitch.cpp: "Expected 1 argument for mark_to_drop()".
                 raise self.st.err("mark_to_drop() without arguments is not accepted by p4c-bm2-ss; write "
                                "mark_to_drop(standard_metadata)", n)
-            sm = arg(0).code
-            return E(T.VOID, f"{sm}.egress_spec = 511\n{sm}.mcast_grp = 0")
+            return E(T.VOID, "", extra=tir.MarkToDrop(arg(0).node))
         if name == "verify":
             if self.st.block_ctx.kind != "parser":
                 raise self.st.err("verify() can only be called in a parser", n)
             c = arg(0)
             err = arg(1)
-            return E(T.VOID, f"if not {c.code}: raise _ParserErr({err.code})")
+            return E(T.VOID, "", extra=tir.Verify(c.node, err.node))
         if name == "hash":
             res = arg(0)
             rt = T.strip_new(res.type)
@@ -327,17 +283,17 @@ class CallCompiler:
             for x, i in ((base, 2), (mx, 4)):
                 if not isinstance(T.strip_new(x.type), T.Bits | T.InfIntT):
                     raise self.st.err(f"hash argument {i + 1} must be a number", n.args[i].value)
+            value: tir.Expr
             if algo == "random":
-                code = f"_rand({base.code}, {base.code} + {mx.code} - 1) if {mx.code} else {base.code}"
+                value = tir.HashRandom(res.type, base.node, mx.node)
                 self.st.rand_used = True
             else:
                 hb = (algo == "csum16" and self.packed_csum16(data, n)) or \
-                    f"{self.hash_fn(algo, n)}({self.packed_bytes(data, n)})"
-                if mx.const is not None:
-                    code = f"((({hb} % {mx.const or 1}) + {base.code}) & {rt.mask:#x})"
-                else:
-                    code = f"((({hb} % ({mx.code} or 1)) + {base.code}) & {rt.mask:#x})"
-            return E(T.VOID, "\n".join(res.lv.assign(code)))
+                    tir.HashBytes(T.Bits(32), self.hash_fn(algo, n), self.packed_bytes(data, n))
+                value = tir.Hash(res.type, hb, base.node, mx.node, mx.const)
+            if res.lv is None:                 # `_` as the result: nothing observable happens
+                return E(T.VOID, "", extra=tir.Pass())
+            return E(T.VOID, "", extra=tir.Assign(res.lv.node, value))
         if name == "random":
             res = arg(0)
             rt = T.strip_new(res.type)
@@ -346,7 +302,9 @@ class CallCompiler:
             lo = self.exprs.coerce(arg(1, res.type), res.type, n, what)
             hi = self.exprs.coerce(arg(2, res.type), res.type, n, what)
             self.st.rand_used = True
-            return E(T.VOID, "\n".join(res.lv.assign(f"_rand({lo.code}, {hi.code})")))
+            if res.lv is None:                 # `_` as the result: nothing observable happens
+                return E(T.VOID, "", extra=tir.Pass())
+            return E(T.VOID, "", extra=tir.Assign(res.lv.node, tir.Random(res.type, lo.node, hi.node)))
         if name == "digest":
             arg(0)
             data = arg(1)
@@ -358,8 +316,7 @@ class CallCompiler:
                 raise self.st.err("digest data must be a struct (P4Runtime needs its type name)", n.args[1])
             if dname not in self.st.info.digests:
                 self.st.info.digests[dname] = ir.DigestInfo(dname, fields, dt)
-            vals = "(" + "".join(c + ", " for c, _ in self.field_values(data, n)) + ")"
-            return E(T.VOID, f"_digest({dname!r}, {vals})")
+            return E(T.VOID, "", extra=tir.Digest(dname, tuple(v for v, _ in self.field_values(data, n))))
         if name in ("verify_checksum", "verify_checksum_with_payload", "update_checksum",
                     "update_checksum_with_payload"):
             c = self.exprs.coerce(arg(0), T.BOOL, n, what)
@@ -370,50 +327,48 @@ class CallCompiler:
                 raise self.st.err(f"checksum field must be bit<N>, not {ck.type}", n.args[2])
             algo = self.enum_member_name(arg(3), "HashAlgorithm", n.args[3].value)
             fast = algo == "csum16" and not name.endswith("with_payload") and self.packed_csum16(data, n)
+            hv: tir.Expr
             if fast:
-                hv = f"({fast} & {ckt.mask:#x})" if ckt.width < 16 else fast
+                hv = tir.Truncated(T.Bits(ckt.width), fast) if ckt.width < 16 else fast
             else:
-                packed = self.packed_bytes(data, n)
-                if name.endswith("with_payload"):
-                    packed = f"{packed} + PK.payload"
-                hv = f"({self.hash_fn(algo, n)}({packed}) & {ckt.mask:#x})"
+                packed = self.packed_bytes(data, n, payload=name.endswith("with_payload"))
+                hv = tir.Truncated(T.Bits(ckt.width), tir.HashBytes(T.Bits(32), self.hash_fn(algo, n), packed))
             if name.startswith("verify"):
-                return E(T.VOID, f"if {c.code} and {hv} != {ck.code}: {self.sm_code()}.checksum_error = 1")
-            lines = [f"if {c.code}:"] + ["    " + x for x in ck.lv.assign(hv)]
-            return E(T.VOID, "\n".join(lines))
+                return E(T.VOID, "", extra=tir.VerifyChecksum(c.node, hv, ck.node))
+            assert ck.lv is not None           # arg() checked the out argument
+            return E(T.VOID, "", extra=tir.If(((c.node, (tir.Assign(ck.lv.node, hv),)),), None))
         if name == "clone":
             ct = self.enum_member_name(arg(0), "CloneType", n.args[0].value)
             self.check_pipeline_block(name, "ingress" if ct == "I2E" else "egress", n, f"CloneType.{ct}")
             s = arg(1)
-            return E(T.VOID, f"PK.clone = ({0 if ct == 'I2E' else 1}, {s.code}, None)")
+            return E(T.VOID, "", extra=tir.Clone(ct == "E2E", s.node))
         if name in ("clone3", "clone_preserving_field_list"):
             ct = self.enum_member_name(arg(0), "CloneType", n.args[0].value)
             s = arg(1)
             fl = self.field_list_fn(arg(2), n, name == "clone_preserving_field_list")
             self.check_bmv2_converts(name, n)
             self.check_pipeline_block(name, "ingress" if ct == "I2E" else "egress", n, f"CloneType.{ct}")
-            return E(T.VOID, f"PK.clone = ({0 if ct == 'I2E' else 1}, {s.code}, {fl})")
+            return E(T.VOID, "", extra=tir.Clone(ct == "E2E", s.node, fl))
         if name in ("resubmit", "resubmit_preserving_field_list", "recirculate",
                     "recirculate_preserving_field_list"):
             fl = self.field_list_fn(arg(0), n, name.endswith("field_list")) if proto.params else "_NOFL"
             self.check_bmv2_converts(name, n)
             self.check_pipeline_block(name, "ingress" if name.startswith("resubmit") else "egress", n)
-            attr = "resubmit" if name.startswith("resubmit") else "recirc"
-            return E(T.VOID, f"PK.{attr} = {fl}")
+            return E(T.VOID, "", extra=tir.Requeue(name.startswith("recirculate"), fl))
         if name == "truncate":
             ln = arg(0)
-            return E(T.VOID, f"PK.truncate = {ln.code}")
+            return E(T.VOID, "", extra=tir.Truncate(ln.node))
         if name in ("assert", "assume"):
             c = self.exprs.coerce(arg(0), T.BOOL, n, what)
-            return E(T.VOID, f"if not {c.code}: _assert_fail({str(n.loc)!r})")
+            return E(T.VOID, "", extra=tir.Assert(c.node, str(n.loc)))
         if name == "log_msg":
             msg = arg(0)
             if len(proto.params) > 1:
                 data = arg(1)
-                vals = "(" + "".join(c + ", " for c, _ in self.field_values(data, n)) + ")"
+                values = tuple(v for v, _ in self.field_values(data, n))
             else:
-                vals = "()"
-            return E(T.VOID, f"_log({msg.code}, {vals})")
+                values = ()
+            return E(T.VOID, "", extra=tir.Log(msg.node, values))
         raise self.st.err(f"extern function '{name}' has no p4exec implementation", n, P4Unsupported)
 
     def check_bmv2_converts(self, name: str, n) -> None:

@@ -31,6 +31,7 @@ from p4exec.compiler.calls import CallCompiler
 from p4exec.compiler.checks import BackendRules
 from p4exec.compiler.core import DeclarationCompiler
 from p4exec.compiler.expressions import ExpressionCompiler
+from p4exec.compiler.faults import V1_ERRORS  # noqa: F401  (re-exported for p4exec.v1model)
 from p4exec.compiler.instances import InstanceCompiler
 from p4exec.compiler.methods import MethodCompiler
 from p4exec.compiler.operators import OperatorCompiler
@@ -40,7 +41,6 @@ from p4exec.compiler.statements import StatementCompiler
 from p4exec.compiler.symbols import (  # noqa: F401  (re-exported: compile.py's names before the split)
     HASH_ALGOS,
     LV,
-    V1_ERRORS,
     Ctx,
     E,
     Sym,

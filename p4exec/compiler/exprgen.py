@@ -12,7 +12,8 @@ from typing import cast
 from p4exec.compiler import tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
-from p4exec.compiler.faults import DIVISION_BY_ZERO
+from p4exec.compiler.faults import DIVISION_BY_ZERO, V1_ERRORS
+from p4exec.compiler.layout import header_nbytes, header_pack_expr, header_unpack_lines
 
 
 def literal(v) -> str:
@@ -70,13 +71,106 @@ def statement(s: tir.Stmt) -> list[str]:
         return [_return(s)]
     if isinstance(s, tir.Exit):
         return ["raise _EXIT"]
-    if isinstance(s, tir.Lines):
-        return list(s.lines)
     if isinstance(s, tir.Block):
         return [ln for x in s.body for ln in statement(x)]
     if isinstance(s, tir.If):
         return _if(s)
+    if isinstance(s, tir.Switch):
+        return _switch(s)
+    if isinstance(s, tir.For):
+        return _for(s)
+    if isinstance(s, tir.ForRange):
+        return [f"for {s.var} in range({code(s.lo)}, {code(s.hi)} + 1):"] + _body(s.body)
+    if isinstance(s, tir.ForStack):
+        return [f"for {s.item} in {code(s.stack)}.h:", f"    {s.var} = {s.item}._copy()"] + _body(s.body)
+    if isinstance(s, tir.ForList):
+        return [f"for {s.var} in ({''.join(code(i) + ', ' for i in s.items)}):"] + _body(s.body)
+    if isinstance(s, tir.Break):
+        return ["break"]
+    if isinstance(s, tir.Continue):
+        return ["continue"]
+    if isinstance(s, tir.Eval):
+        return [code(s.value)]
+    if isinstance(s, tir.CallHelper):
+        return call_in_expression(s.plan, s.helper)[0]
+    if isinstance(s, tir.SetValidity):
+        return [f"{code(x)}._v = False" for x in s.invalidate] + [f"{code(s.header)}._v = {s.valid}"]
+    if isinstance(s, tir.StackShift):
+        return [f"{code(s.stack)}.{s.op}({s.count})"]
+    if isinstance(s, tir.ParserApply):
+        lines, result = call(s.plan)
+        if not s.plan.outs:
+            return [f"off = {result}"]
+        return lines + [f"off = {result}[-1]"]   # the sub-parser returns (outs..., offset)
+    if isinstance(s, tir.Emit):
+        return _emit(s)
+    if isinstance(s, tir.OutsOnExit):
+        return ["try:"] + _body(s.body) + ["except _Exit as _e:", f"    _e.outs = ({''.join(o + ', ' for o in s.outs)})",
+                                           "    raise"]
+    if isinstance(s, tir.MarkToDrop):
+        return [f"{code(s.sm)}.egress_spec = 511", f"{code(s.sm)}.mcast_grp = 0"]
+    if isinstance(s, tir.Verify):
+        return [f"if not {code(s.cond)}: raise _ParserErr({code(s.error)})"]
+    if isinstance(s, tir.Assert):
+        return [f"if not {code(s.cond)}: _assert_fail({s.where!r})"]
+    if isinstance(s, tir.Clone):
+        return [f"PK.clone = ({int(s.e2e)}, {code(s.session)}, {s.field_list or None})"]
+    if isinstance(s, tir.Requeue):
+        return [f"PK.{'recirc' if s.recirculate else 'resubmit'} = {s.field_list}"]
+    if isinstance(s, tir.Truncate):
+        return [f"PK.truncate = {code(s.length)}"]
+    if isinstance(s, tir.VerifyChecksum):
+        return [f"if {code(s.cond)} and {code(s.value)} != {code(s.field)}: PK.sm.checksum_error = 1"]
+    if isinstance(s, tir.Digest):
+        return [f"_digest({s.name!r}, {_values(s.values)})"]
+    if isinstance(s, tir.Log):
+        return [f"_log({code(s.msg)}, {_values(s.values)})"]
+    if isinstance(s, tir.Extract):
+        return _extract(s)
+    if isinstance(s, tir.Advance):
+        return [f"off = _advance(n, off, {code(s.bits)})"]
     return ["pass"]
+
+
+def _parser_error(name: str) -> str:
+    return f"raise _ParserErr({V1_ERRORS.index(name)})"
+
+
+def _extract(s: tir.Extract) -> list[str]:
+    """The header unpacked from one integer of its bytes (layout.py); `_h`/`_u`/`_L`/`_nb`/`_x` are the
+    parser function's scratch names."""
+    t = cast(T.HeaderT, T.strip_new(s.header.type))
+    nbytes: int | str = t.width // 8
+    lines = []
+    if s.length is not None:
+        lines += [f"_L = {code(s.length)}", f"if _L > {s.length_max}: {_parser_error('HeaderTooShort')}",
+                  f"if _L & 7: {_parser_error('ParserInvalidArgument')}", f"_nb = ({t.width} + _L) >> 3"]
+        nbytes = "_nb"
+    if s.stack is not None:
+        stk = code(s.stack)
+        lines.append(f"if {stk}.nxt >= {stk}.size: {_parser_error('StackOutOfBounds')}")
+        if s.member:
+            lines += [f"_u = {stk}.h[{stk}.nxt]", f"{stk}.nxt += 1"]
+            lines += [f"_u.{pyfield(f)}._v = False" for f in s.union_others]
+            lines.append(f"_h = _u.{pyfield(s.member)}")
+        else:
+            lines += [f"_h = {stk}.h[{stk}.nxt]", f"{stk}.nxt += 1"]
+        dst = "_h"
+    else:
+        dst = code(s.header)
+        lines += [f"{code(x)}._v = False" for x in s.invalidate]
+    lines.append(f"if off + {nbytes} > n: {_parser_error('PacketTooShort')}")
+    if nbytes:
+        lines.append(f"_x = int.from_bytes(data[off:off + {nbytes}], 'big')")
+        lines.extend(header_unpack_lines(t, dst, "_x", "_L" if s.length is not None else None))
+    return lines + [f"{dst}._v = True", f"off += {nbytes}"]
+
+
+def _emit(s: tir.Emit) -> list[str]:
+    t = cast(T.HeaderT, T.strip_new(s.header.type))
+    src = s.tmp or code(s.header)
+    line = f"if {src}._v: {code(s.out)}.append(({header_pack_expr(t, src)}).to_bytes({header_nbytes(t, src)}, 'big'))"
+    return [f"{s.tmp} = {code(s.header)}", line] if s.tmp else [line]
 
 
 def _body(stmts: tuple[tir.Stmt, ...]) -> list[str]:
@@ -94,6 +188,30 @@ def _if(s: tir.If) -> list[str]:
         lines.append("else:")
         lines.extend(_body(s.other))
     return lines
+
+
+def _switch(s: tir.Switch) -> list[str]:
+    """The value once into a temp, then an if/elif chain over the arms; the default is the `else`."""
+    lines = [f"{s.tmp} = {code(s.value)}"]
+    for i, arm in enumerate(s.arms):
+        cond = " or ".join(f"{s.tmp} == {code(x)}" for x in arm.labels)
+        lines.append(f"{'elif' if i else 'if'} {cond}:")
+        lines.extend(_body(arm.body))
+    if s.default is not None:
+        lines.append("else:" if s.arms else "if True:")
+        lines.extend(_body(s.default))
+    return lines
+
+
+def _for(s: tir.For) -> list[str]:
+    """A C-style loop as `while`; with updates, a first-iteration flag skips them before the first test."""
+    if not s.updates:
+        return [f"while {code(s.cond) if s.cond is not None else 'True'}:"] + _body(s.body)
+    lines = [f"{s.first} = True", "while True:", f"    if {s.first}:", f"        {s.first} = False", "    else:"]
+    lines.extend("    " + ln for ln in _body(s.updates))
+    if s.cond is not None:
+        lines += [f"    if not {code(s.cond)}:", "        break"]
+    return lines + _body(s.body)
 
 
 def _return(s: tir.Return) -> str:
@@ -158,6 +276,123 @@ def _local_root(lv: tir.Expr) -> str | None:
     while isinstance(lv, tir.Slice):
         lv = lv.base
     return lv.py if isinstance(lv, tir.Name) and lv.py.isidentifier() else None
+
+
+def _call(n: tir.Call) -> str:
+    return call(n.plan)[1]
+
+
+def _out_call(n: tir.OutCall) -> str:
+    return call_in_expression(n.plan, n.helper)[1]
+
+
+def _table_apply(n: tir.TableApply) -> str:
+    return f"{n.func}({n.ctx_args})"
+
+
+_EXTERN_METHODS = {
+    ("counter", "count"): "{r}.count({0}, PK.pkt_len)",
+    ("meter", "execute_meter"): "{r}.execute({0}, PK.pkt_len, PK.now)",
+    ("register", "read"): "{r}.dp_read({0})",
+    ("register", "write"): "{r}.dp_write({0}, {1})",
+}
+
+
+def _extern_call(n: tir.ExternCall) -> str:
+    """The runtime object's method (p4exec/runtime): counters count bytes and packets, meters read the clock."""
+    return _EXTERN_METHODS[(n.extern, n.method)].format(*(code(a) for a in n.args), r=code(n.receiver))
+
+
+def _lookahead(n: tir.Lookahead) -> str:
+    raw = f"_lookahead(data, off, {n.width})"
+    if n.cls:
+        return f"{n.cls}._unpack({raw})"
+    t = _bits(n.type)
+    if t.signed:
+        h = 1 << (n.width - 1)
+        return f"(({raw} ^ {h:#x}) - {h:#x})"
+    return raw
+
+
+def _random(n: tir.Random) -> str:
+    return f"_rand({code(n.lo)}, {code(n.hi)})"
+
+
+def _values(values: tuple[tir.Expr, ...]) -> str:
+    return "(" + "".join(code(v) + ", " for v in values) + ")"
+
+
+def _truncated(n: tir.Truncated) -> str:
+    return f"({code(n.operand)} & {_bits(n.type).mask:#x})"
+
+
+def _varbit_value(n: tir.VarbitValue) -> str:
+    return f"{code(n.operand)}[1]"
+
+
+def _varbit_length(n: tir.VarbitLength) -> str:
+    return f"{code(n.operand)}[0]"
+
+
+def _packed(n: tir.Packed) -> str:
+    fv = [(code(v), w if isinstance(w, int) else code(w)) for v, w in n.fields]
+    tail = " + PK.payload" if n.payload else ""
+    if any(isinstance(w, str) for _, w in fv):
+        # a varbit field: shifts and the byte count depend on its current length
+        parts = []
+        for i, (c, _w) in enumerate(fv):
+            after = [w for _, w in fv[i + 1:]]
+            static = sum(w for w in after if isinstance(w, int))
+            dyn = [w for w in after if isinstance(w, str)]
+            shift_code = f"({' + '.join(dyn)} + {static})" if dyn else str(static)
+            parts.append(f"({c} << {shift_code})")
+        total_code = " + ".join(str(w) for _, w in fv)
+        return f"(({' | '.join(parts)}) << (-({total_code}) % 8)).to_bytes(({total_code} + 7) >> 3, 'big'){tail}"
+    widths = [cast(int, w) for _, w in fv]    # no varbit field: every width is known
+    total = sum(widths)
+    if total == 0:
+        return "b''" + tail
+    return f"({_concat_bits([c for c, _ in fv], widths, 8)}).to_bytes({(total + -total % 8) // 8}, 'big'){tail}"
+
+
+def _concat_bits(values: list[str], widths: list[int], align: int) -> str:
+    """The values side by side MSB first, zero bits appended to a multiple of `align` bits."""
+    total = sum(widths)
+    parts = []
+    shift = total
+    for c, w in zip(values, widths, strict=True):
+        shift -= w
+        parts.append(f"({c} << {shift})" if shift else c)
+    pad = -total % align
+    expr = " | ".join(parts)
+    return f"(({expr}) << {pad})" if pad else expr
+
+
+def _csum16(n: tir.Csum16) -> str:
+    if not n.fields:
+        return "0xffff"                     # csum16 of no bytes
+    # zero bits to a whole byte, then a zero byte to a whole 16-bit word, as csum16 does
+    return f"_csum16_int({_concat_bits([code(v) for v, _ in n.fields], [w for _, w in n.fields], 16)})"
+
+
+def _hash_bytes(n: tir.HashBytes) -> str:
+    return f"{n.func}({code(n.data)})"
+
+
+def _hash(n: tir.Hash) -> str:
+    hv, base, mask = code(n.value), code(n.base), _bits(n.type).mask
+    if n.max_const is not None:
+        return f"((({hv} % {n.max_const or 1}) + {base}) & {mask:#x})"
+    return f"((({hv} % ({code(n.max)} or 1)) + {base}) & {mask:#x})"
+
+
+def _hash_random(n: tir.HashRandom) -> str:
+    b, m = code(n.base), code(n.max)
+    return f"_rand({b}, {b} + {m} - 1) if {m} else {b}"
+
+
+def _packet_length(n: tir.PacketLength) -> str:
+    return "n"
 
 
 def _opaque(n: tir.Opaque) -> str:
@@ -349,5 +584,9 @@ _RENDER: dict[type, Callable] = {
     tir.Cond: _cond, tir.Not: _not, tir.Neg: _neg, tir.Complement: _complement, tir.Logical: _logical,
     tir.Compare: _compare, tir.ObjEq: _obj_eq, tir.Arith: _arith, tir.Bitwise: _bitwise, tir.Div: _div,
     tir.SatArith: _sat_arith, tir.ShiftRight: _shift_right, tir.ShiftLeft: _shift_left, tir.Concat: _concat,
-    tir.Cast: _cast, tir.As: _as, tir.IsValid: _is_valid,
+    tir.Cast: _cast, tir.As: _as, tir.IsValid: _is_valid, tir.Call: _call, tir.OutCall: _out_call,
+    tir.TableApply: _table_apply, tir.ExternCall: _extern_call, tir.Lookahead: _lookahead,
+    tir.PacketLength: _packet_length, tir.Random: _random, tir.Truncated: _truncated,
+    tir.VarbitValue: _varbit_value, tir.VarbitLength: _varbit_length, tir.Packed: _packed, tir.Csum16: _csum16,
+    tir.HashBytes: _hash_bytes, tir.Hash: _hash, tir.HashRandom: _hash_random,
 }

@@ -11,6 +11,11 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
+# v1model's parser errors in core.p4's order: their values in generated code (not faults: a parser error is the
+# parser's outcome, which the program may read in standard_metadata.parser_error)
+V1_ERRORS = ["NoError", "PacketTooShort", "NoMatch", "StackOutOfBounds", "HeaderTooShort", "ParserTimeout",
+             "ParserInvalidArgument"]
+
 STACK_INDEX = "header_stack_index"
 DIVISION_BY_ZERO = "division_by_zero"
 REASONS = (STACK_INDEX, DIVISION_BY_ZERO)

@@ -6,11 +6,9 @@ import re
 
 from p4exec.compiler import ir, tir
 from p4exec.compiler import types as T
-from p4exec.compiler.emit import pyfield
-from p4exec.compiler.layout import header_nbytes, header_pack_expr, header_unpack_lines
 from p4exec.compiler.parts import CallPart, DataTypePart, DeclarationPart, ExpressionPart
 from p4exec.compiler.state import CompileState
-from p4exec.compiler.symbols import V1_ERRORS, E, expr_text
+from p4exec.compiler.symbols import E, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 
@@ -44,9 +42,8 @@ class MethodCompiler:
                     raise self.st.err(f"cannot call {name}() on a read-only header", n)
                 if isinstance(bt, T.UnionT):
                     raise self.st.err(f"{name}() is not defined on header unions", n)
-                lines = [f"{base.code}._v = {name == 'setValid'}"]
-                lines[:0] = self.union_siblings_invalidate(n.func.expr) if name == "setValid" else []
-                return E(T.VOID, "\n".join(lines))
+                others = self.union_siblings(n.func.expr) if name == "setValid" else ()
+                return E(T.VOID, "", extra=tir.SetValidity(base.node, name == "setValid", others))
             if name in ("minSizeInBits", "maxSizeInBits", "minSizeInBytes", "maxSizeInBytes"):
                 noargs()
                 w = T.bit_width(bt) or 0
@@ -64,11 +61,12 @@ class MethodCompiler:
                 k = self.decls.const_int(n.args[0].value, f"{name} count")
                 if base.lv is None:
                     raise self.st.err(f"cannot call {name}() on a read-only stack", n)
-                return E(T.VOID, f"{base.code}.{name}({k})")
+                return E(T.VOID, "", extra=tir.StackShift(base.node, name, k))
         if isinstance(bt, T.TableT):
             noargs()
             info = bt.info
-            return E(T.ApplyResultT(info), f"{info.pyfunc}({self.st.block_ctx.ctx_args})")
+            rt = T.ApplyResultT(info)
+            return E(rt, tir.TableApply(rt, info.pyfunc, self.st.block_ctx.ctx_args))
         if isinstance(bt, T.BlockT) and isinstance(bt.decl, A.ParserDecl):
             if name != "apply":
                 raise self.st.err(f"{bt.name} has no method '{name}'", n)
@@ -81,20 +79,17 @@ class MethodCompiler:
             if len(n.args) != len(params):
                 raise self.st.err(f"apply of {d.name}: expected {len(params)} argument(s), got {len(n.args)}", n)
             rest = A.Call(n.func, n.args[1:], loc=n.loc)
-            lines, call = self.calls.call_with_params(rest, params[1:], base.extra.py, f"apply of {d.name}",
-                                                "data, off")
-            if len(lines) == 1:
-                return E(T.VOID, f"off = {call}")
             # scalar out/inout arguments: the sub-parser returns (outs..., offset); copied out on accept only
             # (a reject raises, as p4c's inlined parser jumps to reject without the copy-out)
-            return E(T.VOID, "\n".join(lines + [f"off = {call}[-1]"]))
+            plan = self.calls.plan_call(rest, params[1:], base.extra.py, f"apply of {d.name}", "data, off")
+            return E(T.VOID, "", extra=tir.ParserApply(plan))
         if isinstance(bt, T.BlockT):
             if name != "apply":
                 raise self.st.err(f"{bt.name} has no method '{name}'", n)
             d = bt.decl
             sym = base.extra
-            lines, _ = self.calls.call_with_params(n, d.params, sym.py, f"apply of {bt.name}", may_exit=True)
-            return E(T.VOID, "\n".join(lines))
+            plan = self.calls.plan_call(n, d.params, sym.py, f"apply of {bt.name}", may_exit=True)
+            return E(T.VOID, "", extra=plan)
         if isinstance(bt, T.ExternT):
             return self.extern_method(n, base, bt, name)
         raise self.st.err(f"{base.type} has no method '{name}'", n)
@@ -124,13 +119,14 @@ class MethodCompiler:
             self.st.out("    " + line)
         self.st.dm_reads.append((inst, n))
 
-    def union_siblings_invalidate(self, hdr_node) -> list[str]:
+    def union_siblings(self, hdr_node) -> tuple[tir.Expr, ...]:
+        """The other members of the union a header expression `u.h` is a member of (none otherwise)."""
         if isinstance(hdr_node, A.Member):
             parent = self.exprs.expr(hdr_node.expr)
             pt = T.strip_new(parent.type)
             if isinstance(pt, T.UnionT):
-                return [f"{parent.code}.{pyfield(f)}._v = False" for f in pt.fields if f != hdr_node.name]
-        return []
+                return tuple(tir.Field(ft, parent.node, f) for f, ft in pt.fields.items() if f != hdr_node.name)
+        return ()
 
     def extern_method(self, n, base: E, et: T.ExternT, name: str) -> E:
         ename = et.name
@@ -181,26 +177,28 @@ class MethodCompiler:
             if name != "emit":
                 raise self.st.err(f"packet_out has no method '{name}'", n)
             expect(1)
-            return E(T.VOID, "\n".join(self.emit_code(val(0), base.code)))
+            return E(T.VOID, "", extra=tir.Block(tuple(self.emits(val(0), base.node))))
         if ename == "counter" and name == "count":
             expect(1)
             i = index(0)
-            return E(T.VOID, f"{base.code}.count({i.code}, PK.pkt_len)")
+            return E(T.VOID, "", extra=tir.Eval(tir.ExternCall(T.VOID, ename, name, base.node, (i.node,))))
         if ename == "direct_counter" and name == "count":
             expect(0)
-            return E(T.VOID, "pass")
+            return E(T.VOID, "", extra=tir.Pass())      # the table's hit counts it
         if ename == "meter" and name == "execute_meter":
             expect(2)
             i = index(0)
             r = outarg(1)
-            code = f"{base.code}.execute({i.code}, PK.pkt_len, PK.now)"
-            return E(T.VOID, "\n".join(r.lv.assign(code)) if r is not None else "pass")
+            if r is None or r.lv is None:
+                return E(T.VOID, "", extra=tir.Pass())
+            return E(T.VOID, "", extra=tir.Assign(r.lv.node, tir.ExternCall(r.type, ename, name, base.node,
+                                                                             (i.node,))))
         if ename == "direct_meter" and name == "read":
             expect(1)
             r = outarg(0)
             if r is not None:
                 self.note_direct_meter_read(base, r, args[0].value, n)
-            return E(T.VOID, "pass")
+            return E(T.VOID, "", extra=tir.Pass())
         if ename == "register":
             cell = et.args[0] if et.args else T.Bits(32)
             if name == "read":
@@ -212,13 +210,16 @@ class MethodCompiler:
                 i = index(1)
                 if r is not None and not T.same_type(T.strip_new(r.type), T.strip_new(cell)):
                     raise self.st.err(f"{what}: result of type {r.type} for a register of {cell}", args[0].value)
-                code = f"{base.code}.dp_read({i.code})"
-                return E(T.VOID, "\n".join(r.lv.assign(code)) if r is not None else "pass")
+                if r is None or r.lv is None:
+                    return E(T.VOID, "", extra=tir.Pass())
+                return E(T.VOID, "", extra=tir.Assign(r.lv.node, tir.ExternCall(r.type, ename, name, base.node,
+                                                                                 (i.node,))))
             if name == "write":
                 expect(2)
                 i = index(0)
                 v = val(1, cell)
-                return E(T.VOID, f"{base.code}.dp_write({i.code}, {v.code})")
+                return E(T.VOID, "", extra=tir.Eval(tir.ExternCall(T.VOID, ename, name, base.node,
+                                                                   (i.node, v.node))))
         raise self.st.err(f"{ename} has no method '{name}' in p4exec", n)
 
     # ------------------------------------------------------------------ packet_in / packet_out
@@ -234,7 +235,7 @@ class MethodCompiler:
             if len(args) == 2:
                 vlen = self.exprs.coerce(self.exprs.expr(args[1].value), T.Bits(32), args[1].value,
                                    "extract variableFieldSizeInBits")
-            return E(T.VOID, "\n".join(self.extract_code(target, args[0].value, vlen, n)))
+            return E(T.VOID, "", extra=self.extract(target, args[0].value, vlen, n))
         if name == "lookahead":
             if len(n.type_args) != 1:
                 raise self.st.err("lookahead needs one type argument, e.g. lookahead<bit<16>>()", n)
@@ -243,25 +244,22 @@ class MethodCompiler:
             w = T.bit_width(bt)
             if w is None:
                 raise self.st.err(f"cannot lookahead a value of type {t}", n)
-            raw = f"_lookahead(data, off, {w})"
             if isinstance(bt, T.Bits):
-                if bt.signed:
-                    h = 1 << (w - 1)
-                    return E(t, f"(({raw} ^ {h:#x}) - {h:#x})")
-                return E(t, raw)
+                return E(t, tir.Lookahead(t, w))
             if isinstance(bt, T.HeaderT | T.StructT):
-                return E(t, f"{self.pytypes.pyclass(bt)}._unpack({raw})")
+                return E(t, tir.Lookahead(t, w, self.pytypes.pyclass(bt)))
             raise self.st.err(f"unsupported: lookahead of {t}", n, P4Unsupported)
         if name == "advance":
             if len(args) != 1:
                 raise self.st.err("advance takes 1 argument", n)
             e = self.exprs.coerce(self.exprs.expr(args[0].value), T.Bits(32), args[0].value, "advance")
-            return E(T.VOID, f"off = _advance(n, off, {e.code})")
+            return E(T.VOID, "", extra=tir.Advance(e.node))
         if name == "length":
-            return E(T.Bits(32), "n")
+            return E(T.Bits(32), tir.PacketLength(T.Bits(32)))
         raise self.st.err(f"packet_in has no method '{name}'", n)
 
-    def extract_code(self, target: E, node, vlen: E | None = None, call=None) -> list[str]:
+    def extract(self, target: E, node, vlen: E | None = None, call=None) -> tir.Extract:
+        """Check `extract(target[, bits])`: a writable header (a varbit one needs its size)."""
         t = T.strip_new(target.type)
         if not isinstance(t, T.HeaderT):
             raise self.st.err(f"extract needs a header, not {target.type}", node)
@@ -272,61 +270,30 @@ class MethodCompiler:
             raise self.st.err(f"two-argument extract needs a header with a varbit field; {t} has none", call)
         if vb is not None and vlen is None:
             raise self.st.err(f"header {t} has a varbit field: extract it with extract(hdr, sizeInBits)", node)
-        nbytes: int | str = t.width // 8
-        lines = []
-        if vlen is not None and vb is not None:
-            # core.p4: a size above the varbit's maximum is HeaderTooShort; BMv2 extracts whole bytes, so a size
-            # that is not a multiple of 8 is ParserInvalidArgument
-            lines.append(f"_L = {vlen.code}")
-            lines.append(f"if _L > {vb[1]}: raise _ParserErr({V1_ERRORS.index('HeaderTooShort')})")
-            lines.append(f"if _L & 7: raise _ParserErr({V1_ERRORS.index('ParserInvalidArgument')})")
-            lines.append(f"_nb = ({t.width} + _L) >> 3")
-            nbytes = "_nb"
-        code = target.code
+        vmax = vb[1] if vb is not None else 0
+        length = vlen.node if vlen is not None else None
         if isinstance(target.extra, tuple) and target.extra[0] == "stack_next":
-            stk = target.extra[1].code
-            lines.append(f"if {stk}.nxt >= {stk}.size: raise _ParserErr({V1_ERRORS.index('StackOutOfBounds')})")
-            lines.append(f"_h = {stk}.h[{stk}.nxt]")
-            lines.append(f"{stk}.nxt += 1")
-            code = "_h"
-        elif isinstance(target.extra, tuple) and target.extra[0] == "stack_next_member":
+            return tir.Extract(target.node, target.extra[1].node, length=length, length_max=vmax)
+        if isinstance(target.extra, tuple) and target.extra[0] == "stack_next_member":
             _, stk_e, member, ut = target.extra
-            stk = stk_e.code
-            lines.append(f"if {stk}.nxt >= {stk}.size: raise _ParserErr({V1_ERRORS.index('StackOutOfBounds')})")
-            lines.append(f"_u = {stk}.h[{stk}.nxt]")
-            lines.append(f"{stk}.nxt += 1")
-            lines.extend(f"_u.{pyfield(f)}._v = False" for f in ut.fields if f != member)
-            lines.append(f"_h = _u.{pyfield(member)}")
-            code = "_h"
-        elif isinstance(target.extra, tuple) and target.extra[0] == "stack_last":
+            return tir.Extract(target.node, stk_e.node, member, tuple(f for f in ut.fields if f != member),
+                               length=length, length_max=vmax)
+        if isinstance(target.extra, tuple) and target.extra[0] == "stack_last":
             raise self.st.err("cannot extract into .last", node)
-        if code != "_h":
-            lines.extend(self.union_siblings_invalidate(node))
-        lines.append(f"if off + {nbytes} > n: raise _ParserErr({V1_ERRORS.index('PacketTooShort')})")
-        if nbytes:
-            lines.append(f"_x = int.from_bytes(data[off:off + {nbytes}], 'big')")
-            lines.extend(header_unpack_lines(t, code, "_x", "_L" if vlen is not None else None))
-        lines.append(f"{code}._v = True")
-        lines.append(f"off += {nbytes}")
-        return lines
+        return tir.Extract(target.node, invalidate=self.union_siblings(node), length=length,
+                           length_max=vmax)
 
-    def emit_code(self, e: E, out: str) -> list[str]:
+    def emits(self, e: E, out: tir.Expr) -> list[tir.Stmt]:
+        """packet_out.emit of a header, or of each header inside a struct, union or stack, in order."""
         t = T.strip_new(e.type)
         if isinstance(t, T.HeaderT):
             if e.lv is None and e.extra != "ref" and not e.code.replace(".", "").replace("_", "").isalnum():
-                tmp = self.st.tmp()
-                return [f"{tmp} = {e.code}", f"if {tmp}._v: {out}.append(({header_pack_expr(t, tmp)})"
-                        f".to_bytes({header_nbytes(t, tmp)}, 'big'))"]
-            return [f"if {e.code}._v: {out}.append(({header_pack_expr(t, e.code)})"
-                    f".to_bytes({header_nbytes(t, e.code)}, 'big'))"]
+                return [tir.Emit(e.node, out, self.st.tmp())]   # a computed header value: evaluated once
+            return [tir.Emit(e.node, out)]
         if isinstance(t, T.StructT | T.UnionT):
-            lines = []
-            for f, ft in t.fields.items():
-                lines.extend(self.emit_code(E(ft, f"{e.code}.{pyfield(f)}", extra="ref"), out))
-            return lines
+            return [x for f, ft in t.fields.items() for x in self.emits(E(ft, tir.Field(ft, e.node, f), extra="ref"),
+                                                                         out)]
         if isinstance(t, T.StackT):
-            lines = []
-            for i in range(t.size):
-                lines.extend(self.emit_code(E(t.elem, f"{e.code}.h[{i}]", extra="ref"), out))
-            return lines
+            return [x for i in range(t.size) for x in self.emits(E(t.elem, tir.StackElem(t.elem, e.node, i),
+                                                                   extra="ref"), out)]
         raise self.st.err(f"emit needs a header, header stack, header union or struct of those, not {e.type}", e.loc)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from p4exec.compiler import ir
+from p4exec.compiler import ir, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.symbols import Ctx, Sym, _loc
@@ -43,7 +43,7 @@ class CompileState:
         self.obj_paths: set[str] = set()     # python paths of header/struct objects (stable per packet)
         self.specialized: dict[tuple, T.Type] = {}   # generic struct/header specialisations
         self.cp_names: dict[tuple[str, str], tuple[SourceLoc | None, Any]] = {}   # (kind, P4Info name) -> location (tables.py)
-        self.pending_defs: list[str] = []   # nested helper defs for the statement being compiled (statements.py)
+        self.pending_defs: list[tir.Stmt] = []   # helpers (tir.CallHelper) the statement being compiled needs
         self.stmt_depth = 0
         # p4c-bm2-ss rules checked across the whole program (methods.py, calls.py, blocks.py)
         self.pipeline_controls: list[tuple[A.ControlDecl, str]] = []   # ingress and egress, with their prefix

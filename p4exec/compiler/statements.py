@@ -3,7 +3,7 @@ function around a compiled body."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from p4exec.compiler import exprgen, tir
 from p4exec.compiler import types as T
@@ -41,22 +41,12 @@ class StatementCompiler:
         for s in stmts:
             self.stmt(s, em)
 
-    def emit_lines(self, code: str, em: Emitter):
-        for line in code.split("\n"):
-            em(line)
-
-    def wrap_exit_copy_out(self, em: Emitter, n0: int) -> None:
-        """Body lines em.lines[n0:] of an action/control with scalar out/inout params: on `exit` the callee
-        leaves its out values on the exit exception so the caller copies them out before unwinding (P4_16:
-        copy-out happens on exit too)."""
+    def function_body(self, stmts) -> tuple[tir.Stmt, ...]:
+        """The statements of an action or control body; with scalar out/inout parameters, inside OutsOnExit so
+        that an `exit` carries their values to the callers' copy-out."""
+        body = tuple(self.node(x) for x in stmts)
         outs = self.st.block_ctx.out_params
-        if not outs:
-            return
-        pad = "    " * em.level
-        body = ["    " + ln for ln in em.lines[n0:]] or [pad + "    pass"]
-        em.lines[n0:] = [pad + "try:"] + body + [pad + "except _Exit as _e:",
-                                                pad + f"    _e.outs = ({''.join(o + ', ' for o in outs)})",
-                                                pad + "    raise"]
+        return (tir.OutsOnExit(tuple(outs), body),) if outs else body
 
     def stmt(self, s, em: Emitter) -> None:
         """Check one statement and write it."""
@@ -72,7 +62,7 @@ class StatementCompiler:
         finally:
             self.st.stmt_depth -= 1
         if len(self.st.pending_defs) > mark:
-            n = tir.Block((tir.Lines(tuple(self.st.pending_defs[mark:])), n))
+            n = tir.Block((*self.st.pending_defs[mark:], n))
             del self.st.pending_defs[mark:]
         return n
 
@@ -84,9 +74,7 @@ class StatementCompiler:
             body = [self.node(x) for x in s.stmts]
             self.st.pop()
             return tir.Block(tuple(body) if body else (tir.Pass(),))
-        em = Emitter()                  # still fused statements are checked and written in one walk
-        n = self._stmt(s, em)
-        return n if n is not None else tir.Lines(tuple(em.lines))
+        return self._stmt(s)
 
     def if_stmt(self, s: A.If) -> tir.If:
         top = s
@@ -123,8 +111,8 @@ class StatementCompiler:
             return tir.Assign(lhs.lv.node, rhs.node)
         return tir.SetObject(lhs.node, rhs.node)
 
-    def _stmt(self, s, em: Emitter) -> tir.Stmt | None:
-        """A statement's IR node, or None when it was written into `em` (the still-fused statements)."""
+    def _stmt(self, s) -> tir.Stmt:
+        """The IR node of a statement other than a block or `if`."""
         if isinstance(s, A.Assign):
             lhs = self.exprs.expr(s.lhs)
             if lhs.lv is None:
@@ -135,17 +123,16 @@ class StatementCompiler:
             e = self.calls.call(s.call, statement=True)
             if isinstance(e.extra, tir.CallPlan):
                 return tir.CallStmt(e.extra)
-            if isinstance(e.type, T.VoidT):
-                self.emit_lines(e.code or "pass", em)
-            else:
-                em(e.code)
-            return None
+            if isinstance(e.extra, tir.STATEMENTS):
+                return cast(tir.Stmt, e.extra)  # a method or extern call checked into its statement
+            if isinstance(e.type, T.VoidT):    # every void call has a plan or statement; never reached
+                raise self.st.err(f"unsupported call statement '{expr_text(s.call)}'", s, P4Unsupported)
+            return tir.Eval(e.node)
         if isinstance(s, A.Switch):
             if self.st.block_ctx.kind == "action":
                 # p4c: "switch statements are not allowed in actions" (they may only appear in apply blocks)
                 raise self.st.err("switch statements are not allowed in actions", s)
-            self.switch_stmt(s, em)
-            return None
+            return self.switch_stmt(s)
         if isinstance(s, A.Exit):
             if self.st.block_ctx.kind in ("parser", "function"):
                 raise self.st.err(f"exit is not allowed in a {self.st.block_ctx.kind}", s)
@@ -180,21 +167,18 @@ class StatementCompiler:
             return tir.Local(py, value)
         if isinstance(s, A.ConstDecl):
             self.decls.const_decl(s)
-            return None
+            return tir.Block(())                # a constant is the checker's business only
         if isinstance(s, A.Empty):
             return tir.Pass()
         if isinstance(s, A.For):
-            self.for_stmt(s, em)
-            return None
+            return self.for_stmt(s)
         if isinstance(s, A.ForIn):
-            self.for_in_stmt(s, em)
-            return None
+            return self.for_in_stmt(s)
         if isinstance(s, A.Break | A.Continue):
             word = "break" if isinstance(s, A.Break) else "continue"
             if self.st.block_ctx.loop_depth == 0:
                 raise self.st.err(f"'{word}' outside a for loop", s)
-            em(word)
-            return None
+            return tir.Break() if isinstance(s, A.Break) else tir.Continue()
         if isinstance(s, A.Instantiation):
             raise self.st.err("instantiations are not allowed inside blocks", s, P4Unsupported)
         raise self.st.err(f"unsupported statement {type(s).__name__}", s, P4Unsupported)
@@ -215,56 +199,40 @@ class StatementCompiler:
         if action.first_effect is None:
             action.first_effect = effect
 
-    def loop_body(self, body, em: Emitter) -> None:
+    def loop_body(self, body) -> tuple[tir.Stmt, ...]:
         self.st.block_ctx.loop_depth += 1
         try:
-            self.sub_block(body, em)
+            return self.sub_nodes(body)
         finally:
             self.st.block_ctx.loop_depth -= 1
 
-    def for_stmt(self, s: A.For, em: Emitter) -> None:
+    def for_stmt(self, s: A.For) -> tir.Stmt:
         """C-style for: the updates run before every test but the first, so `continue` runs them too."""
         self.st.push()
-        for init in s.init:
-            self.stmt(init, em)
+        inits = [self.node(init) for init in s.init]
         cond = None if s.cond is None else self.exprs.coerce(self.exprs.expr(s.cond), T.BOOL, s.cond, "for condition")
-        if not s.updates:
-            em(f"while {cond.code if cond is not None else 'True'}:")
-            self.loop_body(s.body, em)
-            self.st.pop()
-            return
-        first = self.st.tmp()
-        em(f"{first} = True")
-        em("while True:")
-        em.indent()
-        em(f"if {first}:")
-        em(f"    {first} = False")
-        em("else:")
-        em.indent()
-        for u in s.updates:
-            self.stmt(u, em)
-        em.dedent()
-        if cond is not None:
-            # the condition is compiled once, before the updates' code: names it reads are the loop's own
-            em(f"if not {cond.code}:")
-            em("    break")
-        em.dedent()
-        self.loop_body(s.body, em)
+        # the condition is checked once, before the updates: names it reads are the loop's own
+        first = self.st.tmp() if s.updates else ""
+        updates = tuple(self.node(u) for u in s.updates)
+        body = self.loop_body(s.body)
         self.st.pop()
+        loop = tir.For(None if cond is None else cond.node, updates, first, body)
+        return tir.Block((*inits, loop)) if inits else loop
 
-    def for_in_stmt(self, s: A.ForIn, em: Emitter) -> None:
+    def for_in_stmt(self, s: A.ForIn) -> tir.Stmt:
         """`for (T x in lo .. hi)` (both ends included) and `for (T x in stack or list)`; x is a copy."""
         t = self.decls.resolve_type(s.type)
         self.st.push()
         py = self.new_local(s.name)
         self.st.declare(s.name, Sym("var", t, py), s)
+        loop: tir.Stmt
         if s.hi is not None:
             bt = T.strip_new(t)
             if not isinstance(bt, T.Bits | T.InfIntT):
                 raise self.st.err(f"a range loop needs a bit<N>/int<N> variable, not {t}", s.type)
             lo = self.exprs.coerce(self.exprs.expr(s.coll, t), t, s.coll, "range start")
             hi = self.exprs.coerce(self.exprs.expr(s.hi, t), t, s.hi, "range end")
-            em(f"for {py} in range({lo.code}, {hi.code} + 1):")
+            loop = tir.ForRange(py, lo.node, hi.node, self.loop_body(s.body))
         else:
             coll = self.exprs.expr(s.coll)
             ct = T.strip_new(coll.type)
@@ -272,16 +240,16 @@ class StatementCompiler:
                 if not T.same_type(T.strip_new(t), ct.elem):
                     raise self.st.err(f"loop variable of type {t} over a stack of {ct.elem}", s.type)
                 item = self.st.tmp()
-                em(f"for {item} in {coll.code}.h:")
-                em(f"    {py} = {item}._copy()")
+                loop = tir.ForStack(py, item, coll.node, self.loop_body(s.body))
             elif isinstance(s.coll, A.ListExpr):
-                items = [self.exprs.objval(self.exprs.coerce(self.exprs.expr(x, t), t, x, "loop value")) for x in s.coll.items]
-                em(f"for {py} in ({''.join(i + ', ' for i in items)}):")
+                items = tuple(self.exprs.objnode(self.exprs.coerce(self.exprs.expr(x, t), t, x, "loop value"))
+                              for x in s.coll.items)
+                loop = tir.ForList(py, items, self.loop_body(s.body))
             else:
                 raise self.st.err(f"cannot iterate over a value of type {coll.type} (a range a .. b, a header "
                                "stack or a list is expected)", s.coll)
-        self.loop_body(s.body, em)
         self.st.pop()
+        return loop
 
     def return_stmt(self, value: tir.Expr | None) -> tir.Return:
         """The IR of a `return` in the current block: the scalar out parameters travel back with it."""
@@ -296,26 +264,15 @@ class StatementCompiler:
         for line in exprgen.statement(s):
             em(line)
 
-    def sub_block(self, s, em: Emitter):
-        em.indent()
-        self.st.push()
-        n0 = len(em.lines)
-        if isinstance(s, A.Block):
-            self.stmts(s.stmts, em)
-        else:
-            self.stmt(s, em)
-        if len(em.lines) == n0:
-            em("pass")
-        self.st.pop()
-        em.dedent()
-
-    def switch_stmt(self, s: A.Switch, em: Emitter):
+    def switch_stmt(self, s: A.Switch) -> tir.Switch:
+        """Both kinds of switch: on `t.apply().action_run` (labels are the table's action names) and on a value
+        (labels are constants of its type). Labels without a body share the next body; a group holding
+        `default` becomes the default (its other labels are then redundant)."""
         e = self.exprs.expr(s.expr)
         t = e.type
         tv = self.st.tmp()
-        em(f"{tv} = {e.code}")
-        groups: list[tuple[list, Any]] = []
-        pending: list = []
+        groups: list[tuple[list[tir.Expr | None], Any]] = []
+        pending: list[tir.Expr | None] = []
         seen = set()
         has_default = False
         for c in s.cases:
@@ -332,13 +289,13 @@ class StatementCompiler:
                     if c.label.name not in names:
                         raise self.st.err(f"'{c.label.name}' is not an action of table {t.table.local}", c.label)
                     key = names[c.label.name].name
-                    pending.append(repr(key))
+                    pending.append(tir.Const(t, key))
                 else:
                     lv = self.exprs.coerce(self.exprs.expr(c.label, t), t, c.label, "switch label")
                     if lv.const is None:
                         raise self.st.err("switch label must be a compile-time constant", c.label)
                     key = lv.const
-                    pending.append(lv.code)
+                    pending.append(lv.node)
                 if key in seen:
                     raise self.st.err("duplicate switch label", c.label)
                 seen.add(key)
@@ -347,27 +304,18 @@ class StatementCompiler:
                 pending = []
         if pending:
             groups.append((pending, None))
-        first = True
+        arms: list[tir.SwitchArm] = []
+        default: tuple[tir.Stmt, ...] | None = None
         default_body = None
         for labels, body in groups:
             if None in labels:
-                default_body = (labels, body)
+                default_body = body
                 continue
-            cond = " or ".join(f"{tv} == {x}" for x in labels)
-            em(f"{'if' if first else 'elif'} {cond}:")
-            first = False
-            if body is None:
-                em.indent()
-                em("pass")
-                em.dedent()
-            else:
-                self.sub_block(body, em)
-        if default_body is not None and default_body[1] is not None:
-            if first:
-                em("if True:")
-            else:
-                em("else:")
-            self.sub_block(default_body[1], em)
+            arms.append(tir.SwitchArm(tuple(x for x in labels if x is not None),
+                                      () if body is None else self.sub_nodes(body)))
+        if default_body is not None:
+            default = self.sub_nodes(default_body)
+        return tir.Switch(tv, e.node, tuple(arms), default)
 
     # ------------------------------------------------------------------ function emission
     _PATH = re.compile(r"\b(?:p|a)_\w+(?:\.\w+)+")

@@ -10,8 +10,6 @@ from p4exec.compiler import types as T
 from p4exec.errors import SourceLoc
 from p4exec.frontend import ast as A
 
-V1_ERRORS = ["NoError", "PacketTooShort", "NoMatch", "StackOutOfBounds", "HeaderTooShort", "ParserTimeout",
-             "ParserInvalidArgument"]
 HASH_ALGOS = ["crc32", "crc32_custom", "crc16", "crc16_custom", "random", "identity", "csum16", "xor16"]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from p4exec.compiler import ir
+from p4exec.compiler import ir, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.parts import CallPart, DeclarationPart, ExpressionPart, StatementPart
@@ -101,16 +101,17 @@ class TableCompiler:
         em(f"def {pyf}({', '.join(args)}):")
         em.indent()
         n0 = len(em.lines)
-        self.statements.stmts(d.body.stmts, em)
+        body = self.statements.function_body(d.body.stmts)
+        for node in body:
+            self.statements.emit_stmt(node, em)
         # header/struct arguments are passed by reference; that differs from copy-in/copy-out only when the body
         # also reaches the caller's objects (the control's parameters or locals), e.g. `a(hdr.h)` writing
         # hdr.h.x and h.x: then the call copies in and out so the copy-out wins, as in P4 and BMv2
         outer = [x.strip() for x in (ctx.ctx_args or "").split(",") if x.strip()] + ["L"]
-        body_text = "\n".join(em.lines[n0:])
         has_obj_out = any(p.direction in ("out", "inout") and not T.strip_new(self.decls.resolve_type(p.type)).is_scalar
                           for p in d.params)
-        info.copy_objects = has_obj_out and any(re.search(rf"\b{re.escape(o)}\b", body_text) for o in outer)
-        self.statements.wrap_exit_copy_out(em, n0)
+        reached = list(tir.python_names(body)) if has_obj_out else []     # names and call contexts the body holds
+        info.copy_objects = has_obj_out and any(re.search(rf"\b{re.escape(o)}\b", x) for x in reached for o in outer)
         if ctx.out_params:
             em(self.statements.ret_code(None))
         if len(em.lines) == n0:

@@ -12,6 +12,9 @@ part of the compiler that is still fused (see docs/p4exec-compiler.md).
 """
 from __future__ import annotations
 
+import dataclasses
+import typing
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -308,6 +311,135 @@ class CallPlan:
 
 
 @dataclass(frozen=True, slots=True)
+class Call(Expr):
+    """The value of a call (of a function returning one) whose plan has no scalar out/inout arguments."""
+
+    plan: CallPlan
+
+
+@dataclass(frozen=True, slots=True)
+class OutCall(Expr):
+    """The value of a call with scalar out/inout arguments inside an expression: `helper` (defined by a
+    CallHelper statement just before the statement) takes the callee's result tuple, copies out and returns the
+    value, so the copy-out happens when Python evaluates the call, left to right among the operands."""
+
+    plan: CallPlan
+    helper: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableApply(Expr):
+    """`t.apply()` of a table (its generated function `func`, called with the control's context `ctx_args`);
+    its type is the apply result (`hit`, `miss`, `action_run` are ApplyResult nodes over it)."""
+
+    func: str
+    ctx_args: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExternCall(Expr):
+    """A method of a v1model extern instance, `extern.method(args)` on `receiver`: counter.count(index),
+    meter.execute_meter(index) (its value is the colour; the result argument is the Assign around it),
+    register.read(index) (likewise) and register.write(index, value). Indices are of the declared type."""
+
+    extern: str
+    method: str
+    receiver: Expr
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Lookahead(Expr):
+    """`pkt.lookahead<T>()`: the next `width` bits of the packet, not consumed, as a bit/int value or a
+    header/struct of generated class `cls`."""
+
+    width: int
+    cls: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Random(Expr):
+    """`random(result, lo, hi)`'s value: uniform in lo..hi, both included (the Assign around it stores it)."""
+
+    lo: Expr
+    hi: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Truncated(Expr):
+    """The low bits of `operand` at this node's (unsigned) width: a signed field's bits, a checksum result."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class VarbitValue(Expr):
+    """The current value of a varbit<N> (as bits of its current length)."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class VarbitLength(Expr):
+    """The current length in bits of a varbit<N>."""
+
+    operand: Expr
+
+
+FieldWidth = int | Expr      # a field list item's width: known, or a varbit's current length
+
+
+@dataclass(frozen=True, slots=True)
+class Packed(Expr):
+    """The bytes of a field list as BMv2 lays them out (values MSB first, concatenated, zero padding to a whole
+    byte), then the packet's payload when `payload` (the *_with_payload checksums). Bytes are no P4 value: the
+    node's type is void; only HashBytes reads it."""
+
+    fields: tuple[tuple[Expr, FieldWidth], ...]
+    payload: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Csum16(Expr):
+    """csum16 of a fixed-width field list computed on its integer value, without building bytes (the one's
+    complement sum of 16-bit words is the value modulo 0xFFFF)."""
+
+    fields: tuple[tuple[Expr, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HashBytes(Expr):
+    """A hash algorithm's function (`func`, from the runtime) over packed bytes."""
+
+    func: str
+    data: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Hash(Expr):
+    """`hash(result, algo, base, data, max)`'s value: base + (value mod max), max 0 read as 1, at the result's
+    width; `max_const` when max is a compile-time constant."""
+
+    value: Expr
+    base: Expr
+    max: Expr
+    max_const: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class HashRandom(Expr):
+    """`hash` with HashAlgorithm.random: uniform in base .. base + max - 1 (base when max is 0)."""
+
+    base: Expr
+    max: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class PacketLength(Expr):
+    """`pkt.length()` in a parser (bit<32>)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Assign:
     """Statement `target = value` of a scalar or tuple l-value (a slice writes back its bits)."""
 
@@ -361,14 +493,6 @@ class Pass:
 
 
 @dataclass(frozen=True, slots=True)
-class Lines:
-    """Python statements written by a part of the compiler that is still fused (`switch`, loops, extern and
-    header methods, helper definitions a call inside an expression needs)."""
-
-    lines: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class Block:
     """Statements in order (the scope of a P4 block is the checker's business; Python needs none)."""
 
@@ -384,7 +508,257 @@ class If:
     other: tuple[Stmt, ...] | None
 
 
-Stmt = Assign | SetObject | CallStmt | Local | Return | Exit | Pass | Lines | Block | If
+@dataclass(frozen=True, slots=True)
+class Eval:
+    """An expression statement: `value` is computed and dropped (a table apply or a value-returning call)."""
+
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class CallHelper:
+    """Definition of the helper of an OutCall in the statement that follows (see OutCall)."""
+
+    helper: str
+    plan: CallPlan
+
+
+@dataclass(frozen=True, slots=True)
+class SetValidity:
+    """`h.setValid()` / `h.setInvalid()`; `invalidate`: the other members of the union `h` is in, which
+    setValid makes invalid first."""
+
+    header: Expr
+    valid: bool
+    invalidate: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StackShift:
+    """`stack.push_front(count)` / `stack.pop_front(count)` (op is the method name; count a constant)."""
+
+    stack: Expr
+    op: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class ParserApply:
+    """`sub.apply(packet, args...)` in a parser state: the sub-parser continues at the current offset and
+    returns the new one (after its scalar out values, which `plan` copies out; on reject it raises)."""
+
+    plan: CallPlan
+
+
+@dataclass(frozen=True, slots=True)
+class Emit:
+    """`packet_out.emit(header)`: appended when valid. An emit of a struct, union or stack is one Emit per
+    header inside it, in order. A header value that is not a plain path is evaluated once into `tmp`."""
+
+    header: Expr
+    out: Expr
+    tmp: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Extract:
+    """`pkt.extract(header)` / `pkt.extract(header, bits)` in a parser: the header's bits from the packet, then
+    valid; PacketTooShort when the packet ends first. With `stack`, `header` is `stack.next` (StackOutOfBounds
+    when full) or, with `member`, that member of the next union (`union_others`: its other members, made
+    invalid). Otherwise `invalidate` are the other members of the union `header` is in. With `length` (a
+    varbit header), the varbit field's size in bits (at most `length_max`, a whole number of bytes)."""
+
+    header: Expr
+    stack: Expr | None = None
+    member: str = ""
+    union_others: tuple[str, ...] = ()
+    invalidate: tuple[Expr, ...] = ()
+    length: Expr | None = None
+    length_max: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Advance:
+    """`pkt.advance(bits)` in a parser."""
+
+    bits: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class MarkToDrop:
+    """`mark_to_drop(sm)`: egress_spec to BMv2's drop port 511, no multicast group."""
+
+    sm: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Verify:
+    """`verify(cond, error)` in a parser: when cond is false the parser rejects with that error."""
+
+    cond: Expr
+    error: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Assert:
+    """`assert(cond)` / `assume(cond)`: a failed one is a run-time fault naming the source location `where`."""
+
+    cond: Expr
+    where: str
+
+
+@dataclass(frozen=True, slots=True)
+class Clone:
+    """`clone(type, session)` / `clone_preserving_field_list(...)`: `e2e` for CloneType.E2E; `field_list` is
+    the generated function copying the preserved fields ('' for none)."""
+
+    e2e: bool
+    session: Expr
+    field_list: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Requeue:
+    """`resubmit*` (`recirculate` False) or `recirculate*`, with the preserved fields' function."""
+
+    recirculate: bool
+    field_list: str
+
+
+@dataclass(frozen=True, slots=True)
+class Truncate:
+    """`truncate(length)`: the packet is cut to `length` bytes when it leaves."""
+
+    length: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyChecksum:
+    """`verify_checksum*(cond, data, field, algo)`: when cond holds and `value` (the computed checksum) differs
+    from `field`, standard_metadata.checksum_error is set. update_checksum is an If around an Assign."""
+
+    cond: Expr
+    value: Expr
+    field: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Digest:
+    """`digest<T>(receiver, data)`: the values of T's fields, in order, sent as digest `name`."""
+
+    name: str
+    values: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Log:
+    """`log_msg(msg, data)`: the message with the flattened data values."""
+
+    msg: Expr
+    values: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OutsOnExit:
+    """The body of an action or control with scalar out/inout parameters `outs`: when it exits, their values
+    travel on the exit exception, so each caller copies them out before unwinding (P4_16: copy-out happens on
+    exit too)."""
+
+    outs: tuple[str, ...]
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchArm:
+    """Labels sharing one body (P4's fall-through `a: b: {...}`); an empty body does nothing."""
+
+    labels: tuple[Expr, ...]
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """`switch (value) {...}`: `value` is evaluated once into the temp `tmp`, then compared with each arm's
+    labels in order (constants of the value's type, or for `t.apply().action_run` the actions' names); the
+    default body, if any, runs when no arm matches (None: no default, or a default without a body)."""
+
+    tmp: str
+    value: Expr
+    arms: tuple[SwitchArm, ...]
+    default: tuple[Stmt, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class For:
+    """`for (init; cond; updates) body` after `init` (its own statements, before this node). `cond` None runs
+    until `break`. With updates, the temp `first` skips them before the first test, so `continue` runs them
+    too; without updates the loop is a plain `while`."""
+
+    cond: Expr | None
+    updates: tuple[Stmt, ...]
+    first: str
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ForRange:
+    """`for (T var in lo .. hi) body`: both ends included."""
+
+    var: str
+    lo: Expr
+    hi: Expr
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ForStack:
+    """`for (T var in stack) body`: every element of the stack in index order, `var` a copy of it (the
+    element is held in the temp `item`)."""
+
+    var: str
+    item: str
+    stack: Expr
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ForList:
+    """`for (T var in {a, b, ...}) body`: the values, evaluated once before the loop, in order."""
+
+    var: str
+    items: tuple[Expr, ...]
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Break:
+    """`break` out of the innermost loop."""
+
+
+@dataclass(frozen=True, slots=True)
+class Continue:
+    """`continue` with the innermost loop's next iteration (its updates first)."""
+
+
+Stmt = (Assign | SetObject | CallStmt | Local | Return | Exit | Pass | Block | If | Switch | For | ForRange
+        | ForStack | ForList | Break | Continue | Eval | CallHelper | SetValidity | StackShift | ParserApply | Emit
+        | Advance | OutsOnExit | MarkToDrop | Verify | Assert | Clone | Requeue | Truncate
+        | VerifyChecksum | Digest | Log | Extract)
+STATEMENTS: tuple[type, ...] = typing.get_args(Stmt)
+
+
+def python_names(node: Any) -> Iterator[str]:
+    """Every Python name or code string the IR below `node` (a node, plan or tuple of them) holds: variable
+    names, call contexts, functions. The checker asks it what a body reaches (see tables.action_decl)."""
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, tuple):
+        for x in node:
+            yield from python_names(x)
+    elif dataclasses.is_dataclass(node) and type(node).__module__ == __name__:
+        for f in dataclasses.fields(node):
+            if f.name != "type":
+                yield from python_names(getattr(node, f.name))
 
 
 def retype(node: Expr, t: T.Type) -> Expr:
