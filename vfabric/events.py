@@ -7,11 +7,14 @@ past, a negative delay, a non-integer time) are errors with the offending values
 
 from __future__ import annotations
 
+import gc
 import heapq
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+GC_EVERY_S = 30.0  # wall-clock seconds between the event loop's own full garbage collections
 
 
 class SimError(ValueError):
@@ -84,10 +87,26 @@ class Simulator:
         cpu0 = time.thread_time()
         wall_end = None if wall_limit_s is None else start + wall_limit_s
         limit = self.until_ns = until_ns if until_ns is not None else 1 << 62
-        n = 0
-        reason = "idle"
         self._stop_reason = None
         chunk = range(progress_every)
+        # The cyclic garbage collector is paused while events run: the event loop makes no reference cycles, but
+        # with millions of long-lived objects (a UPN 512 fabric's flows, tables and frames) its automatic passes
+        # took ~15 % of the loop. A full collection every GC_EVERY_S of wall clock still frees any cycle.
+        collect = gc.isenabled()
+        gc.disable()
+        next_gc = start + GC_EVERY_S
+        try:
+            reason = self._loop(heap, pop, chunk, progress_every, limit, wall_end, progress, collect, next_gc)
+        finally:
+            if collect:
+                gc.enable()
+        return RunStats(reason, self.now, self.events, time.perf_counter() - start, time.thread_time() - cpu0)
+
+    def _loop(self, heap: list, pop: Callable[[list], Any], chunk: range, progress_every: int, limit: int,
+              wall_end: float | None, progress: Callable[[Simulator], None] | None, collect: bool,
+              next_gc: float) -> str:
+        n = 0
+        reason = "idle"
         while heap:
             # a chunk of events with nothing but the heap in the loop; limits are looked at between chunks
             done = 0
@@ -113,11 +132,15 @@ class Simulator:
                     self.events += n
                     n = 0
                     progress(self)
-                if wall_end is not None and time.perf_counter() >= wall_end:
+                now_wall = time.perf_counter()
+                if wall_end is not None and now_wall >= wall_end:
                     reason = "wall"
                     break
+                if collect and now_wall >= next_gc:
+                    gc.collect()
+                    next_gc = time.perf_counter() + GC_EVERY_S
                 continue
             n += done
             break
         self.events += n
-        return RunStats(reason, self.now, self.events, time.perf_counter() - start, time.thread_time() - cpu0)
+        return reason

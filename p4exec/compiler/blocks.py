@@ -40,6 +40,7 @@ class BlockCompiler:
 
     def __init__(self, st: CompileState) -> None:
         self.st = st
+        self.types_lines = 0  # set by module_source
 
     def compile_control(self, d: A.ControlDecl, prefix: str, roots: dict | None = None,
                         consts: list | None = None) -> str:
@@ -428,6 +429,9 @@ class BlockCompiler:
 
     # ------------------------------------------------------------------ module assembly
     def module_source(self) -> str:
+        """The generated module. Its first `types_lines` lines (prelude and the header/struct classes) refer to
+        nothing of one instance, so a loader may run them once for all instances of the program: one set of
+        classes keeps the interpreter's attribute caches valid when packets go through many switches."""
         for k in ("H", "M", "SM"):
             self.pytypes.pyclass(self.st.v1[k])
         src = Emitter()
@@ -440,6 +444,7 @@ class BlockCompiler:
         src("def _NOFL(m_src, sm_src, m_dst, sm_dst):")
         src("    pass")
         src.lines.extend(self.st.class_code.lines)
+        self.types_lines = "\n".join(src.lines).count("\n") + 1
         # _mk / _unpack helpers for every class
         src.lines.extend(self.st.out.lines)
         for name, _key, paths in self.st.field_lists:

@@ -94,6 +94,11 @@ class Compiler:
         return self.block.module_source()
 
     @property
+    def types_lines(self) -> int:
+        """Lines of `module_source()` that define the prelude and the classes (see BlockCompiler)."""
+        return self.block.types_lines
+
+    @property
     def info(self) -> ir.ProgramInfo:
         return self.st.info
 

@@ -20,13 +20,19 @@ from p4exec.frontend.preprocess import Preprocessed, preprocess, preprocess_file
 class CompiledProgram:
     """One checked P4 program: its control-plane description, P4Info and generated Python code."""
 
-    def __init__(self, pre: Preprocessed, info: ir.ProgramInfo, pysource: str, filename: str):
+    def __init__(self, pre: Preprocessed, info: ir.ProgramInfo, pysource: str, filename: str, types_lines: int = 0):
         self.pre = pre
         self.text = pre.text
         self.filename = filename
         self.info = info
         self.pysource = pysource
-        self.code = compile(pysource, f"<p4exec:{filename}>", "exec")
+        # Two code objects with the line numbers of `pysource`: the prelude and classes (`types_code`, which a
+        # loader may run once for all instances) and the rest (`code`: controls, parsers, tables' actions).
+        self.types_lines = types_lines
+        lines = pysource.split("\n")
+        where = f"<p4exec:{filename}>"
+        self.types_code = compile("\n".join(lines[:types_lines]), where, "exec")
+        self.code = compile("\n" * types_lines + "\n".join(lines[types_lines:]), where, "exec")
         self.p4info = build_p4info(info)
         self.bindings: list[tuple[str, str, str]] = []  # (generated name, runtime kind, object name)
 
@@ -54,7 +60,7 @@ def _compile_pre(pre: Preprocessed, filename: str) -> CompiledProgram:
         c = Compiler(ast, filename)
         c.run()
         src = c.module_source()
-        prog = CompiledProgram(pre, c.info, src, filename)
+        prog = CompiledProgram(pre, c.info, src, filename, c.types_lines)
     except P4Error:
         raise
     except RecursionError:

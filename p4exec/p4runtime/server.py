@@ -83,7 +83,9 @@ class P4RuntimeServer:
     """`P4RuntimeServer(device, "127.0.0.1:9559").start()` ... `.stop()`; also `"unix:/run/x/sw.sock"`."""
 
     def __init__(self, device, address: str = "127.0.0.1:9559", max_workers: int | None = None,
-                 tls: TlsConfig | None = None, max_streams: int = MAX_STREAMS) -> None:
+                 tls: TlsConfig | None = None, max_streams: int = MAX_STREAMS, ticker: bool = True) -> None:
+        """`ticker=False`: no wall-clock thread polls the service (digests, idle timeouts); the owner calls
+        `service.poll()` itself — a simulated fabric does so at its control instants, in virtual time."""
         self.device = device
         self.address = address
         self.service = P4RuntimeService(device)
@@ -108,11 +110,12 @@ class P4RuntimeServer:
         elif address.endswith(":0"):  # an OS-chosen port: say which
             self.address = f"{address.rsplit(':', 1)[0]}:{self.port}"
         self._stop = threading.Event()
-        self._ticker = threading.Thread(target=self._tick, name="p4rt-digest", daemon=True)
+        self._ticker = threading.Thread(target=self._tick, name="p4rt-digest", daemon=True) if ticker else None
 
     def start(self) -> P4RuntimeServer:
         self._server.start()
-        self._ticker.start()
+        if self._ticker is not None:
+            self._ticker.start()
         return self
 
     def _tick(self) -> None:
@@ -124,7 +127,7 @@ class P4RuntimeServer:
         self._stop.set()
         self.service.close()
         self._server.stop(grace).wait(grace + 1.0)
-        if self._ticker.is_alive():
+        if self._ticker is not None and self._ticker.is_alive():
             self._ticker.join(timeout=1.0)
 
     def wait(self) -> None:

@@ -38,6 +38,37 @@ def test_instances_share_code_not_state() -> None:
     assert b.state.counters[counter].read(1)[0] == 1
 
 
+def test_instances_share_header_classes_not_header_values() -> None:
+    """One set of generated classes per program (the interpreter's attribute caches stay valid when packets
+    alternate between switches), while each instance's packets still get their own header objects."""
+    compiled = compile_file(str(BASIC))
+    a = load(compiled, seed=1)
+    b = a.instantiate()
+    assert a.pipeline.ns["NEW_H"] is b.pipeline.ns["NEW_H"]
+    assert a.pipeline.ns is not b.pipeline.ns
+    assert a.pipeline.ns["PK"] is not b.pipeline.ns["PK"]
+    ha, hb = a.pipeline.ns["NEW_H"](), b.pipeline.ns["NEW_H"]()
+    assert ha is not hb
+    # the functions that touch state are each instance's own, bound to its own tables
+    assert a.pipeline.ns["INGRESS"] is not b.pipeline.ns["INGRESS"]
+
+
+def test_classes_that_name_an_instance_object_are_built_per_instance() -> None:
+    """A program whose prelude/classes would name something each instance binds for itself is not shared:
+    each instance runs that part itself, as before (no instance ever sees another's objects)."""
+    from p4exec.v1model import namespace
+
+    compiled = compile_file(str(BASIC))
+    clone = type(compiled).__new__(type(compiled))
+    clone.__dict__.update(compiled.__dict__)
+    types = "\n".join(compiled.pysource.split("\n")[:compiled.types_lines])
+    clone.types_code = compile(types + "\nclass Sneaky:\n    def f(self):\n        return PK\n", "<test>", "exec")
+    assert namespace._shared_types(clone) is None
+    a, b = load(clone, seed=1), load(clone, seed=1)
+    assert a.pipeline.ns["Sneaky"] is not b.pipeline.ns["Sneaky"]
+    assert a.pipeline.ns["Sneaky"]().f() is a.pipeline.pk
+
+
 def test_load_config_from_source_bytes() -> None:
     loaded = load_config(BASIC.read_bytes(), seed=3)
     assert loaded.seed == 3 and loaded.instantiate(seed=4).seed == 4

@@ -151,6 +151,32 @@ def test_digest_timeout_sends_partial_list(primary):
     assert len(msg.data) == 1
 
 
+def test_server_without_ticker_sends_digests_only_when_its_owner_polls(device, p4info):
+    """`ticker=False` (the virtual-time fabric): no wall-clock thread drains digests; a partial list whose
+    timeout has passed goes out at the owner's `service.poll()`, i.e. at an instant the owner chooses."""
+    from p4exec.p4runtime import P4RuntimeServer
+    from tests.support.p4rt_client import RUNNING, Client
+
+    srv = P4RuntimeServer(device, address="127.0.0.1:0", ticker=False).start()
+    RUNNING.append(srv)
+    client = Client(srv.address, election_id=10)
+    try:
+        client.connect()
+        client.set_pipeline(p4info)
+        configure_digest(client, max_timeout_ns=1_000_000, max_list_size=100)
+        learn(0x1, 1)
+        with pytest.raises(queue.Empty):
+            client.get("digest", timeout=0.3)  # 300x the list's timeout: nobody polled
+        srv.service.poll()  # collects the digest: its list starts now
+        time.sleep(0.01)
+        srv.service.poll()  # the list's timeout has passed: sent
+        assert len(client.get("digest", timeout=2).digest.data) == 1
+    finally:
+        client.close()
+        RUNNING.remove(srv)
+        srv.stop(grace=0.5)
+
+
 def test_unconfigured_digest_is_dropped(primary):
     learn(0x1, 1)
     with pytest.raises(queue.Empty):
