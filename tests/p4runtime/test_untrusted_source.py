@@ -118,7 +118,7 @@ def test_rpcs_are_served_while_a_compile_runs(make_client, compiled_p4info):
 @pytest.mark.parametrize("limits", [WorkerLimits(cpu_s=1), WorkerLimits(memory_bytes=32 << 20)],
                          ids=["cpu", "memory"])
 def test_worker_limits_stop_a_costly_compile(limits: WorkerLimits) -> None:
-    big = SOURCE + b"".join(b"const bit<32> K%d = %d;\n" % (i, i) for i in range(4000))
+    big = SOURCE + b"".join(b"const bit<32> K%d = %d;\n" % (i, i) for i in range(40000))
     with pytest.raises(P4Error) as ei:
         compile_in_worker(big, limits)
     assert "limit" in ei.value.message and ei.value.loc.file == "<device_config>"
