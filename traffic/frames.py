@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
@@ -36,6 +36,7 @@ from traffic.transport.base import CNP, Feedback
 
 ROCE_PORT = 4791
 PROBE = struct.Struct("!HBBIIIQ")  # magic, version, flags, flow, seq, npkts, tx_ns
+PSN_PROBE = struct.Struct("!I" + PROBE.format[1:])  # a byte and a 3-byte PSN, then the probe record
 PROBE_MAGIC = 0xE7AB
 PROBE_VERSION = 1
 FLAG_FEEDBACK = 0x01
@@ -77,8 +78,20 @@ class Template:
     psn_off: int  # 3 bytes, big endian; -1 when the format has no PSN field
     probe_off: int
     entropy_off: int = -1  # 2 bytes: the path entropy (UDP source port / ETH+ entropy)
+    #: the probe record right after the PSN (RoCEv2: BTH's PSN, then the payload): both written by one pack,
+    #: starting at the byte before the PSN, which is rewritten with its own value
+    _joint: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._joint = self.psn_off >= 1 and self.psn_off + 3 == self.probe_off
 
     def stamp(self, flow: int, seq: int, npkts: int, tx_ns: int) -> bytearray:
+        buf = self.buf
+        if self._joint:
+            off = self.psn_off - 1
+            PSN_PROBE.pack_into(buf, off, buf[off] << 24 | seq & 0xFFFFFF, PROBE_MAGIC, PROBE_VERSION, 0, flow, seq,
+                                npkts, tx_ns)
+            return buf
         if self.psn_off >= 0:
             self.buf[self.psn_off:self.psn_off + 3] = (seq & 0xFFFFFF).to_bytes(3, "big")
         PROBE.pack_into(self.buf, self.probe_off, PROBE_MAGIC, PROBE_VERSION, 0, flow, seq, npkts, tx_ns)
@@ -185,8 +198,21 @@ def _parse_feedback(data: bytes, off: int, flow: int) -> Parsed | None:
     return Parsed(flow, 0, 0, 0, False, -1, len(data), False, Feedback._make(FEEDBACK_BODY.unpack_from(data, off + 8)))
 
 
+#: The fields parse_roce reads from a frame whose IPv4 header has no options (every frame ethlab sends): the
+#: EtherType, version/IHL, TOS, protocol, UDP destination port and the probe record, in one unpack.
+_ROCE_PLAIN = struct.Struct("!12xHBB7xB12xH16x" + PROBE.format[1:])
+_ROCE_PLAIN_LEN = max(_ROCE_PLAIN.size, ROCE_HEADERS + PROBE.size)
+
+
 def parse_roce(data: bytes) -> Parsed | None:
     """Parse an ethlab RoCEv2 data frame; None for anything else (ARP, IPv6 chatter, other UDP)."""
+    if len(data) >= _ROCE_PLAIN_LEN and data[14] == 0x45:  # the common case, in one unpack
+        etype, _vihl, tos, proto, dport, magic, ver, flags, flow, seq, npkts, tx_ns = _ROCE_PLAIN.unpack_from(data)
+        if etype != 0x0800 or proto != UDP_PROTO or dport != ROCE_PORT or magic != PROBE_MAGIC or ver != PROBE_VERSION:
+            return None
+        if flags & FLAG_FEEDBACK:
+            return _parse_feedback(data, ROCE_HEADERS, flow)
+        return Parsed(flow, seq, npkts, tx_ns, (tos & 0x03) == 0x03, -1, len(data), tos >> 2 == DSCP_TRIMMED)
     if len(data) < ROCE_HEADERS + PROBE.size or data[12:14] != ETH_IPV4 or data[23] != UDP_PROTO:
         return None
     udp = 14 + (data[14] & 0x0F) * 4
