@@ -14,9 +14,15 @@ writes anything another piece touches. `plan_pieces` only splits when that holds
   the other);
 - nothing global happens during the run: no faults (the controller would react), no adaptive probes, no
   P4Runtime samples; every flow has one path (no plane spraying: the plane choice reads shared path
-  health); the transport is unreliable and the plan's frames fit `max_packets` (the only counter the
-  endpoints share, checked before each send, is then never reached); no direct counters or meters (their
-  counts live on table entries, which are not carried back).
+  health); the plan's frames fit `max_packets`; no direct counters or meters (their counts live on table
+  entries, which are not carried back).
+
+`max_packets` is the only counter the endpoints share (checked before each send). An unreliable run whose
+plan fits it never reaches it. A reliable transport adds retransmissions and feedback that are not known
+in advance: each process then checks the bound against its own count, and if the merged count exceeds it
+the run is reported as having hit the limit (`limit_hit`), as one process would have reported it — the
+records then may differ from a single-process run, which would have stopped sending earlier. A reliable
+flow's sender and receiver state (its retransmissions, timers and delivered map) goes back with its record.
 
 The one thing that is not per piece is when the run ends: in one process it stops at the first completion
 check (every 10 µs of virtual time) after the last flow of all pieces settled, and every piece's events run
@@ -79,9 +85,6 @@ def plan_pieces(run: Any, faults: list[Any], sampling: bool, workers: int) -> Pi
         return Pieces(reason="adaptive probes: the controller reads all switches while the run goes on")
     if sampling:
         return Pieces(reason="P4Runtime samples read all switches while the run goes on")
-    if eps.reliable:
-        return Pieces(reason="reliable transport: retransmissions and feedback count towards the shared "
-                             "max_packets bound")
     if sum(f.rec.npkts for f in eps.flows) > eps.config.max_packets:
         return Pieces(reason="the plan's frames exceed max_packets (a bound shared by all flows)")
     if any(f.plane is not None for f in eps.flows):
@@ -174,6 +177,9 @@ def collect_group(run: Any, group: tuple[list[int], list[str], list[int]]) -> di
         rk, xk = tuple(rec), tuple(rx)
         flows.append((fid, keys.setdefault(rk, rk), tuple(rec.values()), keys.setdefault(xk, xk),
                       tuple(rx.values())))
+    # a reliable flow's transport ends: what `finish_records` reads of them (slotted objects, pickled whole;
+    # flows of one endpoint pair share their RTT estimator, which one pickle keeps shared)
+    transports = [(fid, eps.flows[fid].tx, eps.flows[fid].trx) for fid in fids] if eps.reliable else []
     switches = {}
     for name in sws:
         sw = fab.switches[name]
@@ -188,7 +194,7 @@ def collect_group(run: Any, group: tuple[list[int], list[str], list[int]]) -> di
     for index in links:
         link = fab.links[index]
         chans[index] = (link.lost, [(ch.tx_packets, ch.tx_bytes) for ch in _channels(fab, index)])
-    return {"flows": flows, "switches": switches, "links": chans, "packets": eps.packets,
+    return {"flows": flows, "transports": transports, "switches": switches, "links": chans, "packets": eps.packets,
             "foreign": eps.foreign, "rx_foreign": eps.receiver.foreign, "limit_hit": eps.limit_hit,
             "pss": pss_bytes()}
 
@@ -217,6 +223,9 @@ def merge_group(run: Any, data: dict[str, Any]) -> None:
         f = eps.flows[fid]  # never started here: its reaction state stays None, the record has its rate cuts
         vars(f.rec).update(zip(rec_keys, rec_values, strict=True))
         vars(f.rx).update(zip(rx_keys, rx_values, strict=True))
+    for fid, tx, trx in data["transports"]:
+        f = eps.flows[fid]
+        f.tx, f.trx = tx, trx
     for name, (regs, ctrs, meters, queues, drops, received, executions) in data["switches"].items():
         sw = fab.switches[name]
         state = sw.program.state if sw.program is not None else None
@@ -241,7 +250,7 @@ def merge_group(run: Any, data: dict[str, Any]) -> None:
     eps.packets += data["packets"]
     eps.foreign += data["foreign"]
     eps.receiver.foreign += data["rx_foreign"]
-    eps.limit_hit = eps.limit_hit or data["limit_hit"]
+    eps.limit_hit = eps.limit_hit or data["limit_hit"] or eps.packets > eps.config.max_packets
 
 
 def settle_collectives(run: Any) -> None:

@@ -64,6 +64,40 @@ def test_split_run_with_a_congestion_reaction_is_byte_identical(tmp_path: Path) 
         assert one[name] == two[name], name
 
 
+@pytest.mark.parametrize("transport", ["sr", "rc-gbn"])
+def test_split_run_with_a_reliable_transport_is_byte_identical(tmp_path: Path, transport: str) -> None:
+    """Drops at the 8-packet incast queues are retransmitted: every flow completes, and the transports'
+    retransmissions, timeouts and NAKs come back from the workers with the records."""
+    raw = _spec(engine={"transport": transport, "transport_params": {  # µs-scale timers for 400 Gbit/s
+        "rto_s": 20e-6, "rto_init_s": 20e-6, "ack_delay_s": 1e-6, "reorder_s": 4e-6}})
+    one, v1 = _run(raw, 1, tmp_path / "one")
+    two, v2 = _run(raw, 2, tmp_path / "two")
+    assert v1["simulated_by"] == "one process (one worker asked for)"
+    assert v2["simulated_by"] == "2 processes (independent partitions)"
+    for name in FILES:
+        assert one[name] == two[name], name
+    import csv
+    import io
+
+    rows = list(csv.DictReader(io.StringIO(one["flows.csv"].decode())))
+    assert rows and all(r["complete"] == "True" for r in rows)
+    assert sum(int(r["retransmitted"]) for r in rows) > 0
+
+
+def test_split_reliable_run_past_the_packet_bound_reports_it(tmp_path: Path) -> None:
+    """The plan's 204 frames fit max_packets, but retransmissions and ACKs go past it: one process stops
+    sending at the bound; split, each process counts its own, and the merged count says the bound was hit."""
+    import json
+
+    raw = _spec(engine={"transport": "sr", "max_packets": 210, "transport_params": {
+        "rto_s": 20e-6, "rto_init_s": 20e-6, "ack_delay_s": 1e-6, "reorder_s": 4e-6}})
+    _run(raw, 1, tmp_path / "one")
+    _files, v2 = _run(raw, 2, tmp_path / "two")
+    assert v2["simulated_by"].startswith("2 processes")
+    for out in ("one", "two"):
+        assert json.loads((tmp_path / out / "metrics.json").read_text())["summary"]["packet_limit_hit"], out
+
+
 def test_split_run_hitting_the_time_limit_is_byte_identical(tmp_path: Path) -> None:
     raw = _spec(virtual={"time_limit_s": 3e-6, "queue_depth": 8})
     one, v1 = _run(raw, 1, tmp_path / "one")
