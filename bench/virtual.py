@@ -64,9 +64,18 @@ def rss_gib() -> float:
 #: workload (bytes per collective) is the same whatever the MTU, only the number of frames changes.
 ROCE_PATH_MTU_IP = 4096 + 44
 
+#: Reliable transports' timers for the scale runs (their defaults are the emulation's, scaled to ms): the
+#: UPN's base RTT is a few µs and a full 128-frame queue adds 21 µs per hop at 200 Gbit/s, so a 100 µs
+#: retransmission timeout fires only for a lost tail; SACK-style loss detection (selective repeat) 10 µs
+#: after a later packet was acknowledged; an ACK per 8 packets or after 1 µs.
+SCALE_TRANSPORT_PARAMS = {"rto_s": 100e-6, "rto_init_s": 100e-6, "ack_delay_s": 1e-6, "reorder_s": 10e-6}
 
-def build(topo, policy: str = "ecmp", mtu: int = 1500, queue_depth: int = FabricConfig.queue_depth):
-    fab = VirtualFabric(topo, FabricConfig(queue_depth=queue_depth), HostConfig(mtu=mtu))
+
+def build(topo, policy: str = "ecmp", mtu: int = 1500, queue_depth: int = FabricConfig.queue_depth,
+          transport: str = "none"):
+    hosts = HostConfig(mtu=mtu, transport=transport,
+                       transport_params=SCALE_TRANSPORT_PARAMS if transport != "none" else None)
+    fab = VirtualFabric(topo, FabricConfig(queue_depth=queue_depth), hosts)
     control = ControlPlane(fab, make_policy(policy))
     control.start()
     return fab, control
@@ -284,10 +293,10 @@ def scale_erack(mtu: int, workers: int) -> None:
 UPN_QUEUE_DEPTH = 128
 
 
-def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth: int) -> None:
+def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth: int, transport: str) -> None:
     t0 = time.perf_counter()
     topo = upn(gpus=512, planes=4, radix=128, rate_gbps=200, delay_us=0.0)
-    fab, control = build(topo, mtu=mtu, queue_depth=queue_depth)
+    fab, control = build(topo, mtu=mtu, queue_depth=queue_depth, transport=transport)
     bring = time.perf_counter() - t0
     eps = fab.endpoints
     print(f"UPN 512: {len(topo.switches)} switches, {len(topo.links)} links, bring-up {bring:.1f} s, "
@@ -316,7 +325,8 @@ def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth
     print(f"\nUPN 512 all-to-all 64 KiB/pair ({algorithm}, transport {eps.config.transport}, queue depth "
           f"{queue_depth}): {out.stopped_by}; delivered {delivered:,} of {planned:,} data frames "
           f"({delivered / max(planned, 1):.2%}), lost {lost}, switch drops "
-          f"{ {k: v for k, v in drops.items() if v} or 0}, complete {m.summary.get('complete')}")
+          f"{ {k: v for k, v in drops.items() if v} or 0}, retransmitted {m.summary.get('retransmitted')} "
+          f"(timeouts {m.summary.get('timeouts')}), complete {m.summary.get('complete')}")
     print(f"  wall: bring-up {bring:.1f} s + run {wall:.1f} s = {total:.1f} s = {total / 60:.1f} min "
           f"(goal ≤ 15 min; event loop {loop_wall:.1f} s); CPU: event loop {cpu:.0f} s of "
           f"{out.stats.processes} process(es), this process + reaped workers {cpu_seconds() - c0:.0f} s in the run")
@@ -348,6 +358,9 @@ def main() -> int:
                          "rank and plane; direct: every piece posted at once)")
     ap.add_argument("--upn-queue-depth", type=int, default=UPN_QUEUE_DEPTH,
                     help="per-port queue depth (frames) of the UPN run's switches")
+    ap.add_argument("--upn-transport", choices=["none", "sr", "rc-gbn"], default="none",
+                    help="endpoint transport of the UPN run (sr: selective repeat retransmits what the queues "
+                         "drop, with µs-scale timers)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="processes for the scale runs' independent partitions (planes; vfabric/partition.py); "
                          "1 = one process")
@@ -360,7 +373,7 @@ def main() -> int:
     if a.scale in ("erack", "all"):
         scale_erack(a.scale_mtu, a.workers)
     if a.scale in ("upn", "all"):
-        scale_upn(a.upn_wall_s, a.scale_mtu, a.workers, a.upn_algorithm, a.upn_queue_depth)
+        scale_upn(a.upn_wall_s, a.scale_mtu, a.workers, a.upn_algorithm, a.upn_queue_depth, a.upn_transport)
     return 0
 
 
