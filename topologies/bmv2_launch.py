@@ -103,15 +103,31 @@ class Bmv2Process:
             return "(no log)"
         return self.log_path.read_text(errors="replace")[-tail:]
 
-    def wait_ready(self, timeout: float = 60.0) -> None:
-        """Until gRPC and Thrift both listen (simple_switch_grpc opens Thrift after gRPC)."""
+    def wait_ready(self, timeout: float = 60.0, thrift_grace: float = 15.0) -> None:
+        """Until gRPC and Thrift both listen (simple_switch_grpc opens Thrift after gRPC).
+
+        A simple_switch_grpc built without its Thrift server accepts `--thrift-port` and ignores it, so a
+        gRPC port that is up while Thrift stays shut for `thrift_grace` seconds is reported as that build
+        problem at once rather than as a timeout a minute later."""
         ports = [p for p in (self.command.grpc_port, self.command.thrift_port) if p is not None]
         deadline = time.monotonic() + timeout
+        grpc_up_at: float | None = None
         while not all(listening(port) for port in ports):
+            now = time.monotonic()
             if self.proc.poll() is not None:
                 raise Bmv2StartError(f"{self.command.executable} exited with status {self.proc.returncode}:\n"
                                      f"{self.output()}")
-            if time.monotonic() > deadline:
+            grpc = self.command.grpc_port
+            if grpc is not None and grpc_up_at is None and listening(grpc):
+                grpc_up_at = now
+            if grpc_up_at is not None and now - grpc_up_at > thrift_grace:
+                raise Bmv2StartError(
+                    f"{self.command.executable}: its gRPC server is up on port {grpc} but the Thrift port "
+                    f"{self.command.thrift_port} did not open within {thrift_grace:g} s; this build of "
+                    f"simple_switch_grpc probably has no Thrift server (it is optional in BMv2: the "
+                    f"simple_switch_grpc target has to be configured with Thrift). ethlab sets egress queue "
+                    f"rates over Thrift, so it needs it.\n{self.output()}")
+            if now > deadline:
                 raise Bmv2StartError(f"{self.command.executable}: ports {ports} not open after {timeout:g} s:\n"
                                      f"{self.output()}")
             time.sleep(0.05)

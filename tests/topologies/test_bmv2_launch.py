@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,3 +44,22 @@ def test_a_missing_or_failing_switch_is_a_clear_start_error(tmp_path: Path) -> N
     with pytest.raises(Bmv2StartError, match=r"(?s)exited with status 3.*no such interface"):
         proc.wait_ready(timeout=10)
     proc.stop()
+
+
+def test_a_switch_without_a_thrift_server_is_named_as_such(tmp_path: Path) -> None:
+    """A build whose gRPC port opens but Thrift never does gets its cause named, not a one-minute timeout."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        grpc_port = probe.getsockname()[1]
+    script = tmp_path / "grpc_only_switch"
+    script.write_text(f"#!{sys.executable}\nimport socket, time\ns = socket.socket()\n"
+                      f"s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+                      f"s.bind(('127.0.0.1', {grpc_port}))\ns.listen()\ntime.sleep(30)\n")
+    script.chmod(0o755)
+    proc = Bmv2Process(Bmv2Command(grpc_addr=f"127.0.0.1:{grpc_port}", thrift_port=1, executable=str(script)),
+                       tmp_path / "switch.log")
+    try:
+        with pytest.raises(Bmv2StartError, match=r"gRPC server is up .* no Thrift server"):
+            proc.wait_ready(timeout=20, thrift_grace=0.5)
+    finally:
+        proc.stop()
