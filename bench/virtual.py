@@ -358,9 +358,10 @@ def main() -> int:
                          "rank and plane; direct: every piece posted at once)")
     ap.add_argument("--upn-queue-depth", type=int, default=UPN_QUEUE_DEPTH,
                     help="per-port queue depth (frames) of the UPN run's switches")
-    ap.add_argument("--upn-transport", choices=["none", "sr", "rc-gbn"], default="none",
-                    help="endpoint transport of the UPN run (sr: selective repeat retransmits what the queues "
-                         "drop, with µs-scale timers)")
+    ap.add_argument("--upn-transport", choices=["none", "sr", "rc-gbn"], default="sr",
+                    help="endpoint transport of the UPN run (default sr: selective repeat retransmits what the "
+                         "queues drop, with µs-scale timers, so every byte arrives; none: loss is counted, not "
+                         "repaired)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="processes for the scale runs' independent partitions (planes; vfabric/partition.py); "
                          "1 = one process")
