@@ -63,10 +63,11 @@ class VirtualFabric:
         return self.endpoints.receive, (link, eid_of[node], plane), 0
 
     def deliver_early(self, on: bool) -> None:
-        """Frames towards hosts accounted when they start their last hop (`VirtualEndpoints.receive_early`)
-        instead of by an arrival event: only where nothing can change between the two (the caller checks)."""
+        """Frames towards hosts accounted in batches ahead of their arrival (`VirtualEndpoints.defer_arrival`)
+        instead of by an arrival event each: only where nothing can change between the two (the caller
+        checks)."""
         for ch in self.to_hosts:
-            ch.early = self.endpoints.receive_early if on else None
+            ch.early = self.endpoints.defer_arrival if on else None
 
     def link_index(self, a: str, b: str) -> int:
         for index, ln in enumerate(self.topo.links):

@@ -62,7 +62,7 @@ class Channel:
         self.tx_packets = 0
         self.tx_bytes = 0
         # `early(port, frame, arrival_ns)`: the far node accounts the frame now, for its arrival instant, and
-        # returns True — or False, and the arrival is an event as usual (VirtualEndpoints.receive_early)
+        # returns True — or False, and the arrival is an event as usual (VirtualEndpoints.defer_arrival)
         self.early: Callable[[Any, Any, int], bool] | None = None
 
     def send(self, frame: Any, start_ns: float) -> float:

@@ -169,7 +169,8 @@ class VirtualSwitch:
             return
         self.executions += 1
         tm = self.tm
-        now_us = (self.sim.now - tm.start_ns) // 1000
+        now = self.sim.now
+        now_us = (now - tm.start_ns) // 1000
         try:
             jobs = live.ingress(port, frame, now_us)
         except Exception:  # noqa: BLE001 - a bad frame is counted and dropped, as in the emulated switch
@@ -191,7 +192,7 @@ class VirtualSwitch:
             wire = (job.packet_length if job.packet_length > 60 else 60) + WIRE_OVERHEAD
             if eport not in serving:
                 # an idle port: the packet leaves in this same instant if the port is free (no queue, no event)
-                qinfo = tm.pass_through(eport, job.priority, wire)
+                qinfo = tm.pass_through(eport, job.priority, wire, now)
                 if qinfo is not None:
                     self._egress(job, egress, qinfo, tm.ports[eport].departed_ns, now_us)
                     continue

@@ -87,7 +87,7 @@ class PortQueue:
     """The queues of one egress port and its pacing state."""
 
     __slots__ = ("port", "queues", "config", "next_tx", "backlog", "drops", "paced", "max_depth", "departed_ns",
-                 "passed")
+                 "passed", "bps", "min_gap_ns")
 
     def __init__(self, port: int, nqueues: int, config: QueueConfig) -> None:
         self.port = port
@@ -99,17 +99,22 @@ class PortQueue:
         self.max_depth = 0  # most packets ever waiting at once (all priorities)
         self.departed_ns = 0.0  # when the last dequeued packet started to leave (fractional clock ns)
         self.passed: QueueInfo | None = None  # the metadata `pass_through` gave last (shared while it is the same)
-        self.paced = config.rate_pps > 0 or config.rate_bps > 0
+        self.paced = False
+        self.bps = self.min_gap_ns = 0.0
+        self.retime()
+
+    def retime(self) -> None:
+        """Copy the pacing limits out of `config` (after every change to it), so that a packet's departure
+        reads two numbers instead of a config object and its two rates."""
+        cfg = self.config
+        self.paced = cfg.rate_pps > 0 or cfg.rate_bps > 0
+        self.bps = cfg.rate_bps if cfg.rate_bps > 0 else 0.0
+        self.min_gap_ns = 1e9 / cfg.rate_pps if cfg.rate_pps > 0 else 0.0
 
     def interval_ns(self, length: int) -> float:
         """How long a `length`-byte packet holds the port: the larger of the pps and bps limits."""
-        cfg = self.config
-        gap = 0.0
-        if cfg.rate_pps > 0:
-            gap = 1e9 / cfg.rate_pps
-        if cfg.rate_bps > 0:
-            gap = max(gap, length * 8e9 / cfg.rate_bps)
-        return gap
+        gap = length * 8e9 / self.bps if self.bps else 0.0
+        return gap if gap > self.min_gap_ns else self.min_gap_ns
 
 
 class TrafficManager:
@@ -150,8 +155,7 @@ class TrafficManager:
             if rate_bps < 0:
                 raise ValueError("queue rate must not be negative")
             cfg.rate_bps = float(rate_bps)
-        pq = self.ports[port]
-        pq.paced = cfg.rate_pps > 0 or cfg.rate_bps > 0
+        self.ports[port].retime()
         return cfg
 
     def bypass(self, port: int) -> bool:
@@ -179,15 +183,17 @@ class TrafficManager:
             pq.max_depth = pq.backlog
         return True
 
-    def pass_through(self, port: int, priority: int, length: int) -> QueueInfo | None:
+    def pass_through(self, port: int, priority: int, length: int, now: int | None = None) -> QueueInfo | None:
         """A packet for `port` that finds its queues empty and the port free within this nanosecond leaves
         at once: exactly what `enqueue` followed by `dequeue` would do (same metadata, pacing and
         `departed_ns`), without queueing it. None: it must be enqueued. The QueueInfo may be the one an earlier
-        packet got in the same microsecond (read it, never change it)."""
+        packet got in the same microsecond (read it, never change it). `now`: the clock's reading, where the
+        caller has it at hand."""
         pq = self.ports.get(port) or self.port(port)
         if pq.backlog:
             return None
-        now = self.clock.now_ns()
+        if now is None:
+            now = self.clock.now_ns()
         if pq.paced:
             start = pq.next_tx
             if start >= now + 1:
@@ -195,8 +201,8 @@ class TrafficManager:
             if start < now:
                 start = now  # an idle port saves no credit
             pq.departed_ns = start
-            cfg = pq.config
-            pq.next_tx = start + (pq.interval_ns(length) if cfg.rate_pps > 0 else length * 8e9 / cfg.rate_bps)
+            gap = length * 8e9 / pq.bps if pq.bps else 0.0  # PortQueue.interval_ns, inlined (once per packet)
+            pq.next_tx = start + (gap if gap > pq.min_gap_ns else pq.min_gap_ns)
         else:
             pq.departed_ns = now
         if not pq.max_depth:
@@ -248,11 +254,7 @@ class TrafficManager:
         if pq.paced:
             start = pq.next_tx
             pq.departed_ns = start if start > now else now
-            cfg = pq.config
-            if cfg.rate_pps > 0:
-                pq.next_tx = start + pq.interval_ns(length)
-            else:  # bits/s only (every vfabric port): one multiply
-                pq.next_tx = start + length * 8e9 / cfg.rate_bps
+            pq.next_tx = start + pq.interval_ns(length)
         else:
             pq.departed_ns = now
         start = self.start_ns

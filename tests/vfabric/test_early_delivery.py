@@ -1,5 +1,6 @@
-"""Arrivals at hosts accounted when the frame starts its last hop (Channel.early,
-VirtualEndpoints.receive_early) instead of by an arrival event: an event-count saving that changes no record —
+"""Arrivals at hosts accounted ahead of their instant, in batches by one event at the earliest waiting arrival
+(Channel.early, VirtualEndpoints.defer_arrival), instead of by an arrival event each: an event-count saving
+(and less host code between the switch pipeline's runs) that changes no record —
 metrics.json, flows.csv and links.csv byte-identical with and without it, on an all-to-all that loses frames
 at full queues (flows given up after the loss grace) and on one cut off by the virtual-time limit."""
 
