@@ -38,7 +38,17 @@ def test_link_failure_during_all_reduce(tmp_path):
     assert all(r["recovery_s"] > 0 and r["timeouts"] + r["naks"] > 0 for r in hit)
     assert gbn.switch["faults"][0]["error"] is None
 
-    none = _linkfail(tmp_path, "none")
+    # Under `none` the same failure is reported, not repaired. In wall-clock emulation the failure instant can
+    # fall where no frame is queued for the failed port (seen once in a full-suite run: nothing lost, run
+    # complete), so a run the failure missed is checked for consistency and repeated, at most three times.
+    for attempt in range(3):
+        none = _linkfail(tmp_path / f"try{attempt}", "none")
+        lost = sum(r["packets_lost"] for r in none.metrics.records)
+        if lost:
+            break
+        assert none.metrics.summary["complete"]  # nothing lost: complete, and nothing to retransmit
+        assert all(r["retransmitted"] == 0 for r in none.metrics.records)
+    assert lost, "the link failure never hit traffic in three emulated runs"
     assert not none.metrics.summary["complete"]
     lossy = [r for r in none.metrics.records if not r["complete"]]
     assert lossy and all(r["packets_lost"] > 0 and r["retransmitted"] == 0 for r in lossy)
