@@ -61,8 +61,9 @@ class Channel:
         self.extra_ns = extra_ns
         self.tx_packets = 0
         self.tx_bytes = 0
-        # `early(port, frame, arrival_ns)`: the far node accounts the frame now, for its arrival instant, and
-        # returns True — or False, and the arrival is an event as usual (VirtualEndpoints.defer_arrival)
+        # `early(port, frame, arrival_ns)`: the far node takes the frame now and accounts it for its arrival
+        # instant by then, returning True — or False, and the arrival is an event as usual
+        # (VirtualEndpoints.defer_arrival)
         self.early: Callable[[Any, Any, int], bool] | None = None
 
     def send(self, frame: Any, start_ns: float) -> float:

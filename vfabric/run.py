@@ -207,8 +207,8 @@ class VirtualRun:
         eps = self.fabric.endpoints
         self.start_ns = sim.now + START_NS
         eps.load(plan, self.start_ns)
-        # arrivals at hosts accounted at their last hop's start, where that changes nothing (no faults: links
-        # stay up; see VirtualEndpoints.defer_arrival)
+        # arrivals at hosts accounted ahead of their instant, in batches, where that changes nothing (no faults:
+        # links stay up; see VirtualEndpoints.defer_arrival)
         self.fabric.deliver_early(not faults and eps.early_delivery_allowed())
         self.schedule_faults(list(faults))
         self.schedule_probes()

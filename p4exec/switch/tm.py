@@ -99,8 +99,6 @@ class PortQueue:
         self.max_depth = 0  # most packets ever waiting at once (all priorities)
         self.departed_ns = 0.0  # when the last dequeued packet started to leave (fractional clock ns)
         self.passed: QueueInfo | None = None  # the metadata `pass_through` gave last (shared while it is the same)
-        self.paced = False
-        self.bps = self.min_gap_ns = 0.0
         self.retime()
 
     def retime(self) -> None:
@@ -201,8 +199,7 @@ class TrafficManager:
             if start < now:
                 start = now  # an idle port saves no credit
             pq.departed_ns = start
-            gap = length * 8e9 / pq.bps if pq.bps else 0.0  # PortQueue.interval_ns, inlined (once per packet)
-            pq.next_tx = start + (gap if gap > pq.min_gap_ns else pq.min_gap_ns)
+            pq.next_tx = start + pq.interval_ns(length)
         else:
             pq.departed_ns = now
         if not pq.max_depth:
