@@ -73,6 +73,15 @@ class FlowRx:
     def on_packet(self, p: Parsed, now_ns: int) -> bool:
         """Account one arrival; True when it was new (not a duplicate)."""
         seq = p.seq
+        if self.max_seq < seq < self.npkts - 1 and self.delivered and not p.ce and p.qdepth <= self.qdepth_max:
+            # the common case: in order, unmarked, neither the first nor the last packet; nothing at or above
+            # it arrived before, so it is new and changes only these
+            self.seen[seq] = 1
+            self.max_seq = seq
+            self.delivered += 1
+            self.bytes += p.length
+            self.last_ns = now_ns
+            return True
         if seq >= self.npkts or self.seen[seq]:
             self.duplicates += 1
             return False

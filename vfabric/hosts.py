@@ -675,40 +675,34 @@ class VirtualEndpoints:
         return True
 
     def _account_arrivals(self) -> None:
-        """The batch event: every waiting frame accounted for its arrival instant, in the order they were sent
-        (a frame that cannot be becomes its own arrival event, at the place it reserved)."""
+        """The batch event: every waiting data frame accounted now for its arrival instant, in the order they
+        were sent; a flow it completes settles by an event at that instant, in the place the frame reserved.
+        A frame whose outcome could depend on the run ending first becomes its own arrival event instead, at
+        its reserved place: anything but a data frame of a flow still incomplete (what follows a complete flow
+        may be cut off by the end of the run), or one arriving after its flow may be given up (loss grace)."""
         batch = self._arrivals
         if not batch:
             return  # an earlier batch event took them
         self._arrivals = []
         self._flush_at = None
-        receive_early, heap = self.receive_early, self.sim._heap
+        parse, flows, heap = self.parse, self.flows, self.sim._heap
+        nflows, grace = len(flows), self.config.loss_grace_ns
         for at, frame, arrive, seq in batch:
-            if not receive_early(at, frame, arrive, seq):
-                heappush(heap, (arrive, seq, self.receive, (at, frame)))
-
-    def receive_early(self, at: tuple[Link, int, int], frame: bytes, arrive: int, seq: int) -> bool:
-        """A data frame whose last bit reaches endpoint `eid` at `arrive` (not before now), accounted now for
-        that instant; its flow settles by an event at `arrive` in the order place `seq`. False — let the
-        arrival be an event — unless the outcome cannot depend on the run ending first: its flow is not
-        complete yet (what follows a complete flow may be cut off by the end of the run) and cannot be given
-        up (loss grace) before the frame arrives."""
-        p = self.parse(frame)
-        if p is None or p.feedback is not None or p.flow >= len(self.flows):
-            return False
-        f = self.flows[p.flow]
-        rx = f.rx
-        npkts = rx.npkts
-        if f.dst_ep != at[1] or rx.delivered == npkts or npkts != p.npkts:  # (`rx.complete`, inlined)
-            return False
-        done = f.rec.send_done_ns
-        if done and arrive >= done + self.config.loss_grace_ns:
-            return False
-        rx.on_packet(p, arrive)
-        f.last_progress_ns = arrive
-        if rx.delivered == npkts:
-            heappush(self.sim._heap, (arrive, seq, self._arrived_complete, (p.flow,)))
-        return True
+            p = parse(frame)
+            if p is not None and p.feedback is None and p.flow < nflows:
+                f = flows[p.flow]
+                rx = f.rx
+                npkts = rx.npkts
+                done = f.rec.send_done_ns
+                # (`rx.complete`, inlined)
+                if f.dst_ep == at[1] and rx.delivered != npkts and npkts == p.npkts and not (
+                        done and arrive >= done + grace):
+                    rx.on_packet(p, arrive)
+                    f.last_progress_ns = arrive
+                    if rx.delivered == npkts:
+                        heappush(heap, (arrive, seq, self._arrived_complete, (p.flow,)))
+                    continue
+            heappush(heap, (arrive, seq, self.receive, (at, frame)))
 
     def _arrived_complete(self, fid: int) -> None:
         if not self.flows[fid].rec.settle_ns:

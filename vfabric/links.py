@@ -52,13 +52,14 @@ class Channel:
     pipeline latency). `port` is whatever the far node's `deliver` wants first: a switch's port number, a
     host NIC's (link, endpoint, plane)."""
 
-    __slots__ = ("link", "deliver", "port", "extra_ns", "tx_packets", "tx_bytes", "early")
+    __slots__ = ("link", "deliver", "port", "extra_ns", "fixed_ns", "tx_packets", "tx_bytes", "early")
 
     def __init__(self, link: Link, deliver: Callable[[Any, Any], None], port: Any, extra_ns: int = 0) -> None:
         self.link = link
         self.deliver = deliver
         self.port = port
         self.extra_ns = extra_ns
+        self.fixed_ns = link.delay_ns + extra_ns  # what every frame adds to its serialisation (both are fixed)
         self.tx_packets = 0
         self.tx_bytes = 0
         # `early(port, frame, arrival_ns)`: the far node takes the frame now and accounts it for its arrival
@@ -81,7 +82,7 @@ class Channel:
         # went down meanwhile (`Link.up`, which the switch's port state and the host NIC both follow).
         # Arrival is in the future by construction (end > start >= now), so the event goes straight on the
         # heap without `Simulator.at`'s checks.
-        arrive = int(end + 0.999999) + link.delay_ns + self.extra_ns
+        arrive = int(end + 0.999999) + self.fixed_ns
         early = self.early
         if early is not None and early(self.port, frame, arrive):
             return end

@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from heapq import heappush
 from typing import Any, cast
 
 from p4exec.switch.program import Live, load_program, make_live
@@ -52,11 +53,14 @@ class VirtualSwitch:
         self.ports: dict[int, Channel] = {}
         self.up: dict[int, bool] = {}
         self.live: Live | None = None
-        self.stopped = False  # a stopped switch drops everything (fault "switch_stop")
+        self._stopped = False
+        # (ingress, egress) of the live pipeline while the switch forwards, else None (`_forwarding`)
+        self._halves: tuple[Callable[..., Any], Callable[..., Any]] | None = None
         self.drops = dict.fromkeys(DROP_REASONS, 0)
         self.received = 0
         self.executions = 0  # packets that entered the pipeline (one ingress pass; its egress halves follow)
         self._serving: set[int] = set()
+        self._instants: dict[int, list[tuple[int, bytes, int]]] = {}  # arrival ns -> frames due then (`defer_arrival`)
         self._lock = threading.RLock()
         self._packet_in: list[Callable[[bytes], None]] = []
         self._digest: list[Callable[[int, list], None]] = []
@@ -86,6 +90,23 @@ class VirtualSwitch:
             self.live = live
             for port, up in self.up.items():
                 live.set_port_up(port, up)
+            self._forwarding()
+
+    @property
+    def stopped(self) -> bool:
+        """A stopped switch drops everything (fault "switch_stop")."""
+        return self._stopped
+
+    @stopped.setter
+    def stopped(self, stop: bool) -> None:
+        self._stopped = stop
+        self._forwarding()
+
+    def _forwarding(self) -> None:
+        """The one thing `receive` asks before ingress: the pipeline to run, or None (stopped, no program)."""
+        live = self.live
+        forwards = not self._stopped and live is not None and live.ingress is not None
+        self._halves = (live.ingress, live.egress) if forwards and live is not None else None
 
     def control(self, fn: Callable[[], Any]) -> Any:
         with self._lock:
@@ -157,29 +178,65 @@ class VirtualSwitch:
         return len(frames)
 
     # ---------------------------------------------------------------- data path
+    def defer_arrival(self, port: int, frame: bytes, arrive: int) -> bool:
+        """`Channel.early` into this switch: the frames that reach it in the same nanosecond share one event
+        (a symmetric collective's frames arrive together on every port), so the pipeline runs for them back
+        to back. Each frame takes the sequence number its own arrival event would have had, which lets
+        `_arrivals_due` keep the event order exactly."""
+        sim = self.sim
+        sim._seq += 1
+        seq = sim._seq
+        due = self._instants.get(arrive)
+        if due is None:
+            self._instants[arrive] = [(port, frame, seq)]
+            heappush(sim._heap, (arrive, seq, self._arrivals_due, (arrive,)))
+        else:
+            due.append((port, frame, seq))
+        return True
+
+    def _arrivals_due(self, arrive: int) -> None:
+        self._receive_from(self._instants.pop(arrive), 0)
+
+    def _receive_from(self, due: list[tuple[int, bytes, int]], i: int) -> None:
+        """Receive `due[i:]` now, in sending order. Should an event of this instant have been scheduled between
+        two of them, the rest waits for its turn: an event at the place the next frame reserved. So every
+        event runs exactly where it would have with one arrival event per frame."""
+        heap = self.sim._heap
+        receive = self.receive
+        port, frame, _seq = due[i]
+        receive(port, frame)
+        for k in range(i + 1, len(due)):
+            port, frame, seq = due[k]
+            if heap:
+                top = heap[0]
+                if top[0] == self.sim.now and top[1] < seq:
+                    heappush(heap, (top[0], seq, self._receive_from, (due, k)))
+                    return
+            receive(port, frame)
+
     def receive(self, port: int, frame: bytes) -> None:
         """A frame has arrived on `port` and passed the pipeline latency: ingress, then the queues."""
         self.received += 1
         if port != self.cpu_port and not self.up[port]:  # the link went down while the frame was on it
             self.ports[port].link.lost += 1
             return
-        live = self.live
-        if self.stopped or live is None or live.ingress is None:
+        halves = self._halves
+        if halves is None:
             self.drops["pipeline"] += 1
             return
+        ingress, egress = halves
         self.executions += 1
         tm = self.tm
         now = self.sim.now
         now_us = (now - tm.start_ns) // 1000
         try:
-            jobs = live.ingress(port, frame, now_us)
+            jobs = ingress(port, frame, now_us)
         except Exception:  # noqa: BLE001 - a bad frame is counted and dropped, as in the emulated switch
             self.drops["malformed"] += 1
             return
         if not jobs:
             self.drops["pipeline"] += 1
             return
-        egress = live.egress
         up = self.up
         serving = self._serving
         cpu_port = self.cpu_port
