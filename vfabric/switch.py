@@ -182,26 +182,27 @@ class VirtualSwitch:
         """`Channel.early` into this switch: the frames that reach it in the same nanosecond share one event
         (a symmetric collective's frames arrive together on every port), so the pipeline runs for them back
         to back. Each frame takes the sequence number its own arrival event would have had, which lets
-        `_arrivals_due` keep the event order exactly."""
+        `_receive_from` keep the event order exactly."""
         sim = self.sim
         sim._seq += 1
         seq = sim._seq
         due = self._instants.get(arrive)
         if due is None:
-            self._instants[arrive] = [(port, frame, seq)]
-            heappush(sim._heap, (arrive, seq, self._arrivals_due, (arrive,)))
+            due = self._instants[arrive] = [(port, frame, seq)]
+            heappush(sim._heap, (arrive, seq, self._receive_from, (due, 0)))
         else:
             due.append((port, frame, seq))
         return True
 
-    def _arrivals_due(self, arrive: int) -> None:
-        self._receive_from(self._instants.pop(arrive), 0)
-
     def _receive_from(self, due: list[tuple[int, bytes, int]], i: int) -> None:
-        """Receive `due[i:]` now, in sending order. Should an event of this instant have been scheduled between
-        two of them, the rest waits for its turn: an event at the place the next frame reserved. So every
-        event runs exactly where it would have with one arrival event per frame."""
-        heap = self.sim._heap
+        """Receive `due[i:]`, frames arriving now, in sending order (i = 0: the instant's first event, which
+        closes its batch). Should an event of this instant have been scheduled between two of them, the rest
+        waits for its turn: an event at the place the next frame reserved. So every event runs exactly where
+        it would have with one arrival event per frame."""
+        sim = self.sim
+        if not i:
+            del self._instants[sim.now]
+        heap = sim._heap
         receive = self.receive
         port, frame, _seq = due[i]
         receive(port, frame)
@@ -209,7 +210,7 @@ class VirtualSwitch:
             port, frame, seq = due[k]
             if heap:
                 top = heap[0]
-                if top[0] == self.sim.now and top[1] < seq:
+                if top[0] == sim.now and top[1] < seq:
                     heappush(heap, (top[0], seq, self._receive_from, (due, k)))
                     return
             receive(port, frame)
