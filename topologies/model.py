@@ -21,6 +21,9 @@ import networkx as nx
 MAX_SWITCH_PORT = 254
 CPU_PORT = 255
 MAX_ENDPOINT_ID = 0xFFFF  # the ETH+ scale-up header carries 16-bit endpoint ids; 0 is reserved
+# more switches than any fabric ethlab can run on one machine (UPN 512 has 48): a typo such as `--n 100000`
+# is an error at once instead of minutes spent building a topology nothing could bring up
+MAX_SWITCHES = 4096
 
 
 class TopologyError(ValueError):
@@ -143,6 +146,7 @@ class Topology:
     links: list[Link] = field(default_factory=list)
     endpoints: dict[str, Endpoint] = field(default_factory=dict)  # host name -> endpoint
     _ports: dict[str, dict[int, int]] = field(default_factory=dict, repr=False)  # node -> port -> link idx
+    _switch_count: int = field(default=0, repr=False)  # the next switch's device id - 1
 
     # ---- construction -------------------------------------------------------------------------------
     def add_switch(self, name: str, *, tier: int = 1, plane: int = 0, radix: int = MAX_SWITCH_PORT,
@@ -150,9 +154,11 @@ class Topology:
         if not 1 <= radix <= MAX_SWITCH_PORT:
             raise TopologyError(f"switch {name}: radix {radix} outside 1..{MAX_SWITCH_PORT} "
                                 f"(v1model ports are 9 bits; {CPU_PORT} is the CPU port)")
-        dev = 1 + sum(1 for n in self.nodes.values() if n.is_switch)
-        node = Node(name, NodeKind.SWITCH, tier, plane, radix, role, dev, dict(attrs))
+        if self._switch_count >= MAX_SWITCHES:
+            raise TopologyError(f"switch {name}: more than {MAX_SWITCHES} switches")
+        node = Node(name, NodeKind.SWITCH, tier, plane, radix, role, self._switch_count + 1, dict(attrs))
         self._add_node(node)
+        self._switch_count += 1
         return node
 
     def add_host(self, name: str, *, eid: int | None = None, role: str = "host", **attrs: Any) -> Node:

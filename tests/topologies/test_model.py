@@ -5,7 +5,7 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from topologies.model import Port, Topology, TopologyError, host_ipv4, host_mac
+from topologies.model import MAX_SWITCHES, Port, Topology, TopologyError, host_ipv4, host_mac
 from topologies.validate import validate
 
 
@@ -68,6 +68,18 @@ def test_radix_exceeded():
         t.add_link("s4", "s2", a_port=300)
     with pytest.raises(TopologyError, match="radix 255 outside"):
         t.add_switch("big", radix=255)
+
+
+def test_too_many_switches_is_an_error_at_once():
+    """Device ids count up in O(1), and a size nothing could bring up (a typo like `--n 100000`) stops at the
+    cap with the switch named, instead of taking minutes to build."""
+    t = Topology("t")
+    for i in range(MAX_SWITCHES):
+        t.add_switch(f"s{i}")
+    assert t.nodes[f"s{MAX_SWITCHES - 1}"].device_id == MAX_SWITCHES
+    with pytest.raises(TopologyError, match=f"switch extra: more than {MAX_SWITCHES} switches"):
+        t.add_switch("extra")
+    assert "extra" not in t.nodes
 
 
 def test_dangling_and_bad_links():
