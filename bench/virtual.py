@@ -28,6 +28,7 @@ import resource
 import sys
 import time
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -172,20 +173,15 @@ def pipeline_rate(size: int, rounds: int) -> None:
     warm = pipeline_round(size)
     rows = [pipeline_round(size) for _ in range(rounds)]
     executed, events, _c, _w, _ic, _iw, n, virt = rows[0]
-    ratios = sorted(r[0] / r[2] / r[4] for r in rows)
-    walls = sorted(r[0] / r[3] / r[5] for r in rows)
-    median = ratios[len(ratios) // 2] if len(ratios) % 2 else sum(ratios[len(ratios) // 2 - 1:][:2]) / 2
-    median_wall = walls[len(walls) // 2] if len(walls) % 2 else sum(walls[len(walls) // 2 - 1:][:2]) / 2
     print(f"ring all-reduce {size >> 10} KiB on ERack+ 8 GPUs × 1 plane at 400 Gbit/s: {executed:,} pipeline "
           f"packets, {events:,} events, virtual {virt:.1f} µs; {rounds} rounds after a warm-up round")
-    for name, k in (("vfabric", 0), ("in-process", 1)):
-        cpu = [r[0] / r[2] if k == 0 else r[4] for r in rows]
-        wall = [r[0] / r[3] if k == 0 else r[5] for r in rows]
-        note = f"  (same program, same tables, {n:,} frames)" if k else ""
-        print(f"  {name:16s} : {sorted(cpu)[len(cpu) // 2]:10,.0f} pkt/s CPU   {sorted(wall)[len(wall) // 2]:10,.0f} "
-              f"pkt/s wall  median round{note}")
+    print(f"  vfabric          : {median(r[0] / r[2] for r in rows):10,.0f} pkt/s CPU   "
+          f"{median(r[0] / r[3] for r in rows):10,.0f} pkt/s wall  median round")
+    print(f"  in-process       : {median(r[4] for r in rows):10,.0f} pkt/s CPU   {median(r[5] for r in rows):10,.0f} "
+          f"pkt/s wall  median round  (same program, same tables, {n:,} frames)")
     per_round = ", ".join(f"{r[0] / r[2] / r[4]:.3f}" for r in rows)
-    print(f"  ratio            : {median:.3f}× (CPU)  {median_wall:.3f}× (wall)   goal ≥ 0.7×   median round; "
+    print(f"  ratio            : {median(r[0] / r[2] / r[4] for r in rows):.3f}× (CPU)  "
+          f"{median(r[0] / r[3] / r[5] for r in rows):.3f}× (wall)   goal ≥ 0.7×   median round; "
           f"rounds {per_round} (CPU); warm-up {warm[0] / warm[2] / warm[4]:.3f}")
     print(f"  best of each side: {max(r[0] / r[2] for r in rows) / max(r[4] for r in rows):.3f}× (CPU)")
 

@@ -52,13 +52,12 @@ class Channel:
     pipeline latency). `port` is whatever the far node's `deliver` wants first: a switch's port number, a
     host NIC's (link, endpoint, plane)."""
 
-    __slots__ = ("link", "deliver", "port", "extra_ns", "fixed_ns", "tx_packets", "tx_bytes", "early")
+    __slots__ = ("link", "deliver", "port", "fixed_ns", "tx_packets", "tx_bytes", "early")
 
     def __init__(self, link: Link, deliver: Callable[[Any, Any], None], port: Any, extra_ns: int = 0) -> None:
         self.link = link
         self.deliver = deliver
         self.port = port
-        self.extra_ns = extra_ns
         self.fixed_ns = link.delay_ns + extra_ns  # what every frame adds to its serialisation (both are fixed)
         self.tx_packets = 0
         self.tx_bytes = 0

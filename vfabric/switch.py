@@ -105,8 +105,7 @@ class VirtualSwitch:
     def _forwarding(self) -> None:
         """The one thing `receive` asks before ingress: the pipeline to run, or None (stopped, no program)."""
         live = self.live
-        forwards = not self._stopped and live is not None and live.ingress is not None
-        self._halves = (live.ingress, live.egress) if forwards and live is not None else None
+        self._halves = None if self._stopped or live is None or live.ingress is None else (live.ingress, live.egress)
 
     def control(self, fn: Callable[[], Any]) -> Any:
         with self._lock:
