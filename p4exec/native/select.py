@@ -1,0 +1,47 @@
+"""The one choice between the Python and the native pipeline (`--pipeline`, `fabric.pipeline`, P4EXEC_PIPELINE).
+
+`native` builds the C pipeline when the program's constructs are supported and a C compiler is present, and
+otherwise logs one line saying why and runs the Python pipeline, which stays the reference.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from p4exec.v1model.pipeline import V1Pipeline
+
+log = logging.getLogger("p4exec.native")
+
+CHOICES = ("python", "native")
+_declined: dict[int, str] = {}      # id(compiled program) -> why it runs in Python (said once per program)
+
+
+def default_pipeline() -> str:
+    v = os.environ.get("P4EXEC_PIPELINE", "").strip().lower()
+    return v if v in CHOICES else "python"
+
+
+def make_pipeline(compiled: Any, state: Any, seed: int = 0, kind: str | None = None) -> Any:
+    kind = kind or default_pipeline()
+    if kind not in CHOICES:
+        raise ValueError(f"unknown pipeline {kind!r} (one of {', '.join(CHOICES)})")
+    if kind == "native":
+        why = _declined.get(id(compiled))
+        if why is None:
+            try:
+                from p4exec.native.build import BuildError
+                from p4exec.native.cgen import Unsupported
+                from p4exec.native.pipeline import NativePipeline
+                return NativePipeline(compiled, state, seed)
+            except (Unsupported, BuildError) as e:
+                why = str(e)
+            _declined[id(compiled)] = why
+            log.warning("p4exec: native pipeline not used for %s (%s); running the Python pipeline",
+                        compiled.filename, why)
+    return V1Pipeline(compiled, state, seed)
+
+
+def native_reason(compiled: Any) -> str | None:
+    """Why the native pipeline declined this program (None: it did not, or was not tried)."""
+    return _declined.get(id(compiled))
