@@ -889,8 +889,10 @@ static inline void p4n_set(uint8_t *p, int bit, int w, u64 v) {
             x.index = i
         e = entry
         api = f"""
-int p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n) {{
+int p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now) {{
     if (!p4n_tabs_ready) p4n_tabs();
+    K->sm.ingress_port = port; K->sm.packet_length = n; K->sm.ingress_global_timestamp = now & 0xFFFFFFFFFFFFULL;
+    K->now = now; K->pkt_len = n; K->truncate = -1;
     int off = {e['parser']}(I, K, data, n, &K->hdr, &K->meta, &K->sm);
     if (K->parser_err > 0) K->sm.parser_error = (u64)K->parser_err;
     K->payload_off = (uint32_t)off;
@@ -901,7 +903,13 @@ int p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n) {{
     K->exited = 0;
     return K->fault ? -1 : 0;
 }}
-int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap) {{
+int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap, uint32_t port, uint64_t now, int qi, uint64_t enq_ts,
+               uint64_t enq_qd, uint64_t deq_td, uint64_t deq_qd) {{
+    K->sm.egress_port = port; K->sm.egress_spec = 0; K->sm.egress_global_timestamp = now & 0xFFFFFFFFFFFFULL;
+    if (!qi) {{ K->sm.enq_timestamp = now & 0xFFFFFFFFULL; K->sm.enq_qdepth = K->sm.deq_timedelta = K->sm.deq_qdepth = 0; }}
+    else {{ K->sm.enq_timestamp = enq_ts & 0xFFFFFFFFULL; K->sm.enq_qdepth = enq_qd & 0x7FFFF;
+           K->sm.deq_timedelta = deq_td & 0xFFFFFFFFULL; K->sm.deq_qdepth = deq_qd & 0x7FFFF; }}
+    K->now = now; K->pkt_len = (uint32_t)K->sm.packet_length;
     K->exited = 0;
     {e['egress']}(I, K, &K->hdr, &K->meta, &K->sm);
     K->exited = 0;
@@ -922,8 +930,9 @@ int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap) {{
         self.out = saved
         api += "\n".join(dep_lines) + "\n    return len;\n}\n"
         cdef_api = """
-int p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n);
-int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap);
+int p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now);
+int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap, uint32_t port, uint64_t now, int qi, uint64_t enq_ts,
+               uint64_t enq_qd, uint64_t deq_td, uint64_t deq_qd);
 """
         src = "\n".join(head) + inst + helpers + "\n".join(self.protos) + "\n" + "\n".join(self.out) + api
         cdef = ("typedef uint64_t u64;\n" + _CDEF_RUNTIME + "\n".join(self.type_src) + inst + cdef_api

@@ -87,6 +87,8 @@ class NativePipeline:
         self._bind_stateful()      # last: nothing after it may decline
         self._seen = -1
         self._out = ffi.new("uint8_t[]", OUT_CAP)
+        self._new = ffi.new
+        self._buffer = ffi.buffer
         self._pre = state.pre
         self._sync()
 
@@ -242,18 +244,11 @@ class NativePipeline:
             self._sync()
         self.last_malformed = False
         data = bytes(data)
-        K = self.ffi.new("job_t *")
-        sm = K.sm
-        sm.ingress_port = port
-        n = len(data)
-        sm.packet_length = n
-        sm.ingress_global_timestamp = now_us & 0xFFFFFFFFFFFF
-        K.now = now_us
-        K.pkt_len = n
-        K.truncate = -1
-        if self.lib.p4n_ingress(self.I, K, data, n) < 0:
+        K = self._new("job_t *")
+        if self.lib.p4n_ingress(self.I, K, data, len(data), port, now_us) < 0:
             self._fault(K, "ingress")
             return []
+        sm = K.sm
         if K.parser_err > 0:
             self.last_malformed = True
         payload = data[K.payload_off:]
@@ -285,30 +280,21 @@ class NativePipeline:
         if changes.WRITES.n != self._seen:
             self._sync()
         K = job.K
-        sm = K.sm
-        sm.egress_port = job.egress_port
-        sm.egress_spec = 0
-        sm.egress_global_timestamp = now_us & 0xFFFFFFFFFFFF
+        if job.truncate is not None:
+            K.truncate = job.truncate
         qi = queue_info
         if qi is None:
-            sm.enq_timestamp = now_us & 0xFFFFFFFF
-            sm.enq_qdepth = sm.deq_timedelta = sm.deq_qdepth = 0
+            n = self.lib.p4n_egress(self.I, K, self._out, OUT_CAP, job.egress_port, now_us, 0, 0, 0, 0, 0)
         else:
-            sm.enq_timestamp = qi.enq_timestamp & 0xFFFFFFFF
-            sm.enq_qdepth = qi.enq_qdepth & 0x7FFFF
-            sm.deq_timedelta = qi.deq_timedelta & 0xFFFFFFFF
-            sm.deq_qdepth = qi.deq_qdepth & 0x7FFFF
-        K.now = now_us
-        K.pkt_len = sm.packet_length
-        K.truncate = -1 if job.truncate is None else job.truncate
-        n = self.lib.p4n_egress(self.I, K, self._out, OUT_CAP)
+            n = self.lib.p4n_egress(self.I, K, self._out, OUT_CAP, job.egress_port, now_us, 1, qi.enq_timestamp,
+                                    qi.enq_qdepth, qi.deq_timedelta, qi.deq_qdepth)
         if n == -1:
             self.stats["dropped"] += 1
             return []
         if n < 0:
             self._fault(K, "egress")
             return []
-        pkt = self.ffi.buffer(self._out, n)[:] + job.payload
+        pkt = self._buffer(self._out, n)[:] + job.payload
         trunc = K.truncate
         if 0 <= trunc < len(pkt):
             pkt = pkt[:trunc]
