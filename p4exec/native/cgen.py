@@ -874,22 +874,29 @@ static inline u64 p4n_shl(u64 a, u64 b, int w, u64 m) { return b < (u64)w ? (a <
 static inline u64 p4n_shr(u64 a, u64 b, int w) { return b < (u64)w ? a >> b : 0; }
 static inline u64 p4n_satadd(u64 a, u64 b, u64 m) { u64 r = a + b; return (r > m || r < a) ? m : r; }
 static inline u64 p4n_get(const uint8_t *p, int bit, int w) {
-    u64 v = 0;
-    for (int i = 0; i < w; i++) { int b = bit + i; v = (v << 1) | ((p[b >> 3] >> (7 - (b & 7))) & 1); }
-    return v;
+    /* w <= 64 bits starting `bit` bits into p, big-endian: at most 9 bytes through a 128-bit window */
+    const uint8_t *q = p + (bit >> 3);
+    int sh = bit & 7, nb = (sh + w + 7) >> 3;
+    unsigned __int128 v = 0;
+    for (int i = 0; i < nb; i++) v = (v << 8) | q[i];
+    v >>= (nb * 8 - sh - w);
+    return w >= 64 ? (u64)v : (u64)v & ((1ULL << w) - 1);
 }
-static inline void p4n_set(uint8_t *p, int bit, int w, u64 v) {
-    for (int i = 0; i < w; i++) {
-        int b = bit + i;
-        if ((v >> (w - 1 - i)) & 1) p[b >> 3] |= (uint8_t)(0x80 >> (b & 7));
-    }
+static inline void p4n_set(uint8_t *p, int bit, int w, u64 x) {
+    /* OR w bits of x into zeroed bytes at `bit` (the deparser clears each header first) */
+    uint8_t *q = p + (bit >> 3);
+    int sh = bit & 7, nb = (sh + w + 7) >> 3;
+    unsigned __int128 v = (unsigned __int128)(w >= 64 ? x : x & ((1ULL << w) - 1)) << (nb * 8 - sh - w);
+    for (int i = nb - 1; i >= 0; i--) { q[i] |= (uint8_t)v; v >>= 8; }
 }
 """
         for i, x in enumerate(self.regs.values()):
             x.index = i
         e = entry
+        if _header_bytes(v1["H"]) > 1024:
+            raise Unsupported("more than 1024 bytes of headers")
         api = f"""
-int p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now) {{
+int64_t p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now) {{
     if (!p4n_tabs_ready) p4n_tabs();
     K->sm.ingress_port = port; K->sm.packet_length = n; K->sm.ingress_global_timestamp = now & 0xFFFFFFFFFFFFULL;
     K->now = now; K->pkt_len = n; K->truncate = -1;
@@ -901,7 +908,11 @@ int p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t p
     K->exited = 0;
     {e['ingress']}(I, K, &K->hdr, &K->meta, &K->sm);
     K->exited = 0;
-    return K->fault ? -1 : 0;
+    if (K->fault) return -1;
+    /* what Python needs, in one int: egress_spec, priority, parser error?, multicast?, truncate set?, payload offset */
+    return (int64_t)((K->sm.egress_spec & 0x1FF) | ((K->sm.priority & 7) << 9) | ((uint64_t)(K->parser_err > 0) << 12)
+            | ((uint64_t)(K->sm.mcast_grp != 0) << 13) | ((uint64_t)(K->truncate >= 0) << 14)
+            | ((uint64_t)K->payload_off << 16));
 }}
 int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap, uint32_t port, uint64_t now, int qi, uint64_t enq_ts,
                uint64_t enq_qd, uint64_t deq_td, uint64_t deq_qd) {{
@@ -928,11 +939,13 @@ int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap, uint32_t port, uint64_t
         dep_lines = [f"    {ct} *{py} = &K->hdr;" for py, ct in self.ctx_types.items()]
         dep_lines += self.stmts(dep.body, "    ")
         self.out = saved
-        api += "\n".join(dep_lines) + "\n    return len;\n}\n"
+        api += "\n".join(dep_lines) + "\n    return len;\n}\n" + _BATCH
         cdef_api = """
-int p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now);
+int64_t p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now);
 int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap, uint32_t port, uint64_t now, int qi, uint64_t enq_ts,
                uint64_t enq_qd, uint64_t deq_td, uint64_t deq_qd);
+int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_t *lens, const uint32_t *ports,
+              const uint64_t *nows, uint8_t *out, uint32_t outcap, int64_t *res, uint32_t *stats);
 """
         src = "\n".join(head) + inst + helpers + "\n".join(self.protos) + "\n" + "\n".join(self.out) + api
         cdef = ("typedef uint64_t u64;\n" + _CDEF_RUNTIME + "\n".join(self.type_src) + inst + cdef_api
@@ -961,6 +974,41 @@ int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap, uint32_t port, uint64_t
         return "#include <stdint.h>\nstatic uint32_t p4n_rand32(uint64_t h);\n" + src
 
 
+_BATCH = """
+/* A batch of frames through ingress and, for unicast, egress with empty queues (V1Pipeline.process's model):
+   frames back to back in `data`; per frame res[i] = output length | egress port << 32 (the frame is in `out` in frame order),
+   -1 dropped, -2 / -5 run-time fault in ingress / egress (jobs[i].fault says which), -3 multicast (jobs[i] holds the job after
+   ingress: Python replicates it), -4 no room left in `out` (jobs[i] holds the job after ingress).
+   stats[0] counts frames with a parser error. */
+int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_t *lens, const uint32_t *ports,
+              const uint64_t *nows, uint8_t *out, uint32_t outcap, int64_t *res, uint32_t *stats) {
+    uint32_t in = 0, used = 0;
+    for (int i = 0; i < nf; i++) {
+        job_t *K = &jobs[i];
+        memset(K, 0, sizeof *K);
+        const uint8_t *d = data + in;
+        uint32_t n = lens[i];
+        in += n;
+        int64_t r = p4n_ingress(I, K, d, n, ports[i], nows[i]);
+        if (r < 0) { res[i] = -2; continue; }
+        if (K->parser_err > 0) stats[0]++;
+        if (K->sm.mcast_grp) { res[i] = -3; continue; }
+        if (K->sm.egress_spec == 511) { res[i] = -1; continue; }
+        uint32_t pay = n - K->payload_off;
+        if (used + 1024 + pay > outcap) { res[i] = -4; continue; }
+        int len = p4n_egress(I, K, out + used, 1024, (uint32_t)K->sm.egress_spec, nows[i], 0, 0, 0, 0, 0);
+        if (len == -1) { res[i] = -1; continue; }
+        if (len < 0) { res[i] = -5; continue; }
+        memcpy(out + used + len, d + K->payload_off, pay);
+        int64_t tot = (int64_t)len + pay;
+        if (K->truncate >= 0 && K->truncate < tot) tot = K->truncate;
+        used += (uint32_t)tot;
+        res[i] = tot | ((int64_t)(K->sm.egress_port & 0x1FF) << 32);
+    }
+    return (int)used;
+}
+"""
+
 _CDEF_RUNTIME = """
 #define P4N_MAXK 8
 #define P4N_MAXA 16
@@ -975,6 +1023,15 @@ void p4n_table_set_default(p4n_table *t, int32_t action, const u64 *args, int na
 void p4n_table_set_selectors(p4n_table *t, int nsel, const int32_t *off, const int32_t *len, int nmem,
                              const int32_t *actions, const u64 *args);
 """
+
+
+def _header_bytes(t: T.Type) -> int:
+    b = T.strip_new(t)
+    if isinstance(b, T.HeaderT):
+        return (b.width + 7) // 8
+    if isinstance(b, T.StructT):
+        return sum(_header_bytes(ft) for ft in b.fields.values())
+    return 0
 
 
 def generate(prog: Any) -> CProgram:

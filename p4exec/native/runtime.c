@@ -220,10 +220,10 @@ static inline u64 p4n_xor16(const uint8_t *p, int n) {
 
 /* field-list packing, BMv2's layout: values MSB first, concatenated, zero padding to a whole byte */
 typedef struct { uint8_t b[256]; int bits; } p4n_pack;
-static inline void p4n_put(p4n_pack *p, u64 v, int w) {
-    for (int i = w - 1; i >= 0; i--) {
-        int bit = (int)((v >> i) & 1);
-        if (bit) p->b[p->bits >> 3] |= (uint8_t)(0x80 >> (p->bits & 7));
-        p->bits++;
-    }
+static inline void p4n_put(p4n_pack *p, u64 x, int w) {
+    uint8_t *q = p->b + (p->bits >> 3);
+    int sh = p->bits & 7, nb = (sh + w + 7) >> 3;
+    unsigned __int128 v = (unsigned __int128)(w >= 64 ? x : x & ((1ULL << w) - 1)) << (nb * 8 - sh - w);
+    for (int i = nb - 1; i >= 0; i--) { q[i] |= (uint8_t)v; v >>= 8; }
+    p->bits += w;
 }

@@ -31,7 +31,9 @@ def pipeline_kind(kind: str):
         select.default_pipeline = saved  # type: ignore[assignment]
 
 
-def run(program: str, n: int, seed: int = 1, build_dir: Path | None = None) -> dict:
+def run(program: str, n: int, seed: int = 1, build_dir: Path | None = None, batch: int = 0) -> dict:
+    """With `batch`, both pipelines are driven directly (no device): the Python one frame by frame with
+    `process`, the native one `batch` frames per `process_batch`, each frame i at time i."""
     view = small_fabric()
     frames = FrameGen(view.topo, view.switch, view.ports, seed).frames(n)
     art = build_artifacts(ROOT / "p4src" / f"{program}.p4", "p4exec", build_dir or ROOT / "build" / "native-diff")
@@ -46,6 +48,19 @@ def run(program: str, n: int, seed: int = 1, build_dir: Path | None = None) -> d
             install(t, program, view, "ecmp")
         diffs = []
         outputs = 0
+        if batch:
+            py = targets["python"].device.program.loaded.pipeline
+            nat = targets["native"].device.program.loaded.pipeline
+            for s in range(0, n, batch):
+                chunk = frames[s:s + batch]
+                mine = [(s + j, port, data) for j, f in enumerate(chunk) for port, data in py.process(f.port, f.data, s + j)]
+                theirs = [(s + i, port, data) for i, port, data in
+                          nat.process_batch([f.port for f in chunk], [f.data for f in chunk],
+                                            list(range(s, s + len(chunk))))]
+                outputs += len(mine)
+                if mine != theirs and len(diffs) < 10:
+                    diffs.append(f"batch at {s}: python {mine[:3]} native {theirs[:3]}")
+            frames = []
         for i, f in enumerate(frames):
             outs = {}
             for k, t in targets.items():

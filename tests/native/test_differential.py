@@ -17,3 +17,12 @@ def test_random_frames_identical(program: str, tmp_path) -> None:
     assert r["pipelines"] == {"python": "V1Pipeline", "native": "NativePipeline"}
     assert r["outputs"] > 0 and r["state_cells"] > 0
     assert r["diffs"] == [] and r["state_diffs"] == []
+
+
+@pytest.mark.parametrize("program", ["basic_l3", "ethplus"])
+def test_batches_identical(program: str, tmp_path) -> None:
+    """process_batch (one call into C per 64 frames) gives what process gives frame by frame."""
+    r = run(program, 4000, seed=2, build_dir=tmp_path, batch=64)
+    assert r["pipelines"] == {"python": "V1Pipeline", "native": "NativePipeline"}
+    assert r["outputs"] > 0
+    assert r["diffs"] == [] and r["state_diffs"] == []
