@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from p4exec.compiler.nrecord import NativeRecord
 from p4exec.compiler import ir, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
+from p4exec.compiler.nrecord import NativeRecord
 from p4exec.compiler.symbols import Ctx, Sym, _loc
 from p4exec.errors import P4TypeError, SourceLoc
 from p4exec.frontend import ast as A

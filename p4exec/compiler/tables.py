@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from p4exec.compiler import nrecord
-from p4exec.compiler import ir, tir
+from p4exec.compiler import ir, nrecord, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.parts import CallPart, DeclarationPart, ExpressionPart, StatementPart

@@ -94,6 +94,8 @@ class CGen:
         self.tmp = 0
         self.in_parser = False
         self.cur_table_actions: dict[str, int] = {}
+        self.pre: list[str] = []          # statements an expression needs before it (temps, packed field lists)
+        self.cur_frame: str | None = None
 
     # ------------------------------------------------------------------ types
     def ctype(self, t: T.Type) -> str:
@@ -291,8 +293,9 @@ class CGen:
     def e_Random(self, n: tir.Random) -> str:
         return f"p4n_random(I, {self.e(n.lo)}, {self.e(n.hi)})"
 
-    def packed(self, fields: tuple, right_align: int) -> str:
-        """Statements packing `fields` into a p4n_pack temp; returns its name."""
+    def packed(self, fields: tuple) -> str:
+        """Statements packing `fields` MSB first from bit 0 into a zeroed p4n_pack temp (BMv2's layout: zero bits
+        after the last field; csum16 reads an odd last byte as a zero-padded word); returns its name."""
         t = self.newtmp()
         widths = []
         for _v, w in fields:
@@ -305,11 +308,6 @@ class CGen:
         if total > 2000:
             raise Unsupported("field list longer than 250 bytes")
         self.pre.append(f"p4n_pack {t}; memset({t}.b, 0, {(total + 31) // 8}); {t}.bits = 0;")
-        if right_align:
-            pad = -total % right_align
-            if pad:
-                self.pre.append(f"{t}.bits = {pad};")
-                total += pad
         for v, w in fields:
             self.pre.append(f"p4n_put(&{t}, {self.e(v)}, {w});")
         return t
@@ -317,7 +315,7 @@ class CGen:
     def e_Csum16(self, n: tir.Csum16) -> str:
         if not n.fields:
             return "0xFFFFULL"
-        t = self.packed(n.fields, 16)
+        t = self.packed(n.fields)
         return f"p4n_csum16({t}.b, ({t}.bits + 7) >> 3)"
 
     def e_HashBytes(self, n: tir.HashBytes) -> str:
@@ -325,7 +323,7 @@ class CGen:
         f = HASH_FUNCS.get(algo)
         if f is None or not isinstance(n.data, tir.Packed) or n.data.payload:
             raise Unsupported(f"hash {n.func}")
-        t = self.packed(n.data.fields, 8)
+        t = self.packed(n.data.fields)
         return f"{f}({t}.b, ({t}.bits + 7) >> 3)"
 
     def e_Hash(self, n: tir.Hash) -> str:
@@ -349,13 +347,13 @@ class CGen:
         return out
 
     def with_pre(self, ind: str, fn) -> list[str]:
-        saved = getattr(self, "pre", None)
+        saved = self.pre
         self.pre = []
         try:
             lines = fn()
             return [ind + p for p in self.pre] + lines
         finally:
-            self.pre = saved  # type: ignore[assignment]
+            self.pre = saved
 
     def stmt(self, s, ind: str) -> list[str]:
         m = getattr(self, "s_" + type(s).__name__, None)
@@ -408,11 +406,11 @@ class CGen:
         out: list[str] = []
         closers = 0
         for i, (c, body) in enumerate(s.arms):
-            pre_saved = getattr(self, "pre", None)
+            pre_saved = self.pre
             self.pre = []
             cond = self.e(c)
             pre = self.pre
-            self.pre = pre_saved  # type: ignore[assignment]
+            self.pre = pre_saved
             if i > 0:
                 out.append(f"{ind}}} else {{")
                 closers += 1
@@ -634,7 +632,7 @@ class CGen:
             prologue.append(f"    {frame} L_s; memset(&L_s, 0, sizeof L_s); {frame} *L = &L_s;")
             for py, _t in scalar:
                 prologue.append(f"    L->{py} = {py};")
-            for py, t, init in c.frame:
+            for py, _t, init in c.frame:
                 if init is not None:
                     self.pre = []
                     v = self.e(init.value if isinstance(init, tir.Copy) else init)
@@ -700,7 +698,7 @@ class CGen:
         lines.append("    if (!e) { act = T->def_action; a = T->def_args; }")
         lines.append("    else if (e->group < 0) { act = e->action; a = e->args; }")
         lines.append("    else {")
-        lines.append(f"        int32_t len = T->sel_len[e->group], off = T->sel_off[e->group];")
+        lines.append("        int32_t len = T->sel_len[e->group], off = T->sel_off[e->group];")
         lines.append("        if (len == 0) { hit = 0; act = T->def_action; a = T->def_args; }")
         lines.append("        else if (len == 1) { act = T->mem[off].action; a = T->mem[off].args; }")
         lines.append("        else {")
@@ -738,7 +736,7 @@ class CGen:
             lines.append(f"    case {i}: {func}({', '.join(['I', 'K'] + args)}); break;")
         lines.append("    default: break;")
         lines.append("    }")
-        lines.append(f"    return (act & 0xFFFF) | (hit << 16);")
+        lines.append("    return (act & 0xFFFF) | (hit << 16);")
         self.out.append(proto + " {")
         self.out.extend("    " + p for p in self.pre)
         self.out.extend(lines)
@@ -777,26 +775,25 @@ class CGen:
                 body.append("    " + goto(s.target))
                 continue
             self.pre = []
-            kv = []
+            kv: list[str] = []
             for k in s.keys:
-                t = self.newtmp()
-                self.pre.append(f"u64 {t} = {self.e(k)};")
-                kv.append((t, k))
+                tv = self.newtmp()
+                self.pre.append(f"u64 {tv} = {self.e(k)};")
+                kv.append(tv)
             body.append("    {")
             body.extend("    " + x for x in self.pre)
             for c in s.cases:
                 if c.value_set:
                     raise Unsupported("parser value sets")
                 conds = []
-                for (t, _k), it in zip(kv, c.items, strict=True):
-                    if it[0] == "default":
-                        continue
-                    if it[0] == "value":
-                        conds.append(f"{t} == {self.e(it[1])}")
-                    elif it[0] == "mask":
-                        conds.append(f"({t} & {self.e(it[2])}) == ({self.e(it[1])} & {self.e(it[2])})")
-                    elif it[0] == "range":
-                        conds.append(f"({self.e(it[1])} <= {t} && {t} <= {self.e(it[2])})")
+                for tv, it in zip(kv, c.items, strict=True):
+                    kind, *vals = it
+                    if kind == "value":
+                        conds.append(f"{tv} == {self.e(vals[0])}")
+                    elif kind == "mask":
+                        conds.append(f"({tv} & {self.e(vals[1])}) == ({self.e(vals[0])} & {self.e(vals[1])})")
+                    elif kind == "range":
+                        conds.append(f"({self.e(vals[0])} <= {tv} && {tv} <= {self.e(vals[1])})")
                 body.append(f"        if ({' && '.join(conds) or '1'}) {goto(c.target)}")
             body.append(f"        err = {V1_ERRORS.index('NoMatch')}; goto done;")
             body.append("    }")

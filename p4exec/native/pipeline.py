@@ -100,7 +100,7 @@ class NativePipeline:
 
     # ------------------------------------------------------------------ state binding
     def _bind_stateful(self) -> None:
-        ffi, I = self.ffi, self.I
+        ffi, inst = self.ffi, self.I
         for x in self.cprog.registers:
             r = self.state.registers[x.name]
             if r.bitwidth > 64:
@@ -110,9 +110,9 @@ class NativePipeline:
                 arr[i] = v
             r.values = arr
             self._keep.append(arr)
-            I.reg[x.index] = arr
-            I.reg_size[x.index] = r.size
-            I.reg_mask[x.index] = (1 << r.bitwidth) - 1
+            inst.reg[x.index] = arr
+            inst.reg_size[x.index] = r.size
+            inst.reg_mask[x.index] = (1 << r.bitwidth) - 1
         for x in self.cprog.counters:
             c = self.state.counters[x.name]
             p = ffi.new("u64[]", max(1, c.size))
@@ -122,9 +122,9 @@ class NativePipeline:
                 b[i] = c.bytes[i]
             c.packets, c.bytes = p, b
             self._keep += [p, b]
-            I.cnt_p[x.index] = p
-            I.cnt_b[x.index] = b
-            I.cnt_size[x.index] = c.size
+            inst.cnt_p[x.index] = p
+            inst.cnt_b[x.index] = b
+            inst.cnt_size[x.index] = c.size
 
     @staticmethod
     def _check_table(t: Any, trec: cgen.TableRec) -> None:
@@ -196,7 +196,10 @@ class NativePipeline:
         lib.p4n_table_set_default(ct, ids[d.action] if d is not None else -1, args, n)
         if groups:
             assert prof is not None
-            off, ln, acts, margs = [], [], [], []
+            off: list[int] = []
+            ln: list[int] = []
+            acts: list[int] = []
+            margs: list[int] = []
             for gid in groups:
                 g = prof.groups.get(gid)
                 exp = g.expanded if g is not None else ()

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from p4exec.v1model.pipeline import V1Pipeline
@@ -17,7 +19,40 @@ CHOICES = ("python", "native")
 _declined: dict[int, str] = {}      # id(compiled program) -> why it runs in Python (said once per program)
 
 
+_override: list[str] = []
+
+
+def set_default(kind: str) -> None:
+    """The pipeline of every later load in this process (`--pipeline`)."""
+    if kind not in CHOICES:
+        raise ValueError(f"unknown pipeline {kind!r} (one of {', '.join(CHOICES)})")
+    _override[:] = [kind]
+
+
+@contextmanager
+def pipeline_choice(kind: str | None) -> Iterator[None]:
+    """`fabric.pipeline` for one trial: switches loaded in this process and `p4exec switch` processes started
+    meanwhile (through P4EXEC_PIPELINE) use `kind`; None changes nothing."""
+    if kind is None:
+        yield
+        return
+    saved, env = list(_override), os.environ.get("P4EXEC_PIPELINE")
+    set_default(kind)
+    os.environ["P4EXEC_PIPELINE"] = kind
+    try:
+        yield
+    finally:
+        _override[:] = saved
+        if env is None:
+            os.environ.pop("P4EXEC_PIPELINE", None)
+        else:
+            os.environ["P4EXEC_PIPELINE"] = env
+
+
 def default_pipeline() -> str:
+    """`--pipeline`, else $P4EXEC_PIPELINE, else python (the reference; see docs/p4exec-native.md)."""
+    if _override:
+        return _override[0]
     v = os.environ.get("P4EXEC_PIPELINE", "").strip().lower()
     return v if v in CHOICES else "python"
 
