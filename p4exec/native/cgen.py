@@ -54,8 +54,6 @@ def _width(t: T.Type) -> int:
     if isinstance(b, T.BoolT):
         return 1
     if isinstance(b, T.Bits):
-        if b.signed:
-            raise Unsupported(f"signed type {b}")
         if b.width > 64:
             raise Unsupported(f"{b} wider than 64 bits")
         return b.width
@@ -64,6 +62,18 @@ def _width(t: T.Type) -> int:
     if isinstance(b, T.EnumT | T.ErrorT):
         return 32
     raise Unsupported(f"scalar of type {t}")
+
+
+def _signed(t: T.Type) -> bool:
+    b = T.strip_new(t)
+    return isinstance(b, T.Bits) and b.signed
+
+
+def _sx(v: str, t: T.Type) -> str:
+    """The value as a signed 64-bit number: int<W> is held as its W-bit two's complement pattern."""
+    if not _signed(t):
+        return v
+    return f"p4n_sext({v}, {_width(t)})"
 
 
 def _is_obj(t: T.Type) -> bool:
@@ -132,7 +142,12 @@ class CGen:
     # ------------------------------------------------------------------ names
     def name(self, py: str, t: T.Type) -> str:
         if re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", py):
-            return f"{int(py, 0)}ULL"
+            v = int(py, 0)
+            if v < 0 and _signed(t):
+                v &= (1 << _width(t)) - 1
+            if v < 0 or v >> 64:
+                raise Unsupported(f"constant {py}")
+            return f"{v}ULL"
         if py in ("True", "False"):
             return "1" if py == "True" else "0"
         if py.startswith("L."):
@@ -157,6 +172,8 @@ class CGen:
         if isinstance(v, bool):
             return "1" if v else "0"
         if isinstance(v, int):
+            if v < 0 and _signed(n.type):
+                v &= (1 << _width(n.type)) - 1
             if v < 0 or v >> 64:
                 raise Unsupported(f"constant {v}")
             return f"{v}ULL"
@@ -180,7 +197,12 @@ class CGen:
         return f"({self.e(n.left)} {n.op} {self.e(n.right)})"
 
     def e_Compare(self, n: tir.Compare) -> str:
-        _width(n.left.type) if not isinstance(T.strip_new(n.left.type), T.BoolT) else None
+        lt = n.left.type
+        if isinstance(T.strip_new(lt), T.BoolT) or n.op in ("==", "!="):
+            return f"({self.e(n.left)} {n.op} {self.e(n.right)})"
+        _width(lt)
+        if _signed(lt):
+            return f"({_sx(self.e(n.left), lt)} {n.op} {_sx(self.e(n.right), n.right.type)})"
         return f"({self.e(n.left)} {n.op} {self.e(n.right)})"
 
     def e_Arith(self, n: tir.Arith) -> str:
@@ -201,6 +223,8 @@ class CGen:
         return f"({self.e(n.cond)} ? {self.e(n.then)} : {self.e(n.other)})"
 
     def e_Div(self, n: tir.Div) -> str:
+        if _signed(n.type):
+            raise Unsupported("signed division")
         _width(n.type)
         a, b = self.e(n.left), self.e(n.right)
         op = n.op
@@ -214,6 +238,9 @@ class CGen:
     def e_SatArith(self, n: tir.SatArith) -> str:
         w = _width(n.type)
         a, b = self.e(n.left), self.e(n.right)
+        if _signed(n.type):
+            op = "+" if n.op == "|+|" else "-"
+            return f"p4n_satsigned({_sx(a, n.type)} {op} {_sx(b, n.type)}, {w})"
         if n.op == "|+|":
             return f"p4n_satadd({a}, {b}, {_mask(w)})"
         return f"({a} > {b} ? {a} - {b} : 0ULL)"
@@ -221,6 +248,9 @@ class CGen:
     def e_ShiftRight(self, n: tir.ShiftRight) -> str:
         w = _width(n.type)
         a = self.e(n.left)
+        if _signed(n.type):
+            amt = str(min(n.amount, 63)) if n.amount is not None else f"p4n_min63({self.e(n.right)})"
+            return f"((u64)(p4n_sext({a}, {w}) >> {amt}) & {_mask(w)})"
         if n.amount is not None:
             return "0ULL" if n.amount >= w else f"({a} >> {n.amount})"
         return f"p4n_shr({a}, {self.e(n.right)}, {w})"
@@ -235,7 +265,7 @@ class CGen:
     def e_Concat(self, n: tir.Concat) -> str:
         _width(n.type)
         wr = _width(n.right.type)
-        return f"(({self.e(n.left)} << {wr}) | {self.e(n.right)})"
+        return f"(({self.e(n.left)} << {wr}) | ({self.e(n.right)} & {_mask(wr)}))"
 
     def e_Slice(self, n: tir.Slice) -> str:
         w = n.hi - n.lo + 1
@@ -248,6 +278,8 @@ class CGen:
             return f"({v} != 0)"
         if isinstance(frm, T.BoolT):
             return f"(u64)({v} ? 1 : 0)"
+        if _signed(frm):
+            return f"((u64){_sx(v, frm)} & {_mask(_width(to))})"
         return f"({v} & {_mask(_width(to))})"
 
     def e_As(self, n: tir.As) -> str:
@@ -289,6 +321,26 @@ class CGen:
             x = self.cnts.setdefault(py, Extern("counter", name, py, len(self.cnts)))
             return f"p4n_count(I, {x.index}, {args[0]}, K->pkt_len)"
         raise Unsupported(f"extern {n.extern}.{n.method}")
+
+    def e_Lookahead(self, n: tir.Lookahead) -> str:
+        if n.cls or not self.in_parser:
+            raise Unsupported("lookahead of a header or struct")
+        nb = (n.width + 7) >> 3
+        self.pre.append(f"if (off + {nb} > n) {{ err = {V1_ERRORS.index('PacketTooShort')}; goto done; }}")
+        return f"p4n_get(data + off, 0, {n.width})"
+
+    def e_PacketLength(self, n: tir.PacketLength) -> str:
+        if not self.in_parser:
+            raise Unsupported("packet length outside the parser")
+        return "(u64)n"
+
+    def s_Advance(self, s: tir.Advance, ind: str) -> list[str]:
+        def f():
+            b = self.newtmp()
+            return [f"{ind}{{ u64 {b} = ({self.e(s.bits)} + 7) >> 3;",
+                    f"{ind}  if (off + {b} > n) {{ err = {V1_ERRORS.index('PacketTooShort')}; goto done; }}",
+                    f"{ind}  off += (uint32_t){b}; }}"]
+        return self.with_pre(ind, f)
 
     def e_Random(self, n: tir.Random) -> str:
         return f"p4n_random(I, {self.e(n.lo)}, {self.e(n.hi)})"
@@ -730,7 +782,7 @@ class CGen:
                 raise Unsupported(f"action {name}")
             cp = [p for p in arec.params if p[2] == ""]
             args = (([self.ctx_call(", ".join(t.ctx_args))] if with_ctx and t.ctx_args else [])
-                    + [f"a[{j}]" for j in range(len(cp))])
+                    + [f"(a[{j}] & {_mask(_width(cp[j][1]))})" for j in range(len(cp))])
             if len(cp) > 16:
                 raise Unsupported("more than 16 action parameters")
             lines.append(f"    case {i}: {func}({', '.join(['I', 'K'] + args)}); break;")
@@ -767,6 +819,7 @@ class CGen:
                 return "{ err = -1; goto done; }"
             return f"goto st_{idx[target]};"
         start = idx["start"]
+        self.in_parser = True
         body.append(f"    goto st_{start};")
         for s in p.states:
             body.append(f"st_{s.index}: /* {s.name} */")
@@ -797,6 +850,7 @@ class CGen:
                 body.append(f"        if ({' && '.join(conds) or '1'}) {goto(c.target)}")
             body.append(f"        err = {V1_ERRORS.index('NoMatch')}; goto done;")
             body.append("    }")
+        self.in_parser = False
         proto = (f"static int {p.func}(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, "
                  f"{', '.join(params)})")
         self.out.append(proto + " {")
@@ -869,6 +923,13 @@ static u64 p4n_random(inst_t *I, u64 lo, u64 hi) {
 }
 static inline u64 p4n_shl(u64 a, u64 b, int w, u64 m) { return b < (u64)w ? (a << b) & m : 0; }
 static inline u64 p4n_shr(u64 a, u64 b, int w) { return b < (u64)w ? a >> b : 0; }
+static inline int64_t p4n_sext(u64 v, int w) { return w >= 64 ? (int64_t)v : (int64_t)(v << (64 - w)) >> (64 - w); }
+static inline u64 p4n_min63(u64 a) { return a > 63 ? 63 : a; }
+static inline u64 p4n_satsigned(int64_t r, int w) {
+    int64_t hi = (int64_t)((1ULL << (w - 1)) - 1), lo = -hi - 1;
+    r = r > hi ? hi : r < lo ? lo : r;
+    return (u64)r & (w >= 64 ? ~0ULL : ((1ULL << w) - 1));
+}
 static inline u64 p4n_satadd(u64 a, u64 b, u64 m) { u64 r = a + b; return (r > m || r < a) ? m : r; }
 static inline u64 p4n_get(const uint8_t *p, int bit, int w) {
     /* w <= 64 bits starting `bit` bits into p, big-endian: at most 9 bytes through a 128-bit window */

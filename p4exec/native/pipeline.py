@@ -218,9 +218,9 @@ class NativePipeline:
         if len(vals) > _MAXA:
             raise cgen.Unsupported("more than 16 action arguments")
         for i, v in enumerate(vals):
-            if v >> 64:
+            if v >> 64 or v < -(1 << 63):
                 raise cgen.Unsupported("action argument wider than 64 bits")
-            buf[i] = v
+            buf[i] = v & 0xFFFFFFFFFFFFFFFF
         return len(vals)
 
     # ------------------------------------------------------------------ hooks (as V1Pipeline)
