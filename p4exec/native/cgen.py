@@ -105,6 +105,8 @@ class CGen:
         self.in_parser = False
         self.cur_table_actions: dict[str, int] = {}
         self.pre: list[str] = []          # statements an expression needs before it (temps, packed field lists)
+        self.ptr_params: set[str] = set()  # scalar out/inout parameters of the function: pointers to the caller's temps
+        self.frame_ptrs: dict[str, set[str]] = {}   # frame -> its slots that point (a control's scalar out/inout)
         self.cur_frame: str | None = None
 
     # ------------------------------------------------------------------ types
@@ -151,7 +153,11 @@ class CGen:
         if py in ("True", "False"):
             return "1" if py == "True" else "0"
         if py.startswith("L."):
+            if py[2:] in self.frame_ptrs.get(self.cur_frame or "", ()):
+                return f"(*L->{py[2:]})"
             return f"L->{py[2:]}"
+        if py in self.ptr_params:
+            return f"(*{py})"
         if py in self.ctx_types:
             return f"(*{py})"
         if py in self.bind:
@@ -476,9 +482,12 @@ class CGen:
         return out
 
     def s_Return(self, s: tir.Return, ind: str) -> list[str]:
-        if s.value is not None or s.outs:
-            raise Unsupported("return with a value or out parameters")
-        return [f"{ind}return;"]
+        if s.value is not None:
+            raise Unsupported("return with a value")
+        return [f"{ind}return;"]     # out values are already in the caller's temps (see s_CallStmt)
+
+    def s_OutsOnExit(self, s: tir.OutsOnExit, ind: str) -> list[str]:
+        return self.stmts(s.body, ind)
 
     def s_Exit(self, s, ind: str) -> list[str]:
         return [f"{ind}K->exited = 1; return;"]
@@ -550,27 +559,54 @@ class CGen:
         return self.with_pre(ind, f)
 
     def s_CallStmt(self, s: tir.CallStmt, ind: str) -> list[str]:
+        """Copy-in/copy-out made explicit: a scalar out/inout argument goes through a temp whose address the callee
+        gets; the temps are copied out after the call, also when the callee exits (P4: copy-out on exit too),
+        before unwinding further. A copied object (`temp`) likewise."""
         p = s.plan
-        if p.outs or any(a.temp for a in p.args):
-            raise Unsupported("calls with out/inout scalar arguments or copied objects")
         if p.func in self.rec.actions:
             params = self.rec.actions[p.func].params
         elif p.func in self.rec.controls:
             params = self.rec.controls[p.func].params
         else:
             raise Unsupported(f"call of {p.func}")
+        if p.out_offset:
+            raise Unsupported("call with a value and out parameters")
 
         def f():
             args = [self.ctx_call(p.prefix_args)] if p.prefix_args.strip() else []
-            for a, (_py, t, _d) in zip(p.args, params, strict=True):
+            post: list[str] = []
+            k = 0
+            for a, (_py, t, d) in zip(p.args, params, strict=True):
                 if _is_obj(t):
-                    if not isinstance(a.value, tir.Name | tir.Field):
+                    if a.temp:
+                        ct = self.ctype(t)
+                        src = a.value.value if isinstance(a.value, tir.Copy) else a.value
+                        if not isinstance(src, tir.Name | tir.Field):
+                            raise Unsupported("object argument that is not a path")
+                        self.pre.append(f"{ct} {a.temp} = {self.e(src)};")
+                        args.append(f"&{a.temp}")
+                        if a.target is not None:
+                            post.append(f"{self.e(a.target)} = {a.temp};")
+                        continue
+                    v = a.value.value if isinstance(a.value, tir.Copy) else a.value
+                    if not isinstance(v, tir.Name | tir.Field):
                         raise Unsupported("object argument that is not a path")
-                    args.append(f"&{self.e(a.value)}")
+                    args.append(f"&{self.e(v)}")
+                elif d in ("out", "inout"):
+                    tv = self.newtmp()
+                    if isinstance(a.value, tir.Opaque):
+                        self.pre.append(f"u64 {tv} = 0;")
+                    else:
+                        self.pre.append(f"u64 {tv} = {self.e(a.value)};")
+                    args.append(f"&{tv}")
+                    lv = p.outs[k] if k < len(p.outs) else None
+                    k += 1
+                    if lv is not None:
+                        post.extend(x.strip() for x in self.lvalue_store(lv, tv, ""))
                 else:
                     args.append(self.e(a.value))
-            return [f"{ind}{p.func}({', '.join(['I', 'K'] + [x for x in args if x])});",
-                    f"{ind}if (K->exited | K->fault) return;"]
+            return ([f"{ind}{p.func}({', '.join(['I', 'K'] + [x for x in args if x])});"]
+                    + [ind + x for x in post] + [f"{ind}if (K->exited | K->fault) return;"])
         return self.with_pre(ind, f)
 
     def s_Extract(self, s: tir.Extract, ind: str) -> list[str]:
@@ -674,13 +710,17 @@ class CGen:
         types = self.obj_types(c.params)
         self.ctx_types = types
         scalar = [(py, t) for py, t, _d in c.params if not _is_obj(t) and not isinstance(T.strip_new(t), T.ExternT)]
+        outs = {py for py, t, d in c.params if (py, t) in scalar and d in ("out", "inout")}
         frame = None
         prologue = []
+        self.ptr_params = set()
         if scalar or c.frame:
             frame = "F_" + c.func
-            fl = [f"    {self.ctype(t)} {py};" for py, t in scalar]
+            self.frame_ptrs[frame] = outs
+            fl = [f"    {self.ctype(t)} {'*' if py in outs else ''}{py};" for py, t in scalar]
             fl += [f"    {self.ctype(t)} {py};" for py, t, _ in c.frame]
             self.type_src.append("typedef struct {\n" + "\n".join(fl) + f"\n}} {frame};")
+            self.cur_frame = frame
             prologue.append(f"    {frame} L_s; memset(&L_s, 0, sizeof L_s); {frame} *L = &L_s;")
             for py, _t in scalar:
                 prologue.append(f"    L->{py} = {py};")
@@ -698,12 +738,14 @@ class CGen:
             elif _is_obj(t):
                 params.append(f"{types[py]} *{py}")
             else:
-                params.append(f"u64 {py}")
+                params.append(f"u64 {'*' if py in outs else ''}{py}")
         self.cur_frame = frame
         self.function(c.func, params, c.body, prologue=prologue)
 
     def action(self, a: ActionRec, frame: str | None, ctx_types: dict[str, str]) -> None:
         self.ctx_types = dict(ctx_types)
+        self.cur_frame = frame
+        self.ptr_params = set()
         params = self.ctx_params(a.ctx_args, frame, ctx_types)
         for py, t, d in a.params:
             if _is_obj(t):
@@ -713,10 +755,12 @@ class CGen:
                 self.ctx_types[py] = ct
                 params.append(f"{ct} *{py}")
             else:
-                if d in ("out", "inout"):
-                    raise Unsupported("scalar out parameter of an action")
                 _width(t)
-                params.append(f"u64 {py}")
+                if d in ("out", "inout"):
+                    self.ptr_params.add(py)
+                    params.append(f"u64 *{py}")
+                else:
+                    params.append(f"u64 {py}")
         self.function(a.func, params, a.body)
 
     def table_action_ids(self, t: TableRec) -> dict[str, int]:
@@ -729,6 +773,8 @@ class CGen:
             raise Unsupported(f"table {t.name}: direct meter")
         x = self.tbls.setdefault(t.func, Extern("table", t.name, t.func, len(self.tbls)))
         self.ctx_types = dict(ctx_types)
+        self.cur_frame = frame
+        self.ptr_params = set()
         params = self.ctx_params(t.ctx_args, frame, ctx_types)
         proto = f"static int {t.func}({', '.join(['inst_t *I', 'job_t *K'] + params)})"
         self.protos.append(proto + ";")
