@@ -435,11 +435,36 @@ class CGen:
     def s_Assign(self, s: tir.Assign, ind: str) -> list[str]:
         return self.with_pre(ind, lambda: self.lvalue_store(s.target, self.e(s.value), ind))
 
+    def set_object(self, target: str, v: tir.Expr, ind: str) -> list[str]:
+        """Statements storing the object value `v` into the C object `target`."""
+        if isinstance(v, tir.Copy):
+            v = v.value
+        if isinstance(v, tir.Name | tir.Field):
+            return [f"{ind}{target} = {self.e(v)};"]
+        if isinstance(v, tir.Make):
+            b = T.strip_new(v.type)
+            if not isinstance(b, T.HeaderT | T.StructT):
+                raise Unsupported(f"building a {b}")
+            # the items are evaluated before any field is stored (P4's value semantics)
+            tmps = []
+            out = []
+            for (f, ft), item in zip(b.fields.items(), v.items, strict=True):
+                if _is_obj(ft):
+                    tv = self.newtmp()
+                    out.append(f"{ind}{self.ctype(ft)} {tv};")
+                    out.extend(self.set_object(tv, item, ind))
+                else:
+                    tv = self.newtmp()
+                    out.append(f"{ind}u64 {tv} = {self.e(item)};")
+                tmps.append((f, tv))
+            out += [f"{ind}{target}.{f} = {tv};" for f, tv in tmps]
+            if isinstance(b, T.HeaderT):
+                out.append(f"{ind}{target}._v = 1;")
+            return out
+        raise Unsupported(f"object assignment from {type(v).__name__}")
+
     def s_SetObject(self, s: tir.SetObject, ind: str) -> list[str]:
-        v = s.value.value if isinstance(s.value, tir.Copy) else s.value
-        if not isinstance(v, tir.Name | tir.Field):
-            raise Unsupported(f"object assignment from {type(v).__name__}")
-        return self.with_pre(ind, lambda: [f"{ind}{self.e(s.target)} = {self.e(v)};"])
+        return self.with_pre(ind, lambda: self.set_object(self.e(s.target), s.value, ind))
 
     def s_Local(self, s: tir.Local, ind: str) -> list[str]:
         if s.py not in self.locals:
@@ -449,8 +474,7 @@ class CGen:
                 return [f"{ind}memset(&{s.py}, 0, sizeof {s.py});"]
             return [f"{ind}{s.py} = 0;"]
         if _is_obj(s.value.type):
-            v = s.value.value if isinstance(s.value, tir.Copy) else s.value
-            return self.with_pre(ind, lambda: [f"{ind}{s.py} = {self.e(v)};"])
+            return self.with_pre(ind, lambda: self.set_object(s.py, s.value, ind))
         return self.with_pre(ind, lambda: [f"{ind}{s.py} = {self.e(s.value)};"])
 
     def s_Pass(self, s, ind: str) -> list[str]:
