@@ -108,6 +108,7 @@ class CGen:
         self.ptr_params: set[str] = set()  # scalar out/inout parameters of the function: pointers to the caller's temps
         self.frame_ptrs: dict[str, set[str]] = {}   # frame -> its slots that point (a control's scalar out/inout)
         self.cur_frame: str | None = None
+        self.fault_ret = "return;"        # how generated code leaves the current function on a run-time fault
 
     # ------------------------------------------------------------------ types
     def ctype(self, t: T.Type) -> str:
@@ -137,7 +138,15 @@ class CGen:
         if isinstance(b, T.UnionT):
             raise Unsupported(f"header union {b.name}")
         if isinstance(b, T.StackT):
-            raise Unsupported("header stacks")
+            if not isinstance(b.elem, T.HeaderT):
+                raise Unsupported("header union stacks")
+            et = self.ctype(b.elem)
+            key = f"stack:{et}:{b.size}"
+            if key not in self.types:
+                cname = f"K_{et}_{b.size}"
+                self.types[key] = cname
+                self.type_src.append(f"typedef struct {{\n    {et} h[{b.size}];\n    u64 nxt;\n}} {cname};")
+            return self.types[key]
         _width(t)
         return "u64"
 
@@ -191,6 +200,30 @@ class CGen:
     def e_Field(self, n: tir.Field) -> str:
         return f"{self.e(n.base)}.{n.name}"
 
+    def e_StackElem(self, n: tir.StackElem) -> str:
+        return f"{self.e(n.base)}.h[{n.index}]"
+
+    def e_StackElemDyn(self, n: tir.StackElemDyn) -> str:
+        size = T.strip_new(n.base.type).size  # type: ignore[attr-defined]
+        tv = self.newtmp()
+        self.pre.append(f"u64 {tv} = {self.e(n.index)};")
+        self.pre.append(f"if ({tv} >= {size}) {{ K->fault = 3; {self.fault_ret} }}")
+        return f"{self.e(n.base)}.h[{tv}]"
+
+    def e_StackNext(self, n: tir.StackNext) -> str:
+        size = T.strip_new(n.base.type).size  # type: ignore[attr-defined]
+        b = self.e(n.base)
+        self.pre.append(f"if ({b}.nxt >= {size}) {{ err = {V1_ERRORS.index('StackOutOfBounds')}; goto done; }}")
+        return f"{b}.h[{b}.nxt]"
+
+    def e_StackLast(self, n: tir.StackLast) -> str:
+        b = self.e(n.base)
+        self.pre.append(f"if ({b}.nxt == 0) {{ err = {V1_ERRORS.index('StackOutOfBounds')}; goto done; }}")
+        return f"{b}.h[{b}.nxt - 1]"
+
+    def e_StackLastIndex(self, n: tir.StackLastIndex) -> str:
+        return f"(({self.e(n.base)}.nxt - 1) & 0xFFFFFFFFULL)"
+
     def e_IsValid(self, n: tir.IsValid) -> str:
         if n.union:
             raise Unsupported("header unions")
@@ -238,7 +271,7 @@ class CGen:
             return f"({a} {op} {b})"
         t = self.newtmp()
         self.pre.append(f"u64 {t} = {b};")
-        self.pre.append(f"if ({t} == 0) {{ K->fault = 2; return; }}")
+        self.pre.append(f"if ({t} == 0) {{ K->fault = 2; {self.fault_ret} }}")
         return f"({a} {op} {t})"
 
     def e_SatArith(self, n: tir.SatArith) -> str:
@@ -510,6 +543,72 @@ class CGen:
             raise Unsupported("return with a value")
         return [f"{ind}return;"]     # out values are already in the caller's temps (see s_CallStmt)
 
+    def s_StackShift(self, s: tir.StackShift, ind: str) -> list[str]:
+        st = T.strip_new(s.stack.type)
+        size = st.size  # type: ignore[attr-defined]
+        b = self.e(s.stack)
+        n = s.count
+        if s.op == "push_front":
+            return [f"{ind}for (int _i = {size - 1}; _i >= 0; _i--) {{",
+                    f"{ind}    if (_i >= {n}) {b}.h[_i] = {b}.h[_i - {n}]; else {b}.h[_i]._v = 0;",
+                    f"{ind}}}",
+                    f"{ind}{b}.nxt = {b}.nxt + {n} > {size} ? {size} : {b}.nxt + {n};"]
+        return [f"{ind}for (int _i = 0; _i < {size}; _i++) {{",
+                f"{ind}    if (_i + {n} < {size}) {b}.h[_i] = {b}.h[_i + {n}]; else {b}.h[_i]._v = 0;",
+                f"{ind}}}",
+                f"{ind}{b}.nxt = {b}.nxt > {n} ? {b}.nxt - {n} : 0;"]
+
+    def s_Break(self, s, ind: str) -> list[str]:
+        return [f"{ind}break;"]
+
+    def s_Continue(self, s, ind: str) -> list[str]:
+        return [f"{ind}continue;"]
+
+    def s_For(self, s: tir.For, ind: str) -> list[str]:
+        out = [f"{ind}{{ int {s.first} = 1;", f"{ind}for (;;) {{"]
+        if s.updates:
+            out += [f"{ind}    if (!{s.first}) {{"] + self.stmts(s.updates, ind + "        ") + [f"{ind}    }}"]
+        out.append(f"{ind}    {s.first} = 0;")
+        if s.cond is not None:
+            saved = self.pre
+            self.pre = []
+            c = self.e(s.cond)
+            out += [ind + "    " + p for p in self.pre]
+            self.pre = saved
+            out.append(f"{ind}    if (!({c})) break;")
+        out += self.stmts(s.body, ind + "    ")
+        return out + [f"{ind}}}}}"]
+
+    def s_ForRange(self, s: tir.ForRange, ind: str) -> list[str]:
+        if _signed(s.lo.type):
+            raise Unsupported("for over a signed range")
+
+        def f():
+            lo, hi, k = self.newtmp(), self.newtmp(), self.newtmp()
+            return ([f"{ind}{{ u64 {lo} = {self.e(s.lo)}, {hi} = {self.e(s.hi)};",
+                     f"{ind}if ({lo} <= {hi}) for (u64 {k} = 0; {k} <= {hi} - {lo}; {k}++) {{",
+                     f"{ind}    {s.var} = {lo} + {k};"]
+                    + self.stmts(s.body, ind + "    ") + [f"{ind}}}}}"])
+        return self.with_pre(ind, f)
+
+    def s_ForList(self, s: tir.ForList, ind: str) -> list[str]:
+        def f():
+            vals = [self.e(i) for i in s.items]
+            arr, k = self.newtmp(), self.newtmp()
+            return ([f"{ind}{{ u64 {arr}[{max(1, len(vals))}] = {{{', '.join(vals) or '0'}}};",
+                     f"{ind}for (int {k} = 0; {k} < {len(vals)}; {k}++) {{", f"{ind}    {s.var} = {arr}[{k}];"]
+                    + self.stmts(s.body, ind + "    ") + [f"{ind}}}}}"])
+        if s.items and _is_obj(s.items[0].type):
+            raise Unsupported("for over a list of objects")
+        return self.with_pre(ind, f)
+
+    def s_ForStack(self, s: tir.ForStack, ind: str) -> list[str]:
+        size = T.strip_new(s.stack.type).size  # type: ignore[attr-defined]
+        k = self.newtmp()
+        return self.with_pre(ind, lambda: [f"{ind}for (int {k} = 0; {k} < {size}; {k}++) {{",
+                                           f"{ind}    {s.var} = {self.e(s.stack)}.h[{k}];"]
+                             + self.stmts(s.body, ind + "    ") + [f"{ind}}}"])
+
     def s_OutsOnExit(self, s: tir.OutsOnExit, ind: str) -> list[str]:
         return self.stmts(s.body, ind)
 
@@ -634,8 +733,8 @@ class CGen:
         return self.with_pre(ind, f)
 
     def s_Extract(self, s: tir.Extract, ind: str) -> list[str]:
-        if s.stack is not None or s.length is not None or s.invalidate:
-            raise Unsupported("extract of a stack, union or varbit header")
+        if s.member or s.length is not None or s.invalidate:
+            raise Unsupported("extract of a union or varbit header")
         h = T.strip_new(s.header.type)
         assert isinstance(h, T.HeaderT)
         widths = [(f, _width(ft)) for f, ft in h.fields.items()]
@@ -643,8 +742,17 @@ class CGen:
         if total % 8:
             raise Unsupported("header not a whole number of bytes")
         nb = total // 8
-        hp = self.e(s.header)
-        out = [f"{ind}if (off + {nb} > n) {{ err = {V1_ERRORS.index('PacketTooShort')}; goto done; }}"]
+        if s.stack is not None:
+            size = T.strip_new(s.stack.type).size  # type: ignore[attr-defined]
+            sb = self.e(s.stack)
+            hv = self.newtmp()
+            out = [f"{ind}if ({sb}.nxt >= {size}) {{ err = {V1_ERRORS.index('StackOutOfBounds')}; goto done; }}",
+                   f"{ind}{self.ctype(h)} *{hv} = &{sb}.h[{sb}.nxt]; {sb}.nxt += 1;"]
+            hp = f"(*{hv})"
+        else:
+            hp = self.e(s.header)
+            out = []
+        out += [f"{ind}if (off + {nb} > n) {{ err = {V1_ERRORS.index('PacketTooShort')}; goto done; }}"]
         bit = 0
         for f, w in widths:
             out.append(f"{ind}{hp}.{f} = p4n_get(data + off, {bit}, {w});")
@@ -695,6 +803,12 @@ class CGen:
         def walk(x):
             if isinstance(x, tir.Local):
                 found[x.py] = x.value.type
+            elif isinstance(x, tir.ForRange):
+                found[x.var] = x.lo.type
+            elif isinstance(x, tir.ForList) and x.items:
+                found[x.var] = x.items[0].type
+            elif isinstance(x, tir.ForStack):
+                found[x.var] = T.strip_new(x.stack.type).elem  # type: ignore[attr-defined]
             if isinstance(x, tuple | list):
                 for y in x:
                     walk(y)
@@ -707,6 +821,7 @@ class CGen:
 
     def function(self, func: str, params: list[str], body, ind="    ", prologue=()) -> None:
         self.locals = {}
+        self.fault_ret = "return;"
         decls = []
         for py, t in self.collect_locals(body).items():
             if "." in py:
@@ -799,6 +914,7 @@ class CGen:
         self.ctx_types = dict(ctx_types)
         self.cur_frame = frame
         self.ptr_params = set()
+        self.fault_ret = "return 0;"
         params = self.ctx_params(t.ctx_args, frame, ctx_types)
         proto = f"static int {t.func}({', '.join(['inst_t *I', 'job_t *K'] + params)})"
         self.protos.append(proto + ";")
@@ -890,6 +1006,7 @@ class CGen:
             return f"goto st_{idx[target]};"
         start = idx["start"]
         self.in_parser = True
+        self.fault_ret = "goto done;"
         body.append(f"    goto st_{start};")
         for s in p.states:
             body.append(f"st_{s.index}: /* {s.name} */")
@@ -921,6 +1038,7 @@ class CGen:
             body.append(f"        err = {V1_ERRORS.index('NoMatch')}; goto done;")
             body.append("    }")
         self.in_parser = False
+        self.fault_ret = "return;"
         proto = (f"static int {p.func}(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, "
                  f"{', '.join(params)})")
         self.out.append(proto + " {")
@@ -1029,6 +1147,7 @@ int64_t p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32
     K->sm.ingress_port = port; K->sm.packet_length = n; K->sm.ingress_global_timestamp = now & 0xFFFFFFFFFFFFULL;
     K->now = now; K->pkt_len = n; K->truncate = -1;
     int off = {e['parser']}(I, K, data, n, &K->hdr, &K->meta, &K->sm);
+    if (K->fault) return -1;
     if (K->parser_err > 0) K->sm.parser_error = (u64)K->parser_err;
     K->payload_off = (uint32_t)off;
     {e['verify']}(I, K, &K->hdr, &K->meta);
@@ -1064,6 +1183,7 @@ int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap, uint32_t port, uint64_t
         self.out = []
         self.ctx_types = self.obj_types(dep.params)
         self.locals = {}
+        self.fault_ret = "return -2;"
         dep_lines = [f"    {ct} *{py} = &K->hdr;" for py, ct in self.ctx_types.items()]
         dep_lines += self.stmts(dep.body, "    ")
         self.out = saved

@@ -240,9 +240,10 @@ class NativePipeline:
             self.stats["assert_failed"] += 1
             log.warning("assert/assume failed: packet dropped")
         else:
+            reason = "header_stack_index" if K.fault == 3 else "division_by_zero"
             self.stats["runtime_fault"] += 1
-            self.stats["runtime_fault:division_by_zero"] += 1
-            log.warning("p4exec: run-time fault division_by_zero in %s; packet dropped", where)
+            self.stats[f"runtime_fault:{reason}"] += 1
+            log.warning("p4exec: run-time fault %s in %s; packet dropped", reason, where)
 
     # ------------------------------------------------------------------ ingress half
     def ingress(self, port: int, data: bytes, now_us: int) -> list[NativeJob]:

@@ -20,6 +20,9 @@ from tests.p4exec.p4fuzz import mutated_programs
 
 CORPUS = Path(__file__).resolve().parents[1] / "p4"
 PROGRAMS = sorted(CORPUS.glob("[0-9][0-9]_*.p4"))
+# programs that loop forever on some inputs (77: `for (bit<8> i = 1; i <= hdr.h.n; ...)` never ends when n is
+# 255, in P4 as on both pipelines): only their STF packets are sent
+ENDLESS_ON_SOME_INPUTS = {"77_for_loops"}
 pytestmark = pytest.mark.skipif(compiler_available() is None, reason="no C compiler on this machine")
 
 
@@ -67,12 +70,14 @@ def test_corpus_program_random_frames(path: Path) -> None:
         prog = compile_file(str(path))
     except P4Error:
         pytest.skip("a negative program")
-    compare(prog, frames_for(path.with_suffix(".stf").read_text(), seed=len(path.stem), n=300))
+    n = 0 if path.stem in ENDLESS_ON_SOME_INPUTS else 300
+    compare(prog, frames_for(path.with_suffix(".stf").read_text(), seed=len(path.stem), n=n))
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(mutated_programs())
 def test_mutated_programs_same_on_both(text: str) -> None:
+    assume("for" not in text)        # a mutated loop may never end on some input (see ENDLESS_ON_SOME_INPUTS)
     try:
         prog = compile_source(text, "fuzz.p4")
     except P4Error:
