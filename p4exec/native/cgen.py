@@ -42,7 +42,8 @@ class CProgram:
     registers: list[Extern] = field(default_factory=list)
     counters: list[Extern] = field(default_factory=list)
     tables: list[tuple[Extern, TableRec]] = field(default_factory=list)
-    header_names: list[str] = field(default_factory=list)   # job layout (for tests and the pipeline)
+    digests: list[str] = field(default_factory=list)        # digest names, by the index the C code passes back
+    log_msgs: list[str] = field(default_factory=list)
 
 
 def _mask(w: int) -> str:
@@ -109,6 +110,8 @@ class CGen:
         self.frame_ptrs: dict[str, set[str]] = {}   # frame -> its slots that point (a control's scalar out/inout)
         self.cur_frame: str | None = None
         self.fault_ret = "return;"        # how generated code leaves the current function on a run-time fault
+        self.digests: list[str] = []      # digest names by the index the C code passes back
+        self.log_msgs: list[str] = []
 
     # ------------------------------------------------------------------ types
     def ctype(self, t: T.Type) -> str:
@@ -608,6 +611,40 @@ class CGen:
         return self.with_pre(ind, lambda: [f"{ind}for (int {k} = 0; {k} < {size}; {k}++) {{",
                                            f"{ind}    {s.var} = {self.e(s.stack)}.h[{k}];"]
                              + self.stmts(s.body, ind + "    ") + [f"{ind}}}"])
+
+    def _callback_values(self, values: tuple, what: str) -> tuple[str, int]:
+        """The values into a u64 array temp for a call back into Python (digest, log_msg)."""
+        vals = []
+        for v in values:
+            t = T.strip_new(v.type)
+            if _signed(v.type) or isinstance(t, T.BoolT) or _is_obj(v.type):
+                raise Unsupported(f"{what} of a signed, bool or header/struct value")
+            vals.append(self.e(v))
+        arr = self.newtmp()
+        self.pre.append(f"u64 {arr}[{max(1, len(vals))}] = {{{', '.join(vals) or '0'}}};")
+        return arr, len(vals)
+
+    def s_Digest(self, s: tir.Digest, ind: str) -> list[str]:
+        if s.name not in self.digests:
+            self.digests.append(s.name)
+        i = self.digests.index(s.name)
+
+        def f():
+            arr, n = self._callback_values(s.values, "digest")
+            return [f"{ind}p4n_digest(I->rng_handle, {i}, {arr}, {n});"]
+        return self.with_pre(ind, f)
+
+    def s_Log(self, s: tir.Log, ind: str) -> list[str]:
+        if not isinstance(s.msg, tir.Const) or not isinstance(s.msg.value, str):
+            raise Unsupported("log_msg with a computed message")
+        if s.msg.value not in self.log_msgs:
+            self.log_msgs.append(s.msg.value)
+        i = self.log_msgs.index(s.msg.value)
+
+        def f():
+            arr, n = self._callback_values(s.values, "log_msg")
+            return [f"{ind}p4n_log(I->rng_handle, {i}, {arr}, {n});"]
+        return self.with_pre(ind, f)
 
     def s_OutsOnExit(self, s: tir.OutsOnExit, ind: str) -> list[str]:
         return self.stmts(s.body, ind)
@@ -1197,9 +1234,12 @@ int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_
 """
         src = "\n".join(head) + inst + helpers + "\n".join(self.protos) + "\n" + "\n".join(self.out) + api
         cdef = ("typedef uint64_t u64;\n" + _CDEF_RUNTIME + "\n".join(self.type_src) + inst + cdef_api
-                + 'extern "Python" uint32_t p4n_rand32(uint64_t);\n')
+                + 'extern "Python" uint32_t p4n_rand32(uint64_t);\n'
+                + 'extern "Python" void p4n_digest(uint64_t, int, u64 *, int);\n'
+                + 'extern "Python" void p4n_log(uint64_t, int, u64 *, int);\n')
         return CProgram(src, cdef, list(self.regs.values()), list(self.cnts.values()),
-                        [(x, rec.tables[f]) for f, x in self.tbls.items()])
+                        [(x, rec.tables[f]) for f, x in self.tbls.items()], digests=list(self.digests),
+                        log_msgs=list(self.log_msgs))
 
     def _frame_for(self, ctx_args: list[str], func: str) -> str | None:
         if "L" not in ctx_args:
@@ -1219,7 +1259,9 @@ int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_
     @staticmethod
     def _runtime() -> str:
         src = resources.files("p4exec.native").joinpath("runtime.c").read_text()
-        return "#include <stdint.h>\nstatic uint32_t p4n_rand32(uint64_t h);\n" + src
+        return ("#include <stdint.h>\nstatic uint32_t p4n_rand32(uint64_t h);\n"
+                "static void p4n_digest(uint64_t h, int d, uint64_t *v, int n);\n"
+                "static void p4n_log(uint64_t h, int m, uint64_t *v, int n);\n" + src)
 
 
 _BATCH = """

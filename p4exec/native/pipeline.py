@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import random
+import weakref
 from collections import Counter
 from typing import Any
 
@@ -16,6 +17,7 @@ from p4exec.native import cgen
 from p4exec.native.build import build
 from p4exec.runtime import changes
 from p4exec.runtime.match import Exact, Lpm, MatchKind, Optional_, Ternary
+from p4exec.v1model import rt
 
 log = logging.getLogger("p4exec.native")
 
@@ -47,8 +49,20 @@ class NativeJob:
         return f"NativeJob(port={self.egress_port}, prio={self.priority}, len={self.packet_length})"
 
 
+_pipes: weakref.WeakValueDictionary[int, NativePipeline] = weakref.WeakValueDictionary()
+
+
 def _rand32(h: int) -> int:
     return _rngs[h].getrandbits(32)
+
+
+def _digest(h: int, d: int, vals, n: int) -> None:
+    _pipes[h]._on_c_digest(d, tuple(vals[i] for i in range(n)))
+
+
+def _log(h: int, m: int, vals, n: int) -> None:
+    p = _pipes[h]
+    p.on_log(rt.format_log(p.cprog.log_msgs[m], tuple(vals[i] for i in range(n))))
 
 
 class NativePipeline:
@@ -65,16 +79,20 @@ class NativePipeline:
         self.digest_log: list[tuple[str, tuple]] = []
         self.digest_sink = None
         self.last_malformed = False
+        self.max_logs = 10000
         self.cprog = cprog if cprog is not None else cgen.generate(program)
         mod = build(self.cprog.source, self.cprog.cdef)
         self.ffi, self.lib = mod.ffi, mod.lib
         if id(mod) not in _registered:
             self.ffi.def_extern(name="p4n_rand32")(_rand32)
+            self.ffi.def_extern(name="p4n_digest")(_digest)
+            self.ffi.def_extern(name="p4n_log")(_log)
             _registered.add(id(mod))
         ffi = self.ffi
         self.I = ffi.new("inst_t *")
         self._rng_key = id(self)
         _rngs[self._rng_key] = random.Random(seed)
+        _pipes[self._rng_key] = self
         self.I.rng_handle = self._rng_key
         self._keep: list[Any] = []
         self._tables: list[tuple[Any, Any, cgen.TableRec, Any]] = []
@@ -224,13 +242,28 @@ class NativePipeline:
         return len(vals)
 
     # ------------------------------------------------------------------ hooks (as V1Pipeline)
+    def _on_c_digest(self, d: int, vals: tuple) -> None:
+        """As the Python pipeline's `_digest`: with a sink attached (the P4Runtime server) the sink gets it;
+        otherwise it waits in the state."""
+        name = self.cprog.digests[d]
+        if self.digest_sink is None:
+            dg = self.state.digests.get(name)
+            if dg is not None:
+                dg.emit(vals)
+        self.on_digest(name, vals)
+
     def on_digest(self, name: str, vals: tuple) -> None:
         self.digest_log.append((name, vals))
+        if len(self.digest_log) > self.max_logs:
+            del self.digest_log[: len(self.digest_log) // 2]
         if self.digest_sink is not None:
             self.digest_sink(name, vals)
 
     def on_log(self, text: str) -> None:
+        logging.getLogger("p4exec.pipeline").info("log_msg: %s", text)
         self.logs.append(text)
+        if len(self.logs) > self.max_logs:
+            del self.logs[: len(self.logs) // 2]
 
     def set_digest_sink(self, fn: Any) -> None:
         self.digest_sink = fn
