@@ -646,6 +646,40 @@ class CGen:
             return [f"{ind}p4n_log(I->rng_handle, {i}, {arr}, {n});"]
         return self.with_pre(ind, f)
 
+    def fl_index(self, name: str | None) -> int:
+        if not name or name == "_NOFL":
+            return -1
+        names = [x[0] for x in self.prog.native_field_lists]
+        if name not in names:
+            raise Unsupported(f"field list {name}")
+        return names.index(name)
+
+    def s_Clone(self, s: tir.Clone, ind: str) -> list[str]:
+        fl = self.fl_index(s.field_list)
+        return self.with_pre(ind, lambda: [f"{ind}K->clone_type = {2 if s.e2e else 1}; K->clone_fl = {fl}; "
+                                           f"K->clone_session = {self.e(s.session)};"])
+
+    def s_Requeue(self, s: tir.Requeue, ind: str) -> list[str]:
+        fl = self.fl_index(s.field_list)
+        what = "recirc" if s.recirculate else "resubmit"
+        return [f"{ind}K->{what} = 1; K->{what}_fl = {fl};"]
+
+    def field_list_fn(self) -> str:
+        """p4n_field_list(i, src, dst): the preserved fields of field list i copied into a new instance."""
+        lines = ["void p4n_field_list(int i, job_t *src, job_t *dst) {", "    switch (i) {"]
+        for i, (_name, _key, paths) in enumerate(self.prog.native_field_lists):
+            lines.append(f"    case {i}:")
+            for path, _scalar in paths:
+                role, _, rest = path.partition(".")
+                part = {"m": "meta", "sm": "sm"}.get(role)
+                if part is None:
+                    raise Unsupported(f"field list path {path}")
+                tail = f".{rest}" if rest else ""
+                lines.append(f"        dst->{part}{tail} = src->{part}{tail};")
+            lines.append("        break;")
+        lines += ["    default: break;", "    }", "}"]
+        return "\n".join(lines) + "\n"
+
     def s_OutsOnExit(self, s: tir.OutsOnExit, ind: str) -> list[str]:
         return self.stmts(s.body, ind)
 
@@ -1130,6 +1164,8 @@ typedef struct {{
     {H} hdr; {M} meta; {SM} sm;
     uint64_t now; uint32_t pkt_len; int32_t parser_err; uint32_t payload_off;
     int64_t truncate; int32_t exited; int32_t fault;
+    int32_t clone_type; int32_t clone_fl; u64 clone_session;   /* clone_type: 0 none, 1 I2E, 2 E2E */
+    int32_t resubmit; int32_t resubmit_fl; int32_t recirc; int32_t recirc_fl;   /* fl: field list, -1 none */
 }} job_t;
 """
         helpers = """
@@ -1179,6 +1215,18 @@ static inline void p4n_set(uint8_t *p, int bit, int w, u64 x) {
         if _header_bytes(v1["H"]) > 1024:
             raise Unsupported("more than 1024 bytes of headers")
         api = f"""
+int p4n_finish(inst_t *I, job_t *K, uint8_t *o, int cap);
+int64_t p4n_parse(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now) {{
+    if (!p4n_tabs_ready) p4n_tabs();
+    K->sm.ingress_port = port; K->sm.packet_length = n; K->sm.ingress_global_timestamp = now & 0xFFFFFFFFFFFFULL;
+    K->now = now; K->pkt_len = n; K->truncate = -1;
+    int off = {e['parser']}(I, K, data, n, &K->hdr, &K->meta, &K->sm);
+    if (K->fault) return -1;
+    if (K->parser_err > 0) K->sm.parser_error = (u64)K->parser_err;
+    K->payload_off = (uint32_t)off;
+    {e['verify']}(I, K, &K->hdr, &K->meta);
+    return K->fault ? -1 : 0;
+}}
 int64_t p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now) {{
     if (!p4n_tabs_ready) p4n_tabs();
     K->sm.ingress_port = port; K->sm.packet_length = n; K->sm.ingress_global_timestamp = now & 0xFFFFFFFFFFFFULL;
@@ -1196,6 +1244,7 @@ int64_t p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32
     /* what Python needs, in one int: egress_spec, priority, parser error?, multicast?, truncate set?, payload offset */
     return (int64_t)((K->sm.egress_spec & 0x1FF) | ((K->sm.priority & 7) << 9) | ((uint64_t)(K->parser_err > 0) << 12)
             | ((uint64_t)(K->sm.mcast_grp != 0) << 13) | ((uint64_t)(K->truncate >= 0) << 14)
+            | ((uint64_t)(K->clone_type == 1 || K->resubmit) << 15)
             | ((uint64_t)K->payload_off << 16));
 }}
 int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap, uint32_t port, uint64_t now, int qi, uint64_t enq_ts,
@@ -1205,11 +1254,15 @@ int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap, uint32_t port, uint64_t
     else {{ K->sm.enq_timestamp = enq_ts & 0xFFFFFFFFULL; K->sm.enq_qdepth = enq_qd & 0x7FFFF;
            K->sm.deq_timedelta = deq_td & 0xFFFFFFFFULL; K->sm.deq_qdepth = deq_qd & 0x7FFFF; }}
     K->now = now; K->pkt_len = (uint32_t)K->sm.packet_length;
-    K->exited = 0;
+    K->exited = 0; K->clone_type = 0; K->resubmit = 0;
     {e['egress']}(I, K, &K->hdr, &K->meta, &K->sm);
     K->exited = 0;
     if (K->fault) return -2;
+    if (K->clone_type == 2 || K->recirc) return -3;      /* E2E clone / recirculation: Python finishes */
     if (K->sm.egress_spec == 511) return -1;
+    return p4n_finish(I, K, o, cap);
+}}
+int p4n_finish(inst_t *I, job_t *K, uint8_t *o, int cap) {{
     {e['compute']}(I, K, &K->hdr, &K->meta);
     if (K->fault) return -2;
     int len = 0;
@@ -1224,11 +1277,14 @@ int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap, uint32_t port, uint64_t
         dep_lines = [f"    {ct} *{py} = &K->hdr;" for py, ct in self.ctx_types.items()]
         dep_lines += self.stmts(dep.body, "    ")
         self.out = saved
-        api += "\n".join(dep_lines) + "\n    return len;\n}\n" + _BATCH
+        api += "\n".join(dep_lines) + "\n    return len;\n}\n" + self.field_list_fn() + _BATCH
         cdef_api = """
 int64_t p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now);
 int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap, uint32_t port, uint64_t now, int qi, uint64_t enq_ts,
                uint64_t enq_qd, uint64_t deq_td, uint64_t deq_qd);
+int p4n_finish(inst_t *I, job_t *K, uint8_t *o, int cap);
+void p4n_field_list(int i, job_t *src, job_t *dst);
+int64_t p4n_parse(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now);
 int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_t *lens, const uint32_t *ports,
               const uint64_t *nows, uint8_t *out, uint32_t outcap, int64_t *res, uint32_t *stats);
 """
@@ -1270,6 +1326,9 @@ _BATCH = """
    -1 dropped, -2 / -5 run-time fault in ingress / egress (jobs[i].fault says which), -3 multicast (jobs[i] holds the job after
    ingress: Python replicates it), -4 no room left in `out` (jobs[i] holds the job after ingress).
    stats[0] counts frames with a parser error. */
+int p4n_finish(inst_t *I, job_t *K, uint8_t *o, int cap);
+void p4n_field_list(int i, job_t *src, job_t *dst);
+int64_t p4n_parse(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now);
 int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_t *lens, const uint32_t *ports,
               const uint64_t *nows, uint8_t *out, uint32_t outcap, int64_t *res, uint32_t *stats) {
     uint32_t in = 0, used = 0;
@@ -1282,12 +1341,13 @@ int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_
         int64_t r = p4n_ingress(I, K, d, n, ports[i], nows[i]);
         if (r < 0) { res[i] = -2; continue; }
         if (K->parser_err > 0) stats[0]++;
-        if (K->sm.mcast_grp) { res[i] = -3; continue; }
+        if (K->sm.mcast_grp || K->clone_type == 1 || K->resubmit || K->recirc) { res[i] = -3; continue; }
         if (K->sm.egress_spec == 511) { res[i] = -1; continue; }
         uint32_t pay = n - K->payload_off;
         if (used + 1024 + pay > outcap) { res[i] = -4; continue; }
         int len = p4n_egress(I, K, out + used, 1024, (uint32_t)K->sm.egress_spec, nows[i], 0, 0, 0, 0, 0);
         if (len == -1) { res[i] = -1; continue; }
+        if (len == -3) { res[i] = -6; continue; }
         if (len < 0) { res[i] = -5; continue; }
         memcpy(out + used + len, d + K->payload_off, pay);
         int64_t tot = (int64_t)len + pay;

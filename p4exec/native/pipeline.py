@@ -22,11 +22,19 @@ from p4exec.v1model import rt
 log = logging.getLogger("p4exec.native")
 
 DROP_PORT = 511
-REPLICATION = 5
+INGRESS_CLONE, EGRESS_CLONE, RECIRC, REPLICATION, RESUBMIT = 1, 2, 4, 5, 6
+LOOP_CAP = 16   # resubmit/recirculate passes per packet before the packet is dropped (as V1Pipeline)
 _MAXA = 16
 _rngs: dict[int, random.Random] = {}
 _registered: set[int] = set()
 OUT_CAP = 4096
+
+
+class _Fault(Exception):
+    """A run-time fault in C (the job's `fault` says which): the packet is dropped and counted."""
+
+    def __init__(self, K: Any) -> None:
+        self.K = K
 
 
 class NativeJob:
@@ -293,13 +301,74 @@ class NativePipeline:
         if r & 0x1000:
             self.last_malformed = True
         payload = data[r >> 16:]
-        if r & 0x2000:
-            return self._replicate(K, payload)
+        if r & 0xA000:         # multicast, I2E clone or resubmit: the traffic manager's part, in Python
+            jobs: list[NativeJob] = []
+            try:
+                self._after_ingress(K, port, data, now_us, payload, jobs, 0)
+            except _Fault as f:
+                self._fault(f.K, "ingress")
+                return []
+            return jobs
         spec = r & 0x1FF
         if spec == DROP_PORT:
             self.stats["dropped"] += 1
             return []
         return [NativeJob(spec, K, payload, (r >> 9) & 7, len(data), K.truncate if r & 0x4000 else None)]
+
+    def _after_ingress(self, K: Any, port: int, data: bytes, now: int, payload: bytes, jobs: list[NativeJob],
+                       depth: int) -> None:
+        """V1Pipeline._ingress_pass after the ingress control: I2E clones, resubmit, multicast, unicast, drop."""
+        if K.clone_type == 1:
+            self._i2e_clone(K, port, data, now, jobs, depth)
+        if K.resubmit:
+            if depth >= LOOP_CAP:
+                self.stats["resubmit_loop_dropped"] += 1
+                return
+            K2 = self._new("job_t *")
+            K2.sm.instance_type = RESUBMIT
+            if K.resubmit_fl >= 0:
+                self.lib.p4n_field_list(K.resubmit_fl, K, K2)
+            r = self.lib.p4n_ingress(self.I, K2, data, len(data), port, now)
+            if r < 0:
+                raise _Fault(K2)
+            if r & 0x1000:
+                self.last_malformed = True
+            self._after_ingress(K2, port, data, now, data[r >> 16:], jobs, depth + 1)
+            return
+        if K.sm.mcast_grp:
+            for j in self._replicate(K, payload):
+                j.depth = depth
+                jobs.append(j)
+            return
+        spec = K.sm.egress_spec
+        if spec == DROP_PORT:
+            self.stats["dropped"] += 1
+            return
+        j = NativeJob(spec, K, payload, K.sm.priority, K.sm.packet_length, None if K.truncate < 0 else K.truncate)
+        j.depth = depth
+        jobs.append(j)
+
+    def _session(self, session: int) -> tuple[list, Any, int | None]:
+        reps = self._pre.clone_replicas(session)
+        sess = self._pre.sessions.get(session)
+        trunc = sess.packet_length_bytes if sess is not None and sess.packet_length_bytes else None
+        return reps, sess, trunc
+
+    def _i2e_clone(self, K: Any, port: int, data: bytes, now: int, jobs: list[NativeJob], depth: int) -> None:
+        reps, sess, trunc = self._session(K.clone_session)
+        for eport, rid in reps:
+            K2 = self._new("job_t *")
+            if self.lib.p4n_parse(self.I, K2, data, len(data), port, now) < 0:
+                raise _Fault(K2)
+            if K.clone_fl >= 0:
+                self.lib.p4n_field_list(K.clone_fl, K, K2)
+            K2.sm.instance_type = INGRESS_CLONE
+            K2.sm.egress_rid = rid
+            if sess is not None:
+                K2.sm.priority = sess.class_of_service
+            j = NativeJob(eport, K2, data[K2.payload_off:], K2.sm.priority, K2.sm.packet_length, trunc)
+            j.depth = depth
+            jobs.append(j)
 
     def _replicate(self, K: Any, payload: bytes) -> list[NativeJob]:
         reps = self._pre.replicas(K.sm.mcast_grp)
@@ -324,10 +393,17 @@ class NativePipeline:
     def egress(self, job: NativeJob, now_us: int, queue_info: Any = None) -> list[tuple[int, bytes]]:
         if changes.WRITES.n != self._seen:
             self._sync()
+        out: list[tuple[int, bytes]] = []
+        try:
+            self._egress_pass(job, now_us, queue_info, out)
+        except _Fault as f:
+            self._fault(f.K, "egress")
+        return out
+
+    def _egress_pass(self, job: NativeJob, now_us: int, qi: Any, out: list[tuple[int, bytes]]) -> None:
         K = job.K
         if job.truncate is not None:
             K.truncate = job.truncate
-        qi = queue_info
         if qi is None:
             n = self.lib.p4n_egress(self.I, K, self._out, OUT_CAP, job.egress_port, now_us, 0, 0, 0, 0, 0)
         else:
@@ -335,15 +411,73 @@ class NativePipeline:
                                     qi.enq_qdepth, qi.deq_timedelta, qi.deq_qdepth)
         if n == -1:
             self.stats["dropped"] += 1
-            return []
+            return
+        if n == -3:
+            self._egress_tail(job, now_us, out)
+            return
         if n < 0:
-            self._fault(K, "egress")
-            return []
+            raise _Fault(K)
         pkt = self._buffer(self._out, n)[:] + job.payload
         trunc = K.truncate
         if 0 <= trunc < len(pkt):
             pkt = pkt[:trunc]
-        return [(job.egress_port, pkt)]
+        out.append((job.egress_port, pkt))
+
+    def _egress_tail(self, job: NativeJob, now: int, out: list[tuple[int, bytes]]) -> None:
+        """V1Pipeline._egress_pass after the egress control, when it asked for an E2E clone or recirculation."""
+        K = job.K
+        if K.clone_type == 2:
+            self._e2e_clone(K, job, now, out)
+        if K.sm.egress_spec == DROP_PORT:
+            self.stats["dropped"] += 1
+            return
+        n = self.lib.p4n_finish(self.I, K, self._out, OUT_CAP)
+        if n < 0:
+            raise _Fault(K)
+        pkt = self._buffer(self._out, n)[:] + job.payload
+        trunc = K.truncate
+        if 0 <= trunc < len(pkt):
+            pkt = pkt[:trunc]
+        if K.recirc:
+            if job.depth >= LOOP_CAP:
+                self.stats["recirculate_loop_dropped"] += 1
+                return
+            K2 = self._new("job_t *")
+            K2.sm.instance_type = RECIRC
+            if K.recirc_fl >= 0:
+                self.lib.p4n_field_list(K.recirc_fl, K, K2)
+            port = K.sm.ingress_port
+            r = self.lib.p4n_ingress(self.I, K2, pkt, len(pkt), port, now)
+            if r < 0:
+                raise _Fault(K2)
+            jobs: list[NativeJob] = []
+            self._after_ingress(K2, port, pkt, now, pkt[r >> 16:], jobs, job.depth + 1)
+            for j in jobs:
+                self._egress_pass(j, now, None, out)
+            return
+        out.append((job.egress_port, pkt))
+
+    def _e2e_clone(self, K: Any, job: NativeJob, now: int, out: list[tuple[int, bytes]]) -> None:
+        reps, sess, trunc = self._session(K.clone_session)
+        if not reps or job.depth >= LOOP_CAP:
+            return
+        ffi = self.ffi
+        for eport, rid in reps:
+            K2 = self._new("job_t *")
+            K2.hdr = K.hdr
+            if K.clone_fl >= 0:
+                self.lib.p4n_field_list(K.clone_fl, K, K2)
+            K2.sm.instance_type = EGRESS_CLONE
+            K2.sm.egress_rid = rid
+            K2.sm.ingress_port = K.sm.ingress_port
+            K2.sm.packet_length = K.sm.packet_length
+            if sess is not None:
+                K2.sm.priority = sess.class_of_service
+            K2.truncate = -1
+            j = NativeJob(eport, K2, job.payload, K2.sm.priority, K2.sm.packet_length, trunc)
+            j.depth = job.depth + 1
+            self._egress_pass(j, now, None, out)
+        _ = ffi
 
     def process_batch(self, ports: list[int], datas: list[bytes], nows: list[int]) -> list[tuple[int, int, bytes]]:
         """`process` of frames i = 0.. (datas[i] arriving on ports[i] at nows[i]) in order, with empty queues, in
@@ -390,12 +524,25 @@ class NativePipeline:
             self._fault(K, "ingress" if r == -2 else "egress")
             return []
         payload = data[K.payload_off:]
-        if r == -3:
-            jobs = self._replicate(K, payload)
+        res: list[tuple[int, bytes]] = []
+        if r == -6:     # egress ran and asked for an E2E clone or recirculation
+            job = NativeJob(K.sm.egress_port, K, payload, K.sm.priority, K.sm.packet_length,
+                            None if K.truncate < 0 else K.truncate)
+            try:
+                self._egress_tail(job, now, res)
+            except _Fault as f:
+                self._fault(f.K, "egress")
+            return res
+        jobs: list[NativeJob] = []
+        if r == -3:     # multicast, I2E clone, resubmit or recirculation asked in ingress
+            try:
+                self._after_ingress(K, K.sm.ingress_port, data, now, payload, jobs, 0)
+            except _Fault as f:
+                self._fault(f.K, "ingress")
+                return []
         else:   # no room in the batch buffer: egress alone
             jobs = [NativeJob(K.sm.egress_spec, K, payload, K.sm.priority, K.sm.packet_length,
                               None if K.truncate < 0 else K.truncate)]
-        res: list[tuple[int, bytes]] = []
         for j in jobs:
             res.extend(self.egress(j, now))
         return res

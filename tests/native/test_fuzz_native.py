@@ -1,7 +1,8 @@
-"""Programs beyond p4src/ on both pipelines: every STF-corpus program the native pipeline runs, and hypothesis-
-mutated corpus programs that compile (tests/p4exec/p4fuzz.py), get the same seeded random frames (and the STF's
-own packets) on the Python and the native pipeline, without table entries: outputs, drops, run-time faults,
-counter and register cells must be equal."""
+"""Programs beyond p4src/ on both pipelines: every STF-corpus program the native pipeline runs (with its STF's
+entries, clone sessions and multicast groups; frame by frame and in batches), and hypothesis-mutated corpus
+programs that compile (tests/p4exec/p4fuzz.py, no entries), get the same seeded random frames and the STF's own
+packets on the Python and the native pipeline: outputs, drops, run-time faults, counter and register cells must
+be equal."""
 from __future__ import annotations
 
 import random
@@ -13,8 +14,12 @@ from hypothesis import HealthCheck, assume, given, settings
 
 from p4exec.compiler.program import compile_file, compile_source
 from p4exec.errors import P4Error
+from p4exec.harness import Harness
 from p4exec.native.build import compiler_available
 from p4exec.native.pipeline import NativePipeline
+from p4exec.stf import parse as S
+from p4exec.stf.parse import parse_stf_file
+from p4exec.stf.runner import StfRunner
 from p4exec.v1model.loader import load
 from tests.p4exec.p4fuzz import mutated_programs
 
@@ -50,11 +55,26 @@ def state_cells(state) -> dict:
     return cells
 
 
-def compare(prog, frames: list[tuple[int, bytes]]) -> bool:
-    """False when the native pipeline declined the program (nothing to compare)."""
+SETUP = (S.AddEntry, S.SetDefault, S.MirroringAdd, S.MirroringAddMc, S.McMgrpCreate, S.McNodeCreate,
+         S.McNodeUpdate, S.McNodeAssociate, S.RegisterWrite, S.CounterWrite)
+
+
+def compare(prog, frames: list[tuple[int, bytes]], stf: Path | None = None, batch: bool = False) -> bool:
+    """False when the native pipeline declined the program (nothing to compare). With `stf`, its table entries,
+    clone sessions, multicast groups and register/counter writes are applied to both first. With `batch`, the
+    native side takes the frames through process_batch."""
     py, nat = load(prog, seed=3, pipeline="python"), load(prog, seed=3, pipeline="native")
     if not isinstance(nat.pipeline, NativePipeline):
         return False
+    if stf is not None:
+        setup = [st for st in parse_stf_file(str(stf)) if isinstance(st, SETUP)]
+        for lp in (py, nat):
+            StfRunner(Harness(lp), str(stf)).run(setup)
+    if batch:
+        want = [(i, port, data) for i, (p, d) in enumerate(frames) for port, data in py.run(p, d, i)]
+        got = nat.pipeline.process_batch([p for p, _ in frames], [d for _, d in frames], list(range(len(frames))))
+        assert want == got
+        frames = []
     for i, (port, data) in enumerate(frames):
         a, b = py.run(port, data, i), nat.run(port, data, i)
         assert a == b, f"frame {i} (port {port}, {data.hex()}): python {a} native {b}"
@@ -71,7 +91,10 @@ def test_corpus_program_random_frames(path: Path) -> None:
     except P4Error:
         pytest.skip("a negative program")
     n = 0 if path.stem in ENDLESS_ON_SOME_INPUTS else 300
-    compare(prog, frames_for(path.with_suffix(".stf").read_text(), seed=len(path.stem), n=n))
+    stf = path.with_suffix(".stf")
+    frames = frames_for(stf.read_text(), seed=len(path.stem), n=n)
+    if compare(prog, frames, stf):
+        compare(prog, frames, stf, batch=True)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck), database=None)
