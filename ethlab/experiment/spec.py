@@ -48,6 +48,7 @@ class SpecError(ValueError):
 ENGINE_KEYS = {"rate_mbps", "mtu", "reaction", "reaction_params", "format", "time_limit_s", "loss_grace_s",
                "max_packets", "burst", "transport", "transport_params", "plane_policy", "spray_unit", "flowlet_gap_s"}
 FABRIC_KEYS = {"rate_scale", "queue_depth"}
+MAX_REPETITIONS = 100
 TOP_KEYS = {"name", "description", "expect", "topology", "target", "seed", "repetitions", "fabric", "engine",
             "traffic", "policies", "faults", "sample_interval_s", "clock", "virtual"}
 
@@ -232,7 +233,8 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
         except (TypeError, ValueError) as err:
             raise SpecError(f"faults[{i}]: {err}") from None
     reps = data.get("repetitions", 1)
-    _need(isinstance(reps, int) and 1 <= reps <= 100, "repetitions", "must be an integer 1..100")
+    _need(isinstance(reps, int) and 1 <= reps <= MAX_REPETITIONS, "repetitions",
+          f"must be an integer 1..{MAX_REPETITIONS}")
     seed = data.get("seed", 1)
     _need(isinstance(seed, int) and seed >= 0, "seed", "must be a non-negative integer")
     sample = data.get("sample_interval_s", 0.25)
