@@ -33,6 +33,7 @@ from controller.policies import POLICIES, Policy, make_policy
 from ethlab.bringup import TARGETS
 from ethlab.checks import UsageError, check_engine, check_fabric, check_plan, check_traffic
 from ethlab.experiment.faults import Fault
+from p4exec.textfile import InputFileError, read_user_text
 from topologies.model import Topology
 from topologies.yaml_loader import load as load_topology
 from traffic.records import EngineConfig, PlannedCollective
@@ -294,9 +295,11 @@ def _clock(data: dict) -> tuple[str, dict[str, Any]]:
 def load_spec(path: str | Path) -> Spec:
     p = Path(path)
     try:
-        data = yaml.safe_load(p.read_text())
-    except UnicodeDecodeError:
-        raise SpecError(f"{p}: not a text file (a spec is YAML)") from None
+        data = yaml.safe_load(read_user_text(p, what="spec"))
+    except InputFileError as err:
+        raise SpecError(f"{err} (a spec is YAML)") from None
+    except RecursionError:
+        raise SpecError(f"{p}: nested too deep") from None
     except (OSError, yaml.YAMLError) as err:
         raise SpecError(f"{p}: {' '.join(str(err).split())}") from None
     return parse_spec(data, str(p))

@@ -17,6 +17,7 @@ def _bad(message: str) -> P4RuntimeError:
 
 
 def _width(what: str, bitwidth: int, allow_zero: bool = False) -> None:
+    """Zero is allowed where P4Runtime uses it: a field or parameter of a translated type (sdn_string)."""
     if bitwidth < 0 or bitwidth > MAX_BITWIDTH or (bitwidth == 0 and not allow_zero):
         raise _bad(f"{what}: bitwidth {bitwidth} outside [{0 if allow_zero else 1}, {MAX_BITWIDTH}]")
 
@@ -50,12 +51,12 @@ def check_p4info(p4info: Any) -> None:
     for a in p4info.actions:
         _unique(f"action {a.preamble.name!r} params", [p.id for p in a.params])
         for p in a.params:
-            _width(f"action {a.preamble.name!r} param {p.name!r}", p.bitwidth)
+            _width(f"action {a.preamble.name!r} param {p.name!r}", p.bitwidth, allow_zero=True)
     for t in p4info.tables:
         what = f"table {t.preamble.name!r}"
         _unique(f"{what} match fields", [m.id for m in t.match_fields])
         for m in t.match_fields:
-            _width(f"{what} match field {m.name!r}", m.bitwidth)
+            _width(f"{what} match field {m.name!r}", m.bitwidth, allow_zero=True)
         for r in t.action_refs:
             if r.id not in actions:
                 raise _bad(f"{what}: unknown action id {r.id}")
@@ -79,7 +80,7 @@ def check_p4info(p4info: Any) -> None:
     for c in p4info.controller_packet_metadata:
         _unique(f"controller header {c.preamble.name!r} fields", [m.id for m in c.metadata])
         for m in c.metadata:
-            _width(f"controller header {c.preamble.name!r} field {m.name!r}", m.bitwidth)
+            _width(f"controller header {c.preamble.name!r} field {m.name!r}", m.bitwidth, allow_zero=True)
     for v in p4info.value_sets:
         for m in v.match:
             _width(f"value set {v.preamble.name!r} field {m.name!r}", m.bitwidth)
