@@ -106,7 +106,9 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         try:
             self._change_pipeline(request)
         finally:
-            replaced = self.ctx is not before[0] or self.live is not before[1]
+            # only when a pipeline was replaced: a first push (every switch of a fabric) frees nothing
+            replaced = ((before[0] is not None and self.ctx is not before[0])
+                        or (before[1] is not None and self.live is not before[1]))
             del before
             if replaced:
                 release.release_replaced()
