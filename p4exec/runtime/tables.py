@@ -203,6 +203,7 @@ class Table:
         del self._entries[old.key]
         self._ref(old, -1)
         self._index_remove(old)
+        old._result = None  # entry <-> result is a cycle: frozen by the switch's gc.freeze it would never be freed
         return old
 
     def get(self, match: tuple[FieldMatch | None, ...], priority: int = 0) -> TableEntry | None:
@@ -219,6 +220,7 @@ class Table:
         """Remove every entry (const ones too): pipeline reset, not a P4Runtime write."""
         for e in self._entries.values():
             self._ref(e, -1)
+            e._result = None  # break the entry <-> result cycle (see delete)
         self._entries.clear()
         self._rebuild()
 
