@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from heapq import heappush
 
 from topologies.model import Topology
 from traffic.frames import FORMATS, PROBE, Addr, Template, entropy
@@ -198,9 +197,8 @@ class NicPort:
                 if nxt <= horizon:  # within the transmit-ahead window: the next frame's turn is taken now
                     now = nxt
                     continue
-                # the port's next turn: in the future by construction, straight on the heap
-                sim._seq += 1
-                heappush(sim._heap, (nxt, sim._seq, self._transmit, ()))
+                # the port's next turn: in the future by construction, posted unchecked
+                sim.post(nxt, self._transmit, ())
                 return
         self.scheduled = False
 
@@ -665,13 +663,12 @@ class VirtualEndpoints:
         sim = self.sim
         if arrive > sim.until_ns:
             return False
-        sim._seq += 2
-        seq = sim._seq
+        seq = sim.reserve(2)
         self._arrivals.append((at, frame, arrive, seq))
         flush_at = self._flush_at
         if flush_at is None or arrive < flush_at:
             self._flush_at = arrive
-            heappush(sim._heap, (arrive, seq - 1, self._account_arrivals, ()))
+            sim.place(arrive, seq - 1, self._account_arrivals, ())
         return True
 
     def _account_arrivals(self) -> None:
@@ -685,7 +682,7 @@ class VirtualEndpoints:
             return  # an earlier batch event took them
         self._arrivals = []
         self._flush_at = None
-        parse, flows, heap = self.parse, self.flows, self.sim._heap
+        parse, flows, place = self.parse, self.flows, self.sim.place
         nflows, grace = len(flows), self.config.loss_grace_ns
         for at, frame, arrive, seq in batch:
             p = parse(frame)
@@ -700,9 +697,9 @@ class VirtualEndpoints:
                     rx.on_packet(p, arrive)
                     f.last_progress_ns = arrive
                     if rx.delivered == npkts:
-                        heappush(heap, (arrive, seq, self._arrived_complete, (p.flow,)))
+                        place(arrive, seq, self._arrived_complete, (p.flow,))
                     continue
-            heappush(heap, (arrive, seq, self.receive, (at, frame)))
+            place(arrive, seq, self.receive, (at, frame))
 
     def _arrived_complete(self, fid: int) -> None:
         if not self.flows[fid].rec.settle_ns:
