@@ -40,7 +40,12 @@ class Handle:
 
 
 class Scheduler(Protocol):
-    """Time for a model: read it, schedule at or after it, and keep one instant's batch in event order."""
+    """Time for a model: read it, schedule at or after it, and keep one instant's batch in event order.
+    `now` is `now_ns()` as an attribute (read per frame); `until_ns` the time past which nothing will run
+    (a model may commit work up to it ahead of time)."""
+
+    now: int
+    until_ns: int
 
     def now_ns(self) -> int: ...
 
@@ -64,6 +69,7 @@ class EventHeap:
 
     def __init__(self) -> None:
         self.now = 0
+        self.until_ns = 1 << 62
         self._heap: list[tuple[int, int, Callable[..., Any], tuple]] = []
         self._seq = 0
 

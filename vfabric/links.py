@@ -66,6 +66,14 @@ class Channel:
         self.early: Callable[[Any, Any, int], bool] | None = None
         self._post = link.sim.post  # the scheduler's unchecked `at`, bound once (one call per frame)
 
+    @property
+    def rate_bps(self) -> float:
+        return self.link.rate_bps
+
+    @property
+    def ns_per_byte(self) -> float:
+        return self.link.ns_per_byte
+
     def send(self, frame: Any, start_ns: float) -> float:
         """Put `frame` on the wire starting at `start_ns` (never before now); returns when its last bit has
         left (ns)."""
