@@ -128,7 +128,7 @@ class Engine:
     def run(self, plan: list[PlannedCollective]) -> RunResult:
         cfg = self.config
         with RealTimeScheduler(batch=cfg.send_batch) as sched:
-            hosts = Endpoints(sched, self.ports, self.host_config, count_strays=False,
+            hosts = Endpoints(sched, self.ports, self.host_config, count_strays=False, copy_frames=False,
                               open_io=lambda key: self._open(key, sched, hosts.receive))
             self._owner.clear()
             hosts.load(plan, None)

@@ -251,7 +251,7 @@ class NicPort:
                 return
             free_turns += 1
             if free_turns >= self.turn_frames and (ready or ctrl):
-                sim.post(now, self._transmit, ())  # the port is still free: its next turn after other work
+                sim.post(now + 1, self._transmit, ())  # the port is still free: next turn, after other work
                 return
         self.scheduled = False
 
@@ -263,13 +263,15 @@ class Endpoints:
     port and pacer (on a simulated wire with preamble, FCS and gap; on a socket the frame alone).
     `count_strays`: whether frames of no flow of this run (kernel chatter, flooded copies, another endpoint's
     frames) count as foreign — on a simulated fabric they are a fault, on a real NIC everyday life.
-    `open_io(key)`: frame I/O for a port the plan uses that was not attached beforehand."""
+    `open_io(key)`: frame I/O for a port the plan uses that was not attached beforehand. `copy_frames`: whether
+    a sent frame must be copied from its template's buffer (a simulated wire keeps it; a socket copies it)."""
 
     def __init__(self, sim: Scheduler, ports: dict[tuple[int, int], Port], config: HostConfig | None = None,
                  frame_bytes: Callable[[int], int] = lambda n: n, count_strays: bool = True,
-                 open_io: Callable[[tuple[int, int]], FrameIO] | None = None) -> None:
+                 open_io: Callable[[tuple[int, int]], FrameIO] | None = None, copy_frames: bool = True) -> None:
         self.sim = sim
         self.open_io = open_io
+        self.copy_frames = copy_frames
         self.config = config or HostConfig()
         self.frame_bytes = frame_bytes
         self.count_strays = count_strays
@@ -381,6 +383,11 @@ class Endpoints:
         rate = cfg.flow_rate_bps or max((n.channel.rate_bps for n in self.nics.values()), default=1e9)
         self.reaction: NoReaction = make_reaction(cfg.reaction, rate, **(cfg.reaction_params or {}))
         self.unpaced = self.reaction.name == "none" and cfg.flow_rate_bps is None  # NIC line rate only
+        # what the reaction does per frame, looked up once (a method it does not override is the no-op one)
+        kind = type(self.reaction)
+        self.windowed = kind.window is not NoReaction.window
+        self.reacts = kind.on_delivery is not NoReaction.on_delivery
+        self.rate_fixed = kind.rate_bps is NoReaction.rate_bps
         self.flow_rate_bps = cfg.flow_rate_bps
         # real time (`catch_up_frames`): a paced flow that a late turn (a busy or descheduled process) held
         # back makes up for all of it, `catch_up_frames` per turn, so it keeps its rate over the flow
@@ -582,7 +589,7 @@ class Endpoints:
         assert cc is not None  # set when the flow started
         reaction = self.reaction
         tx = f.tx
-        if not self.unpaced:
+        if self.windowed:
             win = reaction.window(cc)
             if win is not None:
                 if self.reliable:
@@ -618,7 +625,7 @@ class Endpoints:
         if plane is not None:
             plane.stamp_entropy(buf, tpl.entropy_off)
             plane.sent(now)
-        frame = bytes(buf)
+        frame = bytes(buf) if self.copy_frames else buf
         # Back to back: start where the previous frame ended (fractional ns), not at the whole ns the event
         # was rounded to, or every frame would lose up to 1 ns (0.8 % of a 1.5 kB frame at 400 Gbit/s).
         busy = nic.busy_until
@@ -640,12 +647,14 @@ class Endpoints:
         nxt = f.next_ns
         lo = start - self.pace_slack_ns if self.pace_slack_ns else start
         f.next_ns = (nxt if nxt > lo else lo) + bits * 1e9 / (
-            cc.rate_bps if self.unpaced else reaction.rate_bps(cc, now / 1e9))
+            cc.rate_bps if self.rate_fixed else reaction.rate_bps(cc, now / 1e9))
         if not rec.send_done_ns and f.hi >= npkts:
             rec.send_done_ns = now
             rec.rate_cuts = cc.cuts
         if self.reliable:
-            self._arm_tx(f)
+            t = tx.next_timer()  # `_arm_tx`, inlined: once per frame
+            if t is not None and (not f.tx_timer or t < f.tx_timer):
+                self._arm_tx(f)
         if tx.done:
             if not self.reliable and not f.rx.complete:
                 self.sim.at(now + self.config.loss_grace_ns, self._grace, f.fid)
@@ -696,8 +705,11 @@ class Endpoints:
                         self.reaction.on_delivery(f.cc, False, fb.qdepth, now / 1e9)
             if f.tx.failed:
                 self._settle(p.flow)
-            self._unpark(f)
-            self._arm_tx(f)
+            if f.parked:
+                self._unpark(f)
+            t = f.tx.next_timer()  # `_arm_tx`, inlined: once per ACK
+            if t is not None and (not f.tx_timer or t < f.tx_timer):
+                self._arm_tx(f)
             return
         if f.dst_ep != eid:
             self.foreign += 1
@@ -728,14 +740,14 @@ class Endpoints:
         rx.on_packet(p, now)
         f.last_progress_ns = now
         if f.cc is not None:
-            if not self.unpaced:
+            if self.reacts:
                 self.reaction.on_delivery(f.cc, p.ce, p.qdepth, now / 1e9)
             if f.blocked:
                 win = self.reaction.window(f.cc)
                 if win is None or f.hi - rx.delivered < win:
                     f.blocked = False
                     self._ready(f)
-        if rx.complete and not f.rec.settle_ns:
+        if rx.delivered == rx.npkts and not f.rec.settle_ns:  # (`rx.complete`, inlined)
             self._settle(p.flow)
 
     # ---------------------------------------------------------------- result
