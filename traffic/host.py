@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from traffic.frames import FORMATS, PROBE, Addr, Template, entropy
@@ -65,14 +65,15 @@ class HostConfig:
     catch_up_frames: int = 0
 
     @classmethod
-    def from_engine(cls, cfg: EngineConfig) -> HostConfig:
-        """The host part of an emulated run's options (seconds there, ns here)."""
-        return cls(frame_format=cfg.frame_format, mtu=cfg.mtu, ecn=cfg.ecn, reaction=cfg.reaction,
+    def from_engine(cls, cfg: EngineConfig, **changes: Any) -> HostConfig:
+        """The host part of a run's options (seconds there, ns here), with `changes` (e.g. a virtual run's
+        line-rate flows: flow_rate_bps=None, catch_up_frames=0)."""
+        return replace(cls(frame_format=cfg.frame_format, mtu=cfg.mtu, ecn=cfg.ecn, reaction=cfg.reaction,
                    reaction_params=dict(cfg.reaction_params), flow_rate_bps=cfg.rate_bps,
                    loss_grace_ns=int(round(cfg.loss_grace_s * 1e9)), max_packets=cfg.max_packets,
                    transport=cfg.transport, transport_params=dict(cfg.transport_params),
                    plane_policy=cfg.plane_policy, spray_unit=cfg.spray_unit,
-                   flowlet_gap_ns=int(round(cfg.flowlet_gap_s * 1e9)), catch_up_frames=cfg.burst)
+                   flowlet_gap_ns=int(round(cfg.flowlet_gap_s * 1e9)), catch_up_frames=cfg.burst), **changes)
 
 
 class TxRefused(Exception):
@@ -390,8 +391,9 @@ class Endpoints:
         self.rate_fixed = kind.rate_bps is NoReaction.rate_bps
         self.flow_rate_bps = cfg.flow_rate_bps
         # real time (`catch_up_frames`): a paced flow that a late turn (a busy or descheduled process) held
-        # back makes up for all of it, `catch_up_frames` per turn, so it keeps its rate over the flow
-        self.pace_slack_ns = float("inf") if cfg.catch_up_frames else 0.0
+        # back makes up for all of it, `catch_up_frames` per turn, so it keeps its rate over the flow; and a
+        # rate-limited port catches up a token bucket `catch_up_frames` deep (NicPort.start_ns)
+        self.catch_up = cfg.catch_up_frames > 0
         # flows whose next frame depends on nothing but the NIC's turn may be sent ahead (NicPort._transmit)
         self.tx_ahead_ns = (TX_AHEAD_NS if self.unpaced and not self.reliable and cfg.plane_policy == "pinned"
                             and not cfg.catch_up_frames else 0)
@@ -628,10 +630,11 @@ class Endpoints:
         frame = bytes(buf) if self.copy_frames else buf
         # Back to back: start where the previous frame ended (fractional ns), not at the whole ns the event
         # was rounded to, or every frame would lose up to 1 ns (0.8 % of a 1.5 kB frame at 400 Gbit/s).
-        busy = nic.busy_until
-        start = busy if busy > now else float(now)
-        if nic.slack_ns:
+        if self.catch_up:
             start = nic.start_ns(now)
+        else:
+            busy = nic.busy_until
+            start = busy if busy > now else float(now)
         try:
             end = nic.channel.send(frame, start)
         except TxRefused:
@@ -645,8 +648,7 @@ class Endpoints:
         self.packets += 1
         bits = f.tail_wire_bits if last else f.wire_bits
         nxt = f.next_ns
-        lo = start - self.pace_slack_ns if self.pace_slack_ns else start
-        f.next_ns = (nxt if nxt > lo else lo) + bits * 1e9 / (
+        f.next_ns = (nxt if nxt > start or self.catch_up else start) + bits * 1e9 / (
             cc.rate_bps if self.rate_fixed else reaction.rate_bps(cc, now / 1e9))
         if not rec.send_done_ns and f.hi >= npkts:
             rec.send_done_ns = now
