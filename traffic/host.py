@@ -248,11 +248,12 @@ class NicPort:
                     now = nxt
                     continue
                 # the port's next turn: in the future by construction, posted unchecked
-                sim.post(nxt, self._transmit, ())
+                sim.push((nxt, sim.next_place(), self._transmit, ()))
                 return
             free_turns += 1
             if free_turns >= self.turn_frames and (ready or ctrl):
-                sim.post(now + 1, self._transmit, ())  # the port is still free: next turn, after other work
+                # the port is still free: its next turn after the scheduler's other work
+                sim.push((now + 1, sim.next_place(), self._transmit, ()))
                 return
         self.scheduled = False
 

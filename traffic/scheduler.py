@@ -6,16 +6,21 @@ monotonic clock, with socket readiness). Both keep their events in an `EventHeap
 sequence number, so two events of one instant run in the order they were scheduled.
 
 Besides `at`/`after`/`call_at`, a model that batches frames of one instant into one event needs three
-operations on the order of events, public here so that no model touches the heap: `reserve` sequence
-numbers now (the places the frames' own events would have had), `place` an event at a reserved place, and
-ask whether an `earlier_pending` event of this instant must run before the next frame of the batch.
+operations on the order of events, public here so that no model touches the heap: reserve places now
+(`next_place`: the places the frames' own events would have had), `push` an event at a reserved place,
+and ask which place the first event of this instant still to run has (`first_place_now`): the batch lets it
+run before any of its frames that reserved a later place.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from heapq import heappush
+from itertools import count
 from typing import Any, Protocol
+
+NO_PLACE = 1 << 62  # later than any place an event can have
 
 
 class SchedulerError(ValueError):
@@ -42,10 +47,17 @@ class Handle:
 class Scheduler(Protocol):
     """Time for a model: read it, schedule at or after it, and keep one instant's batch in event order.
     `now` is `now_ns()` as an attribute (read per frame); `until_ns` the time past which nothing will run
-    (a model may commit work up to it ahead of time)."""
+    (a model may commit work up to it ahead of time).
+
+    The batching operations are plain callables, looked up once and called per frame without a Python frame
+    of their own: `next_place()` reserves the next place in the event order (the one an event scheduled now
+    would take), `push((t_ns, place, fn, args))` puts an event at a place reserved before, unchecked (the
+    caller knows `t_ns` is an integer not before now)."""
 
     now: int
     until_ns: int
+    next_place: Callable[[], int]
+    push: Callable[[tuple[int, int, Callable[..., Any], tuple]], None]
 
     def now_ns(self) -> int: ...
 
@@ -55,23 +67,18 @@ class Scheduler(Protocol):
 
     def call_at(self, t_ns: int, fn: Callable[..., Any], *args: Any) -> Handle: ...
 
-    def post(self, t_ns: int, fn: Callable[..., Any], args: tuple) -> None: ...
-
-    def reserve(self, n: int = 1) -> int: ...
-
-    def place(self, t_ns: int, seq: int, fn: Callable[..., Any], args: tuple) -> None: ...
-
-    def earlier_pending(self, seq: int) -> bool: ...
+    def first_place_now(self) -> int: ...
 
 
 class EventHeap:
-    """Events as (time ns, sequence, fn, args) on a heap; the clocks differ only in how they run it."""
+    """Events as (time ns, place, fn, args) on a heap; the clocks differ only in how they run it."""
 
     def __init__(self) -> None:
         self.now = 0
         self.until_ns = 1 << 62
         self._heap: list[tuple[int, int, Callable[..., Any], tuple]] = []
-        self._seq = 0
+        self.next_place: Callable[[], int] = count(1).__next__
+        self.push: Callable[[tuple[int, int, Callable[..., Any], tuple]], None] = partial(heappush, self._heap)
 
     def now_ns(self) -> int:
         return self.now
@@ -79,8 +86,7 @@ class EventHeap:
     def at(self, t_ns: int, fn: Callable[..., Any], *args: Any) -> None:
         if type(t_ns) is not int or t_ns < self.now:
             self._refuse(t_ns, fn)
-        self._seq += 1
-        heappush(self._heap, (t_ns, self._seq, fn, args))
+        heappush(self._heap, (t_ns, self.next_place(), fn, args))
 
     def _refuse(self, t_ns: Any, fn: Callable[..., Any]) -> None:
         if type(t_ns) is not int:
@@ -99,28 +105,16 @@ class EventHeap:
         self.at(t_ns, h.fire)
         return h
 
-    def post(self, t_ns: int, fn: Callable[..., Any], args: tuple) -> None:
-        """`at` without its checks, for a time the caller knows is an integer not before now (a hot path:
-        a frame's arrival, a port's next turn)."""
-        self._seq += 1
-        heappush(self._heap, (t_ns, self._seq, fn, args))
-
-    def reserve(self, n: int = 1) -> int:
-        """Take `n` sequence numbers now (the places `n` events scheduled now would have); returns the last."""
-        self._seq += n
-        return self._seq
-
-    def place(self, t_ns: int, seq: int, fn: Callable[..., Any], args: tuple) -> None:
-        """An event at the place `seq` reserved (unchecked: `t_ns` not before now, `seq` from `reserve`)."""
-        heappush(self._heap, (t_ns, seq, fn, args))
-
-    def earlier_pending(self, seq: int) -> bool:
-        """Whether an event of the current instant scheduled before place `seq` is still to run."""
+    def first_place_now(self) -> int:
+        """The place of the first event of the current instant still to run (`NO_PLACE` if none): a batch
+        of this instant whose next item reserved a later place must let that event run first. (Only an
+        event pushed at a reserved place can come before it, so it holds while the batch runs.)"""
         heap = self._heap
         if heap:
             top = heap[0]
-            return top[0] == self.now and top[1] < seq
-        return False
+            if top[0] == self.now:
+                return top[1]
+        return NO_PLACE
 
     def pending(self) -> int:
         return len(self._heap)

@@ -13,7 +13,7 @@ from topologies.model import Topology
 from traffic.host import TX_AHEAD_NS, Endpoints, HostConfig, NicPort
 from traffic.replay import ports_for_topology
 from vfabric.events import Simulator
-from vfabric.links import Channel, Link, wire_bytes
+from vfabric.links import Link, wire_bytes
 
 __all__ = ["TX_AHEAD_NS", "HostConfig", "NicPort", "VirtualEndpoints"]
 
@@ -30,9 +30,6 @@ class VirtualEndpoints(Endpoints):
         # frames towards hosts waiting to be accounted (`defer_arrival`): (at, frame, arrival ns, sequence)
         self._arrivals: list[tuple[tuple[Link, int, int], bytes, int, int]] = []
         self._flush_at: int | None = None  # arrival instant of the pending batch event
-
-    def attach(self, eid: int, plane: int, io: Channel) -> NicPort:  # type: ignore[override]
-        return super().attach(eid, plane, io)
 
     def early_delivery_allowed(self) -> bool:
         """Whether a frame's arrival may be accounted ahead of its instant (`defer_arrival`): the
@@ -51,12 +48,13 @@ class VirtualEndpoints(Endpoints):
         sim = self.sim
         if arrive > sim.until_ns:
             return False
-        seq = sim.reserve(2)
+        sim.next_place()
+        seq = sim.next_place()
         self._arrivals.append((at, frame, arrive, seq))
         flush_at = self._flush_at
         if flush_at is None or arrive < flush_at:
             self._flush_at = arrive
-            sim.place(arrive, seq - 1, self._account_arrivals, ())
+            sim.push((arrive, seq - 1, self._account_arrivals, ()))
         return True
 
     def _account_arrivals(self) -> None:
@@ -70,7 +68,7 @@ class VirtualEndpoints(Endpoints):
             return  # an earlier batch event took them
         self._arrivals = []
         self._flush_at = None
-        parse, flows, place = self.parse, self.flows, self.sim.place
+        parse, flows, push = self.parse, self.flows, self.sim.push
         nflows, grace = len(flows), self.config.loss_grace_ns
         for at, frame, arrive, seq in batch:
             p = parse(frame)
@@ -85,9 +83,9 @@ class VirtualEndpoints(Endpoints):
                     rx.on_packet(p, arrive)
                     f.last_progress_ns = arrive
                     if rx.delivered == npkts:
-                        place(arrive, seq, self._arrived_complete, (p.flow,))
+                        push((arrive, seq, self._arrived_complete, (p.flow,)))
                     continue
-            place(arrive, seq, self.receive, (at, frame))
+            push((arrive, seq, self.receive, (at, frame)))
 
     def _arrived_complete(self, fid: int) -> None:
         if not self.flows[fid].rec.settle_ns:

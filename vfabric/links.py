@@ -51,7 +51,7 @@ class Channel:
     pipeline latency). `port` is whatever the far node's `deliver` wants first: a switch's port number, a
     host NIC's (link, endpoint, plane)."""
 
-    __slots__ = ("link", "deliver", "port", "fixed_ns", "tx_packets", "tx_bytes", "early", "_post")
+    __slots__ = ("link", "deliver", "port", "fixed_ns", "tx_packets", "tx_bytes", "early", "_push", "_place")
 
     def __init__(self, link: Link, deliver: Callable[[Any, Any], None], port: Any, extra_ns: int = 0) -> None:
         self.link = link
@@ -64,7 +64,7 @@ class Channel:
         # instant by then, returning True — or False, and the arrival is an event as usual
         # (VirtualEndpoints.defer_arrival)
         self.early: Callable[[Any, Any, int], bool] | None = None
-        self._post = link.sim.post  # the scheduler's unchecked `at`, bound once (one call per frame)
+        self._push, self._place = link.sim.push, link.sim.next_place  # the scheduler's unchecked `at`, bound once
 
     @property
     def rate_bps(self) -> float:
@@ -93,5 +93,5 @@ class Channel:
         early = self.early
         if early is not None and early(self.port, frame, arrive):
             return end
-        self._post(arrive, self.deliver, (self.port, frame))
+        self._push((arrive, self._place(), self.deliver, (self.port, frame)))
         return end

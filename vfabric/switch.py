@@ -181,11 +181,11 @@ class VirtualSwitch:
         (a symmetric collective's frames arrive together on every port), so the pipeline runs for them back
         to back. Each frame takes the sequence number its own arrival event would have had, which lets
         `_receive_from` keep the event order exactly."""
-        seq = self.sim.reserve()
+        seq = self.sim.next_place()
         due = self._instants.get(arrive)
         if due is None:
             due = self._instants[arrive] = [(port, frame, seq)]
-            self.sim.place(arrive, seq, self._receive_from, (due, 0))
+            self.sim.push((arrive, seq, self._receive_from, (due, 0)))
         else:
             due.append((port, frame, seq))
         return True
@@ -198,14 +198,14 @@ class VirtualSwitch:
         sim = self.sim
         if not i:
             del self._instants[sim.now]
-        earlier_pending = sim.earlier_pending
         receive = self.receive
         port, frame, _seq = due[i]
         receive(port, frame)
+        first = sim.first_place_now()  # what this instant still runs; nothing earlier arrives meanwhile
         for k in range(i + 1, len(due)):
             port, frame, seq = due[k]
-            if earlier_pending(seq):
-                sim.place(sim.now, seq, self._receive_from, (due, k))
+            if seq > first:
+                sim.push((sim.now, seq, self._receive_from, (due, k)))
                 return
             receive(port, frame)
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from traffic.realtime import RealTimeScheduler
-from traffic.scheduler import EventHeap, SchedulerError
+from traffic.scheduler import NO_PLACE, EventHeap, SchedulerError
 from vfabric.events import Simulator
 
 
@@ -18,30 +18,25 @@ def test_a_reserved_place_runs_where_its_own_event_would_have() -> None:
     sim = Simulator()
     order: list[str] = []
     sim.at(5, order.append, "a")
-    seq = sim.reserve()  # the place of an event scheduled now ...
+    place = sim.next_place()  # the place of an event scheduled now ...
     sim.at(5, order.append, "b")
-    sim.place(5, seq, order.append, ("c",))  # ... filled in later
-    sim.post(5, order.append, ("d",))
+    sim.push((5, place, order.append, ("c",)))  # ... filled in later
+    sim.push((5, sim.next_place(), order.append, ("d",)))
     sim.run()
     assert order == ["a", "c", "b", "d"]
 
 
-def test_earlier_pending_sees_only_this_instants_earlier_events() -> None:
+def test_first_place_now_is_the_earliest_event_of_this_instant_still_to_run() -> None:
     sim = Simulator()
-    seen: list[bool] = []
-    late = sim.reserve(3)  # a place after the events below
-    sim.at(7, lambda: seen.append(sim.earlier_pending(late)))
-    sim.at(7, lambda: None)
-    sim.at(8, lambda: seen.append(sim.earlier_pending(1 << 40)))  # nothing else left at 8
+    seen: list[int] = []
+    first = sim.next_place()
+    sim.at(3, lambda: seen.append(sim.first_place_now()))
+    later = sim.next_place()
+    sim.push((3, later, lambda: None, ()))
+    sim.push((3, first, lambda: None, ()))  # runs before the event that asks
+    sim.at(4, lambda: seen.append(sim.first_place_now()))  # nothing else left at 4
     sim.run()
-    assert seen == [False, False]
-    sim2 = Simulator()
-    first = sim2.reserve()
-    sim2.at(3, lambda: seen.append(sim2.earlier_pending(sim2.reserve())))
-    sim2.at(3, lambda: None)  # scheduled before the place the first event reserves when it runs
-    sim2.place(3, first, lambda: None, ())
-    sim2.run()
-    assert seen[-1] is True
+    assert seen == [later, NO_PLACE]
 
 
 def test_a_cancelled_handle_does_nothing_and_bad_times_are_refused() -> None:
