@@ -200,7 +200,7 @@ def controller_encode(p4info, n: int) -> None:
 def p4exec_rate(p4info, reqs) -> Rate:
     addr = f"127.0.0.1:{free_port()}"
     proc = SwitchProcess([sys.executable, "-m", "p4exec.switch", "--no-p4", "--device-id", "1",
-                          "--grpc-server-addr", addr, "--log-console", "-L", "warn"])
+                          "--grpc-server-addr", addr, "--grpc-allow-local-users", "--log-console", "-L", "warn"])
     try:
         proc.wait_ready(60)
         return run_target("p4exec", addr, proc.pid, p4info, PROGRAM.read_bytes(), reqs)

@@ -190,7 +190,7 @@ def measure(lab: Lab, cmd: list[str] | None, program: Path | None, sizes: list[i
 
 def both_targets(lab: Lab, programs: list[Path], sizes: list[int], args, tmp: Path) -> None:
     """Each program on p4exec, then on BMv2, on the same veths with the same frames; ratios p4exec / BMv2."""
-    sw_cmd = lab.switch_cmd("--device-id", "1", "--grpc-server-addr", GRPC_ADDR)
+    sw_cmd = lab.switch_cmd("--device-id", "1", "--grpc-server-addr", GRPC_ADDR, "--grpc-allow-local-users")
     rows = []
     for program in programs:
         mine = measure(lab, sw_cmd, program, sizes, args, tmp)
@@ -253,7 +253,7 @@ def main() -> int:
         return 0
     args.program = args.program or ROOT / "p4src" / "basic_l3.p4"
     with Lab() as lab:
-        sw_cmd = lab.switch_cmd("--device-id", "1", "--grpc-server-addr", GRPC_ADDR)
+        sw_cmd = lab.switch_cmd("--device-id", "1", "--grpc-server-addr", GRPC_ADDR, "--grpc-allow-local-users")
         p4 = measure(lab, sw_cmd, args.program, sizes, args, tmp)
         plain_cmd = [sys.executable, __file__, "--plain-forwarder", lab.sw_if(1), lab.sw_if(2)]
         plain = measure(lab, plain_cmd, None, sizes, args, tmp, base=p4["base"])  # the same frames

@@ -46,9 +46,10 @@ _UPDATES_KEY = bytes([pb.WriteRequest.DESCRIPTOR.fields_by_name["updates"].numbe
 # Big metadata limits: the per-update errors of a failed 500-update batch travel in the status details
 # (trailing metadata); with gRPC's default 8/16 KiB limits the server has to send them compact or cut.
 _CHANNEL_OPTIONS = [("grpc.max_send_message_length", 256 << 20), ("grpc.max_receive_message_length", 256 << 20),
-                    ("grpc.max_metadata_size", 1 << 20), ("grpc.absolute_max_metadata_size", 1 << 20)]
-# Tells p4exec's server that this client takes status details up to 1 MiB: every failure's message arrives.
-_WRITE_METADATA = (("p4exec-status-details-budget", str(1 << 20)),)
+                    ("grpc.max_metadata_size", 5 << 20), ("grpc.absolute_max_metadata_size", 5 << 20)]
+# Tells p4exec's server that this client takes status details up to 4 MiB: every failure's message arrives for
+# batches of thousands, and every failure's code for batches up to ~210k updates (the server refuses larger ones).
+_WRITE_METADATA = (("p4exec-status-details-budget", str(4 << 20)),)
 __all__ = ["SwitchConnection", "as_entity", "parse_write_error"]
 
 

@@ -69,7 +69,8 @@ def _compile_pre(pre: Preprocessed, filename: str) -> CompiledProgram:
     except P4Error:
         raise
     except RecursionError:
-        raise P4Error("program nesting too deep", SourceLoc(filename, 1, 1)) from None
+        loc = getattr(getattr(c, "ctx", None), "control", None) if "c" in locals() else None
+        raise P4Error("nesting too deep", getattr(loc, "loc", None) or SourceLoc(filename, 1, 1)) from None
     except Exception as e:  # noqa: BLE001 - a compiler bug must still come out as a located error
         loc = getattr(getattr(c, "ctx", None), "control", None) if "c" in locals() else None
         where = getattr(loc, "loc", None) or SourceLoc(filename, 1, 1)
@@ -94,6 +95,20 @@ def compile_file(path: str, include_dirs: list[str] | None = None) -> CompiledPr
     return _compile_pre(pre, path)
 
 
+def _compiled_form(obj: dict) -> tuple[Preprocessed, str]:
+    """`p4exec compile`'s JSON checked field by field: a wrong type is an error saying which, never a crash."""
+    where = SourceLoc("<device_config>", 0, 0)
+    program, fname, linemap = obj["program"], obj.get("filename") or "<device_config>", obj.get("linemap") or []
+    if not isinstance(program, str) or not isinstance(fname, str):
+        raise P4Error("compiled config: 'program' and 'filename' must be strings", where)
+    if not isinstance(linemap, list) or not all(
+            isinstance(x, list) and len(x) == 2 and isinstance(x[0], str) and isinstance(x[1], int)
+            and not isinstance(x[1], bool) and x[1] >= 0 for x in linemap):
+        raise P4Error("compiled config: 'linemap' must be a list of [file, line] pairs", where)
+    lm = [(f, line) for f, line in linemap]
+    return Preprocessed(program, lm or [(fname, i + 1) for i in range(program.count("\n") + 1)]), fname
+
+
 def load_compiled(data: bytes | str) -> CompiledProgram:
     """Load `p4exec compile`'s JSON or plain P4 source."""
     if isinstance(data, bytes):
@@ -108,11 +123,8 @@ def load_compiled(data: bytes | str) -> CompiledProgram:
     if stripped.startswith("{"):
         try:
             obj = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             obj = None
         if isinstance(obj, dict) and "program" in obj:
-            fname = obj.get("filename") or "<device_config>"
-            lm = [tuple(x) for x in obj.get("linemap") or []]
-            pre = Preprocessed(obj["program"], lm or [(fname, i + 1) for i in range(obj["program"].count("\n") + 1)])
-            return _compile_pre(pre, fname)
+            return _compile_pre(*_compiled_form(obj))
     return compile_source(text, "<device_config>")

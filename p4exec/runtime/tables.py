@@ -211,6 +211,7 @@ class Table:
         del self._entries[old.key]
         self._ref(old, -1)
         self._index_remove(old)
+        old._result = None  # entry <-> result is a cycle: frozen by the switch's gc.freeze it would never be freed
         self._changed()
         return old
 
@@ -228,6 +229,7 @@ class Table:
         """Remove every entry (const ones too): pipeline reset, not a P4Runtime write."""
         for e in self._entries.values():
             self._ref(e, -1)
+            e._result = None  # break the entry <-> result cycle (see delete)
         self._entries.clear()
         self._rebuild()
         self._changed()
