@@ -475,7 +475,7 @@ class CGen:
         """Statements storing the object value `v` into the C object `target`."""
         if isinstance(v, tir.Copy):
             v = v.value
-        if isinstance(v, tir.Name | tir.Field):
+        if isinstance(v, tir.Name | tir.Field | tir.StackElem | tir.StackElemDyn | tir.StackLast | tir.StackNext):
             return [f"{ind}{target} = {self.e(v)};"]
         if isinstance(v, tir.Make):
             b = T.strip_new(v.type)
