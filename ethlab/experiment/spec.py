@@ -48,7 +48,7 @@ class SpecError(ValueError):
 
 ENGINE_KEYS = {"rate_mbps", "mtu", "reaction", "reaction_params", "format", "time_limit_s", "loss_grace_s",
                "max_packets", "burst", "transport", "transport_params", "plane_policy", "spray_unit", "flowlet_gap_s"}
-FABRIC_KEYS = {"rate_scale", "queue_depth"}
+FABRIC_KEYS = {"rate_scale", "queue_depth", "pipeline"}
 MAX_REPETITIONS = 100
 TOP_KEYS = {"name", "description", "expect", "topology", "target", "seed", "repetitions", "fabric", "engine",
             "traffic", "policies", "faults", "sample_interval_s", "clock", "virtual"}
@@ -250,6 +250,8 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
             check_engine(spec.engine_config(v), f"{where}: engine")
             options = spec.fabric_options(v)
             check_fabric(options["rate_scale"], options["queue_depth"])
+            if options.get("pipeline") not in (None, "python", "native"):
+                raise UsageError(f"fabric.pipeline: must be python or native (got {options['pipeline']!r})")
         except UsageError as err:
             raise SpecError(str(err)) from None
         except (TypeError, ValueError) as err:

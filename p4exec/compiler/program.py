@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from typing import Any
 
 from p4exec.compiler import ir
 from p4exec.compiler.compile import Compiler
@@ -35,6 +36,10 @@ class CompiledProgram:
         self.code = compile("\n" * types_lines + "\n".join(lines[types_lines:]), where, "exec")
         self.p4info = build_p4info(info)
         self.bindings: list[tuple[str, str, str]] = []  # (generated name, runtime kind, object name)
+        self.native: Any = None
+        self.native_v1: dict[str, Any] = {}
+        self.native_entry: dict[str, str] = {}
+        self.native_field_lists: list[tuple] = []
 
     # ------------------------------------------------------------------ compiled form (OUT.json)
     def to_json(self) -> str:
@@ -72,6 +77,10 @@ def _compile_pre(pre: Preprocessed, filename: str) -> CompiledProgram:
         raise P4Error(f"internal compiler error ({type(e).__name__}: {e}); please report this program",
                       where) from None
     prog.bindings = list(c.bind)
+    prog.native = c.st.native          # frames and IR for the C generator (p4exec/native)
+    prog.native_v1 = dict(c.st.v1)
+    prog.native_entry = dict(c.st.entry)
+    prog.native_field_lists = list(c.st.field_lists)
     with _lock:
         _cache[key] = prog
     return prog

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from p4exec.compiler import ir, tir
+from p4exec.compiler import ir, nrecord, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.parts import CallPart, DeclarationPart, ExpressionPart, StatementPart
@@ -102,6 +102,10 @@ class TableCompiler:
         em.indent()
         n0 = len(em.lines)
         body = self.statements.function_body(d.body.stmts)
+        self.st.native.actions[pyf] = nrecord.ActionRec(
+            pyf, fqn, [x.strip() for x in (ctx.ctx_args or "").split(",") if x.strip()],
+            [(py, self.decls.resolve_type(p.type), p.direction or "") for py, p in zip(pnames, d.params, strict=True)],
+            body)
         for node in body:
             self.statements.emit_stmt(node, em)
         # header/struct arguments are passed by reference; that differs from copy-in/copy-out only when the body
@@ -134,6 +138,7 @@ class TableCompiler:
             raise self.st.err(f"table {d.name} has no 'actions' property", d)
         info = ir.TableInfo(fqn, d.name, [], [], annos=d.annos, hidden=A.anno(d.annos, "hidden") is not None)
         key_codes = []
+        trec = nrecord.TableRec("", fqn, [], [], {})
         if "key" in props:
             lpm = 0
             for k in props["key"].value:
@@ -160,6 +165,7 @@ class TableCompiler:
                     raise self.st.err(f"table key of type {e.type} is not supported", k)
                 kname = _anno_arg(k.annos, "name") or self._key_name(k.expr)
                 info.keys.append(ir.KeyInfo(kname, k.match_kind, w, k.annos, e.type))
+                trec.keys.append(nrecord.KeyRec(e.node, k.match_kind, w))
                 key_codes.append(code)
         # actions
         refs: dict[str, tuple] = {}
@@ -257,9 +263,12 @@ class TableCompiler:
                     raise self.st.err(f"action '{a.local}' in table {d.name} must bind its {a.n_dir_params} "
                                    "directional parameter(s)", ref)
                 disp[a.name] = self._bound_dispatcher(a, ref, s, ctxa)
+                trec.bound = True
             elif s.const == "local" or not ctxa:
                 disp[a.name] = a.pyfunc
+                trec.dispatch[a.name] = (a.pyfunc, True)
             else:
+                trec.dispatch[a.name] = (a.pyfunc, False)
                 ad = self.st.unique("D_" + a.name)
                 self.st.out(f"def {ad}({ctxa}, *cp):")
                 self.st.out(f"    {a.pyfunc}(*cp)")
@@ -273,9 +282,13 @@ class TableCompiler:
             self.st.out(f"def {ad}({ctxa + ', ' if ctxa else ''}*cp):")
             self.st.out("    pass")
             disp["NoAction"] = ad
+            trec.dispatch["NoAction"] = ("", False)
             self.st.info.actions.setdefault("NoAction", na.info)
         dname = self.st.unique("DISP_" + fqn)
         self.st.out(f"{dname} = {{" + ", ".join(f"{k!r}: {v}" for k, v in disp.items()) + "}")
+        trec.func, trec.ctx_args = info.pyfunc, [x.strip() for x in ctxa.split(",") if x.strip()]
+        trec.direct_meter = bool(info.direct_meter)
+        self.st.native.tables[info.pyfunc] = trec
         em = Emitter()
         em(f"def {info.pyfunc}({ctxa}):")
         em.indent()

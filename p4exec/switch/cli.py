@@ -61,6 +61,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-file", type=new_file, default=None, help="log to this file")
     p.add_argument("-L", "--log-level", default="info", choices=sorted(LOG_LEVELS))
     p.add_argument("--seed", type=integer(0, U64), default=0, help="seed for random() in the program")
+    p.add_argument("--pipeline", choices=["python", "native"], default=None,
+                   help="run programs on the generated Python or the native C pipeline (default: $P4EXEC_PIPELINE "
+                        "or python; docs/p4exec-native.md)")
     p.add_argument("--no-p4", action="store_true", help="start without a program (wait for the controller)")
     p.add_argument("--thrift-port", type=integer(0, 65535), default=None, help="accepted for BMv2 compatibility; unused")
     p.add_argument("--queue-depth", type=integer(0, MAX_DEPTH), default=64, help="default egress queue depth, packets")
@@ -259,4 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="p4exec switch", description="p4exec software switch (simple_switch_grpc flags)")
     add_arguments(parser)
     args = parser.parse_args(normalize_argv(sys.argv[1:] if argv is None else argv))
+    if args.pipeline:
+        from p4exec.native import select
+
+        select.set_default(args.pipeline)
     return run(args)
