@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from p4exec.switch.tm import QueueConfig
+from topologies.bmv2_launch import PRIORITY_QUEUES
 from topologies.model import Topology
-from topologies.switches import PRIORITY_QUEUES
 from vfabric.events import Simulator
 from vfabric.hosts import HostConfig, VirtualEndpoints
 from vfabric.links import Channel, Link
