@@ -89,6 +89,7 @@ def test_traffic_and_controller_take_the_same_objects() -> None:
 
 def test_vfabric_imports_without_mininet() -> None:
     """The virtual-time fabric needs no Mininet: importing it with `mininet` blocked works."""
-    code = "import sys; sys.modules['mininet'] = None; import vfabric, vfabric.fabric, vfabric.run, vfabric.control"
+    code = ("import sys; sys.modules['mininet'] = None; import vfabric, vfabric.fabric, vfabric.run, vfabric.control, "
+            "ethlab.experiment.virtual_trial")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
