@@ -30,8 +30,8 @@ from topologies.cpu import tree_cpu_s
 from topologies.model import Interface, Topology, switch_mac
 from topologies.netns import entered, named, tx_checksum_off, write_sysctl
 from topologies.portguard import guard_ports, table_name
+from topologies.run_records import RunState, new_run_id, proc_start_time
 from topologies.rundirs import new_run_dir, socket_dir
-from topologies.state import RunState, new_run_id, proc_start_time
 from topologies.switches import (
     Bmv2Switch,
     EthlabHost,
