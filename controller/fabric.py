@@ -282,10 +282,7 @@ class FabricController:
 
     # ---- transitions: links ---------------------------------------------------------------------------
     def link_index(self, a: str, b: str) -> int:
-        for index, link in enumerate(self.topo.links):
-            if {link.a.owner, link.b.owner} == {a, b}:
-                return index
-        raise KeyError(f"no link between {a} and {b}")
+        return self.topo.link_index(a, b)
 
     def link_down(self, a: str, b: str) -> float:
         """Flip liveness at both ends at once, then reroute around the link; returns the seconds it took."""

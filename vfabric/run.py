@@ -140,14 +140,13 @@ class VirtualRun:
         return self._set_link(a, b, True)
 
     def _set_link(self, a: str, b: str, up: bool) -> float:
-        index = self.fabric.link_index(a, b)
-        self.fabric.set_link(index, up)
+        index = self.fabric.set_link(a, b, up)
         self.sim.after(ns(self.limits.control_delay_s), self._react_link, index, up, f"{a}-{b}")
         return self.limits.control_delay_s
 
     def _link_rate(self, a: str, b: str, rate_of: Callable[[float], float]) -> None:
         fab = self.fabric
-        ln = fab.topo.links[fab.link_index(a, b)]
+        ln = fab.topo.links[fab.topo.link_index(a, b)]
         for end in (ln.a, ln.b):
             sw = fab.switches.get(end.owner)
             if sw is not None:
