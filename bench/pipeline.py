@@ -59,7 +59,7 @@ def make_frame(dst: int, src: int, proto: int = 17, sport: int = 1000, dport: in
 
 
 def routes(rng: random.Random) -> list[tuple[int, int, int, int]]:
-    out = set()
+    out: set[tuple[int, int]] = set()
     while len(out) < N_ROUTES:
         plen = rng.choice([16, 20, 24, 24, 24, 28, 32])
         v = rng.getrandbits(32) & (((1 << plen) - 1) << (32 - plen))
@@ -157,7 +157,7 @@ def bench_ecmp(n: int) -> tuple[float, float]:
     lpm = h.state.tables["MyIngress.ipv4_lpm"]
     ecmp = h.state.tables["MyIngress.ecmp"]
     sel = h.state.action_profiles["MyIngress.ecmp_selector"]
-    groups = {}
+    groups: dict[int, list[tuple[int, int]]] = {}
     mid = 1
     for g in range(64):
         members = {}

@@ -65,7 +65,9 @@ def plain_forwarder(if1: str, if2: str) -> None:
 
 
 def frame(size: int) -> bytes:
-    from scapy.all import IP, UDP, Ether, Raw
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.l2 import Ether
+    from scapy.packet import Raw
 
     base = Ether(dst="00:00:00:00:00:aa", src="00:00:00:00:01:01") / IP(src="10.0.1.1", dst="10.0.2.2", ttl=64)
     pkt = base / UDP(sport=1234, dport=5678)

@@ -1,7 +1,7 @@
 """The fabric application as one state machine: connect to every switch, push the pipeline, install routes
 and the policy, and keep the fabric working while links fail and switches restart.
 
-All it knows is one `FabricState` (controller/state.py); every change of it is a transition in this file,
+All it knows is one `FabricState` (controller/fabric_state.py); every change of it is a transition in this file,
 run under one lock: start (install or reconcile), link down/up, switch lost, switch back, port changed,
 probe due. Event sources (controller/watch.py) and policies feed it through the `FabricEvents` protocol
 (controller/events.py) and never reach into it. Per switch it keeps which candidate-port set each group id
@@ -25,11 +25,11 @@ from p4.v1 import p4runtime_pb2 as pb
 from controller.artifacts import PipelineArtifacts
 from controller.client import SwitchConnection
 from controller.errors import ControllerError
+from controller.fabric_state import ControllerEvent, FabricState
 from controller.policies import Policy
 from controller.probes import Probe, with_seq
 from controller.reconcile import diff, read_state
 from controller.routing import SwitchRoutes, compute_routes
-from controller.state import ControllerEvent, FabricState
 from controller.tables import desired, reroute_updates
 from controller.targets import target_named
 from controller.watch import PortMonitor, SwitchWatcher
@@ -282,10 +282,7 @@ class FabricController:
 
     # ---- transitions: links ---------------------------------------------------------------------------
     def link_index(self, a: str, b: str) -> int:
-        for index, link in enumerate(self.topo.links):
-            if {link.a.owner, link.b.owner} == {a, b}:
-                return index
-        raise KeyError(f"no link between {a} and {b}")
+        return self.topo.link_index(a, b)
 
     def link_down(self, a: str, b: str) -> float:
         """Flip liveness at both ends at once, then reroute around the link; returns the seconds it took."""

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from controller.ethplus import LB_ADAPTIVE, LB_ECMP, LB_FLOWLET, LB_SPRAY
 from controller.events import FabricEvents
 from controller.watch import ProbeSender
+from p4src.wire import LB_ADAPTIVE, LB_ECMP, LB_FLOWLET, LB_SPRAY
 
 __all__ = ["LB_ADAPTIVE", "LB_ECMP", "LB_FLOWLET", "LB_SPRAY", "POLICIES", "EcnSettings", "Policy", "make_policy",
            "register"]

@@ -16,11 +16,11 @@ from p4.v1 import p4runtime_pb2 as pb
 
 from controller.client import SwitchConnection, as_entity
 from controller.codec import Value
+from controller.fabric_state import InstalledState
 from controller.messages import UpdateLike
 from controller.policies import Policy
 from controller.probes import PROBE_MGRP, probe_flood_ports
 from controller.routing import SwitchRoutes
-from controller.state import InstalledState
 from topologies.model import Topology
 
 ECMP_PROFILE = "ecmp_selector"

@@ -20,7 +20,7 @@ from ethlab.bringup import TARGETS, Reachability, RunningFabric, check_reachabil
 from ethlab.checks import positive_float, positive_int
 from ethlab.topo_cmd import load_from_args
 from topologies.cpu import tree_cpu_s
-from topologies.state import proc_start_time
+from topologies.run_records import proc_start_time
 from topologies.switches import SwitchStartError
 
 
@@ -171,7 +171,7 @@ def run_down(args: argparse.Namespace) -> int:
 
 def _signal_up_owners() -> list[tuple[int, int]]:
     """SIGTERM to the live owners of `up` runs (only the very process that made the run: pid and start time)."""
-    from topologies.state import all_runs
+    from topologies.run_records import all_runs
 
     owners: list[tuple[int, int]] = []
     for run in all_runs():

@@ -25,7 +25,7 @@ from mininet.node import Host, Switch
 from p4exec.privdir import ensure_private_dir, open_new
 from p4exec.switch.forkserver import ForkedProcess, ForkServer, ForkServerError
 from topologies.bmv2_launch import PRIORITY_QUEUES, SWITCH, Bmv2Command
-from topologies.state import RunState, all_runs
+from topologies.run_records import RunState, all_runs
 
 
 class SwitchStartError(RuntimeError):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from p4exec.compiler import ir, nrecord
+from p4exec.compiler import controlplane, nrecord
 from p4exec.compiler import types as T
+from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.faults import PRELUDE as FAULTS_PRELUDE
 from p4exec.compiler.faults import V1_ERRORS
@@ -19,7 +20,6 @@ from p4exec.compiler.parts import (
     StatementPart,
     TablePart,
 )
-from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import Ctx, E, Sym, _anno_arg, _loc
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
@@ -250,7 +250,7 @@ class BlockCompiler:
             raise self.st.err(f"value_set elements must be bit<N> or a struct, not {t}", d)
         fqn = self.tables.fq(prefix, d.name, d.annos)
         py = self.st.unique("VS_" + fqn)
-        self.st.info.value_sets[fqn] = ir.ValueSetInfo(fqn, size, fields)
+        self.st.info.value_sets[fqn] = controlplane.ValueSetInfo(fqn, size, fields)
         self.st.info.value_sets[fqn].annos = d.annos
         self.st.bind.append((py, "value_set", fqn))
         self.st.declare(d.name, Sym("value_set", t, py, info=self.st.info.value_sets[fqn]), d)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from p4exec.compiler import ir, tir
+from p4exec.compiler import controlplane, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter
 from p4exec.compiler.symbols import E, Sym
@@ -97,9 +97,9 @@ class TablePart(Protocol):
     @staticmethod
     def fq(prefix: str, name: str, annos) -> str: ...
 
-    def action_decl(self, d: A.ActionDecl, prefix: str) -> ir.ActionInfo: ...
+    def action_decl(self, d: A.ActionDecl, prefix: str) -> controlplane.ActionInfo: ...
 
-    def table_decl(self, d: A.TableDecl, prefix: str) -> ir.TableInfo: ...
+    def table_decl(self, d: A.TableDecl, prefix: str) -> controlplane.TableInfo: ...
 
     def keyset_items(self, ks, n) -> list: ...
 

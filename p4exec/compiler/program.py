@@ -10,7 +10,7 @@ import json
 import threading
 from typing import Any
 
-from p4exec.compiler import ir
+from p4exec.compiler import controlplane
 from p4exec.compiler.compile import Compiler
 from p4exec.compiler.p4info import build_p4info
 from p4exec.errors import P4Error, SourceLoc
@@ -21,7 +21,7 @@ from p4exec.frontend.preprocess import Preprocessed, preprocess, preprocess_file
 class CompiledProgram:
     """One checked P4 program: its control-plane description, P4Info and generated Python code."""
 
-    def __init__(self, pre: Preprocessed, info: ir.ProgramInfo, pysource: str, filename: str, types_lines: int = 0):
+    def __init__(self, pre: Preprocessed, info: controlplane.ProgramInfo, pysource: str, filename: str, types_lines: int = 0):
         self.pre = pre
         self.text = pre.text
         self.filename = filename

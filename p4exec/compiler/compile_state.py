@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from p4exec.compiler import ir, tir
+from p4exec.compiler import controlplane, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.nrecord import NativeRecord
@@ -25,7 +25,7 @@ class CompileState:
         self.scopes: list[dict[str, Sym]] = []
         self.errors: list[str] = []
         self.match_kinds: list[str] = []
-        self.info = ir.ProgramInfo()
+        self.info = controlplane.ProgramInfo()
         self.out = Emitter()            # module-level code
         self.classes: dict[int, str] = {}
         self.class_code = Emitter()
