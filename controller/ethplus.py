@@ -27,6 +27,13 @@ LB_SPRAY = 1
 LB_FLOWLET = 2
 LB_ADAPTIVE = 3
 
+# lb_tuning flags (switch-local adaptivity)
+LBF_LOCAL_LOAD = 0x01
+LBF_DRAIN_GAP = 0x02
+LBF_RANDOM_TIE = 0x04
+LBF_NEAR_BEST = 0x08
+LBF_TRACE = 0x10
+
 PUNT_ARP = 1
 
 PKT_TYPES = {PKT_DATA: "data", PKT_ACK: "ack", PKT_PROBE: "probe", PKT_CREDIT: "credit"}
