@@ -8,6 +8,7 @@ set `name` and `mode`, override `lb_params`/`ecn_for_port`/`start`/`stop`, and d
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -23,6 +24,7 @@ from controller.ethplus import (
     LBF_TRACE,
 )
 from controller.events import FabricEvents
+from controller.lb_trace import read_all, write_trace
 from controller.watch import ProbeSender
 
 __all__ = ["LB_ADAPTIVE", "LB_ECMP", "LB_FLOWLET", "LB_SPRAY", "POLICIES", "EcnSettings", "Policy", "make_policy",
@@ -58,9 +60,10 @@ class Policy:
     near_slack: int = 0  # adaptive + LBF_NEAR_BEST: packets by which another port must be less loaded
     drain_margin: int = 0  # LBF_DRAIN_GAP: departures after a flowlet's last packet before it may move
     trace: int = 0  # 1 = record decisions in the switch's lb_trace ring (LBF_TRACE)
+    trace_file: str = ""  # with trace: where stop() writes every switch's decisions (controller/lb_trace.py)
     ecn: EcnSettings | None = EcnSettings()
 
-    def __init__(self, ecn: EcnSettings | None | bool = True, **options: int) -> None:
+    def __init__(self, ecn: EcnSettings | None | bool = True, **options: object) -> None:
         if isinstance(ecn, EcnSettings) or ecn is None:
             self.ecn = ecn
         elif ecn is False:
@@ -105,6 +108,17 @@ class Policy:
 
     def stop(self) -> None:
         """Called before the fabric goes down."""
+        self.save_trace()
+
+    def save_trace(self) -> None:
+        """With `trace` and `trace_file`: read every live switch's decision ring and write it (a failure to
+        read is reported on stderr, never raised: the run's results are already written)."""
+        if not (self.trace and self.trace_file and self.fabric is not None):
+            return
+        try:
+            write_trace(self.trace_file, read_all(self.fabric.live_connections()))
+        except Exception as err:  # noqa: BLE001 - teardown goes on
+            print(f"policy {self.name}: decision trace not saved: {type(err).__name__}: {err}", file=sys.stderr)
 
     def describe(self) -> str:
         ecn = f"ECN {self.ecn.kmin}/{self.ecn.kmax}/{self.ecn.pmax}" if self.ecn else "no ECN"
@@ -184,7 +198,7 @@ class AdaptivePolicy(Policy):
     near_slack = 1
     drain_margin = 4
 
-    def __init__(self, ecn: EcnSettings | None | bool = True, **options: int) -> None:
+    def __init__(self, ecn: EcnSettings | None | bool = True, **options: object) -> None:
         super().__init__(ecn, **options)
         self.sender: ProbeSender | None = None
 
@@ -195,6 +209,7 @@ class AdaptivePolicy(Policy):
         if self.sender is not None:
             self.sender.stop()
             self.sender = None
+        super().stop()
 
 
 def make_policy(name: str, **options: object) -> Policy:

@@ -39,11 +39,12 @@ control LoadBalance(inout headers hdr,
     /* LBF_DRAIN_GAP: port_deq count at which the slot's last packet leaves */
     register<bit<32>>(FLOWLET_SLOTS) flowlet_ticket;
 
-    /* LBF_TRACE: the last TRACE_SLOTS decisions, oldest overwritten. One
+    /* LBF_TRACE: the first TRACE_SLOTS decisions among two or more
+     * candidates (where herding happens), later ones only counted. One
      * entry, high to low bits: time (us, 24) | dst_index (10) | chosen port
      * (9) | load believed for it (13, saturated) | kind (2: 0 least loaded,
      * 1 kept flowlet, 2 probed hop, 3 ECMP) | spare (6). lb_trace_next[0]
-     * counts decisions (its low bits index the next entry). */
+     * counts such decisions. */
     register<bit<64>>(TRACE_SLOTS) lb_trace;
     register<bit<32>>(1) lb_trace_next;
 
@@ -480,7 +481,7 @@ control LoadBalance(inout headers hdr,
             }
         }
 
-        if (meta.lb_flags & LBF_TRACE != 0) {
+        if (meta.lb_flags & LBF_TRACE != 0 && meta.n_cand > 1) {
             bit<32> n;
             lb_trace_next.read(n, 0);
             bit<13> belief = 13w0x1FFF;
@@ -489,8 +490,9 @@ control LoadBalance(inout headers hdr,
             } else if (chosen_q < 19w0x1FFF) {
                 belief = chosen_q[12:0];
             }
-            lb_trace.write(n & (TRACE_SLOTS - 1),
-                           now[23:0] ++ meta.dst_index[9:0] ++ chosen ++ belief ++ kind ++ 6w0);
+            if (n < TRACE_SLOTS) {
+                lb_trace.write(n, now[23:0] ++ meta.dst_index[9:0] ++ chosen ++ belief ++ kind ++ 6w0);
+            }
             lb_trace_next.write(0, n + 1);
         }
 
