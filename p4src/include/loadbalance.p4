@@ -239,7 +239,12 @@ control LoadBalance(inout headers hdr,
          * equally loaded choices still spread over the group. */
         bit<3> rot_start = meta.flow_hash[2:0];
         if (meta.lb_flags & LBF_RANDOM_TIE != 0) {
-            random(rot_start, 3w0, 3w7);
+            /* uniform over the n candidates (n * r / 256): a start in
+             * 0..7 would favour the first of fewer than 8 candidates */
+            bit<8> r;
+            random(r, 8w0, 8w255);
+            bit<16> scaled = ((bit<16>)r * (bit<16>)meta.n_cand) >> 8;
+            rot_start = scaled[2:0];
         }
         bool by_load = meta.lb_mode == LB_FLOWLET || meta.lb_mode == LB_ADAPTIVE;
         bool local_load = meta.lb_flags & LBF_LOCAL_LOAD != 0;
