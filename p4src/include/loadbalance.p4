@@ -238,7 +238,7 @@ control LoadBalance(inout headers hdr,
          * per packet, the other modes derive it from the flow hash so that
          * equally loaded choices still spread over the group. */
         bit<3> rot_start = meta.flow_hash[2:0];
-        if (meta.lb_flags & LBF_RANDOM_TIE != 0) {
+        if ((meta.lb_flags & LBF_RANDOM_TIE) != 0) {
             /* uniform over the n candidates (n * r / 256): a start in
              * 0..7 would favour the first of fewer than 8 candidates */
             bit<8> r;
@@ -247,11 +247,11 @@ control LoadBalance(inout headers hdr,
             rot_start = scaled[2:0];
         }
         bool by_load = meta.lb_mode == LB_FLOWLET || meta.lb_mode == LB_ADAPTIVE;
-        bool local_load = meta.lb_flags & LBF_LOCAL_LOAD != 0;
+        bool local_load = (meta.lb_flags & LBF_LOCAL_LOAD) != 0;
         /* Flowlets: the flowlet mode, and the adaptive mode with
          * LBF_DRAIN_GAP (a flowlet keeps its hop, a new one re-chooses). */
         bool flowlets = meta.lb_mode == LB_FLOWLET ||
-                        (meta.lb_mode == LB_ADAPTIVE && meta.lb_flags & LBF_DRAIN_GAP != 0);
+                        (meta.lb_mode == LB_ADAPTIVE && (meta.lb_flags & LBF_DRAIN_GAP) != 0);
 
         /* Group ids and dst_index values come from the controller and must
          * be below 1024 (docs/ethplus-header.md); the guards keep a wrong
@@ -339,7 +339,7 @@ control LoadBalance(inout headers hdr,
             }
             probed_ok = pvalid == 1 && now - pupdated <= meta.best_hop_timeout_us;
         }
-        if (probed_ok && meta.lb_flags & LBF_NEAR_BEST != 0) {
+        if (probed_ok && (meta.lb_flags & LBF_NEAR_BEST) != 0) {
             qdepth_t slack = (qdepth_t)meta.near_slack;
             if (meta.cand0 != probed) { q0 = q0 |+| slack; }
             if (meta.cand1 != probed) { q1 = q1 |+| slack; }
@@ -406,7 +406,7 @@ control LoadBalance(inout headers hdr,
              * drain_margin more packets after it, a head start on the
              * hops further on), nothing of the flow is queued here and it
              * may move without overtaking. */
-            if (in_gap && meta.lb_flags & LBF_DRAIN_GAP != 0) {
+            if (in_gap && (meta.lb_flags & LBF_DRAIN_GAP) != 0) {
                 bit<32> ticket;
                 bit<32> gone;
                 flowlet_ticket.read(ticket, slot);
@@ -425,7 +425,7 @@ control LoadBalance(inout headers hdr,
             /* Under LBF_NEAR_BEST the scores above already favour the
              * probed hop by near_slack: the least-loaded pick is the
              * answer. */
-            if (probed_ok && meta.lb_flags & LBF_NEAR_BEST == 0) {
+            if (probed_ok && (meta.lb_flags & LBF_NEAR_BEST) == 0) {
                 preferred = probed;
                 have_preferred = true;
                 kind = 2;
@@ -475,7 +475,7 @@ control LoadBalance(inout headers hdr,
             flowlet_port.write(slot, chosen);
             flowlet_last_seen.write(slot, now);
             flowlet_valid.write(slot, 1);
-            if (meta.lb_flags & LBF_DRAIN_GAP != 0) {
+            if ((meta.lb_flags & LBF_DRAIN_GAP) != 0) {
                 /* It leaves after the packets ahead of it and itself. The
                  * load of a preferred port may include slack: use the raw
                  * depth, one packet too many at worst keeps a flow on its
@@ -486,7 +486,7 @@ control LoadBalance(inout headers hdr,
             }
         }
 
-        if (meta.lb_flags & LBF_TRACE != 0 && meta.n_cand > 1) {
+        if ((meta.lb_flags & LBF_TRACE) != 0 && meta.n_cand > 1) {
             bit<32> n;
             lb_trace_next.read(n, 0);
             bit<13> belief = 13w0x1FFF;

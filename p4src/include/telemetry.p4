@@ -27,7 +27,7 @@ control Telemetry(inout headers hdr,
 
         tx_port_counter.count(port);
         port_qdepth.write(port, depth);
-        if (meta.lb_flags & LBF_LOCAL_LOAD != 0) {
+        if ((meta.lb_flags & LBF_LOCAL_LOAD) != 0) {
             port_pending.write(port, 0);
             bit<32> gone;
             port_deq.read(gone, port);
