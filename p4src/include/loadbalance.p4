@@ -476,10 +476,11 @@ control LoadBalance(inout headers hdr,
             flowlet_last_seen.write(slot, now);
             flowlet_valid.write(slot, 1);
             if ((meta.lb_flags & LBF_DRAIN_GAP) != 0) {
-                /* It leaves after the packets ahead of it and itself. The
-                 * load of a preferred port may include slack: use the raw
-                 * depth, one packet too many at worst keeps a flow on its
-                 * port a little longer. */
+                /* It leaves after the packets ahead of it and itself.
+                 * chosen_q may include near_slack (adaptive mode, a port
+                 * other than the probed one): the ticket then waits a few
+                 * departures too many, which only keeps the flow on its port
+                 * a little longer, never lets it overtake itself. */
                 bit<32> gone;
                 port_deq.read(gone, (bit<32>)chosen);
                 flowlet_ticket.write(slot, gone + (bit<32>)chosen_q + 1);
