@@ -28,6 +28,13 @@ LB_SPRAY = 1
 LB_FLOWLET = 2
 LB_ADAPTIVE = 3
 
+# lb_tuning flags (switch-local adaptivity, headers.p4)
+LBF_LOCAL_LOAD = 0x01
+LBF_DRAIN_GAP = 0x02
+LBF_RANDOM_TIE = 0x04
+LBF_NEAR_BEST = 0x08
+LBF_TRACE = 0x10
+
 # RoCEv2 BTH opcodes the program recognises as feedback (never trimmed, never ECN-marked)
 BTH_RC_ACK = 0x11
 BTH_CNP = 0x81

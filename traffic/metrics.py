@@ -89,6 +89,7 @@ def collective_record(c: CollectiveRecord, flows: Sequence[FlowRecord]) -> dict:
         "duplicates": sum(f.duplicates for f in flows),
         "reordered": sum(f.reordered for f in flows),
         "reorder_max": max((f.reorder_max for f in flows), default=0),
+        "reorder_buffer_max": max((f.reorder_buffer for f in flows), default=0),
         "ecn_marked": sum(f.ce for f in flows),
         "ecn_fraction": _ratio(sum(f.ce for f in flows), delivered),
         "fct_p50_s": percentile(fcts, 50),
@@ -163,6 +164,8 @@ def summarize(result: RunResult) -> Metrics:
         "rx_socket_drops": result.rx_socket_drops,
         "duplicates": sum(f.duplicates for f in result.flows),
         "reordered": sum(f.reordered for f in result.flows),
+        "reorder_max": max((f.reorder_max for f in result.flows), default=0),
+        "reorder_buffer_max": max((f.reorder_buffer for f in result.flows), default=0),
         "ecn_fraction": _ratio(sum(f.ce for f in result.flows), delivered),
         "step_time_p50_s": percentile(done, 50),
         "step_time_p99_s": percentile(done, 99),
@@ -191,7 +194,7 @@ def flow_rows(result: RunResult) -> list[dict]:
              "transfer": f.transfer, "src": f.src, "dst": f.dst, "plane": f.plane, "bytes": f.bytes,
              "packets": f.npkts, "sent": f.sent, "delivered": f.delivered, "lost": f.lost,
              "duplicates": f.duplicates, "reordered": f.reordered, "reorder_max": f.reorder_max,
-             "ecn_marked": f.ce, "fct_s": f.fct_s, "complete": f.complete,
+             "reorder_buffer": f.reorder_buffer, "ecn_marked": f.ce, "fct_s": f.fct_s, "complete": f.complete,
              "retransmitted": f.retransmitted, "spurious": f.spurious, "timeouts": f.timeouts, "naks": f.naks,
              "trimmed": f.trimmed, "feedback_sent": f.feedback_sent, "failed": f.failed} for f in result.flows]
 

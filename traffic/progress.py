@@ -123,6 +123,7 @@ def finish_records(flows: Sequence[FlowState], colls: list[CollectiveRecord], re
         r, rx = f.rec, f.rx
         r.duplicates, r.reordered = rx.duplicates, rx.reordered
         r.reorder_max, r.ce, r.qdepth_max = rx.reorder_max, rx.ce, rx.qdepth_max
+        r.reorder_buffer = rx.reorder_buffer
         if reliable:
             trx, tx = f.trx, f.tx
             r.delivered = trx.delivered

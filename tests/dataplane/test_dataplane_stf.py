@@ -24,6 +24,7 @@ CASES = [
     ("ethplus.p4", "ethplus_forwarding.stf"),
     ("ethplus.p4", "ethplus_failover.stf"),
     ("ethplus.p4", "ethplus_adaptive.stf"),
+    ("ethplus.p4", "ethplus_local.stf"),
     ("ethplus.p4", "ethplus_trim.stf"),
 ]
 

@@ -29,11 +29,12 @@ def names(p4info, kind: str) -> set[str]:
 def test_documented_objects_exist(p4info) -> None:
     assert names(p4info, "tables") == {
         "MyIngress.fwd.eid_table", "MyIngress.fwd.ipv4_lpm", "MyIngress.lb.lb_config",
-        "MyIngress.lb.nhop_group", "MyIngress.lb.ecmp_group", "MyEgress.neighbor_mac",
+        "MyIngress.lb.lb_tuning", "MyIngress.lb.nhop_group", "MyIngress.lb.ecmp_group", "MyEgress.neighbor_mac",
         "MyEgress.ecn.ecn_config", "MyIngress.trim.trim_config"}
     assert names(p4info, "action_profiles") == {"MyIngress.lb.ecmp_selector"}
     assert {"port_down", "port_qdepth", "MyEgress.telemetry.qdepth_max",
-            "MyIngress.lb.best_port", "MyIngress.lb.spray_next"} <= names(p4info, "registers")
+            "MyIngress.lb.best_port", "MyIngress.lb.spray_next", "port_pending", "port_deq",
+            "MyIngress.lb.flowlet_ticket", "MyIngress.lb.lb_trace", "MyIngress.lb.lb_trace_next"} <= names(p4info, "registers")
     assert names(p4info, "counters") == {
         "MyIngress.rx_port_counter", "MyIngress.drop_reason_counter", "MyIngress.drop_port_counter",
         "MyEgress.telemetry.tx_port_counter", "MyEgress.ecn.ecn_marked", "MyIngress.trim.trimmed_counter"}
@@ -50,6 +51,7 @@ def test_action_parameters_as_documented(p4info) -> None:
     params = {a.preamble.name: [(p.name, p.bitwidth) for p in a.params] for a in p4info.actions}
     assert params["MyIngress.lb.set_lb_config"] == [
         ("mode", 2), ("flowlet_gap_us", 48), ("best_hop_timeout_us", 48), ("probe_mgrp", 16)]
+    assert params["MyIngress.lb.set_lb_tuning"] == [("flags", 8), ("near_slack", 16), ("drain_margin", 16)]
     assert params["MyIngress.lb.set_candidates"] == [("n_ports", 4)] + [(f"port{i}", 9) for i in range(8)]
     assert params["MyIngress.fwd.eid_to_group"] == [("group_id", 16), ("dst_index", 16)]
     assert params["MyEgress.ecn.set_ecn_thresholds"] == [("kmin", 19), ("kmax", 19), ("pmax", 16)]
