@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dataplane import gen_stf
+from tests.dataplane import gen_inc_stf, gen_stf
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -25,6 +25,7 @@ CASES = [
     ("ethplus.p4", "ethplus_failover.stf"),
     ("ethplus.p4", "ethplus_adaptive.stf"),
     ("ethplus.p4", "ethplus_trim.stf"),
+    ("ethplus_inc.p4", "inc_aggregation.stf"),
 ]
 
 
@@ -44,3 +45,8 @@ def test_generated_stf_files_are_current(tmp_path: Path) -> None:
     fresh = {p.name: p.read_text() for p in tmp_path.glob("*.stf")}
     committed = {p.name: p.read_text() for p in HERE.glob("ethplus_*.stf")}
     assert fresh == committed
+
+
+def test_generated_inc_stf_is_current(tmp_path: Path) -> None:
+    gen_inc_stf.main(tmp_path)
+    assert (tmp_path / gen_inc_stf.NAME).read_text() == (HERE / gen_inc_stf.NAME).read_text()
