@@ -23,6 +23,7 @@ from heapq import heappush
 
 from topologies.model import Topology
 from traffic.frames import FORMATS, PROBE, Addr, Template, entropy
+from traffic.inc.endpoint import CallbackClock, IncEndpoints
 from traffic.planes import PathHealth, PlaneChoice, flow_planes
 from traffic.progress import FlowGraph, finish_records
 from traffic.reaction import FlowCC, NoReaction, make_reaction
@@ -248,6 +249,7 @@ class VirtualEndpoints:
         # frames towards hosts waiting to be accounted (`defer_arrival`): (at, frame, arrival ns, sequence)
         self._arrivals: list[tuple[tuple[Link, int, int], bytes, int, int]] = []
         self._flush_at: int | None = None  # arrival instant of the pending batch event
+        self.inc: IncEndpoints | None = None  # in-network all-reduce collectives of the plan (traffic/inc)
 
     @property
     def unsettled(self) -> int:
@@ -320,6 +322,11 @@ class VirtualEndpoints:
         self.graph = FlowGraph(self.plan, self.colls, [f.rec for f in self.flows],
                                lambda when, fid: sim.at(when, self._start_flow, fid),
                                lambda when, ci: sim.at(when, self._start_collective, ci))
+        inc = IncEndpoints(self.plan, self.topo.planes, CallbackClock(lambda: sim.now, sim.at), self._inc_send,
+                           self._inc_finish)
+        if inc:
+            self.inc = inc
+            self.graph.on_external = inc.start
         self.graph.begin(start_ns)
 
     def build_templates(self, fids: Sequence[int] | None = None) -> None:
@@ -401,6 +408,16 @@ class VirtualEndpoints:
                 base = cache["fb"] = self.fmt.build_feedback(src, dst, flow, None)
             pair = cache[key] = self.fmt.for_pair(base, src, dst, None)
         return self.fmt.for_flow(pair, flow)
+
+    # ---------------------------------------------------------------- in-network all-reduce (traffic/inc)
+    def _inc_send(self, eid: int, plane: int, frame: bytes) -> None:
+        self.nics[self._port_key(eid, plane)].send_control(frame)
+        self.packets += 1
+
+    def _inc_finish(self, ci: int) -> None:
+        assert self.graph is not None and self.inc is not None
+        self.colls[ci].inc = self.inc.stats(ci)
+        self.graph.finish_external(ci, self.sim.now)
 
     # ---------------------------------------------------------------- collectives and flows
     def _start_collective(self, ci: int) -> None:
@@ -586,6 +603,8 @@ class VirtualEndpoints:
             return
         p = self.fmt.parse(frame)
         if p is None or p.flow >= len(self.flows):
+            if p is None and self.inc is not None and self.inc.on_frame(eid, frame):
+                return
             self.foreign += 1
             return
         f = self.flows[p.flow]
@@ -712,5 +731,8 @@ class VirtualEndpoints:
     def result(self, duration_ns: int, timed_out: bool, engine_config: EngineConfig) -> RunResult:
         end = self.sim.now
         finish_records(self.flows, self.colls, self.reliable, self.payload, end)
+        for ci in self.inc.collectives if self.inc is not None else ():
+            if self.colls[ci].inc is None and self.colls[ci].start_ns:
+                self.colls[ci].inc = self.inc.stats(ci)  # type: ignore[union-attr]
         return RunResult([f.rec for f in self.flows], self.colls, duration_ns / 1e9, self.packets, timed_out,
                          self.limit_hit, 0, self.foreign + self.receiver.foreign, engine_config)

@@ -207,6 +207,12 @@ class VirtualRun:
         eps = self.fabric.endpoints
         self.start_ns = sim.now + START_NS
         eps.load(plan, self.start_ns)
+        if eps.inc is not None:  # in-network all-reduce: its aggregation jobs, over P4Runtime, time frozen
+            ctl = self.control.controller
+            if ctl is None:
+                raise SimError("in-network all-reduce needs the fabric controller")
+            for job in eps.inc.jobs():
+                ctl.inc.setup(job.job_id, job.members, job.plane, job.slots)
         # arrivals at hosts accounted ahead of their instant, in batches, where that changes nothing (no faults:
         # links stay up; see VirtualEndpoints.defer_arrival)
         self.fabric.deliver_early(not faults and eps.early_delivery_allowed())
