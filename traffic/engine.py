@@ -25,6 +25,7 @@ import time
 from typing import Any
 
 from traffic.frames import FORMATS, Addr, Parsed, Template, entropy
+from traffic.inc.endpoint import CallbackClock, IncEndpoints
 from traffic.netns import open_packet_socket, socket_drops
 from traffic.planes import PathHealth, PlaneChoice, flow_planes
 from traffic.progress import FlowGraph, finish_records
@@ -217,6 +218,21 @@ class Engine:
         cfg = self.config
         receiver = Receiver()
         flows, colls = self._expand(plan, receiver)
+        inc_calls: list[Any] = []  # in-network all-reduce (traffic/inc): its timers, by index
+
+        def inc_at(at: int, fn: Any) -> None:
+            inc_calls.append(fn)
+            push_timer(at, "inc", len(inc_calls) - 1)
+
+        def inc_finish(ci: int) -> None:
+            colls[ci].inc = inc.stats(ci)
+            graph.finish_external(ci, time.monotonic_ns())
+
+        inc = IncEndpoints(plan, sorted({pl for _ep, pl in self.ports}), CallbackClock(time.monotonic_ns, inc_at),
+                           lambda eid, plane, frame: inc_send(eid, plane, frame), inc_finish)
+        for spec in inc.jobs():  # every member's port of the job's plane listens
+            for eid in spec.members:
+                self._sock(self.port(eid, spec.plane))
         reaction = make_reaction(cfg.reaction, cfg.rate_bps, **cfg.reaction_params)
         rel = reliable(cfg.transport)
         sock_ep: dict[int, set[int]] = {}
@@ -258,6 +274,18 @@ class Engine:
         graph = FlowGraph(plan, colls, [f.rec for f in flows], lambda when, fid: push_timer(when, "flow", fid),
                           lambda when, ci: push_timer(when, "coll", ci))
         settle = graph.settle
+        if inc:
+            graph.on_external = inc.start
+
+        def inc_send(eid: int, plane: int, frame: bytes) -> None:
+            nonlocal packets
+            try:
+                self._sock(self.port(eid, plane)).send(frame)
+            except OSError as e:  # a full socket buffer loses the frame: the INC timeout sends it again
+                if not isinstance(e, BlockingIOError) and e.errno not in (errno.ENOBUFS, errno.ENETDOWN,
+                                                                          errno.ENXIO):
+                    raise
+            packets += 1
 
         def arm_tx(fid: int, f: _Flow) -> None:
             t = f.tx.next_timer()
@@ -320,6 +348,9 @@ class Engine:
                         break
                     p: Parsed | None = parse(data)
                     if p is None or p.flow >= len(flows):
+                        if p is None and inc:
+                            for ep in eps:
+                                inc.on_frame(ep, data)
                         continue
                     fid = p.flow
                     f = flows[fid]
@@ -380,6 +411,9 @@ class Engine:
                 _, _, kind, ident = heapq.heappop(timers)
                 if kind == "coll":
                     graph.start_collective(ident, now)
+                    continue
+                if kind == "inc":
+                    inc_calls[ident]()
                     continue
                 f = flows[ident]
                 if kind == "flow":
@@ -521,5 +555,8 @@ class Engine:
         end = time.monotonic_ns()
         drops = sum(socket_drops(s) for s in self._socks.values())
         finish_records(flows, colls, rel, self.payload, end)
+        for ci in inc.collectives:
+            if colls[ci].inc is None and colls[ci].start_ns:
+                colls[ci].inc = inc.stats(ci)
         return RunResult([f.rec for f in flows], colls, (end - t0) / 1e9, packets, timed_out, limit_hit,
                          drops, receiver.foreign, cfg)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from traffic.inc.jobs import setup_jobs
 from traffic.records import EngineConfig, PlannedCollective, RunResult
 from vfabric import partition
 from vfabric.control import ControlPlane
@@ -211,8 +212,7 @@ class VirtualRun:
             ctl = self.control.controller
             if ctl is None:
                 raise SimError("in-network all-reduce needs the fabric controller")
-            for job in eps.inc.jobs():
-                ctl.inc.setup(job.job_id, job.members, job.plane, job.slots)
+            setup_jobs(ctl, eps.inc.jobs())
         # arrivals at hosts accounted ahead of their instant, in batches, where that changes nothing (no faults:
         # links stay up; see VirtualEndpoints.defer_arrival)
         self.fabric.deliver_early(not faults and eps.early_delivery_allowed())

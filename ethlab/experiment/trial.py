@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.artifacts import DEFAULT_PROGRAM
 from controller.policies import Policy
 from controller.targets import target_named
 from ethlab.bringup import RunningFabric, running_fabric
 from ethlab.experiment import collect
 from ethlab.experiment.faults import Fault, FaultInjector, events_dicts
 from topologies.model import Topology
+from traffic.inc.jobs import INC_PROGRAM, needs_inc, plan_jobs, setup_jobs
 from traffic.metrics import Metrics
 from traffic.records import EngineConfig, PlannedCollective
 from traffic.replay import ports_for_topology, replay
@@ -115,7 +117,8 @@ def run_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] 
     switch_args = ("--seed", str(setup.seed)) if setup.seed is not None and takes_seed else ()
     with running_fabric(setup.topo, target=setup.target, policy=setup.policy, rate_scale=setup.rate_scale,
                         queue_depth=setup.queue_depth, log_dir=str(out_dir / "switch-logs"), progress=say,
-                        switch_args=switch_args) as running:
+                        switch_args=switch_args,
+                        program=INC_PROGRAM if needs_inc(setup.plan) else DEFAULT_PROGRAM) as running:
         try:
             m = _measure(setup, running, out_dir, say)
         except Exception as err:
@@ -160,6 +163,7 @@ def _measure(setup: TrialSetup, running: RunningFabric, out_dir: Path, say: Call
     ports = ports_for_topology(setup.topo, running.fabric.netns)
     collect.reset_queue_maxima(running.readable())
     before = collect.snapshot(running.readable())
+    setup_jobs(running.controller, plan_jobs(setup.plan, setup.topo.planes), say)  # in-network all-reduce
     injector = FaultInjector(running, list(setup.faults))
     sampler = collect.Sampler(running.readable, setup.topo, setup.sample_interval_s or 0.25)
     say(f"replaying {len(setup.plan)} collective(s) under {setup.policy.name}")

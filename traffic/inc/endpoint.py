@@ -105,7 +105,7 @@ class RankStream:
         n = self.seq0 + k
         hdr = wire.IncHeader(self.job, n % slots, (n // slots) & 1, 0, 0, 1, n & 0xFFFFFFFF, 0)
         data = self.coll.vectors.chunk(self.ri, self.chunks[k])
-        return wire.pack(b"\x00" * 6, self.src_mac, self.plane, self.eid, hdr, data, seq=n)
+        return wire.pack(b"\xff" * 6, self.src_mac, self.plane, self.eid, hdr, data, seq=n)
 
     def _send(self, k: int) -> None:
         clock = self.coll.clock
