@@ -25,7 +25,7 @@ CASES = [
     ("ethplus.p4", "ethplus_failover.stf"),
     ("ethplus.p4", "ethplus_adaptive.stf"),
     ("ethplus.p4", "ethplus_trim.stf"),
-    ("ethplus_inc.p4", "inc_aggregation.stf"),
+    ("ethplus_inc.p4", "ethplus_inc_aggregation.stf"),
 ]
 
 
@@ -43,7 +43,7 @@ def test_every_stf_file_is_run() -> None:
 def test_generated_stf_files_are_current(tmp_path: Path) -> None:
     gen_stf.main(tmp_path)
     fresh = {p.name: p.read_text() for p in tmp_path.glob("*.stf")}
-    committed = {p.name: p.read_text() for p in HERE.glob("ethplus_*.stf")}
+    committed = {p.name: p.read_text() for p in HERE.glob("ethplus_*.stf") if not p.name.startswith("ethplus_inc_")}
     assert fresh == committed
 
 
