@@ -4,6 +4,8 @@ byte counts."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from controller.policies import make_policy
@@ -16,11 +18,12 @@ from traffic.replay import pattern_plan
 pytestmark = [pytest.mark.netns, pytest.mark.timeout(400)]
 
 
-def _setup(topo, size: int, planes: int) -> TrialSetup:
+def _setup(topo, size: int, planes: int, target: str = "p4exec") -> TrialSetup:
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("all_reduce", eids, size, algorithm="inc", planes=planes, slots=8, timeout_us=100_000.0)
     engine = EngineConfig(rate_bps=20e6, time_limit_s=120, loss_grace_s=0.5, frame_format="ethplus")
-    return TrialSetup(topo, make_policy("ecmp"), plan, engine, seed=1, sample_interval_s=None)
+    return TrialSetup(topo, make_policy("ecmp"), plan, engine, target=target, seed=1, sample_interval_s=None,
+                      rate_scale=1e-3 if target == "bmv2" else None)
 
 
 @pytest.mark.parametrize(("topo_name", "params", "size", "planes"),
@@ -41,3 +44,16 @@ def test_emulated_inc_all_reduce_verified_and_equal_to_virtual(tmp_path, topo_na
         assert rec["inc"][key] == vrec["inc"][key], key
     sent = rec["inc"]["frames_sent"] - rec["inc"]["retransmissions"]
     assert sent == vrec["inc"]["frames_sent"] - vrec["inc"]["retransmissions"]
+
+
+@pytest.mark.bmv2
+@pytest.mark.skipif(not (shutil.which("simple_switch_grpc") and shutil.which("p4c-bm2-ss")),
+                    reason="BMv2 path: needs simple_switch_grpc and p4c-bm2-ss on PATH (not installed here)")
+@pytest.mark.parametrize(("topo_name", "params", "size", "planes"),
+                         [("leafspine", {}, 48 * 1024, 1), ("erack", {"gpus": 16, "planes": 4}, 64 * 1024, 4)],
+                         ids=["leafspine", "erack16x4"])
+def test_inc_all_reduce_on_bmv2(tmp_path, topo_name, params, size, planes) -> None:
+    """The same aggregation compiled by p4c and run by simple_switch_grpc (paced as BMv2 runs are)."""
+    metrics = run_trial(_setup(load(topo_name, **params), size, planes, "bmv2"), tmp_path).metrics
+    (rec,) = metrics.records
+    assert rec["complete"] and rec["inc"]["verified"], rec["inc"]
