@@ -125,3 +125,25 @@ def test_sums_right_with_one_percent_of_inc_frames_lost() -> None:
 def test_values_that_could_overflow_are_refused() -> None:
     with pytest.raises(ValueError, match="beyond the int32"):
         pattern_plan("all_reduce", [1, 2, 3], 4096, algorithm="inc", max_abs=2**30)
+
+
+def test_small_messages_over_iterations_and_many_collectives_share_the_slot_pool() -> None:
+    """8 chunks per iteration (fewer than the window) over three iterations; and five all-reduces in a row that
+    together want more slots than a switch has: each gets a share, all verified."""
+    topo = topologies.load("erack", gpus=3, planes=1)
+    outcome, _, _ = _run(topo, 8 * 1024, iterations=3)
+    assert outcome.stopped_by == "completed"
+    assert all(c.inc is not None and c.inc["verified"] for c in outcome.result.collectives)
+    from traffic.collectives import make_schedule
+    from traffic.records import PlannedCollective
+
+    eids = sorted(ep.eid for ep in topo.endpoints.values())
+    plan = []
+    for i in range(5):
+        plan.append(PlannedCollective(f"ar{i}", 0, make_schedule("all_reduce", eids, 256 * 1024, "inc", slots=128),
+                                      after=((f"ar{i - 1}", 0),) if i else ()))
+    with inc_fabric(topo) as (fab, control):
+        result = VirtualRun(fab, control, VirtualLimits(time_limit_s=0.01)).run(plan, EngineConfig(rate_bps=400e9))
+        jobs = control.controller.inc.jobs
+        assert len(jobs) == 5 and sum(j.slots for j in jobs.values()) <= 256
+    assert all(c.inc is not None and c.inc["verified"] for c in result.result.collectives)

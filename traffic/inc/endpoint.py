@@ -101,7 +101,7 @@ class RankStream:
         self.pump()
 
     def _frame(self, k: int) -> bytes:
-        slots = self.coll.params.slots
+        slots = self.coll.window
         n = self.seq0 + k
         hdr = wire.IncHeader(self.job, n % slots, (n // slots) & 1, 0, 0, 1, n & 0xFFFFFFFF, 0)
         data = self.coll.vectors.chunk(self.ri, self.chunks[k])
@@ -119,7 +119,7 @@ class RankStream:
             clock.call_at(deadline, self._on_timer)
 
     def pump(self) -> None:
-        slots = self.coll.params.slots
+        slots = self.coll.window
         while self.next < len(self.chunks) and (self.next < slots or self.done[self.next - slots]):
             self._send(self.next)
             self.next += 1
@@ -176,6 +176,9 @@ class IncCollective:
         self.jobs = [JOB_BASE + index * MAX_PLANES + i for i in range(params.planes)]
         per_plane = [list(range(i, self.vectors.chunks, params.planes)) for i in range(params.planes)]
         self.per_plane_chunks = [len(c) for c in per_plane]
+        # slots per switch = chunks in flight per rank and plane: the job's slot count, which the frames'
+        # slot numbers must stay below (IncEndpoints may shrink it so that every job fits the pools)
+        self.window = max(1, min(params.slots, max(self.per_plane_chunks)))
         self.streams = [RankStream(self, ri, eid, self.planes[i], self.jobs[i], per_plane[i])
                         for ri, eid in enumerate(self.ranks) for i in range(params.planes) if per_plane[i]]
         self.by_key = {(s.job, s.eid): s for s in self.streams}
@@ -186,8 +189,8 @@ class IncCollective:
         self._base = (0, 0, 0, 0, 0)  # the counters when the current iteration started
 
     def job_specs(self) -> list[JobSpec]:
-        window = min(self.params.slots, max(self.per_plane_chunks))
-        return [JobSpec(job, self.ranks, plane, window) for job, plane in zip(self.jobs, self.planes, strict=True)]
+        return [JobSpec(job, self.ranks, plane, self.window) for job, plane in zip(self.jobs, self.planes,
+                                                                                     strict=True)]
 
     def start(self) -> None:
         streams = self.streams
@@ -253,6 +256,16 @@ class IncEndpoints:
             self.collectives[ci] = coll
         self._finish = finish
         self.foreign = 0
+        # every job is set up before the run: if a plane's jobs want more slots than a switch has, each gets a
+        # share (at least one slot; the controller still refuses what does not fit)
+        demand: dict[int, int] = {}
+        for coll in by_name.values():
+            for plane in set(coll.planes):
+                demand[plane] = demand.get(plane, 0) + coll.window
+        worst = max(demand.values(), default=0)
+        if worst > wire.SLOTS:
+            for coll in by_name.values():
+                coll.window = max(1, coll.window * wire.SLOTS // worst)
 
     def __bool__(self) -> bool:
         return bool(self.collectives)
