@@ -259,6 +259,8 @@ class VirtualRun:
             interrupted = True
             stats = RunStats("interrupted", sim.now, sim.events, time.perf_counter() - wall0)
         settle = [f.rec.settle_ns for f in eps.flows if f.rec.settle_ns]
+        if eps.inc is not None:  # in-network collectives end without flows
+            settle += [eps.colls[ci].end_ns for ci in eps.inc.collectives if eps.colls[ci].end_ns]
         end_ns = max(settle) if settle and eps.unsettled == 0 else sim.now
         timed_out = eps.unsettled > 0
         result = eps.result(max(0, end_ns - self.start_ns), timed_out, engine_config)

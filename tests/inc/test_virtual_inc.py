@@ -84,6 +84,7 @@ def test_two_levels_on_a_leaf_spine() -> None:
     outcome, counters, _ = _run(topologies.load("leafspine"), 64 * 1024, limit_s=0.05)
     rec = outcome.result.collectives[0]
     assert outcome.stopped_by == "completed" and rec.inc is not None and rec.inc["verified"]
+    assert rec.time_s is not None and abs(outcome.result.duration_s - rec.time_s) < 1e-9  # the run ends with it
     spine = [c for name, c in counters.items() if name.startswith("spine") and c[1][0]]
     leaves = [c for name, c in counters.items() if name.startswith("leaf")]
     assert len(spine) == 1 and spine[0][1][0] == 64  # the top level completed every chunk
