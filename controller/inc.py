@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 SLOTS = 256  # INC_SLOTS of p4src/include/inc_headers.p4: slots per switch
 MAX_CONTRIBUTORS = 64  # bitmap width: contributors one switch counts per slot
 MAX_JOB_ID = 4095
-MGRP_BASE = 0x8000  # multicast group of job j: MGRP_BASE + j (probe floods use 1000)
+MGRP_BASE = 2000  # multicast group of job j: MGRP_BASE + j (probes use 1000; BMv2 refused 0x8000 + j as too high)
 JOB_TABLE, MEMBER_TABLE = "inc_job", "inc_member"
 PER_COPY_REGISTERS = ("inc_seen", "inc_count", "inc_ranks", "inc_chunk", "inc_has_result")
 
