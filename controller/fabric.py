@@ -26,6 +26,7 @@ from controller.artifacts import PipelineArtifacts
 from controller.client import SwitchConnection
 from controller.errors import ControllerError
 from controller.fabric_state import ControllerEvent, FabricState
+from controller.inc import IncJobs
 from controller.policies import Policy
 from controller.probes import Probe, with_seq
 from controller.reconcile import diff, read_state
@@ -71,6 +72,7 @@ class FabricController:
         # CPU seconds per phase of the start-up, of this process and its descendants (the fabric's switch
         # processes among them): a shared machine's load affects it less than the wall times in state.timings
         self.cpu_timings: dict[str, float] = {}
+        self.inc = IncJobs(self)  # in-network aggregation jobs (controller/inc.py; ethplus_inc.p4 only)
         policy.bind(self)
 
     # ---- what sources and policies may read (FabricEvents) ---------------------------------------------
@@ -143,6 +145,7 @@ class FabricController:
             self.state.connections = self._timed("connect", lambda: self._each(self.open_connection))
             if reconcile:
                 self.progress("reading switch state and reconciling")
+                self._timed("reconcile", lambda: self.inc.adopt([n for n in self.addresses if self._runs_ours(n)]))
                 total = self._timed("reconcile", self.reconcile)
             else:
                 self.progress(f"pushing the pipeline to {len(self.addresses)} switches")
@@ -205,8 +208,12 @@ class FabricController:
                                                   cookie=self.cookie)
         self.state.pushed.add(name)
 
+    def _runs_ours(self, name: str) -> bool:
+        return self.state.connections[name].pipeline_cookie() == self.cookie
+
     def _install_switch(self, name: str, routes: SwitchRoutes) -> int:
         installed, updates = desired(self.state.connections[name], name, routes, self.policy, self.topo)
+        updates += self.inc.updates(name, self.state.connections[name])
         try:
             self._write(name, updates)
         except ControllerError as err:
@@ -229,6 +236,7 @@ class FabricController:
             self._push(name)
             return self._install_switch(name, routes)
         installed, updates = desired(conn, name, routes, self.policy, self.topo)
+        updates += self.inc.updates(name, conn)
         entities = [u.entity for u in updates]
         change = diff(entities, read_state(conn, entities))
         self._write(name, change.inserts)

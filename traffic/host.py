@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from traffic.frames import FORMATS, PROBE, Addr, Template, entropy
+from traffic.inc.endpoint import CallbackClock, IncEndpoints
 from traffic.planes import PathHealth, PlaneChoice, flow_planes
 from traffic.progress import FlowGraph, finish_records
 from traffic.reaction import FlowCC, NoReaction, make_reaction
@@ -301,6 +302,7 @@ class Endpoints:
         self.limit_hit = False
         self.foreign = 0
         self.graph: FlowGraph | None = None
+        self.inc: IncEndpoints | None = None  # in-network all-reduce collectives of the plan (traffic/inc)
         self.tx_ahead_ns = 0  # set by `load`
         # flows this process simulates (None: all); the others belong to another partition worker
         # (vfabric/partition.py) and are never started here
@@ -402,6 +404,14 @@ class Endpoints:
         self.graph = FlowGraph(self.plan, self.colls, [f.rec for f in self.flows],
                                lambda when, fid: sim.at(when, self._start_flow, fid),
                                lambda when, ci: sim.at(when, self._start_collective, ci))
+        inc = IncEndpoints(self.plan, sorted({pl for _ep, pl in self.ports}), CallbackClock(sim.now_ns, sim.at),
+                           self._inc_send, self._inc_finish)
+        if inc:
+            self.inc = inc
+            self.graph.on_external = inc.start
+            for spec in inc.jobs():  # every member's port of the job's plane listens
+                for eid in spec.members:
+                    self._nic(self._port_key(eid, spec.plane))
         if start_ns is not None:
             self.graph.begin(start_ns)
 
@@ -678,6 +688,16 @@ class Endpoints:
         if not f.tx.done and not (f.rec.settle_ns and not self.reliable):
             self._ready(f)
 
+    # ---------------------------------------------------------------- in-network all-reduce (traffic/inc)
+    def _inc_send(self, eid: int, plane: int, frame: bytes) -> None:
+        self._nic(self._port_key(eid, plane)).send_control(frame)
+        self.packets += 1
+
+    def _inc_finish(self, ci: int) -> None:
+        assert self.graph is not None and self.inc is not None
+        self.colls[ci].inc = self.inc.stats(ci)
+        self.graph.finish_external(ci, self.sim.now)
+
     # ---------------------------------------------------------------- receive
     def receive(self, at: tuple[Any, int, int], frame: bytes) -> None:
         """A frame's last bit reached endpoint `eid`'s port of `plane` over `wire` (`at`); lost if the wire
@@ -688,6 +708,8 @@ class Endpoints:
             return
         p = self.parse(frame)
         if p is None or p.flow >= len(self.flows):
+            if p is None and self.inc is not None and self.inc.on_frame(eid, frame):
+                return
             self.foreign += 1
             return
         f = self.flows[p.flow]
@@ -758,6 +780,10 @@ class Endpoints:
                rx_socket_drops: int = 0) -> RunResult:
         end = self.sim.now if end_ns is None else end_ns
         finish_records(self.flows, self.colls, self.reliable, self.payload, end)
+        if self.inc is not None:
+            for ci in self.inc.collectives:
+                if self.colls[ci].inc is None and self.colls[ci].start_ns:
+                    self.colls[ci].inc = self.inc.stats(ci)
         foreign = self.receiver.foreign + (self.foreign if self.count_strays else 0)
         return RunResult([f.rec for f in self.flows], self.colls, duration_ns / 1e9, self.packets, timed_out,
                          self.limit_hit, rx_socket_drops, foreign, engine_config)

@@ -68,6 +68,7 @@ def collective_record(c: CollectiveRecord, flows: Sequence[FlowRecord]) -> dict:
     delivered = sum(f.delivered for f in flows)
     fcts = [f.fct_s for f in flows if f.fct_s is not None]
     alg = algbw_GBps(message_bytes(c.kind, c.size, n), t) if t else None
+    extra = {} if c.inc is None else {"inc": dict(c.inc)}
     return {
         "collective": c.name,
         "iteration": c.iteration,
@@ -75,7 +76,7 @@ def collective_record(c: CollectiveRecord, flows: Sequence[FlowRecord]) -> dict:
         "algorithm": c.algorithm,
         "ranks": n,
         "size_bytes": c.size,
-        "complete": bool(t) and all(f.complete for f in flows),
+        "complete": bool(t) and all(f.complete for f in flows) and (c.inc is None or bool(c.inc["verified"])),
         "time_s": t,
         "algbw_GBps": alg,
         "busbw_GBps": busbw_GBps(c.kind, n, alg) if alg is not None else None,
@@ -106,7 +107,7 @@ def collective_record(c: CollectiveRecord, flows: Sequence[FlowRecord]) -> dict:
         "feedback_frames": sum(f.feedback_sent for f in flows),
         "failed_flows": sum(1 for f in flows if f.failed),
         "recovery_s": _recovery_s(flows),
-    }
+    } | extra
 
 
 def _recovery_s(flows: Sequence[FlowRecord]) -> float:
@@ -185,6 +186,12 @@ def summarize(result: RunResult) -> Metrics:
         "goodput_bytes": sum(f.delivered_bytes for f in result.flows),
         "wire_bytes": sum(f.sent_bytes for f in result.flows),
     }
+    incs = [r["inc"] for r in records if "inc" in r]
+    if incs:  # in-network all-reduce: a wrong or missing sum makes the run incomplete
+        summary["inc"] = {"verified": all(i["verified"] for i in incs), "chunks": sum(i["chunks"] for i in incs),
+                          "retransmissions": sum(i["retransmissions"] for i in incs),
+                          "slots_used": max(i["slots_used"] for i in incs),
+                          "wrong_sums": sum(i["wrong_sums"] for i in incs)}
     return Metrics(records, steps, summary)
 
 
@@ -222,6 +229,6 @@ def write_all(out_dir: str | Path, result: RunResult) -> Metrics:
     out.mkdir(parents=True, exist_ok=True)
     m = summarize(result)
     write_json(out / "metrics.json", m)
-    write_csv(out / "metrics.csv", m.records)
+    write_csv(out / "metrics.csv", [{k: v for k, v in r.items() if k != "inc"} for r in m.records])
     write_csv(out / "flows.csv", flow_rows(result))
     return m

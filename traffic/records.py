@@ -172,6 +172,7 @@ class CollectiveRecord:
     start_ns: int = 0
     end_ns: int = 0
     flows: list[int] = field(default_factory=list)
+    inc: dict | None = None  # in-network all-reduce: traffic/inc/endpoint.py IncCollective.stats()
 
     @property
     def time_s(self) -> float | None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from topologies.faults import Fault, FaultEvent, FaultInjector, events_dicts
+from traffic.inc.jobs import setup_jobs
 from traffic.records import EngineConfig, PlannedCollective, RunResult
 from vfabric import partition
 from vfabric.control import ControlPlane
@@ -243,6 +244,11 @@ class VirtualRun:
         eps = self.fabric.endpoints
         self.start_ns = sim.now + START_NS
         eps.load(plan, self.start_ns)
+        if eps.inc is not None:  # in-network all-reduce: its aggregation jobs, over P4Runtime, time frozen
+            ctl = self.control.controller
+            if ctl is None:
+                raise SimError("in-network all-reduce needs the fabric controller")
+            setup_jobs(ctl, eps.inc.jobs())
         # arrivals at hosts accounted ahead of their instant, in batches, where that changes nothing (no faults:
         # links stay up; see VirtualEndpoints.defer_arrival)
         self.fabric.deliver_early(not faults and eps.early_delivery_allowed())
@@ -289,6 +295,8 @@ class VirtualRun:
             interrupted = True
             stats = RunStats("interrupted", sim.now, sim.events, time.perf_counter() - wall0)
         settle = [f.rec.settle_ns for f in eps.flows if f.rec.settle_ns]
+        if eps.inc is not None:  # in-network collectives end without flows
+            settle += [eps.colls[ci].end_ns for ci in eps.inc.collectives if eps.colls[ci].end_ns]
         end_ns = max(settle) if settle and eps.unsettled == 0 else sim.now
         timed_out = eps.unsettled > 0
         result = eps.result(max(0, end_ns - self.start_ns), timed_out, engine_config)

@@ -10,12 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.artifacts import DEFAULT_PROGRAM
 from controller.client import SwitchConnection
 from controller.targets import target_named
 from ethlab.bringup import RunningFabric, running_fabric
 from ethlab.experiment import collect
 from ethlab.experiment.faults import emulated_injector, events_dicts, finish_faults
 from ethlab.experiment.trial import Replayed, SwitchCrashed, TrialResult, TrialSetup
+from traffic.inc.jobs import INC_PROGRAM, needs_inc, plan_jobs, setup_jobs
 from traffic.replay import ports_for_topology, replay
 
 
@@ -44,6 +46,7 @@ class EmulatedSession:
     def replay(self, setup: TrialSetup, out_dir: Path, say: Callable[[str], None]) -> Replayed:
         running = self.running
         ports = ports_for_topology(setup.topo, running.fabric.netns)
+        setup_jobs(running.controller, plan_jobs(setup.plan, setup.topo.planes), say)  # in-network all-reduce
         injector = emulated_injector(running, list(setup.faults))
         sampler = collect.Sampler(running.readable, setup.topo, setup.sample_interval_s or 0.25)
         say(f"replaying {len(setup.plan)} collective(s) under {setup.policy.name}")
@@ -84,5 +87,6 @@ class EmulatedClock:
         switch_args = ("--seed", str(setup.seed)) if setup.seed is not None and takes_seed else ()
         with running_fabric(setup.topo, target=setup.target, policy=setup.policy, rate_scale=setup.rate_scale,
                             queue_depth=setup.queue_depth, log_dir=str(out_dir / "switch-logs"), progress=say,
-                            switch_args=switch_args) as running:
+                            switch_args=switch_args,
+                            program=INC_PROGRAM if needs_inc(setup.plan) else DEFAULT_PROGRAM) as running:
             yield EmulatedSession(running, setup.rate_scale)

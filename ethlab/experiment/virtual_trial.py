@@ -17,9 +17,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from controller.artifacts import build_artifacts
 from controller.client import SwitchConnection
 from ethlab.experiment import collect
 from ethlab.experiment.trial import Replayed, TrialResult, TrialSetup, run_trial
+from traffic.inc.jobs import INC_PROGRAM, needs_inc
 from traffic.metrics import write_all
 from vfabric.control import ControlPlane
 from vfabric.fabric import FabricConfig, VirtualFabric
@@ -193,7 +195,8 @@ class VirtualClock:
                                   seed=setup.seed or 0)
         say(f"building {setup.topo.name} in virtual time ({len(setup.topo.switches)} switches)")
         fabric = VirtualFabric(setup.topo, fabric_cfg, hosts)
-        control = ControlPlane(fabric, setup.policy)
+        inc_artifacts = build_artifacts(INC_PROGRAM, "p4exec") if needs_inc(setup.plan) else None
+        control = ControlPlane(fabric, setup.policy, inc_artifacts)  # vfabric/run.py sets up the INC jobs
         try:
             say("installing the tables over P4Runtime (virtual time frozen)")
             control.start()

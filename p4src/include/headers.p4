@@ -194,6 +194,10 @@ header bth_t {
     bit<24> psn;
 }
 
+#ifdef ETHLAB_INC
+#include "inc_headers.p4"
+#endif
+
 struct headers {
     packet_out_t    packet_out;
     packet_in_t     packet_in;
@@ -204,6 +208,10 @@ struct headers {
     ipv4_t          ipv4;
     udp_t           udp;
     bth_t           bth;
+#ifdef ETHLAB_INC
+    inc_t           inc;        /* in-network aggregation (ethplus_inc.p4) */
+    inc_data_t      inc_data;
+#endif
 }
 
 /* ----------------------------------------------------------- metadata */

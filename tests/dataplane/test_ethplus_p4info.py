@@ -72,3 +72,16 @@ def test_basic_l3_names_others_rely_on() -> None:
     assert names(info, "counters") == {"MyIngress.port_counter"}
     fwd = next(a for a in info.actions if a.preamble.name == "MyIngress.ipv4_forward")
     assert [(p.name, p.bitwidth) for p in fwd.params] == [("dstAddr", 48), ("port", 9)]
+
+
+def test_inc_program_is_ethplus_plus_aggregation(p4info) -> None:
+    """ethplus_inc.p4 keeps every object of ethplus.p4 under the same id and adds only the documented ones."""
+    inc = Harness.from_file(str(ROOT / "p4src" / "ethplus_inc.p4")).p4info
+    for kind in ("tables", "action_profiles", "registers", "counters", "actions"):
+        base = {x.preamble.name: x.preamble.id for x in getattr(p4info, kind)}
+        more = {x.preamble.name: x.preamble.id for x in getattr(inc, kind)}
+        assert base.items() <= more.items(), kind
+        for name in set(more) - set(base):
+            assert name.startswith("MyIngress.agg.inc_"), (kind, name)
+            assert f"`{name.rsplit('.', 1)[-1]}" in DOC or name in DOC, (kind, name)
+    assert names(inc, "tables") - names(p4info, "tables") == {"MyIngress.agg.inc_job", "MyIngress.agg.inc_member"}
