@@ -53,6 +53,9 @@ _WRITE_METADATA = (("p4exec-status-details-budget", str(4 << 20)),)
 __all__ = ["SwitchConnection", "as_entity", "parse_write_error"]
 
 
+CLOSING_STREAM_GRACE_S = 2.0  # how long a switch may take to tear down a closed client's stream
+
+
 class SwitchConnection(PreMixin, DeviceMixin):
     """One P4Runtime session with one switch."""
 
@@ -89,7 +92,23 @@ class SwitchConnection(PreMixin, DeviceMixin):
 
     # ---- session -------------------------------------------------------------------------------------------
     def connect(self, wait_primary: bool = True) -> SwitchConnection:
-        """Open the channel and the stream, send arbitration, and wait for the switch's answer."""
+        """Open the channel and the stream, send arbitration, and wait for the switch's answer.
+
+        A switch that still counts our election id as another client's — the stream of a controller that just
+        closed, which the switch has not torn down yet (a controller restart on a busy machine) — is asked
+        again for CLOSING_STREAM_GRACE_S; a real second client with the same id still fails then, with the
+        switch's reason."""
+        deadline = time.monotonic() + min(self.timeout, CLOSING_STREAM_GRACE_S)
+        while True:
+            try:
+                return self._connect_once(wait_primary)
+            except ControllerError as err:
+                if "already used by another client" not in str(err) or time.monotonic() >= deadline:
+                    raise
+                self.close()
+                time.sleep(0.05)
+
+    def _connect_once(self, wait_primary: bool) -> SwitchConnection:
         self._closing = False
         self._stream_done.clear()
         self._stream_end, self._stream_code = "stream ended", None
