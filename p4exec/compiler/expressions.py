@@ -25,6 +25,9 @@ class ExpressionCompiler:
     def __init__(self, st: CompileState) -> None:
         self.st = st
         self._handlers: dict[str, Callable[..., E]] = {}
+        # AST nodes (by id) already checked into an E that must be reused, not evaluated again: the l-value of a
+        # compound assignment, which P4 evaluates once
+        self.pinned: dict[int, E] = {}
 
     # ------------------------------------------------------------------ expressions
     def wrapcode(self, code: str, t: T.Bits) -> str:
@@ -98,6 +101,8 @@ class ExpressionCompiler:
         return self._handlers
 
     def expr(self, node, expected=None) -> E:
+        if id(node) in self.pinned:
+            return self.pinned[id(node)]
         m = self.handlers().get(type(node).__name__)
         if m is None:
             raise self.st.err(f"unsupported expression {type(node).__name__}", node, P4Unsupported)
