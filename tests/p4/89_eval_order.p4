@@ -1,5 +1,5 @@
-// evaluation order: in `a[i] = f(...)` the target's index is evaluated before the call changes i; `a[g()] |= x`
-// evaluates its l-value (and so calls g) once (P4_16 spec, left-to-right evaluation; compound assignment)
+// evaluation order: in `a[i] = f(...)` the target's index is evaluated before the call changes i, and
+// `a[g()] = a[g()]` calls g twice, left to right (P4_16: left-to-right evaluation)
 #include <core.p4>
 #include <v1model.p4>
 
@@ -17,7 +17,7 @@ bit<8> next_index(inout bit<8> x) { x = x + 1; return x; }
 control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     apply {
         hdr.s[hdr.h.i].v = bump(hdr.h.i);
-        hdr.s[next_index(hdr.h.n)].v |= 8w0x80;
+        hdr.s[next_index(hdr.h.n)].v = hdr.s[next_index(hdr.h.n)].v | 8w0x80;
         sm.egress_spec = 9w1;
     }
 }
