@@ -2,6 +2,8 @@
 clone/resubmit field lists); separate because call semantics (directions, copy-in/out) are their own job."""
 from __future__ import annotations
 
+from dataclasses import fields
+
 from p4exec.compiler import exprgen, ir, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import pyfield
@@ -107,8 +109,13 @@ class CallCompiler:
                                            copy_objects))
 
     def plan_call(self, n, params, fcode: str, what: str, prefix_args: str = "", ptypes=None,
-                  may_exit: bool = False, out_offset: int = 0, copy_objects: bool = False) -> tir.CallPlan:
-        """Check a call's arguments against `params` and decide its copy-in/copy-out (tir.CallPlan)."""
+                  may_exit: bool = False, out_offset: int = 0, copy_objects: bool = False,
+                  unused: frozenset[str] = frozenset()) -> tir.CallPlan:
+        """Check a call's arguments against `params` and decide its copy-in/copy-out (tir.CallPlan).
+
+        `unused`: parameters the callee's body never names. p4c-bm2-ss removes the copy-in and the (no-op)
+        copy-out of such an in/inout/directionless scalar, so BMv2 never touches the argument: a run-time stack
+        index out of range there is no fault (measured with BMv2; docs/p4exec-compiler.md "Run-time faults")."""
         bound = self.bind_args(params, n.args, n, what)
         args: list[tir.CallArg] = []
         outs: list[tir.Expr | None] = []
@@ -117,6 +124,11 @@ class CallCompiler:
             e = self.arg_for_param(pt, p.direction, a, n, f"{what}, argument {i + 1} ({p.name})")
             scalar = T.strip_new(pt).is_scalar
             dontcare = e.extra == "dontcare"
+            if p.name in unused and scalar and p.direction in ("", "in", "inout") and _dead_access(e.node):
+                args.append(tir.CallArg(tir.Const(pt, 0)))
+                if p.direction == "inout":
+                    outs.append(None)
+                continue
             if p.direction in ("out", "inout") and scalar:
                 args.append(tir.CallArg(tir.Const(pt, 0) if dontcare else e.node))
                 outs.append(None if dontcare or e.lv is None else e.lv.node)
@@ -138,8 +150,10 @@ class CallCompiler:
         self.st.info.direct_actions.setdefault(info.name, info)
         self.st.info.action_events.append((self.st.pipeline_role, info.name, "use"))
         prefix = self.st.block_ctx.ctx_args if sym.const == "local" else ""
+        used = _names_in(d.body)
         plan = self.plan_call(n, d.params, info.pyfunc, f"call of action {info.local}", prefix,
-                              may_exit=True, copy_objects=info.copy_objects)
+                              may_exit=True, copy_objects=info.copy_objects,
+                              unused=frozenset(p.name for p in d.params if p.name not in used))
         return E(T.VOID, "", extra=plan)
 
     def function_call(self, n, sym: Sym) -> E:
@@ -435,3 +449,44 @@ class CallCompiler:
                 return
         raise self.st.err("preserved fields must be fields of the user metadata or standard_metadata "
                        "parameters", node)
+
+
+def _names_in(node: object) -> set[str]:
+    """Every identifier an AST subtree names (over-approximates uses: shadowing is ignored, which only keeps a
+    copy that could have been dropped)."""
+    found: set[str] = set()
+    todo = [node]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, A.Name):
+            found.add(x.name)
+        if isinstance(x, list | tuple):
+            todo.extend(x)
+        elif isinstance(x, A.Node):
+            todo.extend(getattr(x, f.name) for f in fields(x) if f.name != "loc")
+    return found
+
+
+def _dead_access(n: tir.Expr) -> bool:
+    """A side-effect-free l-value through a run-time stack index: what p4c may drop when its value is unused."""
+    dyn = False
+    while isinstance(n, tir.Field | tir.Slice | tir.StackElem | tir.StackElemDyn):
+        if isinstance(n, tir.StackElemDyn):
+            if not _pure(n.index):
+                return False
+            dyn = True
+        n = n.base
+    return dyn and isinstance(n, tir.Name)
+
+
+def _pure(n: tir.Expr) -> bool:
+    """Reads only: names, constants, fields, stack elements, slices and operators over them."""
+    if isinstance(n, tir.Name | tir.Const):
+        return True
+    if isinstance(n, tir.Field | tir.Slice | tir.StackElem):
+        return _pure(n.base)
+    if isinstance(n, tir.StackElemDyn):
+        return _pure(n.base) and _pure(n.index)
+    if isinstance(n, tir.Arith | tir.Bitwise | tir.ShiftLeft | tir.ShiftRight | tir.Cast | tir.Concat):
+        return all(_pure(getattr(n, f.name)) for f in fields(n) if isinstance(getattr(n, f.name), tir.Expr))
+    return False
