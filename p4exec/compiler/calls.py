@@ -54,9 +54,11 @@ class CallCompiler:
                     raise self.st.err(f"{what}: expected {len(params)} argument(s), got {len(args)}", node)
         return out
 
-    def arg_for_param(self, p_type, direction: str, arg, node, what: str) -> E:
+    def arg_for_param(self, p_type, direction: str, arg, node, what: str, action: bool = False) -> E:
+        """The checked argument for one parameter; `action`: p4c accepts `_` for an action's parameter of any
+        direction (a value nobody set; an inout's copy-out is dropped), elsewhere only for `out`."""
         if arg is None or arg.value is None:
-            if direction in ("out",):
+            if direction == "out" or (action and arg is not None):
                 return E(p_type, "None", extra="dontcare")
             raise self.st.err(f"{what}: don't-care argument for a non-out parameter", node)
         e = self.exprs.expr(arg.value, p_type)
@@ -110,7 +112,7 @@ class CallCompiler:
 
     def plan_call(self, n, params, fcode: str, what: str, prefix_args: str = "", ptypes=None,
                   may_exit: bool = False, out_offset: int = 0, copy_objects: bool = False,
-                  unused: frozenset[str] = frozenset()) -> tir.CallPlan:
+                  unused: frozenset[str] = frozenset(), action: bool = False) -> tir.CallPlan:
         """Check a call's arguments against `params` and decide its copy-in/copy-out (tir.CallPlan).
 
         `unused`: parameters the callee's body never names. p4c-bm2-ss removes the copy-in and the (no-op)
@@ -121,7 +123,7 @@ class CallCompiler:
         outs: list[tir.Expr | None] = []
         for i, (p, a) in enumerate(zip(params, bound, strict=True)):
             pt = ptypes[i] if ptypes else self.decls.resolve_type(p.type)
-            e = self.arg_for_param(pt, p.direction, a, n, f"{what}, argument {i + 1} ({p.name})")
+            e = self.arg_for_param(pt, p.direction, a, n, f"{what}, argument {i + 1} ({p.name})", action)
             scalar = T.strip_new(pt).is_scalar
             dontcare = e.extra == "dontcare"
             if p.name in unused and scalar and p.direction in ("", "in", "inout") and _dead_access(e.node):
@@ -132,7 +134,7 @@ class CallCompiler:
             if p.direction in ("out", "inout") and scalar:
                 args.append(tir.CallArg(tir.Const(pt, 0) if dontcare else e.node))
                 outs.append(None if dontcare or e.lv is None else e.lv.node)
-            elif p.direction == "out" and dontcare:
+            elif dontcare:
                 args.append(tir.CallArg(tir.Opaque(pt, self.pytypes.default_value(pt))))
             elif copy_objects and p.direction in ("out", "inout"):
                 init = tir.Copy(e.type, e.node) if p.direction == "inout" else \
@@ -153,7 +155,7 @@ class CallCompiler:
         used = _names_in(d.body)
         plan = self.plan_call(n, d.params, info.pyfunc, f"call of action {info.local}", prefix,
                               may_exit=True, copy_objects=info.copy_objects,
-                              unused=frozenset(p.name for p in d.params if p.name not in used))
+                              unused=frozenset(p.name for p in d.params if p.name not in used), action=True)
         return E(T.VOID, "", extra=plan)
 
     def function_call(self, n, sym: Sym) -> E:
