@@ -243,6 +243,24 @@ class CallCompiler:
             raise self.st.err(f"expected a constant {enum_name} value", node)
         return t.members[e.const] if t.base is None else next(k for k, v in t.values.items() if v == e.const)
 
+    def static_assert(self, n) -> E:
+        """core.p4's `static_assert(check[, message])`: checked at compile time, true when it holds (so it can
+        initialise a constant); nothing of it is left at run time."""
+        if any(a.value is None or a.name is not None for a in n.args):
+            raise self.st.err("static_assert: arguments must be given by position", n)
+        check = self.exprs.expr(n.args[0].value, T.BOOL)
+        if not isinstance(check.const, bool):
+            raise self.st.err("static_assert: the condition must be a compile-time constant", n.args[0].value)
+        message = "static assertion failed"
+        if len(n.args) == 2:
+            msg = self.exprs.expr(n.args[1].value, T.STRING)
+            if not isinstance(msg.const, str):
+                raise self.st.err("static_assert: the message must be a string literal", n.args[1].value)
+            message = msg.const
+        if not check.const:
+            raise self.st.err(f"static_assert failed: {message}", n)
+        return self.exprs.lit(True, T.BOOL)
+
     def extern_func_call(self, n, sym: Sym) -> E:
         protos = sym.decl
         name = protos[0].name
@@ -254,6 +272,8 @@ class CallCompiler:
             counts = sorted({len(p.params) for p in protos})
             raise self.st.err(f"{name}: expected {' or '.join(map(str, counts))} argument(s), got {nargs}", n)
         proto = cands[0]
+        if name == "static_assert":
+            return self.static_assert(n)
         if self.st.ctx is None or self.st.ctx.kind != "parser":  # p4c's serializer looks at controls' calls only
             self.st.info.calls_extern_functions = True
         what = f"call of {name}"
