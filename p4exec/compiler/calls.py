@@ -333,6 +333,10 @@ class CallCompiler:
         if name == "random":
             res = arg(0)
             rt = T.strip_new(res.type)
+            if res.extra == "dontcare" and isinstance(rt, T.TypeVar) and n.args[1].value is not None:
+                # `random(_, lo, hi)`: T comes from the bounds, as p4c infers it
+                res = E(self.exprs.expr(n.args[1].value).type, "None", extra="dontcare")
+                rt = T.strip_new(res.type)
             if not isinstance(rt, T.Bits):
                 raise self.st.err(f"random result must be bit<N>, not {res.type}", n.args[0])
             lo = self.exprs.coerce(arg(1, res.type), res.type, n, what)

@@ -1,5 +1,5 @@
 // `_` (don't care) as an argument where p4c accepts it: for an out parameter of a function, an action or an
-// extern method, and for an action's parameter of any direction (an inout's copy-out is dropped)
+// extern (random's T then comes from its bounds), and for an action's parameter of any direction (an inout's copy-out is dropped)
 #include <core.p4>
 #include <v1model.p4>
 
@@ -33,6 +33,7 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
         send(9w3, _);
         r.write(32w1, hdr.h.a);
         r.read(_, 32w1);
+        random(_, 8w1, 8w9);
     }
 }
 
