@@ -2,6 +2,8 @@
 clone/resubmit field lists); separate because call semantics (directions, copy-in/out) are their own job."""
 from __future__ import annotations
 
+from dataclasses import fields
+
 from p4exec.compiler import controlplane, exprgen, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.compile_state import CompileState
@@ -52,9 +54,11 @@ class CallCompiler:
                     raise self.st.err(f"{what}: expected {len(params)} argument(s), got {len(args)}", node)
         return out
 
-    def arg_for_param(self, p_type, direction: str, arg, node, what: str) -> E:
+    def arg_for_param(self, p_type, direction: str, arg, node, what: str, action: bool = False) -> E:
+        """The checked argument for one parameter; `action`: p4c accepts `_` for an action's parameter of any
+        direction (a value nobody set; an inout's copy-out is dropped), elsewhere only for `out`."""
         if arg is None or arg.value is None:
-            if direction in ("out",):
+            if direction == "out" or (action and arg is not None):
                 return E(p_type, "None", extra="dontcare")
             raise self.st.err(f"{what}: don't-care argument for a non-out parameter", node)
         e = self.exprs.expr(arg.value, p_type)
@@ -107,20 +111,30 @@ class CallCompiler:
                                            copy_objects))
 
     def plan_call(self, n, params, fcode: str, what: str, prefix_args: str = "", ptypes=None,
-                  may_exit: bool = False, out_offset: int = 0, copy_objects: bool = False) -> tir.CallPlan:
-        """Check a call's arguments against `params` and decide its copy-in/copy-out (tir.CallPlan)."""
+                  may_exit: bool = False, out_offset: int = 0, copy_objects: bool = False,
+                  unused: frozenset[str] = frozenset(), action: bool = False) -> tir.CallPlan:
+        """Check a call's arguments against `params` and decide its copy-in/copy-out (tir.CallPlan).
+
+        `unused`: parameters the callee's body never names. p4c-bm2-ss removes the copy-in and the (no-op)
+        copy-out of such an in/inout/directionless scalar, so BMv2 never touches the argument: a run-time stack
+        index out of range there is no fault (measured with BMv2; docs/p4exec-compiler.md "Run-time faults")."""
         bound = self.bind_args(params, n.args, n, what)
         args: list[tir.CallArg] = []
         outs: list[tir.Expr | None] = []
         for i, (p, a) in enumerate(zip(params, bound, strict=True)):
             pt = ptypes[i] if ptypes else self.decls.resolve_type(p.type)
-            e = self.arg_for_param(pt, p.direction, a, n, f"{what}, argument {i + 1} ({p.name})")
+            e = self.arg_for_param(pt, p.direction, a, n, f"{what}, argument {i + 1} ({p.name})", action)
             scalar = T.strip_new(pt).is_scalar
             dontcare = e.extra == "dontcare"
+            if p.name in unused and scalar and p.direction in ("", "in", "inout") and _dead_access(e.node):
+                args.append(tir.CallArg(tir.Const(pt, 0)))
+                if p.direction == "inout":
+                    outs.append(None)
+                continue
             if p.direction in ("out", "inout") and scalar:
                 args.append(tir.CallArg(tir.Const(pt, 0) if dontcare else e.node))
                 outs.append(None if dontcare or e.lv is None else e.lv.node)
-            elif p.direction == "out" and dontcare:
+            elif dontcare:
                 args.append(tir.CallArg(tir.Opaque(pt, self.pytypes.default_value(pt))))
             elif copy_objects and p.direction in ("out", "inout"):
                 init = tir.Copy(e.type, e.node) if p.direction == "inout" else \
@@ -138,8 +152,10 @@ class CallCompiler:
         self.st.info.direct_actions.setdefault(info.name, info)
         self.st.info.action_events.append((self.st.pipeline_role, info.name, "use"))
         prefix = self.st.block_ctx.ctx_args if sym.const == "local" else ""
+        used = _names_in(d.body)
         plan = self.plan_call(n, d.params, info.pyfunc, f"call of action {info.local}", prefix,
-                              may_exit=True, copy_objects=info.copy_objects)
+                              may_exit=True, copy_objects=info.copy_objects,
+                              unused=frozenset(p.name for p in d.params if p.name not in used), action=True)
         return E(T.VOID, "", extra=plan)
 
     def function_call(self, n, sym: Sym) -> E:
@@ -227,6 +243,24 @@ class CallCompiler:
             raise self.st.err(f"expected a constant {enum_name} value", node)
         return t.members[e.const] if t.base is None else next(k for k, v in t.values.items() if v == e.const)
 
+    def static_assert(self, n) -> E:
+        """core.p4's `static_assert(check[, message])`: checked at compile time, true when it holds (so it can
+        initialise a constant); nothing of it is left at run time."""
+        if any(a.value is None or a.name is not None for a in n.args):
+            raise self.st.err("static_assert: arguments must be given by position", n)
+        check = self.exprs.expr(n.args[0].value, T.BOOL)
+        if not isinstance(check.const, bool):
+            raise self.st.err("static_assert: the condition must be a compile-time constant", n.args[0].value)
+        message = "static assertion failed"
+        if len(n.args) == 2:
+            msg = self.exprs.expr(n.args[1].value, T.STRING)
+            if not isinstance(msg.const, str):
+                raise self.st.err("static_assert: the message must be a string literal", n.args[1].value)
+            message = msg.const
+        if not check.const:
+            raise self.st.err(f"static_assert failed: {message}", n)
+        return self.exprs.lit(True, T.BOOL)
+
     def extern_func_call(self, n, sym: Sym) -> E:
         protos = sym.decl
         name = protos[0].name
@@ -238,6 +272,8 @@ class CallCompiler:
             counts = sorted({len(p.params) for p in protos})
             raise self.st.err(f"{name}: expected {' or '.join(map(str, counts))} argument(s), got {nargs}", n)
         proto = cands[0]
+        if name == "static_assert":
+            return self.static_assert(n)
         if self.st.ctx is None or self.st.ctx.kind != "parser":  # p4c's serializer looks at controls' calls only
             self.st.info.calls_extern_functions = True
         what = f"call of {name}"
@@ -297,6 +333,10 @@ class CallCompiler:
         if name == "random":
             res = arg(0)
             rt = T.strip_new(res.type)
+            if res.extra == "dontcare" and isinstance(rt, T.TypeVar) and n.args[1].value is not None:
+                # `random(_, lo, hi)`: T comes from the bounds, as p4c infers it
+                res = E(self.exprs.expr(n.args[1].value).type, "None", extra="dontcare")
+                rt = T.strip_new(res.type)
             if not isinstance(rt, T.Bits):
                 raise self.st.err(f"random result must be bit<N>, not {res.type}", n.args[0])
             lo = self.exprs.coerce(arg(1, res.type), res.type, n, what)
@@ -435,3 +475,44 @@ class CallCompiler:
                 return
         raise self.st.err("preserved fields must be fields of the user metadata or standard_metadata "
                        "parameters", node)
+
+
+def _names_in(node: object) -> set[str]:
+    """Every identifier an AST subtree names (over-approximates uses: shadowing is ignored, which only keeps a
+    copy that could have been dropped)."""
+    found: set[str] = set()
+    todo = [node]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, A.Name):
+            found.add(x.name)
+        if isinstance(x, list | tuple):
+            todo.extend(x)
+        elif isinstance(x, A.Node):
+            todo.extend(getattr(x, f.name) for f in fields(x) if f.name != "loc")
+    return found
+
+
+def _dead_access(n: tir.Expr) -> bool:
+    """A side-effect-free l-value through a run-time stack index: what p4c may drop when its value is unused."""
+    dyn = False
+    while isinstance(n, tir.Field | tir.Slice | tir.StackElem | tir.StackElemDyn):
+        if isinstance(n, tir.StackElemDyn):
+            if not _pure(n.index):
+                return False
+            dyn = True
+        n = n.base
+    return dyn and isinstance(n, tir.Name)
+
+
+def _pure(n: tir.Expr) -> bool:
+    """Reads only: names, constants, fields, stack elements, slices and operators over them."""
+    if isinstance(n, tir.Name | tir.Const):
+        return True
+    if isinstance(n, tir.Field | tir.Slice | tir.StackElem):
+        return _pure(n.base)
+    if isinstance(n, tir.StackElemDyn):
+        return _pure(n.base) and _pure(n.index)
+    if isinstance(n, tir.Arith | tir.Bitwise | tir.ShiftLeft | tir.ShiftRight | tir.Cast | tir.Concat):
+        return all(_pure(getattr(n, f.name)) for f in fields(n) if isinstance(getattr(n, f.name), tir.Expr))
+    return False

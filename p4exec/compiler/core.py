@@ -112,11 +112,12 @@ class DeclarationCompiler:
         main = None
         for d in self.st.program.decls:
             if isinstance(d, A.Instantiation) and not self._is_extern_type(d.type):
-                if main is not None and d.name == "main":
-                    raise self.st.err("duplicate declaration of 'main'", d)
                 t = self.resolve_type(d.type)
                 if isinstance(t, T.BlockT) and t.kind == "package":
-                    main = d
+                    # the package named `main` is the program, as in p4c; another package instance before it
+                    # is unused (p4c warns), and two named `main` are a duplicate that declare() reports
+                    if main is None or (d.name == "main" and main.name != "main"):
+                        main = d
                     self.st.declare(d.name, Sym("block", t, decl=d), d)
                     continue
                 if isinstance(t, T.BlockT):

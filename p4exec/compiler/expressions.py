@@ -9,7 +9,7 @@ from p4exec.compiler import types as T
 from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.parts import CallPart, DataTypePart, DeclarationPart, OperatorPart
 from p4exec.compiler.symbols import LV, E, _loc, expr_text, wrap
-from p4exec.errors import P4Unsupported
+from p4exec.errors import P4Unsupported, SourceLoc
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import name_loc
 
@@ -25,6 +25,10 @@ class ExpressionCompiler:
     def __init__(self, st: CompileState) -> None:
         self.st = st
         self._handlers: dict[str, Callable[..., E]] = {}
+        # AST nodes (by id) already checked into an E that must be reused, not evaluated again: the l-value of a
+        # compound assignment, which P4 evaluates once
+        self.pinned: dict[int, E] = {}
+        self._last_loc: SourceLoc | None = None
 
     # ------------------------------------------------------------------ expressions
     def wrapcode(self, code: str, t: T.Bits) -> str:
@@ -98,6 +102,12 @@ class ExpressionCompiler:
         return self._handlers
 
     def expr(self, node, expected=None) -> E:
+        if id(node) in self.pinned:
+            return self.pinned[id(node)]
+        if node is None:    # `_` where a value is needed: located at the expression checked just before it
+            raise self.st.err("'_' (don't care) is not allowed here: only as an argument for an out parameter "
+                              "or an action's parameter", self._last_loc)
+        self._last_loc = _loc(node) or self._last_loc
         m = self.handlers().get(type(node).__name__)
         if m is None:
             raise self.st.err(f"unsupported expression {type(node).__name__}", node, P4Unsupported)

@@ -29,6 +29,8 @@ class DeclarationPart(Protocol):
 class ExpressionPart(Protocol):
     """expressions.ExpressionCompiler: operands and coercion."""
 
+    pinned: dict[int, E]
+
     def wrapcode(self, code: str, t: T.Bits) -> str: ...
 
     def lit(self, v, t) -> E: ...

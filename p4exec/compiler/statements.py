@@ -3,6 +3,7 @@ function around a compiled body."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any, cast
 
 from p4exec.compiler import exprgen, tir
@@ -10,7 +11,7 @@ from p4exec.compiler import types as T
 from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.parts import CallPart, DataTypePart, DeclarationPart, ExpressionPart
-from p4exec.compiler.symbols import E, Sym, expr_text
+from p4exec.compiler.symbols import LV, E, Sym, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 
@@ -111,14 +112,44 @@ class StatementCompiler:
             return tir.Assign(lhs.lv.node, rhs.node)
         return tir.SetObject(lhs.node, rhs.node)
 
+    def pin_indices(self, lhs: E) -> tuple[list[tir.Stmt], E]:
+        """Evaluate the run-time stack indices of an l-value into locals before the right-hand side: P4 evaluates
+        `a[i] = f(...)` left to right, so a call in the right side that changes `i` must not move the target."""
+        pins: list[tir.Stmt] = []
+
+        def walk(n: tir.Expr) -> tir.Expr:
+            if isinstance(n, tir.StackElemDyn):
+                py = self.st.tmp()
+                pins.append(tir.Local(py, n.index))
+                return replace(n, base=walk(n.base), index=tir.Name(n.index.type, py))
+            if isinstance(n, tir.Field | tir.Slice | tir.StackElem):
+                return replace(n, base=walk(n.base))
+            return n
+
+        assert lhs.lv is not None
+        node = walk(lhs.lv.node)
+        if not pins:
+            return pins, lhs
+        return pins, E(lhs.type, node, lhs.const, LV(node), lhs.loc, lhs.extra)
+
     def _stmt(self, s) -> tir.Stmt:
         """The IR node of a statement other than a block or `if`."""
         if isinstance(s, A.Assign):
             lhs = self.exprs.expr(s.lhs)
             if lhs.lv is None:
                 raise self.st.err(f"cannot assign to '{expr_text(s.lhs)}' (not an l-value or read-only)", s.lhs)
-            rhs = self.exprs.coerce(self.exprs.expr(s.rhs, lhs.type), lhs.type, s.rhs, "assignment")
-            return self.assignment(lhs, rhs)
+            pins, lhs = self.pin_indices(lhs)
+            # a compound assignment (`a op= b`, built as `a = a op b` sharing the l-value's AST) reads the
+            # l-value already evaluated instead of evaluating its index again
+            compound = isinstance(s.rhs, A.Binary) and s.rhs.left is s.lhs
+            if compound:
+                self.exprs.pinned[id(s.lhs)] = lhs
+            try:
+                rhs = self.exprs.coerce(self.exprs.expr(s.rhs, lhs.type), lhs.type, s.rhs, "assignment")
+            finally:
+                self.exprs.pinned.pop(id(s.lhs), None)
+            assign = self.assignment(lhs, rhs)
+            return tir.Block((*pins, assign)) if pins else assign
         if isinstance(s, A.CallStmt):
             e = self.calls.call(s.call, statement=True)
             if isinstance(e.extra, tir.CallPlan):

@@ -177,8 +177,8 @@ class _Builder(_DeclBuilder):
         return A.Assign(ch[0], ch[1], loc=self._loc(meta))
 
     def compound_assignment(self, meta, ch):
-        # `a op= b` is `a = a op b` (P4_16 1.2.4); the l-value is evaluated twice, which only matters for
-        # index expressions with side effects
+        # `a op= b` is `a = a op b` (P4_16 1.2.4) with the l-value's AST shared by both sides: the checker
+        # (statements.py) sees that identity and evaluates the l-value once
         loc = self._loc(meta)
         return A.Assign(ch[0], A.Binary(str(ch[1])[:-1], ch[0], ch[2], loc=loc), loc=loc)
 

@@ -31,6 +31,11 @@ extern packet_out {
 /* Parser check: on a false condition set parser_error to err and go to reject. */
 extern void verify(in bool check, in error toSignal);
 
+/* Compile-time check: the program is refused when check is false; true otherwise, so that it can
+ * initialise a constant. */
+extern bool static_assert(bool check, string message);
+extern bool static_assert(bool check);
+
 /* The action that does nothing. */
 @noWarn("unused")
 action NoAction() {}

@@ -68,8 +68,11 @@ def build(source: str, cdef: str) -> ModuleType:
         spec = importlib.util.spec_from_file_location(name, so)
         if spec is None or spec.loader is None:
             raise BuildError(f"cannot load {so}")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
+        try:
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+        except ImportError as e:  # a cached build whose cffi runtime is missing here: a reason, not a traceback
+            raise BuildError(f"cannot load the native build ({e})") from None
         sys.modules.setdefault(name, mod)
         _loaded[name] = mod
         return mod
