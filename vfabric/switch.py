@@ -20,12 +20,12 @@ from heapq import heappush
 from typing import Any, cast
 
 from p4exec.switch.program import Live, load_program, make_live
+from p4exec.switch.stats import LOOP_REASONS, MALFORMED, NO_PORT, PIPELINE, PORT_DOWN, QUEUE_FULL
 from p4exec.switch.tm import QueueConfig, TrafficManager
 from vfabric.events import Simulator
 from vfabric.links import WIRE_OVERHEAD, Channel
 
 DEFAULT_PIPELINE_LATENCY_NS = 400  # a 51.2T switch chip's port-to-port latency is a few hundred ns
-DROP_REASONS = ("pipeline", "malformed", "queue_full", "port_down", "no_port")
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class VirtualSwitch:
         self._stopped = False
         # (ingress, egress) of the live pipeline while the switch forwards, else None (`_forwarding`)
         self._halves: tuple[Callable[..., Any], Callable[..., Any]] | None = None
-        self.drops = dict.fromkeys(DROP_REASONS, 0)
+        self.drops = dict.fromkeys(LOOP_REASONS, 0)
         self.received = 0
         self.executions = 0  # packets that entered the pipeline (one ingress pass; its egress halves follow)
         self._serving: set[int] = set()
@@ -157,7 +157,7 @@ class VirtualSwitch:
             return
         self.up[port] = up
         if not up:
-            self.drops["port_down"] += len(self.tm.flush_port(port))
+            self.drops[PORT_DOWN] += len(self.tm.flush_port(port))
         if self.live is not None:
             self.live.set_port_up(port, up)
         for fn in list(self._port_listeners):
@@ -222,7 +222,7 @@ class VirtualSwitch:
             return
         halves = self._halves
         if halves is None:
-            self.drops["pipeline"] += 1
+            self.drops[PIPELINE] += 1
             return
         ingress, egress = halves
         self.executions += 1
@@ -232,10 +232,10 @@ class VirtualSwitch:
         try:
             jobs = ingress(port, frame, now_us)
         except Exception:  # noqa: BLE001 - a bad frame is counted and dropped, as in the emulated switch
-            self.drops["malformed"] += 1
+            self.drops[MALFORMED] += 1
             return
         if not jobs:
-            self.drops["pipeline"] += 1
+            self.drops[PIPELINE] += 1
             return
         up = self.up
         serving = self._serving
@@ -244,7 +244,7 @@ class VirtualSwitch:
             eport = job.egress_port
             state = up.get(eport)  # True: up, False: down, None: no such port
             if not state and eport != cpu_port:
-                self.drops["no_port" if state is None else "port_down"] += 1
+                self.drops[NO_PORT if state is None else PORT_DOWN] += 1
                 continue
             wire = (job.packet_length if job.packet_length > 60 else 60) + WIRE_OVERHEAD
             if eport not in serving:
@@ -254,7 +254,7 @@ class VirtualSwitch:
                     self._egress(job, egress, qinfo, tm.ports[eport].departed_ns, now_us)
                     continue
             if not tm.enqueue(eport, job.priority, (job, egress), wire):
-                self.drops["queue_full"] += 1
+                self.drops[QUEUE_FULL] += 1
                 continue
             if eport not in serving:
                 serving.add(eport)
@@ -286,10 +286,10 @@ class VirtualSwitch:
             frames = egress(job, now_us, qinfo)
         except Exception:  # noqa: BLE001
             frames = None
-            self.drops["malformed"] += 1
+            self.drops[MALFORMED] += 1
         if not frames:
             if frames is not None:
-                self.drops["pipeline"] += 1
+                self.drops[PIPELINE] += 1
             return
         cpu_port, ports, up = self.cpu_port, self.ports, self.up
         for oport, data in frames:
@@ -299,8 +299,8 @@ class VirtualSwitch:
                 continue
             ch = ports.get(oport)
             if ch is None:
-                self.drops["no_port"] += 1
+                self.drops[NO_PORT] += 1
             elif not up[oport]:
-                self.drops["port_down"] += 1
+                self.drops[PORT_DOWN] += 1
             else:
                 ch.send(data, start)

@@ -17,15 +17,24 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from p4exec.switch.linkmon import LinkMonitor
 from p4exec.switch.pcap import PcapWriter
 from p4exec.switch.ports import Port, PortGone
 from p4exec.switch.portstate import PortStateMixin
 from p4exec.switch.program import Live
-from p4exec.switch.stats import MALFORMED, NO_PORT, PIPELINE, PORT_DOWN, QUEUE_FULL, TX_ERROR, Accounting
-from p4exec.switch.tm import QueueInfo, TrafficManager
+from p4exec.switch.stats import (
+    MALFORMED,
+    NO_PORT,
+    PIPELINE,
+    PORT_DOWN,
+    QUEUE_FULL,
+    TX_ERROR,
+    Accounting,
+    Fate,
+)
+from p4exec.switch.tm import TrafficManager
 
 log = logging.getLogger("p4exec.switch")
 
@@ -266,27 +275,28 @@ class DataPlane(PortStateMixin):
         ports = self.ports
         cpu = self.cpu_port
         if len(jobs) == 1:
-            # Fast path: one copy to an unpaced port with an empty queue leaves at once, as it would
-            # from the queue (enq_qdepth 0, no time queued), without the queue's bookkeeping.
+            # Fast path: one copy to a port that is free now leaves at once, with the metadata and pacing
+            # the queue would have given it (the traffic manager's `pass_through`), without queueing it.
             job = jobs[0]
             eport = job.egress_port
             p = ports.get(eport)
-            if (p is not None and p.up or eport == cpu) and self.tm.bypass(eport):
-                qid = min(max(job.priority, 0), self.tm.nqueues - 1)
-                try:
-                    frames = live.egress(job, now_us, QueueInfo(now_us, 0, 0, 0, qid))
-                except Exception as exc:  # noqa: BLE001
-                    self._bad_packet("egress", eport, exc)
-                    ps.dropped[MALFORMED] += 1
+            if p is not None and p.up or eport == cpu:
+                qinfo = self.tm.pass_through(eport, job.priority, job.packet_length)
+                if qinfo is not None:
+                    try:
+                        frames = live.egress(job, now_us, qinfo)
+                    except Exception as exc:  # noqa: BLE001
+                        self._bad_packet("egress", eport, exc)
+                        ps.dropped[MALFORMED] += 1
+                        return
+                    nfwd, ncpu, reason = self._emit(frames)
+                    if nfwd:
+                        ps.forwarded += 1
+                    elif ncpu:
+                        ps.to_cpu += 1
+                    else:
+                        ps.dropped[reason or PIPELINE] += 1
                     return
-                nfwd, ncpu, reason = self._emit(frames)
-                if nfwd:
-                    ps.forwarded += 1
-                elif ncpu:
-                    ps.to_cpu += 1
-                else:
-                    ps.dropped[reason or PIPELINE] += 1
-                return
         fate = acct.start(ps, len(jobs))
         enqueue = self.tm.enqueue
         for job in jobs:
@@ -303,22 +313,30 @@ class DataPlane(PortStateMixin):
         """Serve the queues; the time.monotonic() at which the next paced packet may leave (None: nothing
         waits). The switch's traffic manager runs on the monotonic clock, so its ns deadline converts."""
         tm = self.tm
-        if not tm.active:
+        active = tm.active
+        if not active:
             return None
         now_us = tm.now_us()
-        out, wake_ns = tm.service()
         acct = self.acct
         emit = self._emit
-        for _port, (job, fate, egress), qinfo in out:
-            try:
-                frames = egress(job, now_us, qinfo)
-            except Exception as exc:  # noqa: BLE001
-                self._bad_packet("egress", job.egress_port, exc)
-                acct.copy_done(fate, reason=MALFORMED)
-                continue
-            nfwd, ncpu, reason = emit(frames)
-            acct.copy_done(fate, nfwd, ncpu, reason)
-        return None if wake_ns is None else wake_ns / 1e9
+        dequeue = tm.dequeue
+        wake: int | None = None
+        for port in list(active):
+            while (got := dequeue(port)) is not None:
+                item, qinfo = got
+                job, fate, egress = cast("tuple[Any, Fate, Callable[..., list]]", item)  # what _ingress queued
+                try:
+                    frames = egress(job, now_us, qinfo)
+                except Exception as exc:  # noqa: BLE001
+                    self._bad_packet("egress", job.egress_port, exc)
+                    acct.copy_done(fate, reason=MALFORMED)
+                    continue
+                nfwd, ncpu, reason = emit(frames)
+                acct.copy_done(fate, nfwd, ncpu, reason)
+            ready = tm.ready_ns(port)
+            if ready is not None and (wake is None or ready < wake):
+                wake = ready
+        return None if wake is None else wake / 1e9
 
     def _emit(self, frames: list) -> tuple[int, int, str | None]:
         """Send egress output: (frames on data ports, frames to the CPU, drop reason of the rest)."""
