@@ -65,15 +65,15 @@ class SwitchLoop:
     def _lost(self, ctx: Any, reason: str) -> None:
         """A packet dropped before it made any copy (ctx: what `ingress` was given)."""
 
-    def _copies(self, ctx: Any, n: int) -> Any:
-        """A packet made `n` copies: the token that follows them (None: nothing to follow)."""
+    def _copies(self, ps: Any, copies: int) -> Any:
+        """A packet made `copies` copies: the token that follows them (None: nothing to follow)."""
         return None
 
     def _dropped(self, fate: Any, reason: str) -> None:
         """A copy, or one frame of a copy's egress output, was dropped."""
 
-    def _copy_done(self, fate: Any, nfwd: int, ncpu: int) -> None:
-        """A copy finished: `nfwd` frames left on data ports, `ncpu` went to the CPU."""
+    def _copy_done(self, fate: Any, fwd: int, cpu: int) -> None:
+        """A copy finished: `fwd` frames left on data ports, `cpu` went to the CPU."""
 
     def _packet_in(self, frame: bytes) -> None:
         """A frame for the CPU port."""
