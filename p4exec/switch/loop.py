@@ -10,15 +10,12 @@ the emulated switch, one flat tally in vfabric).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import Any, Protocol, cast
 
 from p4exec.switch.program import Live
 from p4exec.switch.stats import MALFORMED, NO_PORT, PIPELINE, PORT_DOWN, QUEUE_FULL, TX_ERROR
 from p4exec.switch.tm import TrafficManager
-
-log = logging.getLogger("p4exec.switch")
 
 
 class Timer(Protocol):
