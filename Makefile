@@ -12,7 +12,7 @@ BUILD      := build/p4
 TARGET     ?= p4exec
 PYTEST_ARGS ?=
 
-.PHONY: setup apt test lint p4 bench demo clean
+.PHONY: setup apt test test-fast lint p4 bench demo clean
 
 setup: apt $(STAMP)
 
@@ -40,9 +40,15 @@ test: setup
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
+# The fast tier: unit and in-process tests (no namespaces, no BMv2, nothing marked slow, not the virtual-time
+# record pins); under two minutes on a quiet 2-core machine. `make test` stays the full suite CI runs.
+FAST_MARKS := not netns and not bmv2 and not slow
+test-fast: setup
+	$(PY) -m pytest -q -m "$(FAST_MARKS)" --ignore=tests/snapshots $(PYTEST_ARGS)
+
 lint: setup
 	$(PY) -m ruff check .
-	$(PY) -m mypy --ignore-missing-imports controller topologies ethlab difftest p4exec vfabric traffic
+	$(PY) -m mypy --ignore-missing-imports p4src controller topologies ethlab difftest p4exec vfabric traffic bench
 
 # Compile every program in p4src/ for p4exec, and for BMv2 too when the reference compiler is installed.
 # p4c takes the P4Info format from the suffix: .txt (text) is the one every p4c release knows.

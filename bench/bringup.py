@@ -79,8 +79,8 @@ def bench(name: str, params: dict, writes: int, target: str, fork: bool = True) 
         up_s = time.monotonic() - t0
         first = sorted(running.controller.state.connections)[0]
         tput = write_throughput(running.controller.connection(first), writes)
-        switch_kib = sum(vm_hwm_kib(running.fabric.switch(s.name).proc.pid) for s in topo.switches
-                         if running.fabric.switch(s.name).proc is not None)
+        procs = [running.fabric.switch(s.name).proc for s in topo.switches]
+        switch_kib = sum(vm_hwm_kib(p.pid) for p in procs if p is not None)
         timings = dict(running.timings)
         cpu = dict(running.cpu_timings)
         entries = running.entries

@@ -59,7 +59,7 @@ def make_frame(dst: int, src: int, proto: int = 17, sport: int = 1000, dport: in
 
 
 def routes(rng: random.Random) -> list[tuple[int, int, int, int]]:
-    out = set()
+    out: set[tuple[int, int]] = set()
     while len(out) < N_ROUTES:
         plen = rng.choice([16, 20, 24, 24, 24, 28, 32])
         v = rng.getrandbits(32) & (((1 << plen) - 1) << (32 - plen))
@@ -157,7 +157,7 @@ def bench_ecmp(n: int) -> tuple[float, float]:
     lpm = h.state.tables["MyIngress.ipv4_lpm"]
     ecmp = h.state.tables["MyIngress.ecmp"]
     sel = h.state.action_profiles["MyIngress.ecmp_selector"]
-    groups = {}
+    groups: dict[int, list[tuple[int, int]]] = {}
     mid = 1
     for g in range(64):
         members = {}
@@ -220,14 +220,84 @@ def baseline(n: int, ref: str, rounds: int) -> int:
     return 0
 
 
+def pipelines_both(n: int) -> int:
+    """`--pipeline both`: the Python and the native pipeline of ethplus.p4 and basic_l3.p4, each behind its own
+    P4Runtime device with the fabric controller's entries, on the same seeded frames in one run."""
+    from controller.artifacts import build_artifacts
+    from difftest.fabric_entries import small_fabric
+    from difftest.frames import FrameGen
+    from difftest.randomdiff import install
+    from difftest.targets import EmbeddedTarget
+    from p4exec.native import select
+
+    view = small_fabric()
+    frames = [(f.port, f.data) for f in FrameGen(view.topo, view.switch, view.ports, 7).frames(4096)]
+    print(f"p4exec in-process pipeline, Python vs native, {n} packets per pass, best of 3, thread CPU time "
+          f"(Python {sys.version.split()[0]}; random fabric frames of difftest/frames.py, fabric entries)")
+    print(f"{'program':12} {'python µs/pkt':>14} {'native µs/pkt':>14} {'ratio':>8} {'native batch µs/pkt':>20} "
+          f"{'ratio':>8}")
+    worst = None
+    with tempfile.TemporaryDirectory(prefix="bench-native-") as tmp:
+        for program in ("ethplus", "basic_l3"):
+            art = build_artifacts(ROOT / "p4src" / f"{program}.p4", "p4exec", Path(tmp))
+            res = {}
+            for kind in ("python", "native"):
+                saved = select.default_pipeline
+                select.default_pipeline = lambda kind=kind: kind  # type: ignore[misc]
+                try:
+                    t = EmbeddedTarget(art)
+                finally:
+                    select.default_pipeline = saved  # type: ignore[assignment]
+                try:
+                    install(t, program, view, "ecmp")
+                    pipe = t.device.program.loaded.pipeline
+                    if kind == "native" and type(pipe).__name__ != "NativePipeline":
+                        print(f"{program}: the native pipeline declined: {select.native_reason(t.device.program.loaded.compiled)}")
+                        return 1
+                    proc = pipe.process
+                    best = 0.0
+                    for _ in range(3):
+                        t0 = time.thread_time()
+                        for i in range(n):
+                            port, data = frames[i & 4095]
+                            proc(port, data, i)
+                        best = max(best, n / max(time.thread_time() - t0, 1e-9))
+                    res[kind] = best
+                    if kind == "native":      # same frames in batches of 256 (one call into C per batch)
+                        ports = [p for p, _ in frames] * 2
+                        datas = [d for _, d in frames] * 2
+                        best = 0.0
+                        for _ in range(3):
+                            t0 = time.thread_time()
+                            for s in range(0, n, 256):
+                                k = min(256, n - s)
+                                j = s & 4095
+                                pipe.process_batch(ports[j:j + k], datas[j:j + k], list(range(s, s + k)))
+                            best = max(best, n / max(time.thread_time() - t0, 1e-9))
+                        res["batch"] = best
+                finally:
+                    t.close()
+            ratio = res["native"] / res["python"]
+            bratio = res["batch"] / res["python"]
+            worst = bratio if worst is None else min(worst, bratio)
+            print(f"{program:12} {1e6 / res['python']:14.2f} {1e6 / res['native']:14.2f} {ratio:7.1f}× "
+                  f"{1e6 / res['batch']:20.2f} {bratio:7.1f}×")
+    print(f"goal native (batches) >= 10x the Python pipeline on both: "
+          f"{'met' if worst is not None and worst >= 10 else 'NOT met'}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("packets", nargs="?", type=int, default=int(os.environ.get("BENCH_PACKETS", "30000")))
     ap.add_argument("--baseline", metavar="GIT_REF", help="also run p4exec as of GIT_REF, side by side")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds per side with --baseline")
     ap.add_argument("--side", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--pipeline", choices=["both"], help="Python vs native pipeline on ethplus.p4 and basic_l3.p4")
     a = ap.parse_args()
     n = a.packets
+    if a.pipeline == "both":
+        return pipelines_both(n)
     if a.side:
         print(json.dumps(one_side(n)))
         return 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import sys
 import time
+from collections.abc import Sequence
 
 from p4exec.runtime import (
     ActionCall,
@@ -29,7 +30,7 @@ FWD = ActionInfo("fwd", 1, (ParamInfo("port", 1, 9),))
 ACTIONS = {"fwd": FWD}
 
 
-def rate(table: Table, keys: list[tuple[int, ...]]) -> float:
+def rate(table: Table, keys: Sequence[tuple[int, ...]]) -> float:
     t0 = time.perf_counter()
     for k in keys:
         table.lookup(k, 64)
@@ -38,7 +39,7 @@ def rate(table: Table, keys: list[tuple[int, ...]]) -> float:
 
 def main(n: int = 50_000) -> None:
     rnd = random.Random(1)
-    results = {}
+    results: dict[str, float] = {}
 
     exact = Table("exact", 1, [KeyField("dmac", 1, 48, MatchKind.EXACT)], ACTIONS)
     macs = [rnd.getrandbits(48) for _ in range(1000)]
@@ -47,7 +48,7 @@ def main(n: int = 50_000) -> None:
     results["exact, 1k entries, hits"] = rate(exact, [(rnd.choice(macs),) for _ in range(n)])
 
     lpm = Table("lpm", 2, [KeyField("dst", 1, 32, MatchKind.LPM)], ACTIONS)
-    routes = []
+    routes: list[tuple[int, int]] = []
     while len(routes) < 1000:
         plen = rnd.choice((16, 24, 32))
         v = rnd.getrandbits(32) & (((1 << plen) - 1) << (32 - plen))
@@ -56,7 +57,7 @@ def main(n: int = 50_000) -> None:
             routes.append((v, plen))
         except RuntimeOpError:
             pass
-    keys = [(v | rnd.getrandbits(32 - p),) for v, p in (rnd.choice(routes) for _ in range(n))]
+    keys: list[tuple[int, ...]] = [(v | rnd.getrandbits(32 - p),) for v, p in (rnd.choice(routes) for _ in range(n))]
     results["lpm, 1k routes, hits"] = rate(lpm, keys)
 
     acl = Table("acl", 3, [KeyField("etype", 1, 16, MatchKind.TERNARY), KeyField("proto", 2, 8, MatchKind.TERNARY)],
@@ -84,8 +85,8 @@ def main(n: int = 50_000) -> None:
     results["hash_fields crc32 5-tuple"] = n / (time.perf_counter() - t0)
 
     width = max(len(k) for k in results)
-    for k, v in results.items():
-        print(f"{k:<{width}}  {v:>12,.0f} /s")
+    for name, per_s in results.items():
+        print(f"{name:<{width}}  {per_s:>12,.0f} /s")
 
 
 if __name__ == "__main__":

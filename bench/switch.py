@@ -65,7 +65,9 @@ def plain_forwarder(if1: str, if2: str) -> None:
 
 
 def frame(size: int) -> bytes:
-    from scapy.all import IP, UDP, Ether, Raw
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.l2 import Ether
+    from scapy.packet import Raw
 
     base = Ether(dst="00:00:00:00:00:aa", src="00:00:00:00:01:01") / IP(src="10.0.1.1", dst="10.0.2.2", ttl=64)
     pkt = base / UDP(sport=1234, dport=5678)
@@ -190,7 +192,7 @@ def measure(lab: Lab, cmd: list[str] | None, program: Path | None, sizes: list[i
 
 def both_targets(lab: Lab, programs: list[Path], sizes: list[int], args, tmp: Path) -> None:
     """Each program on p4exec, then on BMv2, on the same veths with the same frames; ratios p4exec / BMv2."""
-    sw_cmd = lab.switch_cmd("--device-id", "1", "--grpc-server-addr", GRPC_ADDR)
+    sw_cmd = lab.switch_cmd("--device-id", "1", "--grpc-server-addr", GRPC_ADDR, "--grpc-allow-local-users")
     rows = []
     for program in programs:
         mine = measure(lab, sw_cmd, program, sizes, args, tmp)
@@ -253,7 +255,7 @@ def main() -> int:
         return 0
     args.program = args.program or ROOT / "p4src" / "basic_l3.p4"
     with Lab() as lab:
-        sw_cmd = lab.switch_cmd("--device-id", "1", "--grpc-server-addr", GRPC_ADDR)
+        sw_cmd = lab.switch_cmd("--device-id", "1", "--grpc-server-addr", GRPC_ADDR, "--grpc-allow-local-users")
         p4 = measure(lab, sw_cmd, args.program, sizes, args, tmp)
         plain_cmd = [sys.executable, __file__, "--plain-forwarder", lab.sw_if(1), lab.sw_if(2)]
         plain = measure(lab, plain_cmd, None, sizes, args, tmp, base=p4["base"])  # the same frames

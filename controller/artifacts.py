@@ -126,7 +126,8 @@ def build_artifacts(program: Path = DEFAULT_PROGRAM, target: str | Toolchain = "
     stem = program.stem
     config = build_dir / f"{stem}.{tc.target}.json"
     p4info = tc.p4info_path(build_dir, stem)
-    sources = [program, *program.parent.glob("include/*.p4"), *tc.inputs()]
+    # programs beside it too: ethplus_inc.p4 is ethplus.p4 with aggregation included
+    sources = [program, *program.parent.glob("*.p4"), *program.parent.glob("include/*.p4"), *tc.inputs()]
     newest = max(p.stat().st_mtime for p in sources if p.exists())
     load_from = p4info.with_suffix(".bin") if tc.load_binary else p4info
     outputs = [config, p4info, load_from]

@@ -46,10 +46,14 @@ _UPDATES_KEY = bytes([pb.WriteRequest.DESCRIPTOR.fields_by_name["updates"].numbe
 # Big metadata limits: the per-update errors of a failed 500-update batch travel in the status details
 # (trailing metadata); with gRPC's default 8/16 KiB limits the server has to send them compact or cut.
 _CHANNEL_OPTIONS = [("grpc.max_send_message_length", 256 << 20), ("grpc.max_receive_message_length", 256 << 20),
-                    ("grpc.max_metadata_size", 1 << 20), ("grpc.absolute_max_metadata_size", 1 << 20)]
-# Tells p4exec's server that this client takes status details up to 1 MiB: every failure's message arrives.
-_WRITE_METADATA = (("p4exec-status-details-budget", str(1 << 20)),)
+                    ("grpc.max_metadata_size", 5 << 20), ("grpc.absolute_max_metadata_size", 5 << 20)]
+# Tells p4exec's server that this client takes status details up to 4 MiB: every failure's message arrives for
+# batches of thousands, and every failure's code for batches up to ~210k updates (the server refuses larger ones).
+_WRITE_METADATA = (("p4exec-status-details-budget", str(4 << 20)),)
 __all__ = ["SwitchConnection", "as_entity", "parse_write_error"]
+
+
+CLOSING_STREAM_GRACE_S = 2.0  # how long a switch may take to tear down a closed client's stream
 
 
 class SwitchConnection(PreMixin, DeviceMixin):
@@ -88,7 +92,23 @@ class SwitchConnection(PreMixin, DeviceMixin):
 
     # ---- session -------------------------------------------------------------------------------------------
     def connect(self, wait_primary: bool = True) -> SwitchConnection:
-        """Open the channel and the stream, send arbitration, and wait for the switch's answer."""
+        """Open the channel and the stream, send arbitration, and wait for the switch's answer.
+
+        A switch that still counts our election id as another client's — the stream of a controller that just
+        closed, which the switch has not torn down yet (a controller restart on a busy machine) — is asked
+        again for CLOSING_STREAM_GRACE_S; a real second client with the same id still fails then, with the
+        switch's reason."""
+        deadline = time.monotonic() + min(self.timeout, CLOSING_STREAM_GRACE_S)
+        while True:
+            try:
+                return self._connect_once(wait_primary)
+            except ControllerError as err:
+                if "already used by another client" not in str(err) or time.monotonic() >= deadline:
+                    raise
+                self.close()
+                time.sleep(0.05)
+
+    def _connect_once(self, wait_primary: bool) -> SwitchConnection:
         self._closing = False
         self._stream_done.clear()
         self._stream_end, self._stream_code = "stream ended", None

@@ -1,7 +1,7 @@
 """The fabric application as one state machine: connect to every switch, push the pipeline, install routes
 and the policy, and keep the fabric working while links fail and switches restart.
 
-All it knows is one `FabricState` (controller/state.py); every change of it is a transition in this file,
+All it knows is one `FabricState` (controller/fabric_state.py); every change of it is a transition in this file,
 run under one lock: start (install or reconcile), link down/up, switch lost, switch back, port changed,
 probe due. Event sources (controller/watch.py) and policies feed it through the `FabricEvents` protocol
 (controller/events.py) and never reach into it. Per switch it keeps which candidate-port set each group id
@@ -25,11 +25,12 @@ from p4.v1 import p4runtime_pb2 as pb
 from controller.artifacts import PipelineArtifacts
 from controller.client import SwitchConnection
 from controller.errors import ControllerError
+from controller.fabric_state import ControllerEvent, FabricState
+from controller.inc import IncJobs
 from controller.policies import Policy
 from controller.probes import Probe, with_seq
 from controller.reconcile import diff, read_state
 from controller.routing import SwitchRoutes, compute_routes
-from controller.state import ControllerEvent, FabricState
 from controller.tables import desired, reroute_updates
 from controller.targets import target_named
 from controller.watch import PortMonitor, SwitchWatcher
@@ -71,6 +72,7 @@ class FabricController:
         # CPU seconds per phase of the start-up, of this process and its descendants (the fabric's switch
         # processes among them): a shared machine's load affects it less than the wall times in state.timings
         self.cpu_timings: dict[str, float] = {}
+        self.inc = IncJobs(self)  # in-network aggregation jobs (controller/inc.py; ethplus_inc.p4 only)
         policy.bind(self)
 
     # ---- what sources and policies may read (FabricEvents) ---------------------------------------------
@@ -143,6 +145,7 @@ class FabricController:
             self.state.connections = self._timed("connect", lambda: self._each(self.open_connection))
             if reconcile:
                 self.progress("reading switch state and reconciling")
+                self._timed("reconcile", lambda: self.inc.adopt([n for n in self.addresses if self._runs_ours(n)]))
                 total = self._timed("reconcile", self.reconcile)
             else:
                 self.progress(f"pushing the pipeline to {len(self.addresses)} switches")
@@ -205,8 +208,12 @@ class FabricController:
                                                   cookie=self.cookie)
         self.state.pushed.add(name)
 
+    def _runs_ours(self, name: str) -> bool:
+        return self.state.connections[name].pipeline_cookie() == self.cookie
+
     def _install_switch(self, name: str, routes: SwitchRoutes) -> int:
         installed, updates = desired(self.state.connections[name], name, routes, self.policy, self.topo)
+        updates += self.inc.updates(name, self.state.connections[name])
         try:
             self._write(name, updates)
         except ControllerError as err:
@@ -229,6 +236,7 @@ class FabricController:
             self._push(name)
             return self._install_switch(name, routes)
         installed, updates = desired(conn, name, routes, self.policy, self.topo)
+        updates += self.inc.updates(name, conn)
         entities = [u.entity for u in updates]
         change = diff(entities, read_state(conn, entities))
         self._write(name, change.inserts)
@@ -282,10 +290,7 @@ class FabricController:
 
     # ---- transitions: links ---------------------------------------------------------------------------
     def link_index(self, a: str, b: str) -> int:
-        for index, link in enumerate(self.topo.links):
-            if {link.a.owner, link.b.owner} == {a, b}:
-                return index
-        raise KeyError(f"no link between {a} and {b}")
+        return self.topo.link_index(a, b)
 
     def link_down(self, a: str, b: str) -> float:
         """Flip liveness at both ends at once, then reroute around the link; returns the seconds it took."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.ethplus import ETHERTYPE_ETHPLUS, PKT_PROBE
+from p4src.wire import ETHERTYPE_ETHPLUS, PKT_PROBE
 from topologies.model import Topology, switch_mac
 
 PROBE_MGRP = 1000  # multicast group id used for passing probes on (transit switches only)

@@ -16,11 +16,11 @@ from p4.v1 import p4runtime_pb2 as pb
 
 from controller.client import SwitchConnection, as_entity
 from controller.codec import Value
+from controller.fabric_state import InstalledState
 from controller.messages import UpdateLike
 from controller.policies import Policy
 from controller.probes import PROBE_MGRP, probe_flood_ports
 from controller.routing import SwitchRoutes
-from controller.state import InstalledState
 from topologies.model import Topology
 
 ECMP_PROFILE = "ecmp_selector"
@@ -51,6 +51,10 @@ def desired(conn: SwitchConnection, name: str, routes: SwitchRoutes, policy: Pol
         params["probe_mgrp"] = PROBE_MGRP
         updates.append(_insert(conn.multicast_group(PROBE_MGRP, flood)))
     updates.append(conn.entry_update(MODIFY, "lb_config", action="set_lb_config", params=params, default=True))
+    tuning = policy.tuning_params()
+    if tuning is not None:
+        updates.append(conn.entry_update(MODIFY, "lb_tuning", action="set_lb_tuning",
+                                         params=dict[str, Value](tuning), default=True))
     trim = policy.trim_params()
     if trim is not None:
         updates.append(conn.entry_update(MODIFY, "trim_config", action="set_trim", params=dict[str, Value](trim),

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.artifacts import (
     DEFAULT_PROGRAM,
@@ -28,7 +28,9 @@ from controller.bmv2 import Bmv2SideChannel, QueueSetting, queue_settings_for
 from controller.bmv2_ports import LinkEnd, set_link_state
 from controller.bmv2_thrift import Bmv2ThriftError
 from controller.client import SwitchConnection
-from topologies.switches import Bmv2Switch, P4ExecSwitch, P4Switch, SwitchStartError
+
+if TYPE_CHECKING:  # the switch node classes need Mininet; vfabric uses targets without it
+    from topologies.switches import P4Switch
 
 QUEUE_ROLE = "p4exec.queue"  # the role p4exec's own `queue` command uses for its queue extern
 
@@ -63,7 +65,7 @@ class P4ExecQueue:
 @dataclass(frozen=True)
 class Target:
     name: str
-    switch_cls: type[P4Switch]
+    switch_class_name: str  # its Mininet node class in topologies/switches.py (imported only when needed)
     reports_port_status: bool  # port carrier over P4Runtime (p4exec's queue extern `up` field)
     queue_channel_for: Callable[[P4Switch], QueueChannel]
     toolchain: Toolchain  # how programs are compiled for it (controller/artifacts.py)
@@ -78,6 +80,14 @@ class Target:
     # the fastest per-flow pace (Mbit/s of frames) its switches take here without losing frames before their
     # pipeline; None: any. Experiments above it run slowed down as a whole (pace_factor).
     max_flow_rate_mbps: float | None = None
+
+    @property
+    def switch_cls(self) -> type[P4Switch]:
+        """The Mininet switch node class: imported here, so the controller and vfabric need no Mininet."""
+        from topologies import switches
+
+        cls: type[P4Switch] = getattr(switches, self.switch_class_name)
+        return cls
 
     def compile(self, program: Path = DEFAULT_PROGRAM) -> PipelineArtifacts:
         """P4Info + device config for this target (cached in build/p4)."""
@@ -108,6 +118,8 @@ class Target:
         """Switch -> Thrift port, for targets with a side channel."""
         if self.side_channel_for is None:
             return {}
+        from topologies.switches import Bmv2Switch
+
         return {name: sw.thrift_port for name, sw in switches.items() if isinstance(sw, Bmv2Switch)}
 
 
@@ -122,6 +134,8 @@ def bmv2_queue_settings(sw: P4Switch) -> list[QueueSetting]:
 
 def configure_bmv2_queues(sw: P4Switch, thrift_timeout: float = 15.0) -> None:
     """Set a BMv2 switch's queues over its Thrift session once its Thrift server listens."""
+    from topologies.switches import Bmv2Switch, SwitchStartError
+
     settings = bmv2_queue_settings(sw)
     if not settings or not isinstance(sw, Bmv2Switch):
         return
@@ -154,12 +168,14 @@ def _p4exec_queue(sw: P4Switch) -> QueueChannel:
 
 
 def _bmv2_queue(sw: P4Switch) -> QueueChannel:
+    from topologies.switches import Bmv2Switch
+
     return Bmv2SideChannel(sw.thrift_port if isinstance(sw, Bmv2Switch) else None, name=sw.name)
 
 
-P4EXEC = Target("p4exec", P4ExecSwitch, reports_port_status=True, queue_channel_for=_p4exec_queue,
+P4EXEC = Target("p4exec", "P4ExecSwitch", reports_port_status=True, queue_channel_for=_p4exec_queue,
                 toolchain=P4EXEC_TOOLCHAIN, versions=_p4exec_versions, takes_seed=True)
-BMV2 = Target("bmv2", Bmv2Switch, reports_port_status=False, queue_channel_for=_bmv2_queue,
+BMV2 = Target("bmv2", "Bmv2Switch", reports_port_status=False, queue_channel_for=_bmv2_queue,
               toolchain=P4C_BMV2_TOOLCHAIN, versions=_bmv2_versions,
               side_channel_for=lambda switch, port: Bmv2SideChannel(port, name=switch), on_ready=configure_bmv2_queues,
               link_state=set_link_state, max_flow_rate_mbps=2.5)

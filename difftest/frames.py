@@ -16,7 +16,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import ARP, Ether
 from scapy.packet import Raw
 
-from controller.ethplus import CPU_PORT, ETHERTYPE_ETHPLUS, PKT_PROBE, UDP_PORT_ROCE
+from p4src.wire import CPU_PORT, ETHERTYPE_ETHPLUS, PKT_PROBE, UDP_PORT_ROCE
 from topologies.model import Topology, switch_mac
 from traffic.layers import CpuPacketOut, EthPlus, EthPlusProbe, RoCEv2BTH
 

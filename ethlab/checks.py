@@ -37,6 +37,21 @@ def _number(kind: type, low: float, inclusive: bool) -> Callable[[str], Any]:
     return convert
 
 
+def bounded_int(low: int, high: int) -> Callable[[str], int]:
+    """An argparse `type=`: an integer in [low, high] (a billion repetitions is a typo, not a plan)."""
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be in {low}..{high} (got {text})")
+        return value
+
+    convert.__name__ = "integer"
+    return convert
+
+
 positive_int = _number(int, 1, inclusive=True)
 nonneg_int = _number(int, 0, inclusive=True)
 positive_float = _number(float, 0.0, inclusive=False)

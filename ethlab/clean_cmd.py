@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from topologies.cleanup import clean, owner_alive
-from topologies.state import all_runs, state_dir
+from topologies.run_records import all_runs, state_dir
 
 
 def run(args: argparse.Namespace) -> int:

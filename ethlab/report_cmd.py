@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from ethlab.experiment.markdown import write_report
@@ -14,7 +15,8 @@ from ethlab.experiment.markdown import write_report
 def run(args: argparse.Namespace) -> int:
     root = Path(args.run_dir)
     if not (root / "status.json").exists() and not (root / "summary.json").exists():
-        print(f"{root}: not an ethlab results directory (no status.json or summary.json)")
+        print(f"ethlab report: error: {root}: not an ethlab results directory (no status.json or summary.json)",
+              file=sys.stderr)
         return 1
     if args.plots:
         from ethlab.experiment.plots import draw_all

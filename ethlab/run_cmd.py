@@ -10,10 +10,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from ethlab.bringup import TARGETS
-from ethlab.checks import nonneg_int, positive_int
+from ethlab.checks import bounded_int
 from ethlab.experiment.aggregate import comparison_table
 from ethlab.experiment.runner import results_dir, run_experiment
-from ethlab.experiment.spec import SpecError, load_spec
+from ethlab.experiment.spec import MAX_REPETITIONS, SpecError, load_spec
+from ethlab.outdir import claim_out_dir
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,7 +39,9 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"checked: {spec.name}: {spec.topology} on {spec.target}, {len(spec.variants)} policies × "
                       f"{spec.repetitions} repetitions; nothing brought up (--dry-run)", markup=False)
         return 0
-    root = Path(args.out) if args.out else results_dir(spec, args.results)
+    # A new or empty directory of ours: never one another user can write, a symlink, or an earlier run's
+    # (an interrupted run's error.txt and trials would be mixed into this report) — ethlab/outdir.py.
+    root = claim_out_dir(Path(args.out) if args.out else results_dir(spec, args.results))
     console.print(f"experiment [bold]{spec.name}[/]: {spec.topology} {spec.topology_params} on {spec.target}, "
                   f"{spec.clock} clock, {len(spec.variants)} policies × {spec.repetitions} repetitions, seed {spec.seed}")
     console.print(f"results: {root}")
@@ -89,8 +92,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--target", choices=sorted(TARGETS), default=None, help="override the spec's target")
     p.add_argument("--out", default=None, help="results directory (default results/<name>/<timestamp>)")
     p.add_argument("--results", default="results", help="base directory for results (default results/)")
-    p.add_argument("--repetitions", type=positive_int, default=None, help="override the spec's repetitions")
-    p.add_argument("--seed", type=nonneg_int, default=None, help="override the spec's seed")
+    p.add_argument("--repetitions", type=bounded_int(1, MAX_REPETITIONS), default=None,
+                   help=f"override the spec's repetitions (1..{MAX_REPETITIONS}, as in a spec)")
+    p.add_argument("--seed", type=bounded_int(0, (1 << 63) - 1), default=None, help="override the spec's seed")
     p.add_argument("--dry-run", action="store_true", help="check the spec, bring nothing up")
     p.add_argument("--clock", choices=["emulated", "virtual"], default=None,
                    help="override the spec's clock (virtual: vfabric's deterministic fabric at nominal rates)")

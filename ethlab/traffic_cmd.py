@@ -27,6 +27,7 @@ from ethlab.checks import (
 )
 from ethlab.experiment.report import links_table
 from ethlab.experiment.trial import SwitchCrashed, TrialSetup, run_trial
+from ethlab.outdir import claim_out_dir, open_result
 from ethlab.topo_cmd import load_from_args
 from traffic.records import EngineConfig
 from traffic.replay import pattern_plan, results_table
@@ -117,11 +118,10 @@ def run_traffic(args: argparse.Namespace) -> int:
                       f"({len(setup.topo.endpoints)} endpoints), {setup.policy.describe()}, {args.target}; "
                       f"nothing brought up (--dry-run)", markup=False, highlight=False)
         return 0
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = claim_out_dir(args.out)  # new or empty, ours, writable by nobody else (ethlab/outdir.py)
     # First, so a run that fails later still says what was asked.
-    (out / "command.json").write_text(json.dumps({k: v for k, v in vars(args).items() if k != "func"},
-                                                 indent=1, default=str))
+    with open_result(out / "command.json") as f:
+        f.write(json.dumps({k: v for k, v in vars(args).items() if k != "func"}, indent=1, default=str))
     crash: SwitchCrashed | None = None
     try:
         if args.clock == "virtual":

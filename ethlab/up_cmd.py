@@ -20,6 +20,7 @@ from ethlab.bringup import TARGETS, Reachability, RunningFabric, check_reachabil
 from ethlab.checks import positive_float, positive_int
 from ethlab.topo_cmd import load_from_args
 from topologies.cpu import tree_cpu_s
+from topologies.run_records import proc_start_time
 from topologies.switches import SwitchStartError
 
 
@@ -144,12 +145,45 @@ def peak_rss_mb() -> float:
 UP_LABEL = "up"  # fabrics started by `ethlab up`; tests and experiments label theirs otherwise
 
 
+DOWN_WAIT_S = 180.0  # how long `down` lets an `ethlab up` tear its own fabric down before cleaning it itself
+
+
 def run_down(args: argparse.Namespace) -> int:
+    """End every `ethlab up`: SIGTERM to its process, which stops its controller (the switch watcher first) and
+    then its switches and prints its summary; what is left after DOWN_WAIT_S (or of an `up` that is gone) is
+    cleaned from the run's state."""
     from topologies.cleanup import clean
 
+    console = Console()
+    owners = _signal_up_owners()
+    deadline = time.monotonic() + DOWN_WAIT_S
+    while any(proc_start_time(pid) == start for pid, start in owners) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid, start in owners if proc_start_time(pid) == start]
     reports = clean(None, include_live=True, label=UP_LABEL)
-    Console().print(f"stopped {len(reports)} ethlab run(s)")
+    console.print(f"ended {len(owners) - len(left)} `ethlab up` process(es), which tore their fabrics down; "
+                  f"cleaned {len(reports)} run(s) directly")
+    if left:
+        console.print(f"[yellow]note:[/yellow] `ethlab up` pid(s) {left} did not end within {DOWN_WAIT_S:g}s: "
+                      "their fabrics were cleaned from outside", highlight=False)
     return 0
+
+
+def _signal_up_owners() -> list[tuple[int, int]]:
+    """SIGTERM to the live owners of `up` runs (only the very process that made the run: pid and start time)."""
+    from topologies.run_records import all_runs
+
+    owners: list[tuple[int, int]] = []
+    for run in all_runs():
+        pid, start = run.owner_pid, run.owner_start
+        if run.label != UP_LABEL or pid == os.getpid() or start < 0 or proc_start_time(pid) != start:
+            continue
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            continue
+        owners.append((pid, start))
+    return owners
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -40,12 +40,35 @@ def _cmd_compile(args) -> int:
     if args.emit_python:
         with open(args.emit_python, "w") as f:
             f.write(prog.pysource)
+    if args.emit_c or args.pipeline == "native":
+        from p4exec.native.cgen import Unsupported, generate
+
+        try:
+            cprog = generate(prog)
+        except Unsupported as e:
+            print(f"p4exec: the native pipeline does not support this program yet ({e}); "
+                  f"it runs on the Python pipeline", file=sys.stderr)
+            return 0
+        if args.emit_c:
+            with open(args.emit_c, "w") as f:
+                f.write(cprog.source)
+        if args.pipeline == "native":
+            from p4exec.native.build import BuildError, build
+
+            try:
+                build(cprog.source, cprog.cdef)
+            except BuildError as e:
+                print(f"p4exec: native build failed ({e}); the program runs on the Python pipeline", file=sys.stderr)
     return 0
 
 
 def _cmd_stf(args) -> int:
     from p4exec.stf.runner import run_stf
 
+    if args.pipeline:
+        from p4exec.native import select
+
+        select.set_default(args.pipeline)
     res = run_stf(args.program, args.stf, seed=args.seed, include_dirs=args.include)
     out = res.report()
     print(out)
@@ -60,12 +83,17 @@ def register(sub) -> None:
     p.add_argument("-I", dest="include", action="append", default=[], help="include directory")
     p.add_argument("--arch", default="v1model", choices=["v1model"])
     p.add_argument("--emit-python", help="write the generated Python code here (debugging)")
+    p.add_argument("--emit-c", help="write the generated C code of the native pipeline here")
+    p.add_argument("--pipeline", choices=["python", "native"],
+                   help="native: also generate and build the C pipeline (cached), saying why when it cannot")
     p.set_defaults(func=_cmd_compile)
     s = sub.add_parser("stf", help="run a p4c STF test against a program")
     s.add_argument("program")
     s.add_argument("stf")
     s.add_argument("-I", dest="include", action="append", default=[], help="include directory")
     s.add_argument("--seed", type=int, default=1, help="seed of random()")
+    s.add_argument("--pipeline", choices=["python", "native"],
+                   help="run on the generated Python or the native C pipeline (default: $P4EXEC_PIPELINE or python)")
     s.set_defaults(func=_cmd_stf)
 
 

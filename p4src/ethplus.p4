@@ -32,6 +32,9 @@
 #include "include/ecn.p4"
 #include "include/telemetry.p4"
 #include "include/deparser.p4"
+#ifdef ETHLAB_INC
+#include "include/inc.p4"       /* in-network aggregation: ethplus_inc.p4 */
+#endif
 
 control MyIngress(inout headers hdr,
                   inout metadata meta,
@@ -46,6 +49,9 @@ control MyIngress(inout headers hdr,
     Forwarding() fwd;
     LoadBalance() lb;
     Trimming() trim;
+#ifdef ETHLAB_INC
+    Aggregation() agg;
+#endif
 
     action punt_to_cpu(bit<8> reason) {
         hdr.packet_in.setValid();
@@ -65,6 +71,10 @@ control MyIngress(inout headers hdr,
         } else if (hdr.arp.isValid()) {
             /* Address resolution is the controller's business. */
             punt_to_cpu(PUNT_ARP);
+#ifdef ETHLAB_INC
+        } else if (hdr.inc.isValid()) {
+            agg.apply(hdr, meta, standard_metadata);
+#endif
         } else {
             fwd.apply(hdr, meta, standard_metadata);
             if (meta.drop_reason == DROP_NONE) {

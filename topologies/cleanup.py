@@ -1,4 +1,4 @@
-"""Remove what one ethlab run created, found only through its state file (topologies.state).
+"""Remove what one ethlab run created, found only through its state file (topologies.run_records).
 
 Deliberately narrow: a process is signalled only if its pid *and* start time match what was recorded, and
 only the namespaces and interfaces named in the file are deleted. Mininet's own cleanup (`mn -c`) kills by
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from topologies.portguard import unguard
-from topologies.state import RunState, all_runs, proc_start_time
+from topologies.run_records import RunState, all_runs, proc_start_time
 
 
 @dataclass

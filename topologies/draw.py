@@ -42,8 +42,13 @@ def layered_positions(topo: Topology) -> dict[str, tuple[float, float]]:
 
 def draw(topo: Topology, path: str | Path, *, width_in: float = 9.0, height_in: float = 4.5, dpi: int = 100,
          title: str | None = None) -> Path:
-    """Write a PNG of the topology; labels are drawn only when they can be read."""
+    """Write a PNG of the topology; labels are drawn only when they can be read. The directory must exist
+    (ethlab runs as root: it creates no directories on a user's say-so)."""
     path = Path(path)
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"--png {path}: directory {path.parent} does not exist")
+    if path.is_dir():
+        raise IsADirectoryError(f"--png {path}: is a directory")
     g = topo.graph()
     pos = layered_positions(topo)
     planes = topo.planes
@@ -91,7 +96,6 @@ def draw(topo: Topology, path: str | Path, *, width_in: float = 9.0, height_in: 
     fig.text(0.01, 0.01, f"{len(topo.switches)} switches, {len(topo.hosts)} hosts, {n_links} links",
              fontsize=7, color="#555555")
     fig.tight_layout(rect=(0, 0.04, 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png")
     plt.close(fig)
     return path

@@ -30,8 +30,8 @@ from topologies.cpu import tree_cpu_s
 from topologies.model import Interface, Topology, switch_mac
 from topologies.netns import entered, named, tx_checksum_off, write_sysctl
 from topologies.portguard import guard_ports, table_name
+from topologies.run_records import RunState, new_run_id, proc_start_time
 from topologies.rundirs import new_run_dir, socket_dir
-from topologies.state import RunState, new_run_id, proc_start_time
 from topologies.switches import (
     Bmv2Switch,
     EthlabHost,
@@ -140,9 +140,7 @@ class Fabric:
         would: the switches see carrier loss on their port. `index` picks one of parallel links.
         Returns the link's index in topo.links."""
         if index is None:
-            index = next((i for i, ln in enumerate(self.topo.links) if {ln.a.owner, ln.b.owner} == {a, b}), -1)
-            if index < 0:
-                raise KeyError(f"no link between {a} and {b}")
+            index = self.topo.link_index(a, b)
         state = "up" if up else "down"
         for netns, ifname in self.link_ifnames(index):
             _ip_batch([f"link set {ifname} {state}"], netns)

@@ -252,6 +252,14 @@ class Topology:
         """Port number -> link, in port order."""
         return {p: self.links[i] for p, i in sorted(self._ports[node].items())}
 
+    def link_index(self, a: str, b: str) -> int:
+        """Index in `links` of the (first) cable between nodes a and b, either way round; KeyError if none.
+        The one lookup the controller, the emulated fabric and vfabric share."""
+        for index, ln in enumerate(self.links):
+            if {ln.a.owner, ln.b.owner} == {a, b}:
+                return index
+        raise KeyError(f"no link between {a} and {b}")
+
     def links_of(self, node: str) -> Iterator[Link]:
         return iter(self.ports(node).values())
 

@@ -6,6 +6,7 @@ place and the result is always validated. This module only defines the registry 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,8 +28,10 @@ class Param:
             if self.type is int and isinstance(value, float) and not value.is_integer():
                 raise ValueError
             v = self.type(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise TopologyError(f"parameter {self.name}: expected {self.type.__name__}, got {value!r}") from None
+        if not math.isfinite(v):
+            raise TopologyError(f"parameter {self.name}: must be a finite number, got {value!r}")
         if v < self.minimum:
             raise TopologyError(f"parameter {self.name}: {v} is below the minimum {self.minimum}")
         return v

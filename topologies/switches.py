@@ -25,7 +25,7 @@ from mininet.node import Host, Switch
 from p4exec.privdir import ensure_private_dir, open_new
 from p4exec.switch.forkserver import ForkedProcess, ForkServer, ForkServerError
 from topologies.bmv2_launch import PRIORITY_QUEUES, SWITCH, Bmv2Command
-from topologies.state import RunState, all_runs
+from topologies.run_records import RunState, all_runs
 
 
 class SwitchStartError(RuntimeError):
@@ -233,6 +233,9 @@ class P4Switch(Switch):
 
 
 _P4EXEC_PREFIX = [sys.executable, "-m", "p4exec.switch"]
+# Memory a fabric switch's program may declare for registers, counters and meters: a fabric runs many switches
+# on one machine, so less than a standalone switch's 1 GiB (ethplus.p4 declares ~120 KiB).
+FABRIC_STATE_BUDGET_MB = 256
 
 
 def _p4exec_prefix() -> list[str]:
@@ -272,6 +275,7 @@ class P4ExecSwitch(P4Switch):
         cmd += ["--log-file", str(self.log_path), "-L", self.log_level]
         cmd += ["--stats-file", str(self.log_dir / f"{self.name}.stats.json")]
         cmd += ["--priority-queues", str(PRIORITY_QUEUES)]  # as many queues as a BMv2 fabric switch
+        cmd += ["--state-budget-mb", str(FABRIC_STATE_BUDGET_MB)]
         if self.pcap_dir:
             cmd.append(f"--pcap={self.pcap_dir}")  # an implicit-value option: a separate word is not taken
         if self.queue_depth:

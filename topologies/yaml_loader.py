@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from p4exec.textfile import InputFileError, read_user_text
 from topologies.catalog import build, names
 from topologies.model import MAX_SWITCH_PORT, Topology, TopologyError
 from topologies.validate import validate
@@ -80,9 +81,11 @@ def from_dict(doc: Any, source: str = "<yaml>") -> Topology:
 def load_yaml(path: str | Path) -> Topology:
     path = Path(path)
     try:
-        doc = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as e:
-        raise TopologyError(f"{path}: not valid YAML: {e}") from None
+        doc = yaml.safe_load(read_user_text(path, what="topology"))
+    except InputFileError as e:
+        raise TopologyError(str(e)) from None
+    except (yaml.YAMLError, RecursionError) as e:
+        raise TopologyError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
     except OSError as e:
         raise TopologyError(f"{path}: {e.strerror}") from None
     return from_dict(doc, str(path))

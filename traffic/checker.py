@@ -146,6 +146,11 @@ def _kind_rules(s: Schedule) -> None:
 
 def check(s: Schedule) -> CheckReport:
     """Raise ScheduleError unless `s` is a race-free, correct instance of `s.kind`; report its shape."""
+    if s.params.get("in_network"):  # the switches reduce (traffic/collectives/inc.py): nothing point to point
+        if s.transfers or s.kind != "all_reduce":
+            raise ScheduleError("an in-network schedule is an all-reduce without transfers")
+        per = sum(s.chunk_bytes)
+        return CheckReport(0, per * s.n, {r: per for r in s.ranks}, 1)
     _structure(s)
     _kind_rules(s)
     anc = _ancestors(s)

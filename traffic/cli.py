@@ -44,6 +44,9 @@ def cmd_lab(a: argparse.Namespace) -> int:
     from traffic.vethlab import VethLab
 
     plan = plan_from_args(a, list(range(a.hosts)))
+    if any(pc.schedule.params.get("in_network") for pc in plan):
+        raise ValueError("in-network all-reduce (algorithm inc) needs switches running p4src/ethplus_inc.p4; "
+                         "the veth lab has none (use `ethlab traffic run` or an experiment)")
     config = config_from_args(a)
     lab = VethLab(f"{a.prefix}{secrets.token_hex(2)}-", a.hosts)
     try:

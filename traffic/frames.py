@@ -31,10 +31,26 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from traffic.layers import ETHERTYPE_ETHPLUS, PKT_ACK, EthPlus, RoCEv2BTH
+from p4src.wire import (
+    BTH_BYTES,
+    BTH_CNP,
+    BTH_RC_ACK,
+    DSCP_TRIMMED,
+    ETHERNET_BYTES,
+    ETHERTYPE_ETHPLUS,
+    ETHERTYPE_IPV4,
+    ETHPLUS_BYTES,
+    ICRC_BYTES,
+    IPPROTO_UDP,
+    IPV4_BYTES,
+    PKT_ACK,
+    UDP_BYTES,
+    UDP_PORT_ROCE,
+)
+from traffic.layers import EthPlus, RoCEv2BTH
 from traffic.transport.base import CNP, Feedback
 
-ROCE_PORT = 4791
+ROCE_PORT = UDP_PORT_ROCE
 PROBE = struct.Struct("!HBBIIIQ")  # magic, version, flags, flow, seq, npkts, tx_ns
 PSN_PROBE = struct.Struct("!I" + PROBE.format[1:])  # a byte and a 3-byte PSN, then the probe record
 PROBE_MAGIC = 0xE7AB
@@ -43,15 +59,11 @@ FLAG_FEEDBACK = 0x01
 #: magic, version, flags, flow, kind, cum, psn, sack, qdepth, echoed send time (ethlab's feedback record, 40 B)
 FEEDBACK = struct.Struct("!HBBIB3xIIQiQ")
 FEEDBACK_BODY = struct.Struct("!B3xIIQiQ")  # the feedback record after the 8 bytes it shares with PROBE
-BTH_RC_ACK = 0x11
-BTH_CNP = 0x81
-#: DSCP a switch writes into a trimmed RoCEv2 packet (ethlab's model; mirrored from p4src/include/headers.p4)
-DSCP_TRIMMED = 0x21
-ICRC_LEN = 4
-ETH_IPV4 = b"\x08\x00"
-UDP_PROTO = 17
+ICRC_LEN = ICRC_BYTES
+ETH_IPV4 = ETHERTYPE_IPV4.to_bytes(2, "big")
+UDP_PROTO = IPPROTO_UDP
 ROCE_PORT_BYTES = ROCE_PORT.to_bytes(2, "big")
-ROCE_HEADERS = 14 + 20 + 8 + 12  # Ethernet + IPv4 + UDP + BTH
+ROCE_HEADERS = ETHERNET_BYTES + IPV4_BYTES + UDP_BYTES + BTH_BYTES
 BTH_UD_SEND_ONLY = 0x64
 
 
@@ -208,7 +220,7 @@ def parse_roce(data: bytes) -> Parsed | None:
     """Parse an ethlab RoCEv2 data frame; None for anything else (ARP, IPv6 chatter, other UDP)."""
     if len(data) >= _ROCE_PLAIN_LEN and data[14] == 0x45:  # the common case, in one unpack
         etype, _vihl, tos, proto, dport, magic, ver, flags, flow, seq, npkts, tx_ns = _ROCE_PLAIN.unpack_from(data)
-        if etype != 0x0800 or proto != UDP_PROTO or dport != ROCE_PORT or magic != PROBE_MAGIC or ver != PROBE_VERSION:
+        if etype != ETHERTYPE_IPV4 or proto != UDP_PROTO or dport != ROCE_PORT or magic != PROBE_MAGIC or ver != PROBE_VERSION:
             return None
         if flags & FLAG_FEEDBACK:
             return _parse_feedback(data, ROCE_HEADERS, flow)
@@ -229,7 +241,7 @@ def parse_roce(data: bytes) -> Parsed | None:
 
 
 # --------------------------------------------------------------------------------------------- ETH+
-ETHPLUS_HEADERS = 14 + 12
+ETHPLUS_HEADERS = ETHERNET_BYTES + ETHPLUS_BYTES
 ETHPLUS_TYPE_BYTES = ETHERTYPE_ETHPLUS.to_bytes(2, "big")
 
 

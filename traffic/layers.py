@@ -21,7 +21,7 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Packet, bind_layers
 
 # The constants of p4src/include/headers.p4, from the one module checked against it.
-from controller.ethplus import (
+from p4src.wire import (
     CPU_PORT,
     ETHERTYPE_ETHPLUS,
     ETHPLUS_VERSION,

@@ -68,6 +68,7 @@ def collective_record(c: CollectiveRecord, flows: Sequence[FlowRecord]) -> dict:
     delivered = sum(f.delivered for f in flows)
     fcts = [f.fct_s for f in flows if f.fct_s is not None]
     alg = algbw_GBps(message_bytes(c.kind, c.size, n), t) if t else None
+    extra = {} if c.inc is None else {"inc": dict(c.inc)}
     return {
         "collective": c.name,
         "iteration": c.iteration,
@@ -75,7 +76,7 @@ def collective_record(c: CollectiveRecord, flows: Sequence[FlowRecord]) -> dict:
         "algorithm": c.algorithm,
         "ranks": n,
         "size_bytes": c.size,
-        "complete": bool(t) and all(f.complete for f in flows),
+        "complete": bool(t) and all(f.complete for f in flows) and (c.inc is None or bool(c.inc["verified"])),
         "time_s": t,
         "algbw_GBps": alg,
         "busbw_GBps": busbw_GBps(c.kind, n, alg) if alg is not None else None,
@@ -89,6 +90,7 @@ def collective_record(c: CollectiveRecord, flows: Sequence[FlowRecord]) -> dict:
         "duplicates": sum(f.duplicates for f in flows),
         "reordered": sum(f.reordered for f in flows),
         "reorder_max": max((f.reorder_max for f in flows), default=0),
+        "reorder_buffer_max": max((f.reorder_buffer for f in flows), default=0),
         "ecn_marked": sum(f.ce for f in flows),
         "ecn_fraction": _ratio(sum(f.ce for f in flows), delivered),
         "fct_p50_s": percentile(fcts, 50),
@@ -105,7 +107,7 @@ def collective_record(c: CollectiveRecord, flows: Sequence[FlowRecord]) -> dict:
         "feedback_frames": sum(f.feedback_sent for f in flows),
         "failed_flows": sum(1 for f in flows if f.failed),
         "recovery_s": _recovery_s(flows),
-    }
+    } | extra
 
 
 def _recovery_s(flows: Sequence[FlowRecord]) -> float:
@@ -163,6 +165,8 @@ def summarize(result: RunResult) -> Metrics:
         "rx_socket_drops": result.rx_socket_drops,
         "duplicates": sum(f.duplicates for f in result.flows),
         "reordered": sum(f.reordered for f in result.flows),
+        "reorder_max": max((f.reorder_max for f in result.flows), default=0),
+        "reorder_buffer_max": max((f.reorder_buffer for f in result.flows), default=0),
         "ecn_fraction": _ratio(sum(f.ce for f in result.flows), delivered),
         "step_time_p50_s": percentile(done, 50),
         "step_time_p99_s": percentile(done, 99),
@@ -182,6 +186,12 @@ def summarize(result: RunResult) -> Metrics:
         "goodput_bytes": sum(f.delivered_bytes for f in result.flows),
         "wire_bytes": sum(f.sent_bytes for f in result.flows),
     }
+    incs = [r["inc"] for r in records if "inc" in r]
+    if incs:  # in-network all-reduce: a wrong or missing sum makes the run incomplete
+        summary["inc"] = {"verified": all(i["verified"] for i in incs), "chunks": sum(i["chunks"] for i in incs),
+                          "retransmissions": sum(i["retransmissions"] for i in incs),
+                          "slots_used": max(i["slots_used"] for i in incs),
+                          "wrong_sums": sum(i["wrong_sums"] for i in incs)}
     return Metrics(records, steps, summary)
 
 
@@ -191,7 +201,7 @@ def flow_rows(result: RunResult) -> list[dict]:
              "transfer": f.transfer, "src": f.src, "dst": f.dst, "plane": f.plane, "bytes": f.bytes,
              "packets": f.npkts, "sent": f.sent, "delivered": f.delivered, "lost": f.lost,
              "duplicates": f.duplicates, "reordered": f.reordered, "reorder_max": f.reorder_max,
-             "ecn_marked": f.ce, "fct_s": f.fct_s, "complete": f.complete,
+             "reorder_buffer": f.reorder_buffer, "ecn_marked": f.ce, "fct_s": f.fct_s, "complete": f.complete,
              "retransmitted": f.retransmitted, "spurious": f.spurious, "timeouts": f.timeouts, "naks": f.naks,
              "trimmed": f.trimmed, "feedback_sent": f.feedback_sent, "failed": f.failed} for f in result.flows]
 
@@ -219,6 +229,6 @@ def write_all(out_dir: str | Path, result: RunResult) -> Metrics:
     out.mkdir(parents=True, exist_ok=True)
     m = summarize(result)
     write_json(out / "metrics.json", m)
-    write_csv(out / "metrics.csv", m.records)
+    write_csv(out / "metrics.csv", [{k: v for k, v in r.items() if k != "inc"} for r in m.records])
     write_csv(out / "flows.csv", flow_rows(result))
     return m

@@ -57,7 +57,11 @@ class FlowGraph:
             for a in pc.after:
                 if a in keys:
                     self.coll_next.setdefault(keys[a], []).append(i)
-        self.unsettled = len(records)
+        # collectives the switches carry out (in-network all-reduce, traffic/inc): no flows; the host model's
+        # `on_external(ci)` runs them and calls `finish_external(ci, now)`; each counts as one unsettled item
+        self.external = {ci for ci, pc in enumerate(self.plan) if pc.schedule.params.get("in_network")}
+        self.on_external: Callable[[int], None] | None = None
+        self.unsettled = len(records) + len(self.external)
         self.t0 = 0
 
     def begin(self, t0_ns: int) -> None:
@@ -70,6 +74,9 @@ class FlowGraph:
     def start_collective(self, ci: int, now: int) -> None:
         crec = self.colls[ci]
         crec.start_ns = now
+        if ci in self.external and self.on_external is not None:
+            self.on_external(ci)
+            return
         for fid in crec.flows:
             if self.deps_left[fid] == 0:
                 self.at_flow(now + self.offset_ns[fid], fid)
@@ -83,6 +90,11 @@ class FlowGraph:
             if self.coll_wait[nxt] == 0:
                 pn = self.plan[nxt]
                 self.at_collective(max(now + ns(pn.delay_s), self.t0 + ns(pn.start_s)), nxt)
+
+    def finish_external(self, ci: int, now: int) -> None:
+        """An external collective (see `external`) is done."""
+        self.unsettled -= 1
+        self._finish_collective(ci, now)
 
     def settle(self, fid: int, now: int) -> bool:
         """The flow is done with (delivered, failed or given up): start what waited for it. False if it
@@ -123,6 +135,7 @@ def finish_records(flows: Sequence[FlowState], colls: list[CollectiveRecord], re
         r, rx = f.rec, f.rx
         r.duplicates, r.reordered = rx.duplicates, rx.reordered
         r.reorder_max, r.ce, r.qdepth_max = rx.reorder_max, rx.ce, rx.qdepth_max
+        r.reorder_buffer = rx.reorder_buffer
         if reliable:
             trx, tx = f.trx, f.tx
             r.delivered = trx.delivered
@@ -143,5 +156,5 @@ def finish_records(flows: Sequence[FlowState], colls: list[CollectiveRecord], re
             r.rate_cuts = f.cc.cuts
     for c in colls:
         ends = [flows[i].rec.settle_ns for i in c.flows]
-        if c.end_ns and all(ends):
+        if c.end_ns and ends and all(ends):
             c.end_ns = max(ends)

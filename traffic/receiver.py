@@ -4,6 +4,8 @@ reliable transport only the wire statistics: its receiver counts delivery, see `
 Sequence numbers are per flow and start at 0; a flow knows its packet count from the probe record, so a
 bitmap tells duplicates from first arrivals and what never arrived is loss. A packet is reordered when a
 higher sequence number arrived before it; its reorder distance is how far behind the highest one it was.
+The reorder buffer is what a selective-repeat receiver has to hold: packets that arrived above the first one
+still missing; `reorder_buffer` is its high-water mark (what spraying costs the receiver in memory).
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ class FlowRx:
     reorder_sum: int = 0
     ce: int = 0
     max_seq: int = -1
+    next_in_order: int = 0  # the first sequence number not yet arrived
+    held: int = 0  # arrived above next_in_order: what a selective-repeat receiver buffers now
+    reorder_buffer: int = 0  # the most it ever held
     qdepth_max: int = -1
     first_ns: int = 0
     last_ns: int = 0
@@ -48,10 +53,12 @@ class FlowRx:
         flow whose delivery a reliable transport's receiver counts: that receiver is the one delivery
         bookkeeping, so `delivered`, `bytes` and the arrival times stay 0 here."""
         seq = p.seq
-        if self.max_seq < seq < self.npkts and not p.ce and p.qdepth <= self.qdepth_max:
-            # the common case: in order and unmarked; nothing at or above it arrived before, so it is new
+        if seq == self.next_in_order and not self.held and seq < self.npkts and not p.ce \
+                and p.qdepth <= self.qdepth_max:
+            # the common case: the next one in order, nothing held, unmarked; so it is new
             self.seen[seq] = 1
             self.max_seq = seq
+            self.next_in_order = seq + 1
             return
         if seq >= self.npkts or self.seen[seq]:
             self.duplicates += 1
@@ -69,15 +76,31 @@ class FlowRx:
                 self.reorder_max = dist
         else:
             self.max_seq = seq
+        self._advance(seq)
+
+    def _advance(self, seq: int) -> None:
+        """A new arrival `seq` (already marked seen): move the in-order point and track what is held."""
+        if seq < self.next_in_order:
+            return
+        self.held += 1
+        seen, n, i = self.seen, self.npkts, self.next_in_order
+        while i < n and seen[i]:
+            i += 1
+        self.held -= i - self.next_in_order
+        self.next_in_order = i
+        if self.held > self.reorder_buffer:
+            self.reorder_buffer = self.held
 
     def on_packet(self, p: Parsed, now_ns: int) -> bool:
         """Account one arrival; True when it was new (not a duplicate)."""
         seq = p.seq
-        if self.max_seq < seq < self.npkts - 1 and self.delivered and not p.ce and p.qdepth <= self.qdepth_max:
-            # the common case: in order, unmarked, neither the first nor the last packet; nothing at or above
-            # it arrived before, so it is new and changes only these
+        if seq == self.next_in_order and not self.held and seq < self.npkts - 1 and self.delivered and not p.ce \
+                and p.qdepth <= self.qdepth_max:
+            # the common case: the next one in order, nothing held, unmarked, neither the first nor the last
+            # packet; so it is new and changes only these
             self.seen[seq] = 1
             self.max_seq = seq
+            self.next_in_order = seq + 1
             self.delivered += 1
             self.bytes += p.length
             self.last_ns = now_ns
@@ -103,6 +126,7 @@ class FlowRx:
                 self.reorder_max = dist
         else:
             self.max_seq = seq
+        self._advance(seq)
         if self.delivered == self.npkts:
             self.complete_ns = now_ns
         return True

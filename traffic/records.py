@@ -134,6 +134,7 @@ class FlowRecord:
     duplicates: int = 0
     reordered: int = 0
     reorder_max: int = 0
+    reorder_buffer: int = 0  # the most packets the receiver held above a missing one (selective repeat)
     ce: int = 0
     qdepth_max: int = -1
     complete: bool = False
@@ -171,6 +172,7 @@ class CollectiveRecord:
     start_ns: int = 0
     end_ns: int = 0
     flows: list[int] = field(default_factory=list)
+    inc: dict | None = None  # in-network all-reduce: traffic/inc/endpoint.py IncCollective.stats()
 
     @property
     def time_s(self) -> float | None:

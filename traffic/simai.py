@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from p4exec.textfile import read_user_text
 from traffic.trace import Trace, TraceCollective, TraceError
 
 OPS = {"ALLREDUCE": "all_reduce", "ALLGATHER": "all_gather", "REDUCESCATTER": "reduce_scatter",
@@ -129,4 +130,4 @@ def parse_simai(text: str, world: int | None = None, size_scale: float = 1.0, co
 
 
 def load_simai(path: str | Path, **kw) -> Trace:
-    return parse_simai(Path(path).read_text(), name=Path(path).stem, **kw)
+    return parse_simai(read_user_text(path, what="SimAI workload"), name=Path(path).stem, **kw)

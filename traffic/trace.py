@@ -33,6 +33,7 @@ from pathlib import Path
 
 import yaml
 
+from p4exec.textfile import read_user_text
 from traffic.collectives import accepted_params, canonical, make_schedule
 from traffic.records import PlannedCollective
 
@@ -193,5 +194,5 @@ def from_dict(doc: dict) -> Trace:
 
 def load(path: str | Path) -> Trace:
     """Read a trace from YAML or JSON (by content; JSON is YAML too)."""
-    text = Path(path).read_text()
+    text = read_user_text(path, what="trace")
     return from_dict(json.loads(text) if str(path).endswith(".json") else yaml.safe_load(text))

@@ -14,11 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from traffic.scheduler import EventHeap, SchedulerError
+
 GC_EVERY_S = 30.0  # wall-clock seconds between the event loop's own full garbage collections
 
 
-class SimError(ValueError):
-    """A mistake in how the simulation was driven (bad time, delay or rate)."""
+SimError = SchedulerError  # a mistake in how the simulation was driven (bad time, delay or rate)
 
 
 @dataclass
@@ -33,43 +34,18 @@ class RunStats:
     processes: int = 1  # partition workers that shared the run (vfabric/partition.py); cpu_s is their sum
 
 
-class Simulator:
+class Simulator(EventHeap):
     """`at(t, fn, *args)` / `after(dt, fn, *args)` schedule; `run()` executes in time order.
 
-    It is also the `Clock` the traffic managers read (`now_ns`)."""
+    The virtual-time `Scheduler` (traffic/scheduler.py): its heap and its batching operations are
+    `EventHeap`'s, its clock moves only from event to event. It is also the `Clock` the traffic managers read
+    (`now_ns`)."""
 
     def __init__(self) -> None:
-        self.now = 0
-        self._heap: list[tuple[int, int, Callable[..., Any], tuple]] = []
-        self._seq = 0
+        super().__init__()
         self.events = 0
         self._stop_reason: str | None = None
         self.until_ns = 1 << 62  # the virtual-time limit of the current `run` (events may look ahead to it)
-
-    def now_ns(self) -> int:
-        return self.now
-
-    def at(self, t_ns: int, fn: Callable[..., Any], *args: Any) -> None:
-        if type(t_ns) is not int or t_ns < self.now:
-            self._refuse(t_ns, fn)
-        self._seq += 1
-        heapq.heappush(self._heap, (t_ns, self._seq, fn, args))
-
-    def _refuse(self, t_ns: Any, fn: Callable[..., Any]) -> None:
-        if type(t_ns) is not int:
-            raise SimError(f"event time must be an integer number of ns, got {t_ns!r}")
-        raise SimError(f"event at {t_ns} ns is in the past (now {self.now} ns): {getattr(fn, '__name__', fn)}")
-
-    def after(self, delay_ns: int, fn: Callable[..., Any], *args: Any) -> None:
-        if delay_ns < 0:
-            raise SimError(f"negative delay {delay_ns} ns for {getattr(fn, '__name__', fn)}")
-        self.at(self.now + delay_ns, fn, *args)
-
-    def pending(self) -> int:
-        return len(self._heap)
-
-    def next_time(self) -> int | None:
-        return self._heap[0][0] if self._heap else None
 
     def stop(self, reason: str = "stopped") -> None:
         """End `run` after the current event (from inside an event, or a signal handler)."""

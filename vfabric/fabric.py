@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from p4exec.switch.tm import QueueConfig
+from topologies.bmv2_launch import PRIORITY_QUEUES
 from topologies.model import Topology
-from topologies.switches import PRIORITY_QUEUES
 from vfabric.events import Simulator
 from vfabric.hosts import HostConfig, VirtualEndpoints
 from vfabric.links import Channel, Link
@@ -28,7 +28,7 @@ class FabricConfig:
 
 
 class VirtualFabric:
-    """Everything of one topology on one simulator; `link_index` finds the cable between two nodes."""
+    """Everything of one topology on one simulator."""
 
     def __init__(self, topo: Topology, fabric: FabricConfig | None = None, hosts: HostConfig | None = None,
                  sim: Simulator | None = None) -> None:
@@ -74,20 +74,18 @@ class VirtualFabric:
         for ch in self.to_hosts:
             ch.early = self.endpoints.defer_arrival if on else None
 
-    def link_index(self, a: str, b: str) -> int:
-        for index, ln in enumerate(self.topo.links):
-            if {ln.a.owner, ln.b.owner} == {a, b}:
-                return index
-        raise KeyError(f"no link between {a} and {b}")
-
-    def set_link(self, index: int, up: bool) -> None:
-        """Carrier change at both ends at once (the data plane sees it now; the controller later)."""
+    def set_link(self, a: str, b: str, up: bool, index: int | None = None) -> int:
+        """Carrier change at both ends of the link a-b at once (the data plane sees it now; the controller
+        later), as the emulated `Fabric.set_link`; returns the link's index in topo.links."""
+        if index is None:
+            index = self.topo.link_index(a, b)
         ln = self.topo.links[index]
         self.links[index].up = up
         for end in (ln.a, ln.b):
             sw = self.switches.get(end.owner)
             if sw is not None:
                 sw.set_port_up(end.number, up)
+        return index
 
     def set_link_rate(self, index: int, rate_bps: float) -> None:
         """A slow link: both directions serialise at `rate_bps` from now on."""

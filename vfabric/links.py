@@ -10,7 +10,6 @@ down is lost.
 from __future__ import annotations
 
 from collections.abc import Callable
-from heapq import heappush
 from typing import Any
 
 from vfabric.events import SimError, Simulator
@@ -52,7 +51,7 @@ class Channel:
     pipeline latency). `port` is whatever the far node's `deliver` wants first: a switch's port number, a
     host NIC's (link, endpoint, plane)."""
 
-    __slots__ = ("link", "deliver", "port", "fixed_ns", "tx_packets", "tx_bytes", "early")
+    __slots__ = ("link", "deliver", "port", "fixed_ns", "tx_packets", "tx_bytes", "early", "_push", "_place")
 
     def __init__(self, link: Link, deliver: Callable[[Any, Any], None], port: Any, extra_ns: int = 0) -> None:
         self.link = link
@@ -65,6 +64,15 @@ class Channel:
         # instant by then, returning True — or False, and the arrival is an event as usual
         # (VirtualEndpoints.defer_arrival)
         self.early: Callable[[Any, Any, int], bool] | None = None
+        self._push, self._place = link.sim.push, link.sim.next_place  # the scheduler's unchecked `at`, bound once
+
+    @property
+    def rate_bps(self) -> float:
+        return self.link.rate_bps
+
+    @property
+    def ns_per_byte(self) -> float:
+        return self.link.ns_per_byte
 
     def send(self, frame: Any, start_ns: float) -> float:
         """Put `frame` on the wire starting at `start_ns` (never before now); returns when its last bit has
@@ -79,13 +87,11 @@ class Channel:
         self.tx_bytes += n
         # The receiver is called directly at arrival (no wrapper per hop); it drops the frame if the link
         # went down meanwhile (`Link.up`, which the switch's port state and the host NIC both follow).
-        # Arrival is in the future by construction (end > start >= now), so the event goes straight on the
-        # heap without `Simulator.at`'s checks.
+        # Arrival is in the future by construction (end > start >= now), so the event is posted without
+        # `Simulator.at`'s checks.
         arrive = int(end + 0.999999) + self.fixed_ns
         early = self.early
         if early is not None and early(self.port, frame, arrive):
             return end
-        sim = link.sim
-        sim._seq += 1
-        heappush(sim._heap, (arrive, sim._seq, self.deliver, (self.port, frame)))
+        self._push((arrive, self._place(), self.deliver, (self.port, frame)))
         return end

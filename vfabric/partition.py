@@ -81,6 +81,8 @@ def plan_pieces(run: Any, faults: list[Any], sampling: bool, workers: int) -> Pi
         return Pieces(reason="one worker asked for")
     if faults:
         return Pieces(reason="faults: the controller's reaction reaches every switch")
+    if getattr(eps, "inc", None) is not None:
+        return Pieces(reason="in-network all-reduce: the switches hold state of every member")
     if getattr(run.control.policy, "uses_probes", False):
         return Pieces(reason="adaptive probes: the controller reads all switches while the run goes on")
     if sampling:

@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from topologies.faults import Fault, FaultEvent, FaultInjector, events_dicts
+from traffic.inc.jobs import setup_jobs
 from traffic.records import EngineConfig, PlannedCollective, RunResult
 from vfabric import partition
 from vfabric.control import ControlPlane
@@ -84,6 +86,31 @@ def ns(seconds: float) -> int:
     return int(round(seconds * 1e9))
 
 
+class SimClock:
+    """Virtual time for the fault plan: 'at t do X' is an event `t` after the run's traffic start."""
+
+    def __init__(self, run: VirtualRun) -> None:
+        self.run = run
+
+    def begin(self) -> None:
+        pass  # the run's start_ns is time 0
+
+    def call_at(self, at_s: float, fn: Callable[..., None], *args: Any) -> None:
+        self.run.sim.at(self.run.start_ns + ns(at_s), fn, *args)
+
+    def now_s(self) -> float:
+        return round((self.run.sim.now - self.run.start_ns) / 1e9, 9)
+
+    def mark(self) -> float:
+        return 0.0
+
+    def control_s(self, mark: float, told: float | None) -> float:
+        return told if told is not None else 0.0  # virtual time stands still while the controller works
+
+    def cancel(self) -> None:
+        pass  # events past the run's end never run
+
+
 class VirtualRun:
     """One replay on a fabric whose control plane is up (`ControlPlane.start()` done)."""
 
@@ -93,58 +120,64 @@ class VirtualRun:
         self.limits = limits or VirtualLimits()
         self.limits.validate()
         self.sim = fabric.sim
-        self.events: list[dict[str, Any]] = []
+        self.injector = FaultInjector(self, SimClock(self), [])
         self.sample_hooks: list[Callable[[float], None]] = []
         self.start_ns = 0
         self.worker_pss: list[int] = []  # proportional set size of each partition worker at its end (bytes)
         self._finished: Callable[[], bool] = lambda: self.fabric.endpoints.unsettled == 0
 
     # ---------------------------------------------------------------- faults
-    def schedule_faults(self, faults: list[Any]) -> None:
-        """ethlab Faults (at_s, action, a, b, switch, for_s, rate_factor, rate_pps), in virtual seconds."""
-        for f in faults:
-            self.sim.at(self.start_ns + ns(f.at_s), self._fault, f.action, f)
-            if f.for_s is not None:
-                undo = {"link_down": "link_up", "slow_link": "restore_link", "switch_stop": "switch_restart",
-                        "controller_stop": "controller_restart"}.get(f.action, f.action)
-                self.sim.at(self.start_ns + ns(f.at_s + f.for_s), self._fault, undo, f)
+    def schedule_faults(self, faults: list[Fault]) -> None:
+        """The fault plan (topologies/faults.py) on this run's verbs, each step an event at its virtual instant."""
+        self.injector = FaultInjector(self, SimClock(self), list(faults))
+        self.injector.start()
 
-    def _fault(self, action: str, f: Any) -> None:
+    def link_down(self, a: str, b: str) -> float:
+        """Carrier loss now (the data plane marks the port dead, flushes its queue); the controller reacts
+        `control_delay_s` later."""
+        return self._set_link(a, b, False)
+
+    def link_up(self, a: str, b: str) -> float:
+        return self._set_link(a, b, True)
+
+    def _set_link(self, a: str, b: str, up: bool) -> float:
+        index = self.fabric.set_link(a, b, up)
+        self.sim.after(ns(self.limits.control_delay_s), self._react_link, index, up, f"{a}-{b}")
+        return self.limits.control_delay_s
+
+    def _link_rate(self, a: str, b: str, rate_of: Callable[[float], float]) -> None:
         fab = self.fabric
-        target = f.switch or (f"{f.a}-{f.b}" if f.a else "controller")
-        at_s = round((self.sim.now - self.start_ns) / 1e9, 9)
-        delay = ns(self.limits.control_delay_s)
-        error = None
-        try:
-            if action in ("link_down", "link_up"):
-                index = fab.link_index(f.a, f.b)
-                fab.set_link(index, action == "link_up")
-                self.sim.after(delay, self._react_link, index, action == "link_up", target)
-            elif action in ("slow_link", "restore_link"):
-                index = fab.link_index(f.a, f.b)
-                ln = fab.topo.links[index]
-                for end in (ln.a, ln.b):
-                    sw = fab.switches.get(end.owner)
-                    if sw is None:
-                        continue
-                    rate = ln.rate_gbps * 1e9
-                    if action == "slow_link":
-                        rate = f.rate_pps * 12000 if f.rate_pps is not None else rate * f.rate_factor
-                    sw.tm.configure(end.number, rate_bps=rate)
-            elif action in ("switch_stop", "switch_restart"):
-                fab.switches[f.switch].stopped = action == "switch_stop"
-            elif action == "controller_stop":
-                self.control.controller.close()  # type: ignore[union-attr]
-                self.control.down = True
-            elif action == "controller_restart":
-                self.control.controller.start(reconcile=True)  # type: ignore[union-attr]
-                self.control.down = False
-                self.control.barrier()
-        except Exception as err:  # recorded, as in emulation; the run goes on
-            error = f"{type(err).__name__}: {err}"
-        control_s = self.limits.control_delay_s if action in ("link_down", "link_up") else 0.0
-        self.events.append({"action": action, "target": target, "at_s": at_s, "control_s": control_s,
-                            "error": error})
+        ln = fab.topo.links[fab.topo.link_index(a, b)]
+        for end in (ln.a, ln.b):
+            sw = fab.switches.get(end.owner)
+            if sw is not None:
+                sw.tm.configure(end.number, rate_bps=rate_of(ln.rate_gbps * 1e9))
+
+    def slow_link(self, a: str, b: str, rate_factor: float, rate_pps: float | None) -> None:
+        """The link's switch queues serve at `rate_pps` 1500-byte packets, or `rate_factor` of the link rate."""
+        self._link_rate(a, b, lambda rate: rate_pps * 12000 if rate_pps is not None else rate * rate_factor)
+
+    def restore_link(self, a: str, b: str) -> None:
+        self._link_rate(a, b, lambda rate: rate)
+
+    def switch_stop(self, switch: str) -> None:
+        self.fabric.switches[switch].stopped = True
+
+    def switch_restart(self, switch: str) -> None:
+        self.fabric.switches[switch].stopped = False
+
+    def switch_kill(self, switch: str) -> None:
+        """A crash: the switch forwards nothing from now on (nobody restarts it)."""
+        self.fabric.switches[switch].stopped = True
+
+    def controller_stop(self) -> None:
+        self.control.controller.close()  # type: ignore[union-attr]
+        self.control.down = True
+
+    def controller_restart(self) -> None:
+        self.control.controller.start(reconcile=True)  # type: ignore[union-attr]
+        self.control.down = False
+        self.control.barrier()
 
     def _react_link(self, index: int, up: bool, target: str) -> None:
         if getattr(self.control, "down", False):
@@ -152,9 +185,13 @@ class VirtualRun:
         try:
             self.control.controller.link_change(index, up, source="vfabric")  # type: ignore[union-attr]
         except Exception as err:  # noqa: BLE001
-            self.events.append({"action": "controller_reaction", "target": target,
-                                "at_s": round((self.sim.now - self.start_ns) / 1e9, 9), "control_s": 0.0,
-                                "error": f"{type(err).__name__}: {err}"})
+            self.injector.events.append(FaultEvent("controller_reaction", target, SimClock(self).now_s(), 0.0,
+                                                   f"{type(err).__name__}: {err}"))
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """What the faults did, as the emulated trial records it."""
+        return events_dicts(self.injector.events)
 
     # ---------------------------------------------------------------- adaptive probes
     def schedule_probes(self) -> None:
@@ -200,13 +237,18 @@ class VirtualRun:
         self.sim.at(self.start_ns + ns(interval), tick)
 
     # ---------------------------------------------------------------- run
-    def run(self, plan: list[PlannedCollective], engine_config: EngineConfig, faults: Sequence[Any] = (),
+    def run(self, plan: list[PlannedCollective], engine_config: EngineConfig, faults: Sequence[Fault] = (),
             sample: Callable[[float], None] | None = None,
             progress: Callable[[Progress], None] | None = None) -> VirtualOutcome:
         sim = self.sim
         eps = self.fabric.endpoints
         self.start_ns = sim.now + START_NS
         eps.load(plan, self.start_ns)
+        if eps.inc is not None:  # in-network all-reduce: its aggregation jobs, over P4Runtime, time frozen
+            ctl = self.control.controller
+            if ctl is None:
+                raise SimError("in-network all-reduce needs the fabric controller")
+            setup_jobs(ctl, eps.inc.jobs())
         # arrivals at hosts accounted ahead of their instant, in batches, where that changes nothing (no faults:
         # links stay up; see VirtualEndpoints.defer_arrival)
         self.fabric.deliver_early(not faults and eps.early_delivery_allowed())
@@ -253,6 +295,8 @@ class VirtualRun:
             interrupted = True
             stats = RunStats("interrupted", sim.now, sim.events, time.perf_counter() - wall0)
         settle = [f.rec.settle_ns for f in eps.flows if f.rec.settle_ns]
+        if eps.inc is not None:  # in-network collectives end without flows
+            settle += [eps.colls[ci].end_ns for ci in eps.inc.collectives if eps.colls[ci].end_ns]
         end_ns = max(settle) if settle and eps.unsettled == 0 else sim.now
         timed_out = eps.unsettled > 0
         result = eps.result(max(0, end_ns - self.start_ns), timed_out, engine_config)

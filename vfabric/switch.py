@@ -16,7 +16,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from heapq import heappush
 from typing import Any
 
 from p4exec.switch.loop import SwitchLoop
@@ -173,13 +172,11 @@ class VirtualSwitch(SwitchLoop):
         (a symmetric collective's frames arrive together on every port), so the pipeline runs for them back
         to back. Each frame takes the sequence number its own arrival event would have had, which lets
         `_receive_from` keep the event order exactly."""
-        sim = self.sim
-        sim._seq += 1
-        seq = sim._seq
+        seq = self.sim.next_place()
         due = self._instants.get(arrive)
         if due is None:
             due = self._instants[arrive] = [(port, frame, seq)]
-            heappush(sim._heap, (arrive, seq, self._receive_from, (due, 0)))
+            self.sim.push((arrive, seq, self._receive_from, (due, 0)))
         else:
             due.append((port, frame, seq))
         return True
@@ -192,17 +189,15 @@ class VirtualSwitch(SwitchLoop):
         sim = self.sim
         if not i:
             del self._instants[sim.now]
-        heap = sim._heap
         receive = self.receive
         port, frame, _seq = due[i]
         receive(port, frame)
+        first = sim.first_place_now()  # what this instant still runs; nothing earlier arrives meanwhile
         for k in range(i + 1, len(due)):
             port, frame, seq = due[k]
-            if heap:
-                top = heap[0]
-                if top[0] == sim.now and top[1] < seq:
-                    heappush(heap, (top[0], seq, self._receive_from, (due, k)))
-                    return
+            if seq > first:
+                sim.push((sim.now, seq, self._receive_from, (due, k)))
+                return
             receive(port, frame)
 
     def receive(self, port: int, frame: bytes) -> None:

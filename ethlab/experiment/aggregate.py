@@ -15,6 +15,7 @@ from ethlab.experiment.trial import TrialResult
 COLUMNS = [("time_ms", "completion ms", 1, 2, "low"), ("busbw_MBps", "busbw MB/s", 1, 3, "high"),
            ("p99_ms", "p99 step ms", 1, 2, "low"), ("ecn_pct", "ECN %", 1, 2, "low"),
            ("loss_pct", "loss %", 1, 3, "low"), ("reordered", "reorder", 1, 0, "low"),
+           ("reorder_max", "reorder dist", 1, 0, "low"), ("reorder_buffer", "reorder buf", 1, 0, "low"),
            ("max_queue", "max queue", 1, 0, "low"), ("recovery_ms", "recovery ms", 1, 1, "low")]
 
 
@@ -33,7 +34,9 @@ def trial_row(label: str, rep: int, seed: int, digest: str, res: TrialResult,
             "p99_ms": 1e3 * s["step_time_p99_s"] if s.get("step_time_p99_s") is not None else None,
             "ecn_pct": 100 * (s.get("ecn_fraction") or 0.0), "loss_pct": 100 * (s.get("loss_fraction") or 0.0),
             "packets_sent": s["packets_sent"], "packets_delivered": s["packets_delivered"],
-            "packets_lost": s["packets_lost"], "reordered": s["reordered"], "max_queue": sw["max_queue"],
+            "packets_lost": s["packets_lost"], "reordered": s["reordered"],
+            "reorder_max": s.get("reorder_max", 0), "reorder_buffer": s.get("reorder_buffer_max", 0),
+            "max_queue": sw["max_queue"],
             "switch_ecn_marked": sw["switch_ecn_marked"], "switch_drops": sw["switch_drops"],
             "link_util_max": sw["link_util_max"], "recovery_ms": 1e3 * max(rec_times) if rec_times else None,
             "rx_socket_drops": s.get("rx_socket_drops", 0), "timed_out": bool(s.get("timed_out")),

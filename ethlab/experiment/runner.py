@@ -28,6 +28,7 @@ from ethlab.experiment.markdown import write_report
 from ethlab.experiment.plots import draw_all
 from ethlab.experiment.spec import Spec, schedule_digest
 from ethlab.experiment.trial import TrialSetup, run_trial
+from p4exec.native.select import pipeline_choice
 from traffic.records import EngineConfig
 
 
@@ -149,7 +150,8 @@ def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], N
                 def trial_say(msg: str, c: str = current, d: int = done) -> None:
                     say(f"{c}: {msg}", d, total)
 
-                result = _trial_runner(spec)(setup, tdir, progress=trial_say)
+                with pipeline_choice(fab.get("pipeline")):
+                    result = _trial_runner(spec)(setup, tdir, progress=trial_say)
                 out.rows.append(agg.trial_row(variant.label, rep, seed, digest, result, load_1m))
                 _write_rows(root, out.rows)
                 say(f"{current}: done", len(out.rows), total)

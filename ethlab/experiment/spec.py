@@ -33,6 +33,7 @@ from controller.policies import POLICIES, Policy, make_policy
 from ethlab.bringup import TARGETS
 from ethlab.checks import UsageError, check_engine, check_fabric, check_plan, check_traffic
 from ethlab.experiment.faults import Fault
+from p4exec.textfile import InputFileError, read_user_text
 from topologies.model import Topology
 from topologies.yaml_loader import load as load_topology
 from traffic.records import EngineConfig, PlannedCollective
@@ -47,7 +48,8 @@ class SpecError(ValueError):
 
 ENGINE_KEYS = {"rate_mbps", "mtu", "reaction", "reaction_params", "format", "time_limit_s", "loss_grace_s",
                "max_packets", "burst", "transport", "transport_params", "plane_policy", "spray_unit", "flowlet_gap_s"}
-FABRIC_KEYS = {"rate_scale", "queue_depth"}
+FABRIC_KEYS = {"rate_scale", "queue_depth", "pipeline"}
+MAX_REPETITIONS = 100
 TOP_KEYS = {"name", "description", "expect", "topology", "target", "seed", "repetitions", "fabric", "engine",
             "traffic", "policies", "faults", "sample_interval_s", "clock", "virtual"}
 
@@ -232,7 +234,8 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
         except (TypeError, ValueError) as err:
             raise SpecError(f"faults[{i}]: {err}") from None
     reps = data.get("repetitions", 1)
-    _need(isinstance(reps, int) and 1 <= reps <= 100, "repetitions", "must be an integer 1..100")
+    _need(isinstance(reps, int) and 1 <= reps <= MAX_REPETITIONS, "repetitions",
+          f"must be an integer 1..{MAX_REPETITIONS}")
     seed = data.get("seed", 1)
     _need(isinstance(seed, int) and seed >= 0, "seed", "must be a non-negative integer")
     sample = data.get("sample_interval_s", 0.25)
@@ -247,6 +250,8 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
             check_engine(spec.engine_config(v), f"{where}: engine")
             options = spec.fabric_options(v)
             check_fabric(options["rate_scale"], options["queue_depth"])
+            if options.get("pipeline") not in (None, "python", "native"):
+                raise UsageError(f"fabric.pipeline: must be python or native (got {options['pipeline']!r})")
         except UsageError as err:
             raise SpecError(str(err)) from None
         except (TypeError, ValueError) as err:
@@ -292,9 +297,11 @@ def _clock(data: dict) -> tuple[str, dict[str, Any]]:
 def load_spec(path: str | Path) -> Spec:
     p = Path(path)
     try:
-        data = yaml.safe_load(p.read_text())
-    except UnicodeDecodeError:
-        raise SpecError(f"{p}: not a text file (a spec is YAML)") from None
+        data = yaml.safe_load(read_user_text(p, what="spec"))
+    except InputFileError as err:
+        raise SpecError(f"{err} (a spec is YAML)") from None
+    except RecursionError:
+        raise SpecError(f"{p}: nested too deep") from None
     except (OSError, yaml.YAMLError) as err:
         raise SpecError(f"{p}: {' '.join(str(err).split())}") from None
     return parse_spec(data, str(p))

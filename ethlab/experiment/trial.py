@@ -1,29 +1,32 @@
-"""One trial: bring a fabric up under one policy, replay a plan between the hosts' namespaces, read the
-switches, tear down. Shared by `ethlab traffic run` (one trial) and `ethlab run` (policies × repetitions).
+"""One trial, for both clocks: bring a fabric up under one policy, replay a plan with its faults, read the
+switches over P4Runtime, tear down. Shared by `ethlab traffic run` (one trial) and `ethlab run` (policies ×
+repetitions).
 
-Everything lands in `out_dir` as soon as it exists: the engine's metrics.json/csv and flows.csv, then
-links.csv and switch.json (per-port load, ECN marks, queue maxima, drops, samples over time, fault events),
-and the switch logs (the fabric writes them there directly)."""
+What differs between the emulated fabric (Mininet namespaces, switch processes, wall clock:
+ethlab/experiment/emulated.py) and the virtual-time one (vfabric: ethlab/experiment/virtual_trial.py) sits
+behind `TrialClock`/`ClockSession`; reading the switches before and after, link and drop statistics, recovery
+and the files are written once, here.
+
+Everything lands in `out_dir` as soon as it exists: bringup.json, the engine's metrics.json/csv and flows.csv,
+then links.csv and switch.json (per-port load, ECN marks, queue maxima, drops, samples over time, fault events)."""
 
 from __future__ import annotations
 
 import csv
 import json
-import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from controller.client import SwitchConnection
 from controller.policies import Policy
-from controller.targets import target_named
-from ethlab.bringup import RunningFabric, running_fabric
 from ethlab.experiment import collect
-from ethlab.experiment.faults import Fault, FaultInjector, events_dicts
+from topologies.faults import Fault
 from topologies.model import Topology
 from traffic.metrics import Metrics
 from traffic.records import EngineConfig, PlannedCollective
-from traffic.replay import ports_for_topology, replay
 
 
 @dataclass
@@ -52,7 +55,7 @@ class TrialResult:
         return self.metrics.summary
 
 
-def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
     if not rows:
         path.write_text("")
         return
@@ -95,6 +98,42 @@ def recovery(events: list[dict[str, Any]], goodput: list[dict[str, Any]], interv
     return out
 
 
+@dataclass
+class Replayed:
+    """What a clock's replay hands back: the engine's metrics (files already written), the traffic's duration
+    in seconds, the fault events, and the sampler that ran beside it."""
+
+    metrics: Metrics
+    duration_s: float
+    events: list[dict[str, Any]]
+    sampler: collect.Sampler
+    recovery_interval_s: float  # resolution of the recovery estimate; 0: no estimate (nothing sampled)
+
+
+class ClockSession(Protocol):
+    """A fabric that is up on one clock, for the duration of one trial."""
+
+    @property
+    def bringup(self) -> dict[str, Any]: ...  # written to bringup.json before the traffic
+    @property
+    def timings(self) -> dict[str, float]: ...  # bring-up phases, for the result
+    @property
+    def rate_scale(self) -> float | None: ...  # link rates scaled by (emulation) or None (nominal)
+    @property
+    def time_digits(self) -> int: ...  # decimals of seconds the clock's records keep
+
+    def readable(self) -> dict[str, SwitchConnection]: ...  # sessions of the switches that can be read now
+    def replay(self, setup: TrialSetup, out_dir: Path, say: Callable[[str], None]) -> Replayed: ...
+    def explain(self, err: Exception) -> Exception | None: ...  # the real cause of a failed trial, if known
+    def report(self) -> dict[str, Any]: ...  # the clock's own sections of switch.json
+    def done(self, result: TrialResult) -> None: ...  # raise what the trial ended with (crash, interrupt)
+
+
+class TrialClock(Protocol):
+    def session(self, setup: TrialSetup, out_dir: Path,
+                say: Callable[[str], None]) -> AbstractContextManager[ClockSession]: ...
+
+
 class SwitchCrashed(RuntimeError):
     """A switch process died during the trial (its exit status and log tail are in the message); `result`
     holds what could still be measured, when the trial got that far."""
@@ -104,85 +143,65 @@ class SwitchCrashed(RuntimeError):
         self.result = result
 
 
-def run_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] | None = None) -> TrialResult:
-    """Bring up, replay, collect, tear down; raises after recording what it had (the caller records errors).
+def run_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] | None = None,
+              clock: TrialClock | None = None) -> TrialResult:
+    """Bring up, replay, collect, tear down on `clock` (default: the emulated fabric); raises after recording
+    what it had (the caller records errors).
 
-    A switch that dies during the trial costs only its own numbers: the others are still read, links.csv and
-    switch.json are written (naming the crashed and unread switches), then SwitchCrashed is raised."""
+    A switch that dies during an emulated trial costs only its own numbers: the others are still read,
+    links.csv and switch.json are written (naming the crashed and unread switches), then SwitchCrashed is
+    raised."""
+    if clock is None:
+        from ethlab.experiment.emulated import EmulatedClock
+
+        clock = EmulatedClock()
     say = progress or (lambda _m: None)
     out_dir.mkdir(parents=True, exist_ok=True)
-    takes_seed = target_named(setup.target).takes_seed
-    switch_args = ("--seed", str(setup.seed)) if setup.seed is not None and takes_seed else ()
-    with running_fabric(setup.topo, target=setup.target, policy=setup.policy, rate_scale=setup.rate_scale,
-                        queue_depth=setup.queue_depth, log_dir=str(out_dir / "switch-logs"), progress=say,
-                        switch_args=switch_args) as running:
+    with clock.session(setup, out_dir, say) as session:
         try:
-            m = _measure(setup, running, out_dir, say)
+            m = _measure(setup, session, out_dir, say)
         except Exception as err:
-            dead = running.dead_switches()
-            if dead:  # the real cause, not the controller's "connection refused" that followed it
-                raise SwitchCrashed(_crash_text(dead)) from err
+            cause = session.explain(err)
+            if cause is not None:
+                raise cause from err
             raise
-        crashed = running.dead_switches()
-    sw = {"summary": switch_summary(m.links, m.drops), "drops": m.drops, "links": m.links, "faults": m.events,
-          "recovery": recovery(m.events, m.sampler.goodput, m.sampler.interval_s),
-          "queue_samples": m.sampler.queue, "goodput_samples": m.sampler.goodput,
-          "traffic_duration_s": round(m.duration, 4), "bringup": m.timings,
-          "unread": m.unread, "crashed": crashed}
-    _write_csv(out_dir / "links.csv", m.links)
+        extra = session.report()
+    interval = m.replayed.recovery_interval_s
+    sampler = m.replayed.sampler
+    sw = {"summary": switch_summary(m.links, m.drops), "drops": m.drops, "links": m.links,
+          "faults": m.replayed.events,
+          "recovery": recovery(m.replayed.events, sampler.goodput, interval) if interval else [],
+          "queue_samples": sampler.queue, "goodput_samples": sampler.goodput,
+          "traffic_duration_s": round(m.replayed.duration_s, session.time_digits), "bringup": session.timings,
+          "unread": m.unread, **extra}
+    write_csv(out_dir / "links.csv", m.links)
     (out_dir / "switch.json").write_text(json.dumps(sw, indent=1))
-    result = TrialResult(m.metrics, m.links, sw, m.timings)
-    if crashed:
-        raise SwitchCrashed(_crash_text(crashed), result)
+    result = TrialResult(m.replayed.metrics, m.links, sw, session.timings)
+    session.done(result)
     return result
-
-
-def _crash_text(dead: dict[str, str]) -> str:
-    return "; ".join(f"{n} {why}" for n, why in dead.items())
 
 
 @dataclass
 class _Measured:
-    metrics: Metrics
+    replayed: Replayed
     links: list[dict]
     drops: Any
-    events: list[dict]
-    sampler: collect.Sampler
-    duration: float
-    timings: dict
     unread: dict[str, str]  # switch -> why its counters could not be read at the end
 
 
-def _measure(setup: TrialSetup, running: RunningFabric, out_dir: Path, say: Callable[[str], None]) -> _Measured:
+def _measure(setup: TrialSetup, session: ClockSession, out_dir: Path, say: Callable[[str], None]) -> _Measured:
     """Replay the plan on the running fabric with faults and sampling; the switch-side numbers it yields."""
-    (out_dir / "bringup.json").write_text(json.dumps({"entries": running.entries,
-                                                      "timings": running.timings}, indent=1))
-    ports = ports_for_topology(setup.topo, running.fabric.netns)
-    collect.reset_queue_maxima(running.readable())
-    before = collect.snapshot(running.readable())
-    injector = FaultInjector(running, list(setup.faults))
-    sampler = collect.Sampler(running.readable, setup.topo, setup.sample_interval_s or 0.25)
-    say(f"replaying {len(setup.plan)} collective(s) under {setup.policy.name}")
-    t0 = time.monotonic()
-    if setup.sample_interval_s:
-        sampler.start()
-    injector.start()
-    try:
-        result, metrics = replay(setup.plan, ports, setup.engine, out_dir)
-    finally:
-        events = events_dicts(injector.stop())
-        if setup.sample_interval_s:
-            sampler.stop()
-    # Utilisation over the engine's own send/receive window (not its socket and frame set-up).
-    duration = result.duration_s or (time.monotonic() - t0)
-    say("reading switch counters")
+    (out_dir / "bringup.json").write_text(json.dumps(session.bringup, indent=1))
+    collect.reset_queue_maxima(session.readable())
+    before = collect.snapshot(session.readable())
+    replayed = session.replay(setup, out_dir, say)
+    say("reading switch counters over P4Runtime")
     unread: dict[str, str] = {}
-    after = collect.snapshot(running.readable(), unread)
-    qmax = collect.merge_maxima(sampler.qmax, collect.read_queue_maxima(running.readable(), unread))
+    after = collect.snapshot(session.readable(), unread)
+    qmax = collect.merge_maxima(replayed.sampler.qmax, collect.read_queue_maxima(session.readable(), unread))
     for sw in (n.name for n in setup.topo.switches):
         if sw not in after.tx and sw not in unread:
             unread[sw] = "not readable (crashed, frozen or not managed)"
-    links = collect.link_stats(setup.topo, before, after, qmax, duration, setup.rate_scale)
+    links = collect.link_stats(setup.topo, before, after, qmax, replayed.duration_s, session.rate_scale)
     drops = collect.drop_stats(before, after)
-    timings = dict(running.timings)
-    return _Measured(metrics, links, drops, events, sampler, duration, timings, unread)
+    return _Measured(replayed, links, drops, unread)

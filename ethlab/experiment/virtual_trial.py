@@ -11,19 +11,23 @@ switch.json's "virtual" section only.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from controller.artifacts import build_artifacts
+from controller.client import SwitchConnection
 from ethlab.experiment import collect
-from ethlab.experiment.trial import TrialResult, TrialSetup, _write_csv, recovery, switch_summary
+from ethlab.experiment.trial import Replayed, TrialResult, TrialSetup, run_trial
+from traffic.inc.jobs import INC_PROGRAM, needs_inc
 from traffic.metrics import write_all
 from vfabric.control import ControlPlane
 from vfabric.fabric import FabricConfig, VirtualFabric
 from vfabric.hosts import HostConfig
 from vfabric.run import START_NS as START_OFFSET_NS
-from vfabric.run import Progress, VirtualLimits, VirtualRun
+from vfabric.run import Progress, VirtualLimits, VirtualOutcome, VirtualRun
 
 CLOCKS = ("emulated", "virtual")
 VIRTUAL_KEYS = {"time_limit_s", "wall_limit_s", "control_delay_s", "probe_interval_s", "sample_interval_s",
@@ -80,36 +84,38 @@ def progress_text(p: Progress) -> str:
             f"{rate:,.0f} pipeline pkt/s")
 
 
-def run_virtual_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] | None = None,
-                      options: dict[str, Any] | None = None,
-                      on_progress: Callable[[Progress], None] | None = None) -> TrialResult:
-    """Build the virtual fabric, install it over P4Runtime, replay, collect; files written as they exist."""
-    say = progress or (lambda _m: None)
-    opts = check_options(options)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    eng = setup.engine
-    hosts = HostConfig(frame_format=eng.frame_format, mtu=eng.mtu, ecn=eng.ecn, reaction=eng.reaction,
-                       reaction_params=dict(opts.get("reaction_params") or {}),
-                       flow_rate_bps=float(opts["flow_rate_gbps"]) * 1e9 if "flow_rate_gbps" in opts else None,
-                       loss_grace_ns=int(round(float(opts.get("loss_grace_s", 1e-3)) * 1e9)),
-                       max_packets=eng.max_packets, transport=eng.transport,
-                       transport_params=dict(eng.transport_params), plane_policy=eng.plane_policy,
-                       spray_unit=eng.spray_unit, flowlet_gap_ns=int(round(eng.flowlet_gap_s * 1e9)))
-    fabric_cfg = FabricConfig(queue_depth=int(opts.get("queue_depth") or setup.queue_depth or 64),
-                              pipeline_latency_ns=int(opts.get("pipeline_latency_ns", 400)),
-                              seed=setup.seed or 0)
-    say(f"building {setup.topo.name} in virtual time ({len(setup.topo.switches)} switches)")
-    fabric = VirtualFabric(setup.topo, fabric_cfg, hosts)
-    control = ControlPlane(fabric, setup.policy)
-    try:
-        say("installing the tables over P4Runtime (virtual time frozen)")
-        ctl = control.start()
-        (out_dir / "bringup.json").write_text(json.dumps({"entries": control.entries, "timings": control.timings,
-                                                          "clock": "virtual"}, indent=1))
-        collect.reset_queue_maxima(ctl.live_connections())
-        before = collect.snapshot(ctl.live_connections())
-        limits = _limits(opts)
-        sampler = collect.Sampler(ctl.live_connections, setup.topo, limits.sample_interval_s or 1.0)
+@dataclass
+class VirtualSession:
+    """The virtual fabric of one trial, its control plane up over P4Runtime while virtual time stands still."""
+
+    setup: TrialSetup
+    opts: dict[str, Any]
+    hosts: HostConfig
+    fabric_cfg: FabricConfig
+    fabric: VirtualFabric
+    control: ControlPlane
+    limits: VirtualLimits
+    on_progress: Callable[[Progress], None] | None = None
+    rate_scale: float | None = None  # nominal link rates
+    time_digits: int = 9
+    run: VirtualRun | None = None
+    outcome: VirtualOutcome | None = None
+
+    @property
+    def bringup(self) -> dict[str, Any]:
+        return {"entries": self.control.entries, "timings": self.control.timings, "clock": "virtual"}
+
+    @property
+    def timings(self) -> dict[str, float]:
+        return self.control.timings
+
+    def readable(self) -> dict[str, SwitchConnection]:
+        assert self.control.controller is not None
+        return self.control.controller.live_connections()
+
+    def replay(self, setup: TrialSetup, out_dir: Path, say: Callable[[str], None]) -> Replayed:
+        limits = self.limits
+        sampler = collect.Sampler(self.readable, setup.topo, limits.sample_interval_s or 1.0)
 
         def sample(t_s: float) -> None:
             nq, ng = len(sampler.queue), len(sampler.goodput)
@@ -122,50 +128,89 @@ def run_virtual_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str]
             sampler.goodput.clear()
             sampler.queue.clear()
             sampler.qmax.clear()
-        run = VirtualRun(fabric, control, limits)
+        run = self.run = VirtualRun(self.fabric, self.control, limits)
         say(f"replaying {len(setup.plan)} collective(s) under {setup.policy.name} in virtual time")
 
         def tick(p: Progress) -> None:
-            if on_progress is not None:
-                on_progress(p)
+            if self.on_progress is not None:
+                self.on_progress(p)
             say(progress_text(p))
 
         line_rate = max((ln.rate_gbps for ln in setup.topo.links), default=100.0) * 1e9
-        engine_cfg = replace(eng, rate_bps=hosts.flow_rate_bps or line_rate,
-                             reaction_params=dict(hosts.reaction_params or {}))
-        outcome = run.run(setup.plan, engine_cfg, setup.faults, sample if limits.sample_interval_s else None, tick)
+        engine_cfg = replace(setup.engine, rate_bps=self.hosts.flow_rate_bps or line_rate,
+                             reaction_params=dict(self.hosts.reaction_params or {}))
+        outcome = self.outcome = run.run(setup.plan, engine_cfg, setup.faults,
+                                         sample if limits.sample_interval_s else None, tick)
         metrics = write_all(out_dir, outcome.result)
         metrics.summary["clock"] = "virtual"
         metrics.summary["stopped_by"] = outcome.stopped_by
         _restate_clock(out_dir / "metrics.json", outcome.stopped_by)
-        duration = outcome.result.duration_s
-        say("reading switch counters over P4Runtime")
-        after = collect.snapshot(ctl.live_connections())
-        qmax = collect.merge_maxima(sampler.qmax, collect.read_queue_maxima(ctl.live_connections()))
-        links = collect.link_stats(setup.topo, before, after, qmax, duration, None)
-        drops = collect.drop_stats(before, after)
-    finally:
-        control.close()
-    stats = outcome.stats
-    tm_drops = {n: {k: v for k, v in sw.drops.items() if v} for n, sw in sorted(fabric.switches.items())}
-    virtual = {"stopped_by": outcome.stopped_by, "virtual_time_s": round((stats.now_ns - run.start_ns) / 1e9, 9),
-               "time_limit_s": limits.time_limit_s, "wall_limit_s": limits.wall_limit_s,
-               "events": stats.events, "wall_s": round(stats.wall_s, 3), "simulated_by": outcome.partitions,
-               "pipeline_packets": fabric.executions(),
-               "pipeline_packets_per_wall_s": round(fabric.executions() / stats.wall_s, 1) if stats.wall_s else None,
-               "pipeline_latency_ns": fabric_cfg.pipeline_latency_ns, "control_delay_s": limits.control_delay_s,
-               "traffic_manager_drops": {n: d for n, d in tm_drops.items() if d},
-               "links_lost_in_flight": sum(ln.lost for ln in fabric.links)}
-    interval = limits.sample_interval_s or 0.0
-    sw = {"clock": "virtual", "summary": switch_summary(links, drops), "drops": drops, "links": links,
-          "faults": outcome.events, "recovery": recovery(outcome.events, sampler.goodput, interval) if interval else [],
-          "queue_samples": sampler.queue, "goodput_samples": sampler.goodput,
-          "traffic_duration_s": round(duration, 9), "bringup": control.timings, "virtual": virtual}
-    _write_csv(out_dir / "links.csv", links)
-    (out_dir / "switch.json").write_text(json.dumps(sw, indent=1))
-    if outcome.interrupted:
-        raise KeyboardInterrupt
-    return TrialResult(metrics, links, sw, control.timings)
+        return Replayed(metrics, outcome.result.duration_s, outcome.events, sampler, limits.sample_interval_s or 0.0)
+
+    def explain(self, err: Exception) -> Exception | None:
+        return None
+
+    def report(self) -> dict[str, Any]:
+        assert self.outcome is not None and self.run is not None
+        fabric, stats, limits = self.fabric, self.outcome.stats, self.limits
+        tm_drops = {n: {k: v for k, v in sw.drops.items() if v} for n, sw in sorted(fabric.switches.items())}
+        executions = fabric.executions()
+        virtual = {"stopped_by": self.outcome.stopped_by,
+                   "virtual_time_s": round((stats.now_ns - self.run.start_ns) / 1e9, 9),
+                   "time_limit_s": limits.time_limit_s, "wall_limit_s": limits.wall_limit_s,
+                   "events": stats.events, "wall_s": round(stats.wall_s, 3), "simulated_by": self.outcome.partitions,
+                   "pipeline_packets": executions,
+                   "pipeline_packets_per_wall_s": round(executions / stats.wall_s, 1) if stats.wall_s else None,
+                   "pipeline_latency_ns": self.fabric_cfg.pipeline_latency_ns,
+                   "control_delay_s": limits.control_delay_s,
+                   "traffic_manager_drops": {n: d for n, d in tm_drops.items() if d},
+                   "links_lost_in_flight": sum(ln.lost for ln in fabric.links)}
+        return {"clock": "virtual", "virtual": virtual}
+
+    def done(self, result: TrialResult) -> None:
+        if self.outcome is not None and self.outcome.interrupted:
+            raise KeyboardInterrupt
+
+
+@dataclass
+class VirtualClock:
+    """Build the virtual fabric for the trial, install it over P4Runtime, close the control plane after."""
+
+    options: dict[str, Any] | None = None
+    on_progress: Callable[[Progress], None] | None = None
+
+    @contextmanager
+    def session(self, setup: TrialSetup, out_dir: Path, say: Callable[[str], None]) -> Iterator[VirtualSession]:
+        opts = check_options(self.options)
+        eng = setup.engine
+        hosts = HostConfig(frame_format=eng.frame_format, mtu=eng.mtu, ecn=eng.ecn, reaction=eng.reaction,
+                           reaction_params=dict(opts.get("reaction_params") or {}),
+                           flow_rate_bps=float(opts["flow_rate_gbps"]) * 1e9 if "flow_rate_gbps" in opts else None,
+                           loss_grace_ns=int(round(float(opts.get("loss_grace_s", 1e-3)) * 1e9)),
+                           max_packets=eng.max_packets, transport=eng.transport,
+                           transport_params=dict(eng.transport_params), plane_policy=eng.plane_policy,
+                           spray_unit=eng.spray_unit, flowlet_gap_ns=int(round(eng.flowlet_gap_s * 1e9)))
+        fabric_cfg = FabricConfig(queue_depth=int(opts.get("queue_depth") or setup.queue_depth or 64),
+                                  pipeline_latency_ns=int(opts.get("pipeline_latency_ns", 400)),
+                                  seed=setup.seed or 0)
+        say(f"building {setup.topo.name} in virtual time ({len(setup.topo.switches)} switches)")
+        fabric = VirtualFabric(setup.topo, fabric_cfg, hosts)
+        inc_artifacts = build_artifacts(INC_PROGRAM, "p4exec") if needs_inc(setup.plan) else None
+        control = ControlPlane(fabric, setup.policy, inc_artifacts)  # vfabric/run.py sets up the INC jobs
+        try:
+            say("installing the tables over P4Runtime (virtual time frozen)")
+            control.start()
+            yield VirtualSession(setup, opts, hosts, fabric_cfg, fabric, control, _limits(opts), self.on_progress)
+        finally:
+            control.close()
+
+
+def run_virtual_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] | None = None,
+                      options: dict[str, Any] | None = None,
+                      on_progress: Callable[[Progress], None] | None = None) -> TrialResult:
+    """`run_trial` on the virtual clock: files written as they exist, as in emulation."""
+    check_options(options)
+    return run_trial(setup, out_dir, progress, VirtualClock(options, on_progress))
 
 
 def _restate_clock(path: Path, stopped_by: str) -> None:

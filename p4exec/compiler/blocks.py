@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from p4exec.compiler import ir
+from p4exec.compiler import controlplane, nrecord
 from p4exec.compiler import types as T
+from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.faults import PRELUDE as FAULTS_PRELUDE
 from p4exec.compiler.faults import V1_ERRORS
@@ -19,7 +20,6 @@ from p4exec.compiler.parts import (
     StatementPart,
     TablePart,
 )
-from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import Ctx, E, Sym, _anno_arg, _loc
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
@@ -59,9 +59,11 @@ class BlockCompiler:
         init = Emitter()
         frame_slots = []
         outs = []
+        rec = nrecord.ControlRec(fname, [], [], ())
         for p, t in zip(d.params, ptypes, strict=True):
             py = "p_" + pyident(p.name)
             fargs.append(py)
+            rec.params.append((py, t, p.direction or "in"))
             bt = T.strip_new(t)
             if bt.is_scalar:
                 frame_slots.append(py)
@@ -90,8 +92,10 @@ class BlockCompiler:
                 if loc.init is not None:
                     v = self.exprs.coerce(self.exprs.expr(loc.init, t), t, loc.init, f"initializer of {loc.name}")
                     init(f"L.{py} = {self.exprs.objval(v)}")
+                    rec.frame.append((py, t, v.node))
                 else:
                     init(f"L.{py} = {self.pytypes.default_value(t)}")
+                    rec.frame.append((py, t, None))
                 self.st.declare(loc.name, Sym("var", t, f"L.{py}"), loc)
             elif isinstance(loc, A.ConstDecl):
                 self.decls.const_decl(loc)
@@ -119,7 +123,9 @@ class BlockCompiler:
         ctx.pyused = set(fargs) | {"L"}
         self.st.push()
         n0 = len(em.lines)
-        for node in self.statements.function_body(d.body.stmts):
+        rec.body = self.statements.function_body(d.body.stmts)
+        self.st.native.controls[fname] = rec
+        for node in rec.body:
             self.statements.emit_stmt(node, em)
         if outs:
             em(self.statements.ret_code(None))
@@ -145,6 +151,8 @@ class BlockCompiler:
         self.st.ctx = ctx
         fargs = ["data", "off"] if sub else ["data"]
         ctx.pyused = {"data", "off", "n", "st", "_x", "_h", "_u", "_L", "_nb"}
+        prec = nrecord.ParserRec(fname, [], sub=sub)
+        self.st.native.parsers[fname] = prec
         for p in d.params:
             t = self.decls.resolve_type(p.type)
             bt = T.strip_new(t)
@@ -153,6 +161,7 @@ class BlockCompiler:
                 continue
             py = "p_" + pyident(p.name)
             fargs.append(py)
+            prec.params.append((py, t, p.direction or "in"))
             ctx.pyused.add(py)
             self.st.declare(p.name, Sym("param", t, py, direction=p.direction or "in"), p)
             if sub and p.direction in ("out", "inout") and bt.is_scalar:
@@ -165,7 +174,9 @@ class BlockCompiler:
             em("off = 0")
         for loc in d.locals:
             if isinstance(loc, A.VarDecl):
-                self.statements.stmt(loc, em)
+                lnode = self.statements.node(loc)
+                prec.locals.append(lnode)
+                self.statements.emit_stmt(lnode, em)
             elif isinstance(loc, A.ConstDecl):
                 self.decls.const_decl(loc)
             elif isinstance(loc, A.ValueSetDecl):
@@ -195,7 +206,13 @@ class BlockCompiler:
             em(f"if st == {i}:  # state {s.name}")
             em.indent()
             self.st.push()
-            self.statements.stmts(s.stmts, em)
+            srec = nrecord.StateRec(s.name, i, [])
+            prec.states.append(srec)
+            for x in s.stmts:
+                snode = self.statements.node(x)
+                srec.body.append(snode)
+                self.statements.emit_stmt(snode, em)
+            self._srec = srec
             self.transition(s, states, em)
             self.st.pop()
             em.dedent()
@@ -233,7 +250,7 @@ class BlockCompiler:
             raise self.st.err(f"value_set elements must be bit<N> or a struct, not {t}", d)
         fqn = self.tables.fq(prefix, d.name, d.annos)
         py = self.st.unique("VS_" + fqn)
-        self.st.info.value_sets[fqn] = ir.ValueSetInfo(fqn, size, fields)
+        self.st.info.value_sets[fqn] = controlplane.ValueSetInfo(fqn, size, fields)
         self.st.info.value_sets[fqn].annos = d.annos
         self.st.bind.append((py, "value_set", fqn))
         self.st.declare(d.name, Sym("value_set", t, py, info=self.st.info.value_sets[fqn]), d)
@@ -256,13 +273,16 @@ class BlockCompiler:
 
     def transition(self, s: A.ParserState, states, em: Emitter):
         tr = s.transition
+        srec = self._srec
         if tr is None:
             em(self._goto("reject", states, s))
             return
         if isinstance(tr, str):
             em(self._goto(tr, states, s))
+            srec.target = tr
             return
         keys = [self.exprs.expr(x) for x in tr.exprs]
+        srec.keys = [k.node for k in keys]
         kvars = []
         for k in keys:
             if isinstance(T.strip_new(k.type), T.InfIntT):
@@ -280,11 +300,14 @@ class BlockCompiler:
                                        "key(s)", c.keyset)
                     em(f"if {vs.py}.matches(({''.join(k + ', ' for k in kvars)})): "
                        f"{self._goto(c.state, states, c)}")
+                    srec.cases.append(nrecord.SelectCase([], c.state, vs.py))
                     continue
             items = self.tables.keyset_items(c.keyset, len(keys))
             conds = []
+            self._items: list = []
             for k, kv, it in zip(keys, kvars, items, strict=True):
                 conds.append(self._select_cond(k, kv, it))
+            srec.cases.append(nrecord.SelectCase(self._items, c.state))
             conds = [x for x in conds if x != "True"]
             em(f"if {' and '.join(conds) or 'True'}: {self._goto(c.state, states, c)}")
         em(f"raise _ParserErr({V1_ERRORS.index('NoMatch')})")
@@ -292,18 +315,22 @@ class BlockCompiler:
     def _select_cond(self, k: E, kv: str, it) -> str:
         t = k.type
         if isinstance(it, A.KsDefault | A.KsDontCare):
+            self._items.append(("default",))
             return "True"
         if isinstance(it, A.KsMask):
             v = self.exprs.coerce(self.exprs.expr(it.value, t), t, it.value, "select case")
             m = self.exprs.coerce(self.exprs.expr(it.mask, t), t, it.mask, "select mask")
+            self._items.append(("mask", v.node, m.node))
             if v.const is not None and m.const is not None:
                 return f"({kv} & {m.const:#x}) == {v.const & m.const:#x}"
             return f"({kv} & {m.code}) == ({v.code} & {m.code})"
         if isinstance(it, A.KsRange):
             lo = self.exprs.coerce(self.exprs.expr(it.lo, t), t, it.lo, "select range")
             hi = self.exprs.coerce(self.exprs.expr(it.hi, t), t, it.hi, "select range")
+            self._items.append(("range", lo.node, hi.node))
             return f"{lo.code} <= {kv} <= {hi.code}"
         v = self.exprs.coerce(self.exprs.expr(it, t), t, it, "select case")
+        self._items.append(("value", v.node))
         return f"{kv} == {v.code}"
 
     # ------------------------------------------------------------------ functions
@@ -312,6 +339,7 @@ class BlockCompiler:
         if proto.type_params:
             raise self.st.err("unsupported: generic functions", d, P4Unsupported)
         py = self.st.unique("FN_" + d.name)
+        self.st.native.functions.add(py)
         self.st.declare(d.name, Sym("function", py=py, decl=d), d)
         saved_ctx, saved_scopes = self.st.ctx, self.st.scopes
         self.st.scopes = [{}]

@@ -2,11 +2,11 @@
 clone/resubmit field lists); separate because call semantics (directions, copy-in/out) are their own job."""
 from __future__ import annotations
 
-from p4exec.compiler import exprgen, ir, tir
+from p4exec.compiler import controlplane, exprgen, tir
 from p4exec.compiler import types as T
+from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.emit import pyfield
 from p4exec.compiler.parts import DataTypePart, DeclarationPart, ExpressionPart, MethodPart, StatementPart
-from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import E, Sym, _loc, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
@@ -315,7 +315,7 @@ class CallCompiler:
             else:
                 raise self.st.err("digest data must be a struct (P4Runtime needs its type name)", n.args[1])
             if dname not in self.st.info.digests:
-                self.st.info.digests[dname] = ir.DigestInfo(dname, fields, dt)
+                self.st.info.digests[dname] = controlplane.DigestInfo(dname, fields, dt)
             return E(T.VOID, "", extra=tir.Digest(dname, tuple(v for v, _ in self.field_values(data, n))))
         if name in ("verify_checksum", "verify_checksum_with_payload", "update_checksum",
                     "update_checksum_with_payload"):

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from p4exec.compiler import types as T
 from p4exec.compiler.bmv2_cfg import ControlFlowGraph
+from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.parts import DeclarationPart, TablePart
-from p4exec.compiler.state import CompileState
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 

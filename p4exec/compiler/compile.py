@@ -25,10 +25,11 @@ This module also keeps the names other modules import from here.
 """
 from __future__ import annotations
 
-from p4exec.compiler import ir
+from p4exec.compiler import controlplane
 from p4exec.compiler.blocks import BlockCompiler
 from p4exec.compiler.calls import CallCompiler
 from p4exec.compiler.checks import BackendRules
+from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.core import DeclarationCompiler
 from p4exec.compiler.expressions import ExpressionCompiler
 from p4exec.compiler.faults import V1_ERRORS  # noqa: F401  (re-exported for p4exec.v1model)
@@ -36,7 +37,6 @@ from p4exec.compiler.instances import InstanceCompiler
 from p4exec.compiler.methods import MethodCompiler
 from p4exec.compiler.operators import OperatorCompiler
 from p4exec.compiler.pytypes import DataTypeGenerator
-from p4exec.compiler.state import CompileState
 from p4exec.compiler.statements import StatementCompiler
 from p4exec.compiler.symbols import (  # noqa: F401  (re-exported: compile.py's names before the split)
     HASH_ALGOS,
@@ -99,7 +99,7 @@ class Compiler:
         return self.block.types_lines
 
     @property
-    def info(self) -> ir.ProgramInfo:
+    def info(self) -> controlplane.ProgramInfo:
         return self.st.info
 
     @property

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 
-from p4exec.compiler import ir
+from p4exec.compiler import controlplane
 from p4exec.compiler import types as T
+from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.direct_calls import instantiate_direct_calls
 from p4exec.compiler.parts import BlockPart, ExpressionPart, InstancePart, RulesPart, TablePart
-from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, expr_text, wrap
 from p4exec.errors import P4Unsupported, SourceLoc
 from p4exec.frontend import ast as A
@@ -305,7 +305,7 @@ class DeclarationCompiler:
                         raise self.st.err(f"unsupported: field '{n}' of @controller_header header {d.name} is not "
                                           f"bit<W>, int<W>, bool or a serializable enum", d, P4Unsupported)
                     widths.append((n, w, t.annos[n]))
-                self.st.info.controller_headers[ch] = ir.ControllerHeaderInfo(ch, d.name, widths, d.annos,
+                self.st.info.controller_headers[ch] = controlplane.ControllerHeaderInfo(ch, d.name, widths, d.annos,
                                                                               list(t.fields.values()))
         return t
 

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from p4exec.compiler import exprgen, tir
 from p4exec.compiler import types as T
+from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.parts import CallPart, DataTypePart, DeclarationPart, OperatorPart
-from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import LV, E, _loc, expr_text, wrap
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A

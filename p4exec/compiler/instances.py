@@ -2,10 +2,10 @@
 or bound sub-blocks."""
 from __future__ import annotations
 
-from p4exec.compiler import ir
+from p4exec.compiler import controlplane
 from p4exec.compiler import types as T
+from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.parts import BlockPart, CallPart, DeclarationPart, ExpressionPart, TablePart
-from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import Sym
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
@@ -37,7 +37,7 @@ class InstanceCompiler:
             raise self.st.err(f"{what} must be a compile-time constant", arg.value)
         return e
 
-    def extern_instance(self, t: T.ExternT, args, fqn, node, annos) -> ir.ExternInstance:
+    def extern_instance(self, t: T.ExternT, args, fqn, node, annos) -> controlplane.ExternInstance:
         name = t.name
         decl = t.decl
         nargs = len(args)
@@ -71,13 +71,13 @@ class InstanceCompiler:
             return 32
 
         if name == "counter":
-            inst = ir.ExternInstance("counter", fqn, int_arg(0), enum_arg(1, "CounterType"), index_width=idx_width())
+            inst = controlplane.ExternInstance("counter", fqn, int_arg(0), enum_arg(1, "CounterType"), index_width=idx_width())
         elif name == "direct_counter":
-            inst = ir.ExternInstance("direct_counter", fqn, 0, enum_arg(0, "CounterType"))
+            inst = controlplane.ExternInstance("direct_counter", fqn, 0, enum_arg(0, "CounterType"))
         elif name == "meter":
-            inst = ir.ExternInstance("meter", fqn, int_arg(0), enum_arg(1, "MeterType"), index_width=idx_width())
+            inst = controlplane.ExternInstance("meter", fqn, int_arg(0), enum_arg(1, "MeterType"), index_width=idx_width())
         elif name == "direct_meter":
-            inst = ir.ExternInstance("direct_meter", fqn, 0, enum_arg(0, "MeterType"))
+            inst = controlplane.ExternInstance("direct_meter", fqn, 0, enum_arg(0, "MeterType"))
         elif name == "register":
             if not t.args:
                 raise self.st.err("register needs its cell type, e.g. register<bit<32>>(1024)", node)
@@ -90,12 +90,12 @@ class InstanceCompiler:
                 raise self.st.err("register of size 0: p4c-bm2-ss reports 'direct registers are not supported in "
                                "bmv2'", node)
             iw = T.bit_width(t.args[1]) if len(t.args) > 1 else 32
-            inst = ir.ExternInstance("register", fqn, int_arg(0) if nargs else 1, width=w, index_width=iw or 32)
+            inst = controlplane.ExternInstance("register", fqn, int_arg(0) if nargs else 1, width=w, index_width=iw or 32)
         elif name == "action_profile":
-            inst = ir.ExternInstance("action_profile", fqn, int_arg(0))
+            inst = controlplane.ExternInstance("action_profile", fqn, int_arg(0))
         elif name == "action_selector":
             algo = enum_arg(0, "HashAlgorithm")
-            inst = ir.ExternInstance("action_selector", fqn, int_arg(1), algo=algo, output_width=int_arg(2))
+            inst = controlplane.ExternInstance("action_selector", fqn, int_arg(1), algo=algo, output_width=int_arg(2))
         elif name in ("packet_in", "packet_out"):
             raise self.st.err(f"{name} cannot be instantiated", node)
         else:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from p4exec.compiler import ir, tir
+from p4exec.compiler import controlplane, tir
 from p4exec.compiler import types as T
+from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.parts import CallPart, DataTypePart, DeclarationPart, ExpressionPart
-from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import E, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
@@ -100,7 +100,7 @@ class MethodCompiler:
         read is (an action of that table, of another table, an apply block). All reads of one meter must name
         the same destination."""
         inst = getattr(base.extra, "info", None)
-        if not isinstance(inst, ir.ExternInstance):
+        if not isinstance(inst, controlplane.ExternInstance):
             return
         text = expr_text(target)
         if inst.read_target is not None:

@@ -6,8 +6,8 @@ from typing import cast
 
 from p4exec.compiler import tir
 from p4exec.compiler import types as T
+from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.parts import DeclarationPart, ExpressionPart
-from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import E, wrap
 from p4exec.frontend import ast as A
 

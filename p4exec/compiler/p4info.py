@@ -5,7 +5,7 @@ from typing import Any
 
 from p4.config.v1 import p4info_pb2, p4types_pb2
 
-from p4exec.compiler import ir
+from p4exec.compiler import controlplane
 from p4exec.compiler import types as T
 from p4exec.frontend import ast as A
 from p4exec.frontend.translation_anno import parse_translation
@@ -76,11 +76,11 @@ def action_order(events: list[tuple[str | None, str, str]]) -> list[str]:
     return list(order)
 
 
-def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
+def build_p4info(info: controlplane.ProgramInfo) -> p4info_pb2.P4Info:
     p4 = p4info_pb2.P4Info()
     p4.pkg_info.arch = "v1model"
     tables = [t for t in info.tables.values() if not t.hidden]
-    used_actions: dict[str, ir.ActionInfo] = {}
+    used_actions: dict[str, controlplane.ActionInfo] = {}
     for t in tables:
         for r in t.actions:
             used_actions.setdefault(r.action.name, r.action)
@@ -92,7 +92,7 @@ def build_p4info(info: ir.ProgramInfo) -> p4info_pb2.P4Info:
     check_translations(info, set(used_actions))
     rank = {n: i for i, n in enumerate(action_order(info.action_events))}
 
-    def _in_p4c_order(actions: dict[str, ir.ActionInfo]) -> list[ir.ActionInfo]:
+    def _in_p4c_order(actions: dict[str, controlplane.ActionInfo]) -> list[controlplane.ActionInfo]:
         return sorted(actions.values(), key=lambda a: rank.get(a.name, len(rank)))
     # ---- ids
     pairs = []
@@ -286,7 +286,7 @@ def _type_name(ti: p4types_pb2.P4TypeInfo, msg: Any, t: T.Type | None) -> None:
     _new_type(ti, t)
 
 
-def check_translations(info: ir.ProgramInfo, live_actions: set[str]) -> None:
+def check_translations(info: controlplane.ProgramInfo, live_actions: set[str]) -> None:
     """p4c parses each `@p4runtime_translation` of a type or typedef that live code uses (outside actions, or in
     an action P4Info lists: its mid-end drops the others) and stops at a malformed one with bison's reason."""
     checked: set[str] = set()
@@ -305,7 +305,7 @@ def _control_plane_width(t: T.Type | None, device_width: int) -> int:
     return device_width
 
 
-def device_widths(info: ir.ProgramInfo) -> dict[str, int]:
+def device_widths(info: controlplane.ProgramInfo) -> dict[str, int]:
     """Data-plane width of each translated `type` a table key or action parameter uses: P4Info carries only
     the SDN side (`translated_type`), the server needs both."""
     out: dict[str, int] = {}
@@ -388,7 +388,7 @@ def _type_spec(ti: p4types_pb2.P4TypeInfo, spec: Any, t: T.Type) -> None:
 _ = p4types_pb2
 
 
-def device_view(p4: p4info_pb2.P4Info, info: ir.ProgramInfo) -> p4info_pb2.P4Info:
+def device_view(p4: p4info_pb2.P4Info, info: controlplane.ProgramInfo) -> p4info_pb2.P4Info:
     """`p4` with the data-plane width of every translated match field and action parameter: what the runtime's
     tables are built from (the P4Runtime server translates the controller's SDN values to these)."""
     widths = device_widths(info)

@@ -8,8 +8,9 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from typing import Any
 
-from p4exec.compiler import ir
+from p4exec.compiler import controlplane
 from p4exec.compiler.compile import Compiler
 from p4exec.compiler.p4info import build_p4info
 from p4exec.errors import P4Error, SourceLoc
@@ -20,7 +21,7 @@ from p4exec.frontend.preprocess import Preprocessed, preprocess, preprocess_file
 class CompiledProgram:
     """One checked P4 program: its control-plane description, P4Info and generated Python code."""
 
-    def __init__(self, pre: Preprocessed, info: ir.ProgramInfo, pysource: str, filename: str, types_lines: int = 0):
+    def __init__(self, pre: Preprocessed, info: controlplane.ProgramInfo, pysource: str, filename: str, types_lines: int = 0):
         self.pre = pre
         self.text = pre.text
         self.filename = filename
@@ -35,6 +36,10 @@ class CompiledProgram:
         self.code = compile("\n" * types_lines + "\n".join(lines[types_lines:]), where, "exec")
         self.p4info = build_p4info(info)
         self.bindings: list[tuple[str, str, str]] = []  # (generated name, runtime kind, object name)
+        self.native: Any = None
+        self.native_v1: dict[str, Any] = {}
+        self.native_entry: dict[str, str] = {}
+        self.native_field_lists: list[tuple] = []
 
     # ------------------------------------------------------------------ compiled form (OUT.json)
     def to_json(self) -> str:
@@ -64,13 +69,18 @@ def _compile_pre(pre: Preprocessed, filename: str) -> CompiledProgram:
     except P4Error:
         raise
     except RecursionError:
-        raise P4Error("program nesting too deep", SourceLoc(filename, 1, 1)) from None
+        loc = getattr(getattr(c, "ctx", None), "control", None) if "c" in locals() else None
+        raise P4Error("nesting too deep", getattr(loc, "loc", None) or SourceLoc(filename, 1, 1)) from None
     except Exception as e:  # noqa: BLE001 - a compiler bug must still come out as a located error
         loc = getattr(getattr(c, "ctx", None), "control", None) if "c" in locals() else None
         where = getattr(loc, "loc", None) or SourceLoc(filename, 1, 1)
         raise P4Error(f"internal compiler error ({type(e).__name__}: {e}); please report this program",
                       where) from None
     prog.bindings = list(c.bind)
+    prog.native = c.st.native          # frames and IR for the C generator (p4exec/native)
+    prog.native_v1 = dict(c.st.v1)
+    prog.native_entry = dict(c.st.entry)
+    prog.native_field_lists = list(c.st.field_lists)
     with _lock:
         _cache[key] = prog
     return prog
@@ -83,6 +93,20 @@ def compile_source(text: str, filename: str = "<input>", include_dirs: list[str]
 def compile_file(path: str, include_dirs: list[str] | None = None) -> CompiledProgram:
     pre = preprocess_file(path, include_dirs)
     return _compile_pre(pre, path)
+
+
+def _compiled_form(obj: dict) -> tuple[Preprocessed, str]:
+    """`p4exec compile`'s JSON checked field by field: a wrong type is an error saying which, never a crash."""
+    where = SourceLoc("<device_config>", 0, 0)
+    program, fname, linemap = obj["program"], obj.get("filename") or "<device_config>", obj.get("linemap") or []
+    if not isinstance(program, str) or not isinstance(fname, str):
+        raise P4Error("compiled config: 'program' and 'filename' must be strings", where)
+    if not isinstance(linemap, list) or not all(
+            isinstance(x, list) and len(x) == 2 and isinstance(x[0], str) and isinstance(x[1], int)
+            and not isinstance(x[1], bool) and x[1] >= 0 for x in linemap):
+        raise P4Error("compiled config: 'linemap' must be a list of [file, line] pairs", where)
+    lm = [(f, line) for f, line in linemap]
+    return Preprocessed(program, lm or [(fname, i + 1) for i in range(program.count("\n") + 1)]), fname
 
 
 def load_compiled(data: bytes | str) -> CompiledProgram:
@@ -99,11 +123,8 @@ def load_compiled(data: bytes | str) -> CompiledProgram:
     if stripped.startswith("{"):
         try:
             obj = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             obj = None
         if isinstance(obj, dict) and "program" in obj:
-            fname = obj.get("filename") or "<device_config>"
-            lm = [tuple(x) for x in obj.get("linemap") or []]
-            pre = Preprocessed(obj["program"], lm or [(fname, i + 1) for i in range(obj["program"].count("\n") + 1)])
-            return _compile_pre(pre, fname)
+            return _compile_pre(*_compiled_form(obj))
     return compile_source(text, "<device_config>")

@@ -7,13 +7,13 @@ test_compiler_stages.py)."""
 from __future__ import annotations
 
 from p4exec.compiler import types as T
+from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.emit import Emitter, pyfield
 from p4exec.compiler.layout import (  # noqa: F401  (header_pack_expr, header_nbytes: re-exported)
     header_nbytes,
     header_pack_expr,
     header_unpack_lines,
 )
-from p4exec.compiler.state import CompileState
 
 
 class DataTypeGenerator:

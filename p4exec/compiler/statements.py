@@ -7,9 +7,9 @@ from typing import Any, cast
 
 from p4exec.compiler import exprgen, tir
 from p4exec.compiler import types as T
+from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.parts import CallPart, DataTypePart, DeclarationPart, ExpressionPart
-from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import E, Sym, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from p4exec.compiler import ir, tir
+from p4exec.compiler import controlplane, nrecord, tir
 from p4exec.compiler import types as T
+from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.emit import Emitter, pyident
 from p4exec.compiler.parts import CallPart, DeclarationPart, ExpressionPart, StatementPart
-from p4exec.compiler.state import CompileState
 from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
@@ -54,7 +54,7 @@ class TableCompiler:
         self.st.cp_names[key] = (node.loc, node)
 
     # ------------------------------------------------------------------ actions
-    def action_decl(self, d: A.ActionDecl, prefix: str) -> ir.ActionInfo:
+    def action_decl(self, d: A.ActionDecl, prefix: str) -> controlplane.ActionInfo:
         fqn = self.fq(prefix, d.name, d.annos)
         pyf = self.st.unique("A_" + fqn)
         seen_dirless = False
@@ -68,12 +68,12 @@ class TableCompiler:
                 if w is None or not T.strip_new(t).is_scalar:
                     raise self.st.err(f"action parameter '{p.name}' has type {t}; control-plane parameters must be "
                                    "bit<N>, int<N>, bool or a serializable enum", p)
-                cp.append(ir.ParamInfo(p.name, w, p.annos, t))
+                cp.append(controlplane.ParamInfo(p.name, w, p.annos, t))
             elif seen_dirless:
                 raise self.st.err(f"directional parameter '{p.name}' after a directionless one (directional "
                                "parameters come first)", p)
         self.st.action_declaring = None
-        info = ir.ActionInfo(fqn, d.name, cp, d.annos, pyf, len(d.params) - len(cp), decl=d)
+        info = controlplane.ActionInfo(fqn, d.name, cp, d.annos, pyf, len(d.params) - len(cp), decl=d)
         sym = Sym("action", py=pyf, info=info, const="local" if prefix else "global")
         self.st.info.action_events.append((self.st.pipeline_role, fqn, "decl" if prefix else "global"))
         # two actions may share a control-plane name (@name): p4c-bm2-ss accepts that, and P4Info lists the name
@@ -102,6 +102,10 @@ class TableCompiler:
         em.indent()
         n0 = len(em.lines)
         body = self.statements.function_body(d.body.stmts)
+        self.st.native.actions[pyf] = nrecord.ActionRec(
+            pyf, fqn, [x.strip() for x in (ctx.ctx_args or "").split(",") if x.strip()],
+            [(py, self.decls.resolve_type(p.type), p.direction or "") for py, p in zip(pnames, d.params, strict=True)],
+            body)
         for node in body:
             self.statements.emit_stmt(node, em)
         # header/struct arguments are passed by reference; that differs from copy-in/copy-out only when the body
@@ -123,7 +127,7 @@ class TableCompiler:
         return info
 
     # ------------------------------------------------------------------ tables
-    def table_decl(self, d: A.TableDecl, prefix: str) -> ir.TableInfo:
+    def table_decl(self, d: A.TableDecl, prefix: str) -> controlplane.TableInfo:
         fqn = self.fq(prefix, d.name, d.annos)
         props = {}
         for p in d.props:
@@ -132,8 +136,9 @@ class TableCompiler:
             props[p.name] = p
         if "actions" not in props:
             raise self.st.err(f"table {d.name} has no 'actions' property", d)
-        info = ir.TableInfo(fqn, d.name, [], [], annos=d.annos, hidden=A.anno(d.annos, "hidden") is not None)
+        info = controlplane.TableInfo(fqn, d.name, [], [], annos=d.annos, hidden=A.anno(d.annos, "hidden") is not None)
         key_codes = []
+        trec = nrecord.TableRec("", fqn, [], [], {})
         if "key" in props:
             lpm = 0
             for k in props["key"].value:
@@ -159,7 +164,8 @@ class TableCompiler:
                 else:
                     raise self.st.err(f"table key of type {e.type} is not supported", k)
                 kname = _anno_arg(k.annos, "name") or self._key_name(k.expr)
-                info.keys.append(ir.KeyInfo(kname, k.match_kind, w, k.annos, e.type))
+                info.keys.append(controlplane.KeyInfo(kname, k.match_kind, w, k.annos, e.type))
+                trec.keys.append(nrecord.KeyRec(e.node, k.match_kind, w))
                 key_codes.append(code)
         # actions
         refs: dict[str, tuple] = {}
@@ -178,7 +184,7 @@ class TableCompiler:
                 scope = "TABLE_ONLY"
             elif A.anno(ref.annos, "defaultonly"):
                 scope = "DEFAULT_ONLY"
-            info.actions.append(ir.ActionRefInfo(s.info, scope, ref.annos))
+            info.actions.append(controlplane.ActionRefInfo(s.info, scope, ref.annos))
             refs[ref.name] = (s, ref)
             refs[s.info.name] = (s, ref)
         by_local = {r.action.local: r.action for r in info.actions}
@@ -240,7 +246,7 @@ class TableCompiler:
                 if na is None or na.kind != "action":
                     raise self.st.err(f"table {d.name} has no default action and NoAction is not declared", d)
                 anno = A.Annotation("defaultonly", "", [], loc=d.loc)
-                info.actions.append(ir.ActionRefInfo(na.info, "DEFAULT_ONLY", [anno]))
+                info.actions.append(controlplane.ActionRefInfo(na.info, "DEFAULT_ONLY", [anno]))
                 refs["NoAction"] = (na, A.ActionRef("NoAction", None, [anno], loc=d.loc))
         self.st.info.action_events.extend((self.st.pipeline_role, r.action.name, "use") for r in info.actions)
         info.pyobj = self.st.unique("TBL_" + fqn)
@@ -257,9 +263,12 @@ class TableCompiler:
                     raise self.st.err(f"action '{a.local}' in table {d.name} must bind its {a.n_dir_params} "
                                    "directional parameter(s)", ref)
                 disp[a.name] = self._bound_dispatcher(a, ref, s, ctxa)
+                trec.bound = True
             elif s.const == "local" or not ctxa:
                 disp[a.name] = a.pyfunc
+                trec.dispatch[a.name] = (a.pyfunc, True)
             else:
+                trec.dispatch[a.name] = (a.pyfunc, False)
                 ad = self.st.unique("D_" + a.name)
                 self.st.out(f"def {ad}({ctxa}, *cp):")
                 self.st.out(f"    {a.pyfunc}(*cp)")
@@ -273,9 +282,13 @@ class TableCompiler:
             self.st.out(f"def {ad}({ctxa + ', ' if ctxa else ''}*cp):")
             self.st.out("    pass")
             disp["NoAction"] = ad
+            trec.dispatch["NoAction"] = ("", False)
             self.st.info.actions.setdefault("NoAction", na.info)
         dname = self.st.unique("DISP_" + fqn)
         self.st.out(f"{dname} = {{" + ", ".join(f"{k!r}: {v}" for k, v in disp.items()) + "}")
+        trec.func, trec.ctx_args = info.pyfunc, [x.strip() for x in ctxa.split(",") if x.strip()]
+        trec.direct_meter = bool(info.direct_meter)
+        self.st.native.tables[info.pyfunc] = trec
         em = Emitter()
         em(f"def {info.pyfunc}({ctxa}):")
         em.indent()
@@ -301,7 +314,7 @@ class TableCompiler:
         _ = by_local
         return info
 
-    def _bound_dispatcher(self, a: ir.ActionInfo, ref, sym: Sym, ctxa: str) -> str:
+    def _bound_dispatcher(self, a: controlplane.ActionInfo, ref, sym: Sym, ctxa: str) -> str:
         """A function running action `a` with the directional arguments bound in the table's action list."""
         d = a.decl
         cps = [p for p in d.params if p.direction == ""]
@@ -330,7 +343,7 @@ class TableCompiler:
             return v.name, []
         raise self.st.err("expected an action call, e.g. drop() or set_port(1)", v)
 
-    def _const_action_args(self, ainfo: ir.ActionInfo, args, node) -> tuple:
+    def _const_action_args(self, ainfo: controlplane.ActionInfo, args, node) -> tuple:
         d = ainfo.decl
         cps = [p for p in d.params if p.direction == ""]
         if ainfo.n_dir_params and len(args) == len(d.params):
@@ -358,7 +371,7 @@ class TableCompiler:
             kinds = (kinds,)
         if isinstance(v, A.Name):
             s = self.st.lookup(v.name, v)
-            if s.kind != "instance" or not isinstance(s.info, ir.ExternInstance) or s.info.kind not in kinds:
+            if s.kind != "instance" or not isinstance(s.info, controlplane.ExternInstance) or s.info.kind not in kinds:
                 raise self.st.err(f"'{v.name}' is not a {' or '.join(kinds)}", v)
             inst = s.info
         elif isinstance(v, A.CtorCall):
@@ -389,7 +402,7 @@ class TableCompiler:
             raise self.st.err(f"entry has {len(items)} key value(s), the table has {n} key field(s)", ks)
         return items
 
-    def _table_entries(self, info: ir.TableInfo, prop, refs, d, props):
+    def _table_entries(self, info: controlplane.TableInfo, prop, refs, d, props):
         keys = [k for k in info.keys if k.match_kind != "selector"]
         needs_prio = any(k.match_kind in ("ternary", "range", "optional") for k in keys)
         entries = prop.value
@@ -444,9 +457,9 @@ class TableCompiler:
                 prios.append(prio)
                 if explicit and not lpw:
                     prio = (1 << 24) - prio
-            info.entries.append(ir.ConstEntry(tuple(match), prio, s.info.name, args))
+            info.entries.append(controlplane.ConstEntry(tuple(match), prio, s.info.name, args))
 
-    def _entry_match(self, k: ir.KeyInfo, it):
+    def _entry_match(self, k: controlplane.KeyInfo, it):
         t = T.Bits(k.width)
         if isinstance(it, A.KsDontCare | A.KsDefault):
             if k.match_kind == "exact":

@@ -19,10 +19,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 
 from p4exec.errors import P4Error, SourceLoc
 from p4exec.frontend.preprocess import bounded
+from p4exec.runtime.errors import RuntimeOpError
 
 DEVICE_CONFIG = "<device_config>"
 
@@ -38,6 +40,11 @@ class WorkerLimits:
 
 
 DEFAULT_LIMITS = WorkerLimits()
+# Compiles of received source running at once in this process: each worker may take its memory limit, so
+# unbounded concurrent VERIFYs added up (6 workers, 2.7 GB). One more is refused at once (RESOURCE_EXHAUSTED)
+# rather than queued: a waiting request would hold one of the server's threads.
+MAX_CONCURRENT = 2
+_slots = threading.BoundedSemaphore(MAX_CONCURRENT)
 
 
 def is_compiled_json(data: bytes) -> bool:
@@ -65,6 +72,16 @@ def compile_in_worker(source: bytes, limits: WorkerLimits = DEFAULT_LIMITS) -> s
     if len(source) > limits.input_bytes:
         raise P4Error(f"program too large ({len(source)} bytes; at most {limits.input_bytes})", where)
 
+    if not _slots.acquire(blocking=False):
+        raise RuntimeOpError("RESOURCE_EXHAUSTED", f"{MAX_CONCURRENT} compiles of received source are already "
+                             "running on this switch: try again when one has finished")
+    try:
+        return _run_worker(source, limits, where)
+    finally:
+        _slots.release()
+
+
+def _run_worker(source: bytes, limits: WorkerLimits, where: SourceLoc) -> str:
     with tempfile.TemporaryFile() as out:
         try:
             # -I: no current directory, PYTHONPATH or user site on sys.path, so nothing in the server's working

@@ -90,7 +90,19 @@ def parse_preprocessed(pre: Preprocessed) -> A.Program:
     except VisitError as e:
         if isinstance(e.orig_exc, P4Error):
             raise e.orig_exc from None
+        if isinstance(e.orig_exc, RecursionError):
+            raise P4Error("nesting too deep", _where(e.obj, pre)) from None
         raise
+    except RecursionError:
+        raise P4Error("nesting too deep", pre.loc(1, 1)) from None
+
+
+def _where(node, pre: Preprocessed) -> SourceLoc:
+    """Where a tree node or token starts, in the user's file (line 1 if lark kept no position)."""
+    meta = getattr(node, "meta", None)
+    line = getattr(meta, "line", None) or getattr(node, "line", None)
+    column = getattr(meta, "column", None) or getattr(node, "column", None)
+    return pre.loc(line or 1, column or 1)
 
 
 def parse_source(text: str, filename: str = "<input>", include_dirs: list[str] | None = None) -> A.Program:

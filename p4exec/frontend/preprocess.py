@@ -27,11 +27,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from p4exec.errors import P4Error, SourceLoc
+from p4exec.textfile import read_text_file
 
 SYSTEM_INCLUDES = ("core.p4", "v1model.p4")
 INCLUDE_DIR = Path(__file__).resolve().parent.parent / "include"
 _UNSUPPORTED_ARCHS = ("psa.p4", "pna.p4", "tna.p4", "t2na.p4", "ebpf_model.p4", "ubpf_model.p4", "xdp_model.p4")
 PREDEFINED = {"__p4exec__": "1", "__TARGET_P4EXEC__": "1"}
+# cpp's operators that look at the filesystem, shadowed by macros of the same name for received source: a macro
+# defined on the command line replaces the built-in operator for the whole run, so however the source spells or
+# pastes the name (`a##b`, `#undef`), `__has_include(...)` is 0 (after `#undef` a plain identifier) and
+# `_Pragma("GCC dependency ...")` is nothing — the preprocessor itself can no longer ask about a path.
+SHADOWED = ["-D__has_include(x)=0", "-D__has_include_next(x)=0", "-D_Pragma(x)="]
 
 
 @dataclass(frozen=True)
@@ -240,6 +246,8 @@ def preprocess(text: str, filename: str = "<input>", include_dirs: list[str] | N
     args = ["-E", "-undef", "-nostdinc", "-w", "-fdiagnostics-column-unit=byte", "-I", std_dir, *search]
     for name, value in {**PREDEFINED, **(defines or {})}.items():
         args.append(f"-D{name}={value}")
+    if untrusted:
+        args += SHADOWED
     status, out, err = _run_cpp(text, filename, args, cwd, limits, run_as)
     namer = _Namer(cwd, std_dir)
     if status != 0:
@@ -250,13 +258,7 @@ def preprocess(text: str, filename: str = "<input>", include_dirs: list[str] | N
 def preprocess_file(path: str, include_dirs: list[str] | None = None,
                     defines: dict[str, str] | None = None, *, limits: CppLimits = DEFAULT_LIMITS) -> Preprocessed:
     display = _display_path(path)
-    try:
-        if os.path.getsize(path) > limits.input_bytes:
-            raise P4Error(f"program too large (at most {limits.input_bytes} bytes)", SourceLoc(display, 1, 1))
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise P4Error(f"cannot read {path}: {e}", SourceLoc(path, 0, 0)) from None
+    text = read_text_file(path, limits.input_bytes, "program")
     return preprocess(text, display, include_dirs, defines, base_dir=os.path.dirname(os.path.abspath(path)),
                       limits=limits)
 

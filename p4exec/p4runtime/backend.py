@@ -16,6 +16,7 @@ from p4.v1 import p4runtime_pb2
 from p4exec.compiler.worker import untrusted_config
 from p4exec.errors import P4Error
 from p4exec.p4runtime.errors import P4RuntimeError, from_runtime
+from p4exec.p4runtime.p4info_check import check_p4info
 from p4exec.runtime import DeviceState, RuntimeOpError
 from p4exec.v1model.loader import LoadedProgram, load_config
 
@@ -51,6 +52,7 @@ def load_program(p4info: p4info_pb2.P4Info | None, device_config: bytes, seed: i
     if not device_config:
         if p4info is None:
             raise P4RuntimeError("INVALID_ARGUMENT", "an empty device config needs a P4Info")
+        check_p4info(p4info)
         return Program(p4info=p4info, config=b"", state=call(DeviceState.from_p4info, p4info))
     try:
         # a config from a client: source is compiled in a bounded worker that reads no file
@@ -61,9 +63,12 @@ def load_program(p4info: p4info_pb2.P4Info | None, device_config: bytes, seed: i
         raise from_runtime(exc) from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise P4RuntimeError("INVALID_ARGUMENT", f"p4_device_config: {exc}") from None
+    except RecursionError:
+        raise P4RuntimeError("INVALID_ARGUMENT", "p4_device_config: nesting too deep") from None
     if p4info is None:
         p4info = loaded.p4info
     else:
+        check_p4info(p4info)
         check_p4info_agrees(p4info, loaded.p4info)
     return Program(p4info=p4info, config=bytes(device_config), state=loaded.state, loaded=loaded)
 

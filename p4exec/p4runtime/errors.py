@@ -22,6 +22,10 @@ MAX_DETAILS_BUDGET = 4 << 20
 # Request metadata by which a client with larger limits (controller/client.py) asks for more.
 BUDGET_KEY = "p4exec-status-details-budget"
 COMPACT_TYPE_URL = "/p4.v1.Error"  # same type for Any.Unpack (the name after the last '/'), 19 bytes less
+# A failed update's detail in the compact form (Any{"/p4.v1.Error", Error{code}} in Status.details): 20 bytes;
+# the status code and message take at most STATUS_OVERHEAD.
+FAILURE_DETAIL = 20
+STATUS_OVERHEAD = 400
 
 
 class P4RuntimeError(Exception):
@@ -39,6 +43,14 @@ class P4RuntimeError(Exception):
     @property
     def status_code(self) -> grpc.StatusCode:
         return grpc.StatusCode[self.code]
+
+
+def detached(err: P4RuntimeError) -> P4RuntimeError:
+    """`err` without its traceback and the exceptions it was raised from (they pin frames alive)."""
+    err.__traceback__ = None
+    err.__context__ = None
+    err.__cause__ = None
+    return err
 
 
 def invalid(message: str) -> P4RuntimeError:
@@ -69,6 +81,14 @@ class UpdateResult:
 
     error: P4RuntimeError | None = None
 
+    def __post_init__(self) -> None:
+        # A caught exception keeps its traceback, whose frames (via f_back) hold the list of results that
+        # holds it: a reference cycle per failed update. The switch's packet loop freezes the collector's
+        # view each tick (gc.freeze), so such cycles were never freed (~13 KB per failed update for good).
+        # Only the code and the message are needed: drop the rest.
+        if self.error is not None:
+            self.error = detached(self.error)
+
 
 def details_budget(context: grpc.ServicerContext) -> int:
     """The client's budget for status details (BUDGET_KEY request metadata), else DETAILS_BUDGET."""
@@ -79,6 +99,24 @@ def details_budget(context: grpc.ServicerContext) -> int:
             except (TypeError, ValueError):
                 break
     return DETAILS_BUDGET
+
+
+def max_updates(budget: int) -> int:
+    """The most updates a Write may carry so that, whatever fails, every failure reaches a client taking
+    `budget` bytes of status details (360 with gRPC's default limits, ~210k with the largest budget)."""
+    return (budget - STATUS_OVERHEAD) // FAILURE_DETAIL
+
+
+def check_batch_size(count: int, budget: int) -> None:
+    """RESOURCE_EXHAUSTED, before anything is applied, for a batch whose failures might not all be reported."""
+    limit = max_updates(budget)
+    if count > limit:
+        raise P4RuntimeError(
+            "RESOURCE_EXHAUSTED",
+            f"a Write of {count} updates: at most {limit} per Write, so that every failure can be reported "
+            f"within this client's {budget}-byte status-details budget (raise it with request metadata "
+            f"{BUDGET_KEY}, up to {MAX_DETAILS_BUDGET}, with matching grpc.max_metadata_size); nothing was "
+            "applied")
 
 
 def batch_status(results: list[UpdateResult], message: str = "Write failure.",

@@ -9,18 +9,20 @@ import threading
 from google.protobuf.message import DecodeError
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
-from p4exec.p4runtime import atomic, dispatch, fastpath, gcpause, idle, sdn_translation, wire
+from p4exec.p4runtime import atomic, dispatch, fastpath, gcpause, idle, release, sdn_translation, wire
 from p4exec.p4runtime.arbitration import Arbitrator, Session, election_int
 from p4exec.p4runtime.context import Context
 from p4exec.p4runtime.device_api import P4RuntimeDevice
 from p4exec.p4runtime.digests import DigestEngine
 from p4exec.p4runtime.errors import (
+    DETAILS_BUDGET,
     P4RuntimeError,
     UpdateResult,
     abort_with,
     abort_with_status,
     batch_status,
     canonical_code,
+    check_batch_size,
     details_budget,
 )
 from p4exec.p4runtime.packetio import packet_in_message, packet_out_frame
@@ -37,6 +39,7 @@ GENERAL_COST = 10
 OK_RESULT = UpdateResult()  # shared by every update that succeeded (never changed)
 IDLE_SCAN_EVERY = 10  # polls (of ~2 ms): idle timeouts are checked about every 20 ms
 CFG = p4runtime_pb2.SetForwardingPipelineConfigRequest
+ATOMICITIES = frozenset(p4runtime_pb2.WriteRequest.Atomicity.values())
 GET = p4runtime_pb2.GetForwardingPipelineConfigRequest
 
 
@@ -99,6 +102,18 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         return p4runtime_pb2.SetForwardingPipelineConfigResponse()
 
     def _set_pipeline(self, request) -> None:
+        before = self.ctx, self.live
+        try:
+            self._change_pipeline(request)
+        finally:
+            # only when a pipeline was replaced: a first push (every switch of a fabric) frees nothing
+            replaced = ((before[0] is not None and self.ctx is not before[0])
+                        or (before[1] is not None and self.live is not before[1]))
+            del before
+            if replaced:
+                release.release_replaced()
+
+    def _change_pipeline(self, request) -> None:
         self._check_device(request.device_id)
         self.arbitrator.check_primary(request.device_id, request.role,
                                       election_int(request.election_id))
@@ -194,7 +209,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
     def Write(self, request, context):  # noqa: N802
         try:
             request = sdn_translation.for_context(self.ctx, self.sdn_config).request_to_device(request)
-            results = self._write(request)
+            results = self._write(request, details_budget(context))
         except P4RuntimeError as err:
             abort_with(context, err)
         except Exception as exc:  # noqa: BLE001 - e.g. the switch's data plane did not answer
@@ -213,11 +228,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 or sdn_translation.for_context(self.ctx, self.sdn_config).active):
             try:
                 request = p4runtime_pb2.WriteRequest.FromString(raw)
-            except DecodeError:
+            except (DecodeError, RecursionError):
                 abort_with(context, P4RuntimeError("INVALID_ARGUMENT", "the WriteRequest does not parse"))
             return self.Write(request, context)
         try:
-            results = self._write_raw(raw, head)
+            results = self._write_raw(raw, head, details_budget(context))
         except P4RuntimeError as err:
             abort_with(context, err)
         except Exception as exc:  # noqa: BLE001 - e.g. the switch's data plane did not answer
@@ -226,9 +241,10 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             abort_with_status(context, batch_status(results, budget=details_budget(context)))
         return p4runtime_pb2.WriteResponse()
 
-    def _write_raw(self, raw: bytes, head: wire.RawWrite) -> list[UpdateResult]:
+    def _write_raw(self, raw: bytes, head: wire.RawWrite, budget: int = DETAILS_BUDGET) -> list[UpdateResult]:
         self._check_device(head.device_id)
         self.arbitrator.check_primary(head.device_id, head.role, head.election)
+        check_batch_size(len(head.updates), budget)
         with self._lock:
             ctx = self.ctx
             if ctx is not None:
@@ -238,9 +254,9 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             if ctx is None or all(d is None for d in decoded):  # nothing for the fast path
                 try:
                     request = p4runtime_pb2.WriteRequest.FromString(raw)
-                except DecodeError:
+                except (DecodeError, RecursionError):
                     raise P4RuntimeError("INVALID_ARGUMENT", "the WriteRequest does not parse") from None
-                return self._write(request)
+                return self._write(request, budget)
             items = list(zip(decoded, head.updates, strict=True))
             results: list[UpdateResult] = []
             for chunk in _chunks(items):
@@ -262,17 +278,20 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
     def _apply_raw(self, ctx: Context, raw: bytes, start: int, end: int) -> UpdateResult:
         try:
             update = p4runtime_pb2.Update.FromString(raw[start:end])
-        except DecodeError:
+        except (DecodeError, RecursionError):
             return UpdateResult(P4RuntimeError("INVALID_ARGUMENT", "the update does not parse"))
         return self._apply_one(ctx, update)
 
-    def _write(self, request) -> list[UpdateResult]:
+    def _write(self, request, budget: int = DETAILS_BUDGET) -> list[UpdateResult]:
         self._check_device(request.device_id)
         self.arbitrator.check_primary(request.device_id, request.role,
                                       election_int(request.election_id))
         results: list[UpdateResult] = []
         with self._lock:
             ctx = self.ctx if _device_level(request.updates) else self._need_pipeline()
+            check_batch_size(len(request.updates), budget)
+            if request.atomicity not in ATOMICITIES:
+                raise P4RuntimeError("INVALID_ARGUMENT", f"unknown atomicity {request.atomicity}")
             if request.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR:
                 # The whole batch runs in one control() call: the data plane sees all or nothing.
                 errors = self._control(
@@ -487,7 +506,10 @@ def _device_level(updates) -> bool:
 
 
 def _unexpected(exc: Exception) -> P4RuntimeError:
-    """An exception that is not a P4Runtime error: a bug or a device failure, reported as INTERNAL."""
+    """An exception that is not a P4Runtime error: a bug or a device failure, reported as INTERNAL; bytes that
+    do not parse (an `Any` holding garbage, a Struct nested deeper than protobuf allows) are the client's."""
+    if isinstance(exc, (DecodeError, RecursionError, UnicodeDecodeError)):
+        return P4RuntimeError("INVALID_ARGUMENT", f"a message does not parse ({type(exc).__name__})")
     log.exception("unexpected error in the P4Runtime server")
     return P4RuntimeError("INTERNAL", f"{type(exc).__name__}: {exc}")
 

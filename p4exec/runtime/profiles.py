@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from p4exec.runtime import changes
 from p4exec.runtime.actions import ActionCall, ActionInfo
 from p4exec.runtime.errors import RuntimeOpError, invalid
 from p4exec.runtime.hashes import CrcConfig, Fields, make_hasher
@@ -57,6 +58,7 @@ class ActionProfile:
     table_ids: tuple[int, ...] = ()
     members: dict[int, ActionCall] = field(default_factory=dict)
     groups: dict[int, Group] = field(default_factory=dict)
+    generation: int = 0    # bumped by every change a lookup could see (p4exec/native keeps an index)
     _handles: dict[int, int] = field(default_factory=dict)  # member id -> BMv2-style handle
     _member_refs: dict[int, int] = field(default_factory=dict)
     _group_refs: dict[int, int] = field(default_factory=dict)
@@ -74,6 +76,8 @@ class ActionProfile:
 
     def set_hash(self, spec: HashSpec) -> None:
         """Set the selector hash (compiler side: P4Info does not carry it)."""
+        self.generation += 1
+        changes.WRITES.n += 1
         self.hash_spec = spec
         self._hasher = make_hasher(spec.algo, spec.crc_config)
         self._hash_memo = {}
@@ -93,6 +97,8 @@ class ActionProfile:
             raise invalid(f"{what} id {i!r} must be a non-zero uint32")
 
     def insert_member(self, member_id: int, call: ActionCall) -> None:
+        self.generation += 1
+        changes.WRITES.n += 1
         self._check_id("member", member_id)
         self._check_call(call)
         if member_id in self.members:
@@ -104,11 +110,15 @@ class ActionProfile:
         self._handles[member_id] = next(h for h in range(len(used) + 1) if h not in used)
 
     def modify_member(self, member_id: int, call: ActionCall) -> None:
+        self.generation += 1
+        changes.WRITES.n += 1
         self._check_call(call)
         self.require_member(member_id)
         self.members[member_id] = call
 
     def delete_member(self, member_id: int) -> None:
+        self.generation += 1
+        changes.WRITES.n += 1
         self.require_member(member_id)
         if self._member_refs.get(member_id):
             raise RuntimeOpError("FAILED_PRECONDITION",
@@ -158,6 +168,8 @@ class ActionProfile:
         return g
 
     def _set_live(self, g: Group) -> None:
+        self.generation += 1
+        changes.WRITES.n += 1
         down = self.down_ports
         g.expanded = tuple(mid for mid in g.order if g.watch.get(mid) not in down
                            for _ in range(g.members[mid]))
@@ -183,6 +195,8 @@ class ActionProfile:
     def insert_group(self, group_id: int, members: Iterable[tuple[int, int]] | dict[int, int] = (),
                      max_size: int = 0, watch_ports: dict[int, int] | None = None,
                      legacy_watch: Iterable[int] = ()) -> None:
+        self.generation += 1
+        changes.WRITES.n += 1
         self._check_id("group", group_id)
         if not self.with_selector:
             raise invalid(f"{self.name} is an action profile without selector: no groups")
@@ -197,6 +211,8 @@ class ActionProfile:
     def modify_group(self, group_id: int, members: Iterable[tuple[int, int]] | dict[int, int] = (),
                      max_size: int | None = None, watch_ports: dict[int, int] | None = None,
                      legacy_watch: Iterable[int] = ()) -> None:
+        self.generation += 1
+        changes.WRITES.n += 1
         self.require_group(group_id)
         old = self.groups[group_id]
         if max_size is not None and self.max_group_size and max_size > self.max_group_size:
@@ -213,6 +229,8 @@ class ActionProfile:
         self.groups[group_id] = g
 
     def delete_group(self, group_id: int) -> None:
+        self.generation += 1
+        changes.WRITES.n += 1
         self.require_group(group_id)
         if self._group_refs.get(group_id):
             raise RuntimeOpError("FAILED_PRECONDITION", f"{self.name}: group {group_id} is used by an entry")
@@ -232,6 +250,8 @@ class ActionProfile:
         self._group_refs[group_id] = self._group_refs.get(group_id, 0) + delta
 
     def reset(self) -> None:
+        self.generation += 1
+        changes.WRITES.n += 1
         self.members.clear()
         self.groups.clear()
         self._handles.clear()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from p4exec.runtime import budget
 from p4exec.runtime.actions import ActionCall, ActionInfo, ParamInfo, Scope
 from p4exec.runtime.errors import RuntimeOpError, invalid
 from p4exec.runtime.match import FieldMatch, MatchKind, covers, validate
@@ -95,6 +96,7 @@ class DeviceState:
     @classmethod
     def from_p4info(cls, p4info: Any) -> DeviceState:
         """Build from a ``p4.config.v1.P4Info`` message."""
+        budget.check(p4info)  # before anything is allocated
         s = cls()
         s.p4info = p4info
         for a in p4info.actions:

@@ -85,7 +85,8 @@ class Register:
             self.values[i] = value & ((1 << self.bitwidth) - 1)
 
     def reset(self) -> None:
-        self.values = [0] * self.size
+        # in place: the native pipeline may have put the cells in C memory (p4exec/native), still this object's
+        self.values[0:len(self.values)] = [0] * len(self.values)
 
 
 # -------------------------------------------------------------------------------------------- counters
@@ -123,8 +124,12 @@ class Counter:
         self.bytes[i] = nbytes
 
     def reset(self) -> None:
-        self.packets = [0] * self.size
-        self.bytes = [0] * self.size
+        if len(self.packets) == self.size and len(self.bytes) == self.size:
+            self.packets[0:self.size] = [0] * self.size     # in place (see Register.reset)
+            self.bytes[0:self.size] = [0] * self.size
+        else:
+            self.packets = [0] * self.size
+            self.bytes = [0] * self.size
 
 
 @dataclass

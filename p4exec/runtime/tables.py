@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
+from p4exec.runtime import changes
 from p4exec.runtime.actions import ActionCall, ActionInfo, Scope
 from p4exec.runtime.entry import KeyField, LookupResult, TableEntry
 from p4exec.runtime.errors import RuntimeOpError, invalid
@@ -50,6 +51,7 @@ class Table:
         self.direct_meter: DirectMeter | None = None
         self.needs_priority = any(f.kind in (MatchKind.TERNARY, MatchKind.RANGE, MatchKind.OPTIONAL)
                                   for f in self.fields)
+        self.generation = 0       # bumped by every change a lookup could see (p4exec/native keeps an index)
         self._initial_default = default
         self._initial_entries: list[TableEntry] = []
         self._entries: dict[tuple, TableEntry] = {}
@@ -141,6 +143,10 @@ class Table:
         self._check_target(entry, keep_ok=modify)
         return entry if match == entry.match else _replace_match(entry, match)
 
+    def _changed(self) -> None:
+        self.generation += 1
+        changes.WRITES.n += 1
+
     # ----------------------------------------------------------------------------------- writes
 
     def insert(self, entry: TableEntry, *, _const: bool = False, trusted: bool = False) -> TableEntry:
@@ -167,6 +173,7 @@ class Table:
             self._ref(entry, +1)
         entry._result = LookupResult(True, entry.action, entry) if entry.action is not None else None
         self._index.add(entry)
+        self._changed()
         return entry
 
     def modify(self, entry: TableEntry, *, trusted: bool = False) -> TableEntry:
@@ -188,6 +195,7 @@ class Table:
         old.idle_timeout_ns, old.metadata = entry.idle_timeout_ns, entry.metadata
         old.controller_metadata = entry.controller_metadata
         self._set_result(old)
+        self._changed()
         return old
 
     def delete(self, entry: TableEntry) -> TableEntry:
@@ -203,6 +211,8 @@ class Table:
         del self._entries[old.key]
         self._ref(old, -1)
         self._index_remove(old)
+        old._result = None  # entry <-> result is a cycle: frozen by the switch's gc.freeze it would never be freed
+        self._changed()
         return old
 
     def get(self, match: tuple[FieldMatch | None, ...], priority: int = 0) -> TableEntry | None:
@@ -219,8 +229,10 @@ class Table:
         """Remove every entry (const ones too): pipeline reset, not a P4Runtime write."""
         for e in self._entries.values():
             self._ref(e, -1)
+            e._result = None  # break the entry <-> result cycle (see delete)
         self._entries.clear()
         self._rebuild()
+        self._changed()
 
     # --------------------------------------------------------------------------- default action
 
@@ -234,6 +246,7 @@ class Table:
             self._check_action(call, for_default=True)
         self.default_action = call
         self._miss = LookupResult(False, call, None)
+        self._changed()
 
     @property
     def default_changed(self) -> bool:
@@ -250,6 +263,7 @@ class Table:
         self.const_default = const
         self.default_action = call
         self._miss = LookupResult(False, call, None)
+        self._changed()
 
     def add_initial_entries(self, entries: Iterable[TableEntry], const: bool | None = None) -> None:
         """Install the program's ``entries``; they come back after :meth:`reset`.
@@ -270,6 +284,7 @@ class Table:
         self._miss = LookupResult(False, self._initial_default, None)
         for e in self._initial_entries:
             self.insert(_copy_entry(e), _const=True)
+        self._changed()
 
     # ----------------------------------------------------------------------------- bookkeeping
 

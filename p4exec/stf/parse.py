@@ -78,6 +78,7 @@ from p4exec.stf.commands import iter_statements as iter_statements
 from p4exec.stf.entries import action_call as action_call
 from p4exec.stf.entries import resolve_name as resolve_name
 from p4exec.stf.entries import table_entry as table_entry
+from p4exec.textfile import read_text_file
 
 # ------------------------------------------------------------------------------------------ tokenizer
 
@@ -236,9 +237,12 @@ def parse_stf(text: str, file: str = "<stf>") -> list[Stmt]:
     return out
 
 
+MAX_STF_BYTES = 64 << 20
+
+
 def parse_stf_file(path: str | Path) -> list[Stmt]:
     p = Path(path)
-    return parse_stf(p.read_text(), str(p))
+    return parse_stf(read_text_file(str(p), MAX_STF_BYTES, "STF file"), str(p))
 
 
 def _packet_line(cmd: str, line: str, col: int, file: str, lineno: int, loc: SourceLoc) -> Stmt:

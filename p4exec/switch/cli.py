@@ -9,16 +9,25 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import os
 import signal
 import sys
 import threading
 from pathlib import Path
 
+from p4exec.argtypes import IFNAME_MAX, PORT_MAX, U64, integer, new_file, number, real, tcp_or_unix_address
+from p4exec.runtime import budget
+from p4exec.switch.grpc_link import ALLOW_LOCAL_FLAG, default_address, default_socket_dir, transport_problem
 from p4exec.switch.ports import Port, parse_interface
 from p4exec.switch.tm import QueueConfig, TrafficManager
+from p4exec.textfile import read_text_file
 
 log = logging.getLogger("p4exec.switch")
+MAX_PROGRAM_BYTES = 256 << 20  # a compiled JSON of a big program is tens of MB
+MAX_DEPTH = 1 << 20  # packets per queue
+MAX_RATE = 1e13  # packets/s or bits/s: far above any port
+DEFAULT_STATE_BUDGET_MB = budget.DEFAULT_BUDGET / (1 << 20)
 
 LOG_LEVELS = {
     "trace": logging.DEBUG,
@@ -34,32 +43,41 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", nargs="?", help="program: p4exec compiled JSON (p4exec compile -o) or P4 source")
     p.add_argument("-i", "--interface", action="append", default=[], metavar="N@IFACE",
                    help="attach port N to interface IFACE (repeatable)")
-    p.add_argument("--device-id", type=int, default=0, help="P4Runtime device id")
-    p.add_argument("--grpc-server-addr", default="127.0.0.1:9559",
-                   help="P4Runtime server address: HOST:PORT (TCP, loopback by default) or unix:PATH")
+    p.add_argument("--device-id", type=integer(0, U64), default=0, help="P4Runtime device id")
+    p.add_argument("--grpc-server-addr", type=tcp_or_unix_address, default=None,
+                   help="P4Runtime server address: unix:PATH, or HOST:PORT (TCP: TLS, or loopback with "
+                        f"{ALLOW_LOCAL_FLAG}); default unix:{default_socket_dir()}/switch-DEVICE_ID.sock")
+    p.add_argument(ALLOW_LOCAL_FLAG, action="store_true",
+                   help="serve a loopback TCP address without TLS: every local user can then drive the switch")
     p.add_argument("--grpc-cert", default=None, metavar="PEM", help="serve TLS with this certificate (needs --grpc-key)")
     p.add_argument("--grpc-key", default=None, metavar="PEM", help="private key of --grpc-cert")
     p.add_argument("--grpc-ca", default=None, metavar="PEM",
                    help="with TLS: require client certificates signed by this CA (mutual TLS)")
     p.add_argument("--no-grpc", action="store_true", help="do not start the P4Runtime server")
-    p.add_argument("--cpu-port", type=int, default=None, help="CPU port for packet-in/out")
+    p.add_argument("--cpu-port", type=integer(0, PORT_MAX), default=None, help="CPU port for packet-in/out")
     p.add_argument("--pcap", nargs="?", const=".", default=None, metavar="DIR",
                    help="write IFACE_in.pcap / IFACE_out.pcap per port into DIR")
     p.add_argument("--log-console", action="store_true", help="log to stderr")
-    p.add_argument("--log-file", default=None, help="log to this file")
+    p.add_argument("--log-file", type=new_file, default=None, help="log to this file")
     p.add_argument("-L", "--log-level", default="info", choices=sorted(LOG_LEVELS))
-    p.add_argument("--seed", type=int, default=0, help="seed for random() in the program")
+    p.add_argument("--seed", type=integer(0, U64), default=0, help="seed for random() in the program")
+    p.add_argument("--pipeline", choices=["python", "native"], default=None,
+                   help="run programs on the generated Python or the native C pipeline (default: $P4EXEC_PIPELINE "
+                        "or python; docs/p4exec-native.md)")
     p.add_argument("--no-p4", action="store_true", help="start without a program (wait for the controller)")
-    p.add_argument("--thrift-port", type=int, default=None, help="accepted for BMv2 compatibility; unused")
-    p.add_argument("--queue-depth", type=int, default=64, help="default egress queue depth, packets")
-    p.add_argument("--queue-rate", type=float, default=0.0, help="default egress rate, packets/s (0 = unlimited)")
-    p.add_argument("--queue-rate-bps", type=float, default=0.0, help="default egress rate, bits/s (0 = unlimited)")
+    p.add_argument("--thrift-port", type=integer(0, 65535), default=None, help="accepted for BMv2 compatibility; unused")
+    p.add_argument("--queue-depth", type=integer(0, MAX_DEPTH), default=64, help="default egress queue depth, packets")
+    p.add_argument("--queue-rate", type=real(0, MAX_RATE), default=0.0, help="default egress rate, packets/s (0 = unlimited)")
+    p.add_argument("--queue-rate-bps", type=real(0, MAX_RATE), default=0.0, help="default egress rate, bits/s (0 = unlimited)")
     p.add_argument("--queue-rate-port", action="append", default=[], metavar="P:PPS", help="per-port rate")
     p.add_argument("--queue-depth-port", action="append", default=[], metavar="P:PKTS", help="per-port depth")
-    p.add_argument("--priority-queues", type=int, default=1, help="strict-priority queues per port")
-    p.add_argument("--rx-ring-mb", type=float, default=16.0,
+    p.add_argument("--priority-queues", type=integer(1, 8), default=1, help="strict-priority queues per port")
+    p.add_argument("--rx-ring-mb", type=real(0, 4096), default=16.0,
                    help="memory for the receive rings of all ports together, MB (0: socket buffers, slower)")
-    p.add_argument("--stats-file", default=None, help="write per-port accounting JSON here on exit and SIGUSR1")
+    p.add_argument("--stats-file", type=new_file, default=None, help="write per-port accounting JSON here on exit and SIGUSR1")
+    p.add_argument("--state-budget-mb", type=number(float, 1 / 1024, 1 << 20, "a size in MiB"), default=DEFAULT_STATE_BUDGET_MB, metavar="MB",
+                   help="memory a program's registers, counters and meters may declare, MiB (a bigger "
+                        "program is refused with RESOURCE_EXHAUSTED)")
 
 
 def tls_config(args: argparse.Namespace):
@@ -81,14 +99,18 @@ def normalize_argv(argv: list[str]) -> list[str]:
     return [a for a in argv if a != "--"]
 
 
-def _pairs(items: list[str], what: str) -> list[tuple[int, float]]:
+def _pairs(items: list[str], what: str, high: float) -> list[tuple[int, float]]:
+    """PORT:VALUE flags: a port of v1model's range and a finite value in [0, high]."""
     out = []
     for item in items:
         try:
             port, value = item.split(":", 1)
-            out.append((int(port), float(value)))
+            num, val = int(port), float(value)
         except ValueError:
             raise SystemExit(f"p4exec switch: bad {what} {item!r} (want PORT:VALUE)") from None
+        if not 0 <= num <= PORT_MAX or not math.isfinite(val) or not 0 <= val <= high:
+            raise SystemExit(f"p4exec switch: bad {what} {item!r} (port 0..{PORT_MAX}, value 0..{high:g})")
+        out.append((num, val))
     return out
 
 
@@ -117,7 +139,13 @@ def build_ports(specs: list[str], ring_mb: float = 16.0) -> list[Port]:
     ports: list[Port] = []
     used: set[int] = set()
     for spec in specs:
-        num, iface = parse_interface(spec, max(used, default=0) + 1)
+        try:
+            num, iface = parse_interface(spec, max(used, default=0) + 1)
+        except ValueError:
+            raise SystemExit(f"p4exec switch: bad -i {spec!r} (want N@IFACE)") from None
+        if not 0 <= num <= PORT_MAX or not iface or len(iface) > IFNAME_MAX or "/" in iface:
+            raise SystemExit(f"p4exec switch: bad -i {spec!r} (port 0..{PORT_MAX}, an interface name of "
+                             f"1..{IFNAME_MAX} characters)")
         if num in used:
             raise SystemExit(f"p4exec switch: port {num} given twice")
         used.add(num)
@@ -138,18 +166,26 @@ def run(args: argparse.Namespace) -> int:
     from p4exec.switch.device import SwitchDevice
 
     setup_logging(args)
+    budget.set_budget(int(args.state_budget_mb * (1 << 20)))
     tls = None if args.no_grpc else tls_config(args)  # a bad flag ends here, before any port is opened
+    if args.grpc_server_addr is None:
+        args.grpc_server_addr = default_address(args.device_id)
+    problem = None if args.no_grpc else transport_problem(args.grpc_server_addr, tls is not None,
+                                                           args.grpc_allow_local_users)
+    if problem is not None:
+        print(f"p4exec switch: {problem}", file=sys.stderr)
+        return 2
     tm = TrafficManager(QueueConfig(args.queue_depth, args.queue_rate, args.queue_rate_bps), args.priority_queues)
-    for port, pps in _pairs(args.queue_rate_port, "--queue-rate-port"):
+    for port, pps in _pairs(args.queue_rate_port, "--queue-rate-port", MAX_RATE):
         tm.configure(port, rate_pps=pps)
-    for port, depth in _pairs(args.queue_depth_port, "--queue-depth-port"):
+    for port, depth in _pairs(args.queue_depth_port, "--queue-depth-port", MAX_DEPTH):
         tm.configure(port, depth=int(depth))
     dp = DataPlane(build_ports(args.interface, args.rx_ring_mb), tm, args.cpu_port, args.pcap)
     device = SwitchDevice(dp, device_id=args.device_id, seed=args.seed)
 
     if args.config and not args.no_p4:
         try:
-            prog = device.load_config(None, Path(args.config).read_bytes())
+            prog = device.load_config(None, read_text_file(args.config, MAX_PROGRAM_BYTES, "program").encode())
         except OSError as exc:
             print(f"p4exec switch: {exc}", file=sys.stderr)
             return 1
@@ -226,4 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="p4exec switch", description="p4exec software switch (simple_switch_grpc flags)")
     add_arguments(parser)
     args = parser.parse_args(normalize_argv(sys.argv[1:] if argv is None else argv))
+    if args.pipeline:
+        from p4exec.native import select
+
+        select.set_default(args.pipeline)
     return run(args)

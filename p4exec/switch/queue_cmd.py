@@ -13,18 +13,23 @@ import json
 import queue
 import sys
 
+from p4exec.argtypes import PORT_MAX, U64, integer, real, tcp_or_unix_address
+
 P4EXEC_QUEUE_EXTERN_TYPE = 0x81
+MAX_DEPTH = 1 << 20
+MAX_RATE = 10**13
 ROLE = "p4exec.queue"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--grpc-server-addr", default="127.0.0.1:9559")
-    p.add_argument("--device-id", type=int, default=0)
-    p.add_argument("port", type=int, help="egress port (0 with no options: show all ports)")
-    p.add_argument("--rate", type=int, default=None, help="packets/s (0 = unlimited)")
-    p.add_argument("--rate-bps", type=int, default=None, help="bits/s (0 = unlimited)")
-    p.add_argument("--depth", type=int, default=None, help="packets")
-    p.add_argument("--timeout", type=float, default=5.0)
+    p.add_argument("--grpc-server-addr", type=tcp_or_unix_address, default=None,
+                   help="the switch's address (default: its default Unix socket for --device-id)")
+    p.add_argument("--device-id", type=integer(0, U64), default=0)
+    p.add_argument("port", type=integer(0, PORT_MAX), help="egress port (0 with no options: show all ports)")
+    p.add_argument("--rate", type=integer(0, MAX_RATE), default=None, help="packets/s (0 = unlimited)")
+    p.add_argument("--rate-bps", type=integer(0, MAX_RATE), default=None, help="bits/s (0 = unlimited)")
+    p.add_argument("--depth", type=integer(0, MAX_DEPTH), default=None, help="packets")
+    p.add_argument("--timeout", type=real(0.001, 3600), default=5.0)
 
 
 def queue_entity(port: int, fields: dict):
@@ -107,6 +112,10 @@ def read_queues(addr: str, device_id: int, port: int = 0, timeout: float = 5.0) 
 def run(args: argparse.Namespace) -> int:
     import grpc
 
+    if args.grpc_server_addr is None:
+        from p4exec.switch.grpc_link import default_address
+
+        args.grpc_server_addr = default_address(args.device_id)
     fields = {}
     if args.rate is not None:
         fields["rate_pps"] = args.rate

@@ -39,10 +39,14 @@ class LoadedProgram:
         return self.pipeline.process(port, frame, now_us)
 
 
-def load(compiled: CompiledProgram, seed: int = 0, state: DeviceState | None = None) -> LoadedProgram:
-    """Bind `compiled` to `state` (default: a fresh one) and build its pipeline."""
+def load(compiled: CompiledProgram, seed: int = 0, state: DeviceState | None = None,
+         pipeline: str | None = None) -> LoadedProgram:
+    """Bind `compiled` to `state` (default: a fresh one) and build its pipeline: the generated Python, or with
+    `pipeline="native"` (default: p4exec.native.select's) the C one where the program and machine allow."""
     st = state if state is not None else new_state(compiled)
-    return LoadedProgram(compiled, st, V1Pipeline(compiled, st, seed), seed)
+    from p4exec.native.select import make_pipeline
+
+    return LoadedProgram(compiled, st, make_pipeline(compiled, st, seed, pipeline), seed)
 
 
 def load_config(data: bytes | str, seed: int = 0) -> LoadedProgram:

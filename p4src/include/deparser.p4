@@ -42,6 +42,10 @@ control EthPlusDeparser(packet_out packet, in headers hdr) {
         packet.emit(hdr.arp);
         packet.emit(hdr.ethplus);
         packet.emit(hdr.probe);
+#ifdef ETHLAB_INC
+        packet.emit(hdr.inc);
+        packet.emit(hdr.inc_data);
+#endif
         packet.emit(hdr.ipv4);
         packet.emit(hdr.udp);
         packet.emit(hdr.bth);

@@ -35,6 +35,26 @@ const bit<2>  LB_SPRAY    = 1;
 const bit<2>  LB_FLOWLET  = 2;
 const bit<2>  LB_ADAPTIVE = 3;
 
+/* lb_tuning flags (switch-local adaptivity, off = the modes as above).
+ *   LBF_LOCAL_LOAD  a port's load is its last dequeue depth plus the packets
+ *                   this switch sent to it since (no stale gap between two
+ *                   departures), see port_state.p4;
+ *   LBF_DRAIN_GAP   flowlet mode: a flow may change port as soon as its
+ *                   previous packet has left this switch (a gap that scales
+ *                   with the link rate), not only after flowlet_gap_us;
+ *   LBF_RANDOM_TIE  equally loaded candidates are broken by random(), not
+ *                   by the flow hash, so simultaneous deciders spread;
+ *   LBF_NEAR_BEST   adaptive mode: the probed best hop is used only while
+ *                   no live candidate is more than near_slack packets less
+ *                   loaded here; otherwise the least-loaded one (HULA
+ *                   herding fix: every leaf no longer piles onto one port).
+ *   LBF_TRACE       record each data-packet decision in the lb_trace ring. */
+const bit<8>  LBF_LOCAL_LOAD = 0x01;
+const bit<8>  LBF_DRAIN_GAP  = 0x02;
+const bit<8>  LBF_RANDOM_TIE = 0x04;
+const bit<8>  LBF_NEAR_BEST  = 0x08;
+const bit<8>  LBF_TRACE      = 0x10;
+
 /* RoCEv2 BTH opcodes the switch treats as transport feedback. */
 const bit<8>  BTH_RC_ACK = 0x11;
 const bit<8>  BTH_CNP    = 0x81;
@@ -62,6 +82,7 @@ const bit<32> NUM_PORTS        = 512;   /* port numbers are bit<9>        */
 const bit<32> NUM_GROUPS       = 1024;
 const bit<32> NUM_DESTINATIONS = 1024;  /* adaptive state, per dst_index  */
 const bit<32> FLOWLET_SLOTS    = 1024;  /* flowlet state, per flow hash   */
+const bit<32> TRACE_SLOTS      = 4096;  /* lb_trace ring of decisions     */
 
 /* -------------------------------------------------------------- types */
 
@@ -173,6 +194,10 @@ header bth_t {
     bit<24> psn;
 }
 
+#ifdef ETHLAB_INC
+#include "inc_headers.p4"
+#endif
+
 struct headers {
     packet_out_t    packet_out;
     packet_in_t     packet_in;
@@ -183,6 +208,10 @@ struct headers {
     ipv4_t          ipv4;
     udp_t           udp;
     bth_t           bth;
+#ifdef ETHLAB_INC
+    inc_t           inc;        /* in-network aggregation (ethplus_inc.p4) */
+    inc_data_t      inc_data;
+#endif
 }
 
 /* ----------------------------------------------------------- metadata */
@@ -208,6 +237,9 @@ struct metadata {
     bit<48> flowlet_gap_us;
     bit<48> best_hop_timeout_us;
     bit<16> probe_mgrp;
+    bit<8>  lb_flags;      /* LBF_* (lb_tuning) */
+    bit<16> near_slack;
+    bit<16> drain_margin;  /* packets after a flowlet's last one left */
 
     /* Candidate ports of the group (nhop_group). */
     bit<4>  n_cand;

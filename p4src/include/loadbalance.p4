@@ -11,6 +11,10 @@
  *               made here) advertise the path congestion towards a
  *               destination; each switch remembers the best next hop per
  *               destination and sends data on it.
+ * lb_tuning adds switch-local adaptivity to these modes (LBF_* flags in
+ * headers.p4): load as depth + packets sent since the last departure, a
+ * flowlet that ends once its last packet has left, random tie-breaks, and
+ * a near-best rule for the probed hop; plus a bounded decision trace.
  * Fast failover: whatever a mode prefers, a port marked down in port_down is
  * never used; the packet falls back to the best live candidate instead.
  *
@@ -32,6 +36,17 @@ control LoadBalance(inout headers hdr,
     register<port_t>(FLOWLET_SLOTS) flowlet_port;
     register<bit<48>>(FLOWLET_SLOTS) flowlet_last_seen;
     register<bit<1>>(FLOWLET_SLOTS) flowlet_valid;
+    /* LBF_DRAIN_GAP: port_deq count at which the slot's last packet leaves */
+    register<bit<32>>(FLOWLET_SLOTS) flowlet_ticket;
+
+    /* LBF_TRACE: the first TRACE_SLOTS decisions among two or more
+     * candidates (where herding happens), later ones only counted. One
+     * entry, high to low bits: time (us, 24) | dst_index (10) | chosen port
+     * (9) | load believed for it (13, saturated) | kind (2: 0 least loaded,
+     * 1 kept flowlet, 2 probed hop, 3 ECMP) | spare (6). lb_trace_next[0]
+     * counts such decisions. */
+    register<bit<64>>(TRACE_SLOTS) lb_trace;
+    register<bit<32>>(1) lb_trace_next;
 
     /* adaptive: best next hop per destination, as learned from probes */
     register<port_t>(NUM_DESTINATIONS) best_port;
@@ -56,6 +71,20 @@ control LoadBalance(inout headers hdr,
             set_lb_config;
         }
         default_action = set_lb_config(LB_ECMP, 48w100, 48w1000, 16w0);
+    }
+
+    action set_lb_tuning(bit<8> flags, bit<16> near_slack, bit<16> drain_margin) {
+        meta.lb_flags = flags;
+        meta.near_slack = near_slack;
+        meta.drain_margin = drain_margin;
+    }
+
+    /* Keyless, off by default: the modes behave as described above. */
+    table lb_tuning {
+        actions = {
+            set_lb_tuning;
+        }
+        default_action = set_lb_tuning(8w0, 16w0, 16w0);
     }
 
     /* ------------------------------------------------- next-hop groups */
@@ -116,6 +145,7 @@ control LoadBalance(inout headers hdr,
 
     apply {
         lb_config.apply();
+        lb_tuning.apply();
         bit<48> now = standard_metadata.ingress_global_timestamp;
 
         /* ------------------------------------------- probes: learn only */
@@ -208,7 +238,20 @@ control LoadBalance(inout headers hdr,
          * per packet, the other modes derive it from the flow hash so that
          * equally loaded choices still spread over the group. */
         bit<3> rot_start = meta.flow_hash[2:0];
+        if ((meta.lb_flags & LBF_RANDOM_TIE) != 0) {
+            /* uniform over the n candidates (n * r / 256): a start in
+             * 0..7 would favour the first of fewer than 8 candidates */
+            bit<8> r;
+            random(r, 8w0, 8w255);
+            bit<16> scaled = ((bit<16>)r * (bit<16>)meta.n_cand) >> 8;
+            rot_start = scaled[2:0];
+        }
         bool by_load = meta.lb_mode == LB_FLOWLET || meta.lb_mode == LB_ADAPTIVE;
+        bool local_load = (meta.lb_flags & LBF_LOCAL_LOAD) != 0;
+        /* Flowlets: the flowlet mode, and the adaptive mode with
+         * LBF_DRAIN_GAP (a flowlet keeps its hop, a new one re-chooses). */
+        bool flowlets = meta.lb_mode == LB_FLOWLET ||
+                        (meta.lb_mode == LB_ADAPTIVE && (meta.lb_flags & LBF_DRAIN_GAP) != 0);
 
         /* Group ids and dst_index values come from the controller and must
          * be below 1024 (docs/ethplus-header.md); the guards keep a wrong
@@ -251,6 +294,62 @@ control LoadBalance(inout headers hdr,
             port_qdepth.read(q6, (bit<32>)meta.cand6);
             port_qdepth.read(q7, (bit<32>)meta.cand7);
         }
+        if (by_load && local_load) {
+            qdepth_t p0;
+            qdepth_t p1;
+            qdepth_t p2;
+            qdepth_t p3;
+            qdepth_t p4;
+            qdepth_t p5;
+            qdepth_t p6;
+            qdepth_t p7;
+            port_pending.read(p0, (bit<32>)meta.cand0);
+            port_pending.read(p1, (bit<32>)meta.cand1);
+            port_pending.read(p2, (bit<32>)meta.cand2);
+            port_pending.read(p3, (bit<32>)meta.cand3);
+            port_pending.read(p4, (bit<32>)meta.cand4);
+            port_pending.read(p5, (bit<32>)meta.cand5);
+            port_pending.read(p6, (bit<32>)meta.cand6);
+            port_pending.read(p7, (bit<32>)meta.cand7);
+            q0 = q0 |+| p0;
+            q1 = q1 |+| p1;
+            q2 = q2 |+| p2;
+            q3 = q3 |+| p3;
+            q4 = q4 |+| p4;
+            q5 = q5 |+| p5;
+            q6 = q6 |+| p6;
+            q7 = q7 |+| p7;
+        }
+
+        /* LBF_NEAR_BEST: every port but the probed best hop looks
+         * near_slack packets busier, so the best hop keeps the traffic only
+         * while nothing here is clearly less loaded. */
+        port_t probed = 0;
+        bit<16> probed_q = 0;
+        bool probed_ok = false;
+        if (meta.lb_mode == LB_ADAPTIVE) {
+            bit<32> pdst = (bit<32>)meta.dst_index;
+            bit<48> pupdated = 0;
+            bit<1> pvalid = 0;
+            if (pdst < NUM_DESTINATIONS) {
+                best_port.read(probed, pdst);
+                best_qdepth.read(probed_q, pdst);
+                best_updated.read(pupdated, pdst);
+                best_valid.read(pvalid, pdst);
+            }
+            probed_ok = pvalid == 1 && now - pupdated <= meta.best_hop_timeout_us;
+        }
+        if (probed_ok && (meta.lb_flags & LBF_NEAR_BEST) != 0) {
+            qdepth_t slack = (qdepth_t)meta.near_slack;
+            if (meta.cand0 != probed) { q0 = q0 |+| slack; }
+            if (meta.cand1 != probed) { q1 = q1 |+| slack; }
+            if (meta.cand2 != probed) { q2 = q2 |+| slack; }
+            if (meta.cand3 != probed) { q3 = q3 |+| slack; }
+            if (meta.cand4 != probed) { q4 = q4 |+| slack; }
+            if (meta.cand5 != probed) { q5 = q5 |+| slack; }
+            if (meta.cand6 != probed) { q6 = q6 |+| slack; }
+            if (meta.cand7 != probed) { q7 = q7 |+| slack; }
+        }
         bit<32> s0 = (bit<32>)(q0 ++ (3w0 - rot_start));
         bit<32> s1 = (bit<32>)(q1 ++ (3w1 - rot_start));
         bit<32> s2 = (bit<32>)(q2 ++ (3w2 - rot_start));
@@ -263,14 +362,15 @@ control LoadBalance(inout headers hdr,
         bool any_live = false;
         bit<32> best_score = 32w0xFFFFFFFF;
         port_t fallback = 0;
-        if (live0 && s0 < best_score) { best_score = s0; fallback = meta.cand0; any_live = true; }
-        if (live1 && s1 < best_score) { best_score = s1; fallback = meta.cand1; any_live = true; }
-        if (live2 && s2 < best_score) { best_score = s2; fallback = meta.cand2; any_live = true; }
-        if (live3 && s3 < best_score) { best_score = s3; fallback = meta.cand3; any_live = true; }
-        if (live4 && s4 < best_score) { best_score = s4; fallback = meta.cand4; any_live = true; }
-        if (live5 && s5 < best_score) { best_score = s5; fallback = meta.cand5; any_live = true; }
-        if (live6 && s6 < best_score) { best_score = s6; fallback = meta.cand6; any_live = true; }
-        if (live7 && s7 < best_score) { best_score = s7; fallback = meta.cand7; any_live = true; }
+        qdepth_t fallback_q = 0;
+        if (live0 && s0 < best_score) { best_score = s0; fallback = meta.cand0; fallback_q = q0; any_live = true; }
+        if (live1 && s1 < best_score) { best_score = s1; fallback = meta.cand1; fallback_q = q1; any_live = true; }
+        if (live2 && s2 < best_score) { best_score = s2; fallback = meta.cand2; fallback_q = q2; any_live = true; }
+        if (live3 && s3 < best_score) { best_score = s3; fallback = meta.cand3; fallback_q = q3; any_live = true; }
+        if (live4 && s4 < best_score) { best_score = s4; fallback = meta.cand4; fallback_q = q4; any_live = true; }
+        if (live5 && s5 < best_score) { best_score = s5; fallback = meta.cand5; fallback_q = q5; any_live = true; }
+        if (live6 && s6 < best_score) { best_score = s6; fallback = meta.cand6; fallback_q = q6; any_live = true; }
+        if (live7 && s7 < best_score) { best_score = s7; fallback = meta.cand7; fallback_q = q7; any_live = true; }
 
         if (!any_live) {
             meta.drop_reason = DROP_NO_LIVE_PORT;
@@ -281,6 +381,8 @@ control LoadBalance(inout headers hdr,
         port_t chosen = fallback;
         port_t preferred = 0;
         bool have_preferred = false;
+        bit<2> kind = 0;
+        bit<16> pref_belief = 0;
 
         if (meta.lb_mode == LB_ECMP) {
             meta.ecmp_hit = 0;
@@ -288,8 +390,9 @@ control LoadBalance(inout headers hdr,
             if (meta.ecmp_hit == 1) {
                 preferred = meta.ecmp_port;
                 have_preferred = true;
+                kind = 3;
             }
-        } else if (meta.lb_mode == LB_FLOWLET) {
+        } else if (flowlets) {
             bit<32> slot = (bit<32>)meta.flow_hash[9:0];
             port_t last_port;
             bit<48> last_seen;
@@ -298,23 +401,35 @@ control LoadBalance(inout headers hdr,
             flowlet_last_seen.read(last_seen, slot);
             flowlet_valid.read(slot_valid, slot);
             /* Within the gap: same flowlet, same port (no reordering). */
-            if (slot_valid == 1 && now - last_seen <= meta.flowlet_gap_us) {
+            bool in_gap = slot_valid == 1 && now - last_seen <= meta.flowlet_gap_us;
+            /* LBF_DRAIN_GAP: once the last packet has left (and
+             * drain_margin more packets after it, a head start on the
+             * hops further on), nothing of the flow is queued here and it
+             * may move without overtaking. */
+            if (in_gap && (meta.lb_flags & LBF_DRAIN_GAP) != 0) {
+                bit<32> ticket;
+                bit<32> gone;
+                flowlet_ticket.read(ticket, slot);
+                port_deq.read(gone, (bit<32>)last_port);
+                if (gone - ticket - (bit<32>)meta.drain_margin < 32w0x80000000) {
+                    in_gap = false;
+                }
+            }
+            if (in_gap) {
                 preferred = last_port;
                 have_preferred = true;
+                kind = 1;
             }
-        } else if (meta.lb_mode == LB_ADAPTIVE) {
-            bit<32> dst = (bit<32>)meta.dst_index;
-            port_t bp = 0;
-            bit<48> updated = 0;
-            bit<1> bvalid = 0;
-            if (dst < NUM_DESTINATIONS) {
-                best_port.read(bp, dst);
-                best_updated.read(updated, dst);
-                best_valid.read(bvalid, dst);
-            }
-            if (bvalid == 1 && now - updated <= meta.best_hop_timeout_us) {
-                preferred = bp;
+        }
+        if (!have_preferred && meta.lb_mode == LB_ADAPTIVE) {
+            /* Under LBF_NEAR_BEST the scores above already favour the
+             * probed hop by near_slack: the least-loaded pick is the
+             * answer. */
+            if (probed_ok && (meta.lb_flags & LBF_NEAR_BEST) == 0) {
+                preferred = probed;
                 have_preferred = true;
+                kind = 2;
+                pref_belief = probed_q;
             }
         }
 
@@ -328,11 +443,63 @@ control LoadBalance(inout headers hdr,
             chosen = preferred;
         }
 
-        if (meta.lb_mode == LB_FLOWLET) {
+        /* What this switch now believes about the chosen port's queue
+         * (for the trace and the ticket). */
+        qdepth_t chosen_q = fallback_q;
+        if (chosen != fallback) {
+            if (chosen == meta.cand0) { chosen_q = q0; }
+            if (chosen == meta.cand1) { chosen_q = q1; }
+            if (chosen == meta.cand2) { chosen_q = q2; }
+            if (chosen == meta.cand3) { chosen_q = q3; }
+            if (chosen == meta.cand4) { chosen_q = q4; }
+            if (chosen == meta.cand5) { chosen_q = q5; }
+            if (chosen == meta.cand6) { chosen_q = q6; }
+            if (chosen == meta.cand7) { chosen_q = q7; }
+        }
+        if (!have_preferred || chosen != preferred) {
+            kind = 0;
+            if (probed_ok && chosen == probed) {
+                kind = 2;
+                pref_belief = probed_q;
+            }
+        }
+
+        if (local_load) {
+            qdepth_t pending;
+            port_pending.read(pending, (bit<32>)chosen);
+            port_pending.write((bit<32>)chosen, pending |+| 1);
+        }
+
+        if (flowlets) {
             bit<32> slot = (bit<32>)meta.flow_hash[9:0];
             flowlet_port.write(slot, chosen);
             flowlet_last_seen.write(slot, now);
             flowlet_valid.write(slot, 1);
+            if ((meta.lb_flags & LBF_DRAIN_GAP) != 0) {
+                /* It leaves after the packets ahead of it and itself.
+                 * chosen_q may include near_slack (adaptive mode, a port
+                 * other than the probed one): the ticket then waits a few
+                 * departures too many, which only keeps the flow on its port
+                 * a little longer, never lets it overtake itself. */
+                bit<32> gone;
+                port_deq.read(gone, (bit<32>)chosen);
+                flowlet_ticket.write(slot, gone + (bit<32>)chosen_q + 1);
+            }
+        }
+
+        if ((meta.lb_flags & LBF_TRACE) != 0 && meta.n_cand > 1) {
+            bit<32> n;
+            lb_trace_next.read(n, 0);
+            bit<13> belief = 13w0x1FFF;
+            if (kind == 2) {
+                if (pref_belief < 16w0x1FFF) { belief = pref_belief[12:0]; }
+            } else if (chosen_q < 19w0x1FFF) {
+                belief = chosen_q[12:0];
+            }
+            if (n < TRACE_SLOTS) {
+                lb_trace.write(n, now[23:0] ++ meta.dst_index[9:0] ++ chosen ++ belief ++ kind ++ 6w0);
+            }
+            lb_trace_next.write(0, n + 1);
         }
 
         standard_metadata.egress_spec = chosen;

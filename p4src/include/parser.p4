@@ -33,6 +33,9 @@ parser EthPlusParser(packet_in packet,
             ETHERTYPE_ETHPLUS: parse_ethplus;
             ETHERTYPE_IPV4: parse_ipv4;
             ETHERTYPE_ARP: parse_arp;
+#ifdef ETHLAB_INC
+            ETHERTYPE_INC: parse_inc;
+#endif
             default: accept;
         }
     }
@@ -50,6 +53,16 @@ parser EthPlusParser(packet_in packet,
         transition accept;
     }
 
+#ifdef ETHLAB_INC
+    /* In-network aggregation: ETH+ header, aggregation header, elements. */
+    state parse_inc {
+        packet.extract(hdr.ethplus);
+        packet.extract(hdr.inc);
+        packet.extract(hdr.inc_data);
+        transition accept;
+    }
+
+#endif
     state parse_arp {
         packet.extract(hdr.arp);
         transition accept;

@@ -19,4 +19,13 @@ register<bit<1>>(NUM_PORTS) port_down;
  * "Least loaded" in flowlet and adaptive modes means the smallest value. */
 register<qdepth_t>(NUM_PORTS) port_qdepth;
 
+/* Switch-local load (lb_tuning LBF_LOCAL_LOAD): packets ingress sent to a
+ * port since its last departure. Egress zeroes it as each packet leaves
+ * (port_qdepth then holds the depth behind that packet), so depth + pending
+ * tracks the queue between two departures, and a tail drop is forgotten at
+ * the next one. port_deq counts departures; a flow's ticket (the count its
+ * last packet will leave at) tells ingress when that packet has gone. */
+register<qdepth_t>(NUM_PORTS) port_pending;
+register<bit<32>>(NUM_PORTS) port_deq;
+
 #endif

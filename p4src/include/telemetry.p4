@@ -6,6 +6,8 @@
  *                    it by writing 0), for utilisation/queue reports;
  *   port_qdepth      the latest depth per port, which ingress uses to find
  *                    the least-loaded candidate (see port_state.p4);
+ *   port_pending,    under switch-local load balancing: zeroed / counted
+ *   port_deq         up per departure (port_state.p4);
  *   ETH+ max_qdepth  the path maximum in the packet itself, so endpoints can
  *                    react HPCC-style without asking any switch.
  */
@@ -25,6 +27,12 @@ control Telemetry(inout headers hdr,
 
         tx_port_counter.count(port);
         port_qdepth.write(port, depth);
+        if ((meta.lb_flags & LBF_LOCAL_LOAD) != 0) {
+            port_pending.write(port, 0);
+            bit<32> gone;
+            port_deq.read(gone, port);
+            port_deq.write(port, gone + 1);
+        }
 
         qdepth_t seen;
         qdepth_max.read(seen, port);

@@ -80,3 +80,20 @@ def test_adaptive_probe_plan_and_frames() -> None:
     assert probe_plan(load("erack", gpus=8, planes=2)) == []  # single tier: nothing to learn
     adaptive = make_policy("adaptive")
     assert adaptive.lb_params()["mode"] == LB_ADAPTIVE and adaptive.uses_probes
+
+
+def test_switch_local_tuning_params() -> None:
+    """lb_tuning is written only by policies that use it; dlb and the herding-fixed adaptive do, with their
+    documented defaults; out-of-range options are a clear error, not a P4Runtime failure later."""
+    from p4src.wire import LBF_DRAIN_GAP, LBF_LOCAL_LOAD, LBF_NEAR_BEST, LBF_RANDOM_TIE, LBF_TRACE
+
+    assert make_policy("ecmp").tuning_params() is None and make_policy("spray").tuning_params() is None
+    assert make_policy("dlb").tuning_params() == {
+        "flags": LBF_LOCAL_LOAD | LBF_DRAIN_GAP | LBF_RANDOM_TIE, "near_slack": 0, "drain_margin": 24}
+    adaptive = make_policy("adaptive", trace=1)
+    assert adaptive.tuning_params() == {
+        "flags": LBF_LOCAL_LOAD | LBF_DRAIN_GAP | LBF_RANDOM_TIE | LBF_NEAR_BEST | LBF_TRACE, "near_slack": 1,
+        "drain_margin": 4}
+    assert make_policy("adaptive", lb_flags=0, near_slack=0, drain_margin=0).tuning_params() is None
+    with pytest.raises(ValueError, match="drain_margin"):
+        make_policy("dlb", drain_margin=70000).tuning_params()

@@ -37,6 +37,7 @@ from traffic.layers import (
 )
 
 DSCP_TRIMMED = 0x21  # p4src/include/headers.p4
+LBF_LOCAL_LOAD, LBF_DRAIN_GAP, LBF_NEAR_BEST = 0x01, 0x02, 0x08  # lb_tuning flags (p4src/wire.py)
 HERE = Path(__file__).resolve().parent
 OUT_DIR = [HERE]  # where write() puts files; main() may point it elsewhere
 SW_MAC = "02:00:00:00:00:ee"
@@ -77,6 +78,11 @@ class Stf:
 def lb_config(mode: int, gap_us: int = 100, timeout_us: int = 1_000_000, mgrp: int = 0) -> str:
     return ("setdefault MyIngress.lb.lb_config MyIngress.lb.set_lb_config("
             f"mode:{mode}, flowlet_gap_us:{gap_us}, best_hop_timeout_us:{timeout_us}, probe_mgrp:{mgrp})")
+
+
+def lb_tuning(flags: int, near_slack: int = 0, drain_margin: int = 0) -> str:
+    return ("setdefault MyIngress.lb.lb_tuning MyIngress.lb.set_lb_tuning("
+            f"flags:{flags}, near_slack:{near_slack}, drain_margin:{drain_margin})")
 
 
 def group(gid: int, ports: list[int]) -> str:
@@ -341,6 +347,72 @@ def adaptive() -> None:
     s.write("ethplus_adaptive.stf")
 
 
+def local_adaptivity() -> None:
+    """lb_tuning's paths with outcomes that do not depend on timing or random(): the same on every target.
+
+    Every frame here leaves before the next arrives, and egress then writes the port's depth (0) over
+    port_qdepth, so each case writes the loads it needs just before its packet."""
+    s = Stf("ethplus.p4: switch-local adaptivity (lb_tuning): local load, drain-gap flowlets, near-best.")
+    s.cmd(lb_config(LB_FLOWLET, gap_us=1_000_000))
+    s.cmd(lb_tuning(LBF_LOCAL_LOAD | LBF_DRAIN_GAP))
+    s.cmd(group(1, [2, 3, 4, 5]))
+    s.cmd(eid_route(700, 1, dst_index=7))
+
+    def loads(depths: dict[int, int], reg: str = "port_qdepth") -> None:
+        for port, depth in depths.items():
+            s.cmd(f"register_write {reg} {port} {depth}")
+
+    def send(pkt: Packet, port: int) -> None:
+        s.packet(1, pkt)
+        s.expect(port, hopped(pkt))
+
+    flow_a = dict(dst_id=700, entropy=0x1111)
+    flow_b = dict(dst_id=700, entropy=0x2222)
+    s.comment("a new flowlet takes the least-loaded port (3: depth 2); it believes 2 packets are ahead of it")
+    loads({2: 9, 3: 2, 4: 9, 5: 9})
+    send(ethplus(seq=1, **flow_a), 3)
+    s.comment("port 3 is now the busiest, 5 the least loaded: the flow's last packet has not left by the\n"
+              "count of departures (port_deq), so the flowlet goes on on port 3 (no reordering)")
+    loads({3: 20, 5: 1})
+    send(ethplus(seq=2, **flow_a), 3)
+    s.comment("many departures later its last packet has gone: the flow moves to the least-loaded port 5")
+    s.cmd("register_write port_deq 3 100")
+    loads({3: 20})
+    send(ethplus(seq=3, **flow_a), 5)
+
+    s.comment("packets sent to a port since its last departure count as load: port 5 (depth 1, 30 pending)\n"
+              "loses to port 4 (depth 8)")
+    loads({2: 9, 3: 20, 4: 8, 5: 1})
+    loads({5: 30}, "port_pending")
+    send(ethplus(seq=1, **flow_b), 4)
+    s.comment("drain_margin 50: departures past the ticket are not enough until 50 more have left")
+    s.cmd(lb_tuning(LBF_LOCAL_LOAD | LBF_DRAIN_GAP, drain_margin=50))
+    s.cmd("register_write port_deq 4 20")
+    loads({2: 9, 3: 9, 4: 30, 5: 9})
+    loads({5: 0}, "port_pending")
+    send(ethplus(seq=2, **flow_b), 4)
+    s.cmd("register_write port_deq 4 500")
+    loads({2: 9, 3: 1, 4: 30, 5: 9})
+    send(ethplus(seq=3, **flow_b), 3)
+
+    s.comment("adaptive, near-best with slack 4: the probed hop (port 2) keeps the traffic while no port\n"
+              "is more than 4 packets less loaded here ...")
+    s.cmd(lb_config(LB_ADAPTIVE))
+    s.cmd(lb_tuning(LBF_LOCAL_LOAD | LBF_NEAR_BEST, near_slack=4))
+    loads({2: 0, 3: 0, 4: 0, 5: 0})
+    s.packet(2, probe(dst_index=7, qdepth=0))
+    loads({2: 6, 3: 5, 4: 5, 5: 5})
+    send(ethplus(seq=1, dst_id=700, entropy=0x3333), 2)
+    s.comment("... and loses it when one is (port 3: 5 + 4 < 10)")
+    loads({2: 10, 3: 5, 4: 7, 5: 7})
+    send(ethplus(seq=2, dst_id=700, entropy=0x3333), 3)
+    s.comment("the plain HULA rule (lb_tuning off) sticks to the probed hop regardless")
+    s.cmd(lb_tuning(0))
+    loads({2: 10, 3: 5, 4: 7, 5: 7})
+    send(ethplus(seq=3, dst_id=700, entropy=0x3333), 2)
+    s.write("ethplus_local.stf")
+
+
 def trimming() -> None:
     s = Stf("ethplus.p4: packet trimming (off by default) and the priority of transport feedback.\n"
             "# The egress queue depth trimming looks at is the port_qdepth register, which egress\n"
@@ -406,6 +478,7 @@ def main(out_dir: Path = HERE) -> None:
     forwarding()
     spray_and_failover()
     adaptive()
+    local_adaptivity()
     trimming()
 
 

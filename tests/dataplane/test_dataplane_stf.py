@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dataplane import gen_stf
+from tests.dataplane import gen_inc_stf, gen_stf
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -24,7 +24,9 @@ CASES = [
     ("ethplus.p4", "ethplus_forwarding.stf"),
     ("ethplus.p4", "ethplus_failover.stf"),
     ("ethplus.p4", "ethplus_adaptive.stf"),
+    ("ethplus.p4", "ethplus_local.stf"),
     ("ethplus.p4", "ethplus_trim.stf"),
+    ("ethplus_inc.p4", "ethplus_inc_aggregation.stf"),
 ]
 
 
@@ -42,5 +44,10 @@ def test_every_stf_file_is_run() -> None:
 def test_generated_stf_files_are_current(tmp_path: Path) -> None:
     gen_stf.main(tmp_path)
     fresh = {p.name: p.read_text() for p in tmp_path.glob("*.stf")}
-    committed = {p.name: p.read_text() for p in HERE.glob("ethplus_*.stf")}
+    committed = {p.name: p.read_text() for p in HERE.glob("ethplus_*.stf") if not p.name.startswith("ethplus_inc_")}
     assert fresh == committed
+
+
+def test_generated_inc_stf_is_current(tmp_path: Path) -> None:
+    gen_inc_stf.main(tmp_path)
+    assert (tmp_path / gen_inc_stf.NAME).read_text() == (HERE / gen_inc_stf.NAME).read_text()

@@ -13,11 +13,11 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
 from controller.artifacts import build_artifacts
-from controller.ethplus import ETHERTYPE_ETHPLUS, PKT_ACK
 from difftest.fabric_entries import small_fabric, updates_for
 from difftest.randomdiff import ROOT, read_state
 from difftest.targets import Bmv2Target, EmbeddedTarget
 from difftest.toolchain import skip_reason
+from p4src.wire import ETHERTYPE_ETHPLUS, PKT_ACK
 from traffic.layers import EthPlus
 
 needs_bmv2 = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")

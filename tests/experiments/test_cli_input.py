@@ -92,7 +92,7 @@ def test_run_refuses_binary_and_bad_specs(tmp_path: Path, capsys: pytest.Capture
     binary = tmp_path / "spec.bin"
     binary.write_bytes(bytes(range(256)) * 4)
     code, text = run_cli(["run", str(binary), "--out", str(tmp_path / "res")], capsys)
-    assert_refused(code, text, "not a text file")
+    assert_refused(code, text, "not UTF-8 text")
     bad_engine = {**SPEC, "engine": {"rate_mbps": 10, "time_limit_s": -1}}
     code, text = run_cli(["run", str(_spec_file(tmp_path, bad_engine)), "--out", str(tmp_path / "res")], capsys)
     assert_refused(code, text, "time limit", "must be > 0")

@@ -43,7 +43,8 @@ def test_a_switch_that_dies_is_named_with_its_exit_status() -> None:
 
 def test_a_duplicate_election_id_is_refused_at_once() -> None:
     """A second client with the primary's election id gets INVALID_ARGUMENT (P4Runtime spec), and the client
-    reports it as soon as the switch ends the stream, not after its whole arbitration timeout."""
+    reports it once the switch ends the stream (after at most the 2 s a closing stream is given), not after its
+    whole arbitration timeout."""
     import time
 
     import grpc

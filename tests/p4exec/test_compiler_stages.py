@@ -11,10 +11,10 @@ import pytest
 from p4exec.compiler import types as T
 from p4exec.compiler.checks import BackendRules
 from p4exec.compiler.compile import Compiler
+from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.p4info import build_p4info
 from p4exec.compiler.program import compile_file
 from p4exec.compiler.pytypes import DataTypeGenerator, header_nbytes, header_pack_expr
-from p4exec.compiler.state import CompileState
 from p4exec.errors import P4Error
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import parse_file, parse_source

@@ -26,7 +26,7 @@ def switch_addr(request):
     """One switch per P4Info: a switch running a program refuses a P4Info that differs from it."""
     addr = f"127.0.0.1:{free_port()}"
     proc = SwitchProcess([sys.executable, "-m", "p4exec.switch", "--no-p4", "--device-id", "1",
-                          "--grpc-server-addr", addr, "--log-console", "-L", "warn"])
+                          "--grpc-server-addr", addr, "--grpc-allow-local-users", "--log-console", "-L", "warn"])
     try:
         proc.wait_ready(120)
         yield addr, request.param

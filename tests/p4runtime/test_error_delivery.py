@@ -11,6 +11,7 @@ from p4.v1 import p4runtime_pb2
 
 from controller.client import SwitchConnection
 from controller.errors import WriteError
+from p4exec.p4runtime.errors import DETAILS_BUDGET, max_updates
 from p4exec.v1model.loader import load_config
 from tests.support.p4rt_client import U, update, write_errors
 
@@ -69,18 +70,55 @@ def test_rejected_big_writes_do_not_grow_memory(routes):
     assert grown_mib < 45, f"{grown_mib:.0f} MiB more after 60 rejected writes"  # was ~2 MiB per write
 
 
-def test_every_failure_of_a_500_batch_reaches_a_default_client(routes):
-    failing = set(range(0, 500, 2))  # 250 failures: a 3-byte value for a 9-bit port
-    batch = [route(i, port=b"\x01\x00\x00" if i in failing else b"\x01") for i in range(500)]
+def test_every_failure_of_the_largest_batch_reaches_a_default_client(routes):
+    n = max_updates(DETAILS_BUDGET)  # 360: whatever fails, every failure fits gRPC's default limits
+    failing = set(range(0, n, 2))  # a 3-byte value for a 9-bit port
+    batch = [route(i, port=b"\x01\x00\x00" if i in failing else b"\x01") for i in range(n)]
     with pytest.raises(grpc.RpcError) as exc:
         routes.write(*batch)
     assert exc.value.code() == grpc.StatusCode.UNKNOWN
     errors = write_errors(exc.value)
-    assert len(errors) == 500
+    assert len(errors) == n
     assert {i for i, (code, _) in enumerate(errors) if code != code_pb2.OK} == failing
     assert all(errors[i][0] == code_pb2.OUT_OF_RANGE for i in failing)
     assert errors[0][1]  # the first failures keep their message
-    assert "250 of 500 updates failed" in exc.value.details()
+    assert f"{len(failing)} of {n} updates failed" in exc.value.details()
+
+
+def test_all_failing_largest_batch_reaches_a_default_client(routes):
+    n = max_updates(DETAILS_BUDGET)
+    with pytest.raises(grpc.RpcError) as exc:
+        routes.write(*[route(i, port=b"\x01\x00\x00") for i in range(n)])
+    errors = write_errors(exc.value)
+    assert len(errors) == n and all(code == code_pb2.OUT_OF_RANGE for code, _ in errors)
+
+
+def test_a_batch_whose_failures_might_not_fit_is_refused_whole(routes):
+    """One update more than a default client can be told about: RESOURCE_EXHAUSTED, nothing applied."""
+    n = max_updates(DETAILS_BUDGET) + 1
+    with pytest.raises(grpc.RpcError) as exc:
+        routes.write(*[route(i) for i in range(n)])
+    assert exc.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert f"at most {n - 1} per Write" in exc.value.details()
+    entry = p4runtime_pb2.Entity(table_entry=p4runtime_pb2.TableEntry(table_id=TABLE.preamble.id))
+    assert routes.read(entry) == []
+
+
+def test_every_failure_of_a_big_batch_is_identified_by_the_controller(server):
+    """12,000 updates, 6,000 failing (issue 34: after ~374 no failure could be identified)."""
+    conn = SwitchConnection(server.address, device_id=1, p4info=P4INFO, timeout=120.0)
+    conn.connect()
+    try:
+        conn.set_pipeline(device_config=SOURCE)
+        n = 12_000
+        batch = [route(i % 40_000, port=b"\x01\x00\x00" if i % 2 else b"\x01") for i in range(n)]
+        with pytest.raises(WriteError) as exc:
+            conn.write(batch, batch_size=n)  # one Write
+        failures = exc.value.failures
+        assert [f.index for f in failures] == list(range(1, n, 2))
+        assert all(f.code == "OUT_OF_RANGE" for f in failures)
+    finally:
+        conn.close()
 
 
 def test_the_controller_sees_every_failure_with_its_message(server):

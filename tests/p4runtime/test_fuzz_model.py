@@ -531,6 +531,7 @@ def run_pipeline_edge(c, fz: Fuzzer, model: Model, st: Stats) -> Model:
     return model
 
 
+@pytest.mark.slow  # ~10-17 s of hypothesis examples: in `make test`, not in `make test-fast`
 def test_fuzzed_requests_match_the_model(make_client):
     c = make_client(election_id=1)
     c.connect()

@@ -101,3 +101,20 @@ def test_shell_packet_out_and_packet_in(shell_prog, device, server):
     [got] = list(sh.TableEntry("MyIngress.l2").read())
     assert got.match["hdr.ethernet.dstAddr"].exact.value == b"\x0b"
     assert runtime_state(server).tables["MyIngress.l2"].entries()[0].packet_count == 1
+
+
+def test_shell_reaches_a_switch_on_its_unix_socket(device, p4info, tmp_path):
+    """docs/security.md: p4runtime-shell users type `--grpc-addr unix:PATH` for a standalone switch's socket."""
+    from p4exec.p4runtime import P4RuntimeServer
+
+    p4info_path = tmp_path / "p4info.txtpb"
+    p4info_path.write_text(text_format.MessageToString(p4info))
+    bin_path = tmp_path / "empty.bin"
+    bin_path.write_bytes(b"")
+    with P4RuntimeServer(device, f"unix:{tmp_path}/switch-1.sock") as srv:
+        sh.setup(device_id=1, grpc_addr=srv.address, election_id=(0, 1),
+                 config=sh.FwdPipeConfig(str(p4info_path), str(bin_path)), verbose=False)
+        try:
+            assert srv.service.ctx is not None  # the shell pushed its pipeline over the socket
+        finally:
+            sh.teardown()

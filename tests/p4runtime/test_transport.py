@@ -4,6 +4,7 @@ StreamChannels so idle streams never starve unary RPCs (issue 15, items 1 and 6)
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -136,3 +137,60 @@ def test_idle_streams_never_starve_unary_rpcs(server) -> None:
             late.close()
         assert time.monotonic() < deadline, "stream slots were not released"
         time.sleep(0.2)
+
+
+def _switch(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "p4exec.switch", "--no-p4", *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def _ready(proc: subprocess.Popen) -> str:
+    line = proc.stderr.readline() if proc.stderr else ""
+    while line and "ready" not in line:
+        line = proc.stderr.readline() if proc.stderr else ""
+    return line
+
+
+def test_standalone_default_is_a_private_unix_socket() -> None:
+    """docs/security.md: without flags a standalone switch listens on a Unix socket only its user can open,
+    no TCP port; another local user (nobody) is refused; p4runtime-shell users give --grpc-addr unix:PATH."""
+    from p4exec.switch.grpc_link import default_address, default_socket_dir
+    from tests.topologies.test_security import as_nobody, tcp_listeners
+
+    device = 40000 + os.getpid() % 20000
+    address = default_address(device)
+    proc = _switch("--device-id", str(device))
+    try:
+        assert address in _ready(proc)
+        path = address[len("unix:"):]
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+        assert stat.S_IMODE(os.stat(default_socket_dir()).st_mode) == 0o700
+        assert tcp_listeners(proc.pid) == []
+        assert _caps(address, None)
+        r = as_nobody(f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({path!r}); print('connected')")
+        assert "connected" not in r.stdout and "PermissionError" in r.stderr, (r.stdout, r.stderr)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.mark.parametrize("address,extra,refused", [
+    ("127.0.0.1:{port}", (), True),                                   # loopback, not said: refused
+    ("0.0.0.0:{port}", ("--grpc-allow-local-users",), True),          # beyond loopback needs TLS
+    ("127.0.0.1:{port}", ("--grpc-allow-local-users",), False),       # said explicitly: served
+])
+def test_tcp_without_tls_needs_loopback_and_an_explicit_flag(address: str, extra: tuple, refused: bool) -> None:
+    addr = address.format(port=_free_port())
+    proc = _switch("--grpc-server-addr", addr, *extra)
+    try:
+        if refused:
+            _out, err = proc.communicate(timeout=60)
+            assert proc.returncode != 0 and "Traceback" not in err
+            assert ("--grpc-allow-local-users" in err) if addr.startswith("127.") else ("needs TLS" in err), err
+        else:
+            assert "ready" in _ready(proc)
+            assert _caps(addr, None)
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(10)

@@ -74,11 +74,16 @@ def test_existing_and_missing_files_give_the_same_error(make_client, compiled_p4
 def test_has_include_probes_are_refused(make_client, compiled_p4info):
     c = make_client(election_id=1)
     c.connect()
-    pasted = b'#define H(a, b) a##b\n#if H(__has_, include)("/etc/shadow")\n#endif\n'
-    for probe in (b'#if __has_include("/etc/shadow")\n#endif\n', pasted):
-        err = verify(c, compiled_p4info, probe + SOURCE)
-        assert err is not None and err.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert "shadow" not in err.details()
+    err = verify(c, compiled_p4info, b'#if __has_include("/etc/shadow")\n#endif\n' + SOURCE)
+    assert err is not None and err.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "shadow" not in err.details()
+    # pasted together, the name reaches cpp, where it is a macro giving 0: existing or not, the same answer
+    answers = set()
+    for path in (b"/etc/shadow", b"/no/such/file"):
+        pasted = b'#define H(a, b) a##b\n#if H(__has_, include)("' + path + b'")\n#error found\n#endif\n'
+        err = verify(c, compiled_p4info, pasted + SOURCE)
+        answers.add(None if err is None else (err.code(), err.details()))
+    assert answers == {None}
 
 
 def test_if_arithmetic_is_cs_and_located(make_client, compiled_p4info):
@@ -164,3 +169,68 @@ def test_a_megabyte_comment_costs_little_memory() -> None:
     plain = _worker_peak_rss_kib(SOURCE)
     block = _worker_peak_rss_kib(b"/*" + b"comment line\n" * 80_000 + b"*/\n" + SOURCE)
     assert block < plain + 48 * 1024, (plain, block)
+
+
+def test_concurrent_compiles_are_bounded(make_client, compiled_p4info):
+    """With every compile slot taken (as by running VERIFYs), one more is refused at once; then it runs."""
+    from p4exec.compiler import worker
+
+    c = make_client(election_id=1)
+    c.connect()
+    taken = 0
+    try:
+        while worker._slots.acquire(blocking=False):
+            taken += 1
+        assert taken == worker.MAX_CONCURRENT
+        err = verify(c, compiled_p4info, SOURCE)
+        assert err is not None and err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "already running" in err.details()
+    finally:
+        for _ in range(taken):
+            worker._slots.release()
+    assert verify(c, compiled_p4info, SOURCE) is None
+
+
+def test_many_concurrent_verifies_each_get_an_answer(make_client, compiled_p4info):
+    """Six VERIFYs at once: each compiles or is refused RESOURCE_EXHAUSTED; never more workers than slots."""
+    from p4exec.compiler import worker
+
+    c = make_client(election_id=1)
+    c.connect()
+    results: list[grpc.RpcError | None] = []
+    threads = [threading.Thread(target=lambda: results.append(verify(c, compiled_p4info, SOURCE)))
+               for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert len(results) == 6
+    codes = {None if r is None else r.code() for r in results}
+    assert codes <= {None, grpc.StatusCode.RESOURCE_EXHAUSTED} and None in codes
+    assert worker._slots.acquire(blocking=False)  # every slot was given back
+    worker._slots.release()
+
+
+def _outcome(text: str) -> str:
+    """What preprocessing received source tells its sender: the error, or 'ok'."""
+    try:
+        pp.preprocess(text, "<device_config>", untrusted=True, base_dir=os.path.dirname(__file__))
+    except P4Error as err:
+        return str(err)
+    return "ok"
+
+
+@pytest.mark.parametrize("probe", [
+    '#define H(a,b) a##b\n#if H(__has_,include)("PATH")\n#error found\n#endif\n',
+    '#define H(a,b) a##b\n#if H(__has_,include_next)("PATH")\n#error found\n#endif\n',
+    '#undef __has_include\n#if defined(__has_include)\n#error defined\n#endif\n',
+    '_Pragma("GCC dependency \\"PATH\\"")\n',
+    '#define P(x) _Pragma(#x)\nP(GCC dependency "PATH")\n',
+], ids=["pasted-has-include", "pasted-has-include-next", "undef", "pragma-operator", "pragma-macro"])
+def test_the_preprocessor_cannot_tell_whether_a_path_exists(probe: str) -> None:
+    """Issue 34: `##`-built `__has_include` and `_Pragma("GCC dependency")` got past the text checks; cpp's
+    file-querying operators are now shadowed for received source, so existing and missing paths look alike."""
+    here = str(Path(__file__).resolve())  # exists, and cpp (not running as nobody here) may read it
+    existing = _outcome(probe.replace("PATH", here))
+    assert existing == _outcome(probe.replace("PATH", "/no/such/file"))
+    assert "found" not in existing and "No such file" not in existing

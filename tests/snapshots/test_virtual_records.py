@@ -28,6 +28,7 @@ def record_digests(spec_name: str, out: Path) -> dict[str, str]:
 
     spec = load_spec(str(ROOT / "experiments" / f"{spec_name}.yaml"))
     spec.clock = "virtual"
+    spec.repetitions = 1  # every variant once: the suite's time budget; a repetition only changes the seed
     outcome = run_experiment(spec, out, plots=False)
     assert outcome.state == "complete", f"{spec_name}: {outcome.state}: {outcome.error}"
     digests = {}

@@ -47,7 +47,7 @@ class LabSwitch:
         self.device_id = device_id
         self.addr = f"127.0.0.1:{free_port()}"
         cmd = lab.switch_cmd("--no-p4", "--device-id", str(device_id), "--grpc-server-addr", self.addr,
-                             "--cpu-port", "255", "--log-console")
+                             "--grpc-allow-local-users", "--cpu-port", "255", "--log-console")
         self.proc = SwitchProcess(cmd)
         self.proc.wait_ready()
 

@@ -39,7 +39,7 @@ class Switch:
         self.addr = f"127.0.0.1:{free_port()}"
         self.stats_path = tmp / "stats.json"
         args = ["--device-id", "1", "--stats-file", str(self.stats_path), "--log-console", *extra]
-        args += ["--grpc-server-addr", self.addr] if grpc else ["--no-grpc"]
+        args += ["--grpc-server-addr", self.addr, "--grpc-allow-local-users"] if grpc else ["--no-grpc"]
         self.proc = SwitchProcess(lab.switch_cmd(*args))
         self.proc.wait_ready()
 

@@ -19,7 +19,7 @@ from tests.support.bmv2 import needs_bmv2
 from tests.support.bridge import BridgeSwitch
 from topologies import build
 from topologies.mininet_builder import Fabric, FabricOptions
-from topologies.state import RunState, proc_start_time
+from topologies.run_records import RunState, proc_start_time
 
 ROOT = Path(__file__).resolve().parents[2]
 

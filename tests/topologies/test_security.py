@@ -16,8 +16,8 @@ from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 from p4exec.privdir import UnsafeDirectory, ensure_private_dir, open_new
 from topologies import build
 from topologies.mininet_builder import Fabric, FabricOptions
+from topologies.run_records import RunState
 from topologies.rundirs import new_run_dir
-from topologies.state import RunState
 from topologies.switches import P4ExecSwitch
 
 NOBODY = (65534, 65534)
@@ -145,7 +145,7 @@ def test_state_files_go_through_a_fresh_name_in_a_private_directory(tmp_path, mo
 
 
 def test_runs_in_a_state_directory_others_can_write_are_ignored(tmp_path, monkeypatch) -> None:
-    from topologies.state import all_runs
+    from topologies.run_records import all_runs
 
     state = tmp_path / "state"
     state.mkdir(mode=0o700)

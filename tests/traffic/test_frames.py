@@ -121,7 +121,8 @@ def test_wire_statistics_alone_match_the_full_receive_accounting(arrivals) -> No
         p = Parsed(1, seq, 10, 0, ce, qdepth, 100)
         full.on_packet(p, 0)
         wire.on_wire(p)
-    for name in ("duplicates", "reordered", "reorder_max", "reorder_sum", "ce", "qdepth_max", "max_seq", "seen"):
+    for name in ("duplicates", "reordered", "reorder_max", "reorder_sum", "ce", "qdepth_max", "max_seq", "seen",
+                 "reorder_buffer", "next_in_order", "held"):
         assert getattr(wire, name) == getattr(full, name), name
 
 

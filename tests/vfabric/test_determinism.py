@@ -1,5 +1,6 @@
 """Same spec and seed twice in virtual time: byte-identical metrics.json, flows.csv and links.csv — with a
-link failure and recovery during the run, for every policy."""
+link failure and recovery during the run, for every policy (dlb and adaptive draw random() tie-breaks,
+seeded per switch)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ SPEC = {
     "virtual": {"time_limit_s": 0.01, "control_delay_s": 20e-6, "probe_interval_s": 10e-6,
                 "loss_grace_s": 200e-6},
     "traffic": {"pattern": "all_to_all", "size": "64KiB"},
-    "policies": [{"name": "ecmp"}, {"name": "spray"}, {"name": "flowlet"}, {"name": "adaptive"}],
+    "policies": [{"name": "ecmp"}, {"name": "spray"}, {"name": "flowlet"}, {"name": "adaptive"}, {"name": "dlb"}],
     "faults": [{"at_s": 10e-6, "action": "link_down", "a": "leaf1", "b": "spine1", "for_s": 40e-6}],
 }
 FILES = ("metrics.json", "flows.csv", "links.csv")
@@ -32,7 +33,7 @@ def _run(label: str, out: Path) -> dict[str, bytes]:
     return {name: (out / name).read_bytes() for name in FILES}
 
 
-@pytest.mark.parametrize("policy", ["ecmp", "spray", "flowlet", "adaptive"])
+@pytest.mark.parametrize("policy", ["ecmp", "spray", "flowlet", "adaptive", "dlb"])
 def test_reruns_are_byte_identical(policy: str, tmp_path: Path) -> None:
     first = _run(policy, tmp_path / "a")
     second = _run(policy, tmp_path / "b")

@@ -1,4 +1,4 @@
-"""The NIC's transmit-ahead window (vfabric/hosts.py `TX_AHEAD_NS`) is an event-count saving, not a model
+"""The NIC's transmit-ahead window (traffic/host.py `TX_AHEAD_NS`) is an event-count saving, not a model
 change where nothing could have changed a frame: with one flow per NIC port (a ring all-reduce on ERack+)
 every frame starts at the same fractional ns and carries the same send time as with one event per frame,
 so every flow record is identical — with fewer events."""
@@ -11,8 +11,8 @@ import pytest
 
 from tests.support.vfabric import replay
 from topologies.builtins import erack
+from traffic import host as hosts
 from traffic.replay import pattern_plan
-from vfabric import hosts
 
 AHEAD_NS = hosts.TX_AHEAD_NS
 

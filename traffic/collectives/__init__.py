@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from traffic.collectives.alltoall import all_to_all, pairwise_all_to_all
+from traffic.collectives.inc import inc_all_reduce
 from traffic.collectives.p2p import broadcast, incast, pipeline_sendrecv
 from traffic.collectives.rhd import recursive_halving_doubling_all_reduce
 from traffic.collectives.ring import ring_all_gather, ring_all_reduce, ring_reduce_scatter
@@ -20,7 +21,7 @@ from traffic.schedule import Schedule
 #: pattern -> algorithm -> generator. The first algorithm listed is the default.
 PATTERNS: dict[str, dict[str, Callable[..., Schedule]]] = {
     "all_reduce": {"ring": ring_all_reduce, "tree": double_binary_tree_all_reduce,
-                   "rhd": recursive_halving_doubling_all_reduce},
+                   "rhd": recursive_halving_doubling_all_reduce, "inc": inc_all_reduce},
     "reduce_scatter": {"ring": ring_reduce_scatter},
     "all_gather": {"ring": ring_all_gather},
     "all_to_all": {"direct": all_to_all, "pairwise": pairwise_all_to_all},
@@ -77,4 +78,4 @@ def accepted_params(pattern: str, algorithm: str | None = None) -> set[str]:
 
 __all__ = ["PATTERNS", "accepted_params", "canonical", "generator", "make_schedule", "all_to_all", "broadcast", "incast",
            "pairwise_all_to_all", "pipeline_sendrecv", "recursive_halving_doubling_all_reduce", "ring_all_gather",
-           "ring_all_reduce", "ring_reduce_scatter", "double_binary_tree_all_reduce"]
+           "ring_all_reduce", "ring_reduce_scatter", "double_binary_tree_all_reduce", "inc_all_reduce"]

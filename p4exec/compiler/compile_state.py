@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from p4exec.compiler import ir, tir
+from p4exec.compiler import controlplane, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.emit import Emitter, pyident
+from p4exec.compiler.nrecord import NativeRecord
 from p4exec.compiler.symbols import Ctx, Sym, _loc
 from p4exec.errors import P4TypeError, SourceLoc
 from p4exec.frontend import ast as A
@@ -24,7 +25,7 @@ class CompileState:
         self.scopes: list[dict[str, Sym]] = []
         self.errors: list[str] = []
         self.match_kinds: list[str] = []
-        self.info = ir.ProgramInfo()
+        self.info = controlplane.ProgramInfo()
         self.out = Emitter()            # module-level code
         self.classes: dict[int, str] = {}
         self.class_code = Emitter()
@@ -43,6 +44,7 @@ class CompileState:
         self.obj_paths: set[str] = set()     # python paths of header/struct objects (stable per packet)
         self.specialized: dict[tuple, T.Type] = {}   # generic struct/header specialisations
         self.cp_names: dict[tuple[str, str], tuple[SourceLoc | None, Any]] = {}   # (kind, P4Info name) -> location (tables.py)
+        self.native = NativeRecord()          # frames for the C generator (p4exec/native)
         self.pending_defs: list[tir.Stmt] = []   # helpers (tir.CallHelper) the statement being compiled needs
         self.stmt_depth = 0
         # p4c-bm2-ss rules checked across the whole program (methods.py, calls.py, blocks.py)

@@ -45,6 +45,7 @@ class RunState:
     label: str = ""  # who made the run ("up", "test", ...): lets `ethlab down` stop only its own kind of run
     created: float = field(default_factory=time.time)
     owner_pid: int = field(default_factory=os.getpid)
+    owner_start: int = -1  # the owner's start time (clock ticks): `ethlab down` signals only that very process
     netns: list[str] = field(default_factory=list)  # named namespaces (ip netns)
     interfaces: list[str] = field(default_factory=list)  # root-namespace interfaces (veth ends)
     # name -> [pid, start time in clock ticks (/proc/PID/stat field 22)]: the start time guards against
@@ -57,6 +58,10 @@ class RunState:
     link_group: int | None = None
     log_dir: str = ""
     nft_table: str = ""  # nftables table keeping the run's TCP ports for root on this machine (portguard)
+
+    def __post_init__(self) -> None:
+        if self.owner_start == -1 and self.owner_pid == os.getpid():
+            self.owner_start = proc_start_time(self.owner_pid)
 
     @property
     def path(self) -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 
 from topologies.cleanup import clean, kill_recorded
-from topologies.state import RunState, all_runs, new_run_id, proc_start_time
+from topologies.run_records import RunState, all_runs, new_run_id, proc_start_time
 
 
 def test_state_round_trip_and_run_ids(tmp_path, monkeypatch):

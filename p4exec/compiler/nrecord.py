@@ -1,0 +1,84 @@
+"""What the C generator needs of a program beyond the statement IR: the frames the Python generator writes as
+text (controls, actions, tables, parser states and their select transitions), recorded as the compiler checks
+them. The compiler fills one `NativeRecord` per compilation (CompileState.native); nothing in it is Python code
+except the Python names the IR already uses, which the C generator maps to C names.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from p4exec.compiler import tir
+from p4exec.compiler import types as T
+
+
+@dataclass
+class ControlRec:
+    func: str                                   # generated function name (C_...)
+    params: list[tuple[str, T.Type, str]]       # (Python name, type, direction)
+    frame: list[tuple[str, T.Type, tir.Expr | None]]  # frame slots (L.<py>) with initial value, None: default
+    body: tuple[tir.Stmt, ...]
+
+
+@dataclass
+class ActionRec:
+    func: str
+    name: str                                   # control-plane name
+    ctx_args: list[str]                         # the control's context names passed first (objects, "L")
+    params: list[tuple[str, T.Type, str]]       # (Python name, type, direction) of every parameter
+    body: tuple[tir.Stmt, ...]
+
+
+@dataclass
+class KeyRec:
+    node: tir.Expr
+    kind: str
+    width: int
+
+
+@dataclass
+class TableRec:
+    func: str
+    name: str                                   # control-plane name
+    ctx_args: list[str]
+    keys: list[KeyRec]
+    # action name -> (action function or "" for a no-op, whether it takes the context args)
+    dispatch: dict[str, tuple[str, bool]]
+    bound: bool = False                         # an action with directional args bound in the list (unsupported)
+    direct_meter: bool = False
+
+
+@dataclass
+class SelectCase:
+    items: list[tuple[str, Any]]                # ("default",) / ("value", node) / ("mask", v, m) / ("range", lo, hi)
+    target: str                                 # state name or accept/reject
+    value_set: str = ""
+
+
+@dataclass
+class StateRec:
+    name: str
+    index: int
+    body: list[tir.Stmt]
+    keys: list[tir.Expr] | None = None          # None: a plain transition to `target`
+    target: str = "reject"
+    cases: list[SelectCase] = field(default_factory=list)
+
+
+@dataclass
+class ParserRec:
+    func: str
+    params: list[tuple[str, T.Type, str]]
+    locals: list[tir.Stmt] = field(default_factory=list)
+    states: list[StateRec] = field(default_factory=list)
+    sub: bool = False
+
+
+@dataclass
+class NativeRecord:
+    controls: dict[str, ControlRec] = field(default_factory=dict)
+    actions: dict[str, ActionRec] = field(default_factory=dict)
+    tables: dict[str, TableRec] = field(default_factory=dict)
+    parsers: dict[str, ParserRec] = field(default_factory=dict)
+    functions: set[str] = field(default_factory=set)   # plain P4 functions (not yet recorded: unsupported)
+    unsupported: list[str] = field(default_factory=list)  # reasons found while compiling

@@ -1,0 +1,554 @@
+"""The native v1model pipeline: V1Pipeline's interface (ingress/egress/process, stats) over the C of cgen.py.
+
+The runtime objects of the DeviceState stay the one store: register and counter cells are moved into C arrays
+that the same Register/Counter objects keep using (their control-plane methods read and write them), and the
+tables keep their entries while a C lookup index of each (rebuilt after writes, see p4exec.runtime.changes)
+answers the data plane. Traffic-manager work (multicast replication, drops) stays in Python as V1Pipeline has it.
+"""
+from __future__ import annotations
+
+import logging
+import random
+import weakref
+from collections import Counter
+from typing import Any
+
+from p4exec.native import cgen
+from p4exec.native.build import build
+from p4exec.runtime import changes
+from p4exec.runtime.match import Exact, Lpm, MatchKind, Optional_, Ternary
+from p4exec.v1model import rt
+
+log = logging.getLogger("p4exec.native")
+
+DROP_PORT = 511
+INGRESS_CLONE, EGRESS_CLONE, RECIRC, REPLICATION, RESUBMIT = 1, 2, 4, 5, 6
+LOOP_CAP = 16   # resubmit/recirculate passes per packet before the packet is dropped (as V1Pipeline)
+_MAXA = 16
+_rngs: dict[int, random.Random] = {}
+_registered: set[int] = set()
+OUT_CAP = 4096
+
+
+class _Fault(Exception):
+    """A run-time fault in C (the job's `fault` says which): the packet is dropped and counted."""
+
+    def __init__(self, K: Any) -> None:
+        self.K = K
+
+
+class NativeJob:
+    """A packet between ingress and egress: its C job (headers, metadata, standard metadata) and payload."""
+
+    __slots__ = ("egress_port", "priority", "packet_length", "K", "payload", "truncate", "depth", "recirc")
+
+    def __init__(self, egress_port: int, K: Any, payload: bytes, priority: int, packet_length: int,
+                 truncate: int | None) -> None:
+        self.egress_port = egress_port
+        self.K = K
+        self.priority = priority
+        self.packet_length = packet_length
+        self.payload = payload
+        self.truncate = truncate
+        self.depth = 0
+        self.recirc = None
+
+    def __repr__(self) -> str:
+        return f"NativeJob(port={self.egress_port}, prio={self.priority}, len={self.packet_length})"
+
+
+_pipes: weakref.WeakValueDictionary[int, NativePipeline] = weakref.WeakValueDictionary()
+
+
+def _rand32(h: int) -> int:
+    return _rngs[h].getrandbits(32)
+
+
+def _digest(h: int, d: int, vals, n: int) -> None:
+    _pipes[h]._on_c_digest(d, tuple(vals[i] for i in range(n)))
+
+
+def _log(h: int, m: int, vals, n: int) -> None:
+    p = _pipes[h]
+    p.on_log(rt.format_log(p.cprog.log_msgs[m], tuple(vals[i] for i in range(n))))
+
+
+class NativePipeline:
+    """One instance of a program on its DeviceState (see module doc)."""
+
+    native = True
+
+    def __init__(self, program: Any, state: Any, seed: int = 0, cprog: cgen.CProgram | None = None) -> None:
+        self.program = program
+        self.state = state
+        self.seed = seed
+        self.stats: Counter = Counter()
+        self.logs: list[str] = []
+        self.digest_log: list[tuple[str, tuple]] = []
+        self.digest_sink = None
+        self.last_malformed = False
+        self.max_logs = 10000
+        self.cprog = cprog if cprog is not None else cgen.generate(program)
+        mod = build(self.cprog.source, self.cprog.cdef)
+        self.ffi, self.lib = mod.ffi, mod.lib
+        if id(mod) not in _registered:
+            self.ffi.def_extern(name="p4n_rand32")(_rand32)
+            self.ffi.def_extern(name="p4n_digest")(_digest)
+            self.ffi.def_extern(name="p4n_log")(_log)
+            _registered.add(id(mod))
+        ffi = self.ffi
+        self.I = ffi.new("inst_t *")
+        self._rng_key = id(self)
+        _rngs[self._rng_key] = random.Random(seed)
+        _pipes[self._rng_key] = self
+        self.I.rng_handle = self._rng_key
+        self._keep: list[Any] = []
+        self._tables: list[tuple[Any, Any, cgen.TableRec, Any]] = []
+        for x, trec in self.cprog.tables:
+            t = state.tables[x.name]
+            self._check_table(t, trec)
+            ct = ffi.gc(self.lib.p4n_table_new(max(1, len(t.fields)), 1 if t.needs_priority else 0),
+                        self.lib.p4n_table_free)
+            self.I.tbl[x.index] = ct
+            self._tables.append((t, ct, trec, [-1, -1]))
+        self._bind_stateful()      # last: nothing after it may decline
+        self._seen = -1
+        self._out = ffi.new("uint8_t[]", OUT_CAP)
+        self._new = ffi.new
+        self._batch_cap = 0
+        self._bstats = ffi.new("uint32_t[]", 4)
+        self._buffer = ffi.buffer
+        self._pre = state.pre
+        self._sync()
+
+    def __del__(self) -> None:
+        _rngs.pop(getattr(self, "_rng_key", None), None)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ state binding
+    def _bind_stateful(self) -> None:
+        ffi, inst = self.ffi, self.I
+        for x in self.cprog.registers:
+            r = self.state.registers[x.name]
+            if r.bitwidth > 64:
+                raise cgen.Unsupported(f"register {x.name} wider than 64 bits")
+            arr = ffi.new("u64[]", max(1, r.size))
+            for i, v in enumerate(r.values):
+                arr[i] = v
+            r.values = arr
+            self._keep.append(arr)
+            inst.reg[x.index] = arr
+            inst.reg_size[x.index] = r.size
+            inst.reg_mask[x.index] = (1 << r.bitwidth) - 1
+        for x in self.cprog.counters:
+            c = self.state.counters[x.name]
+            p = ffi.new("u64[]", max(1, c.size))
+            b = ffi.new("u64[]", max(1, c.size))
+            for i in range(c.size):
+                p[i] = c.packets[i]
+                b[i] = c.bytes[i]
+            c.packets, c.bytes = p, b
+            self._keep += [p, b]
+            inst.cnt_p[x.index] = p
+            inst.cnt_b[x.index] = b
+            inst.cnt_size[x.index] = c.size
+
+    @staticmethod
+    def _check_table(t: Any, trec: cgen.TableRec) -> None:
+        if any(f.kind is MatchKind.RANGE for f in t.fields):
+            raise cgen.Unsupported(f"table {t.name}: range match")
+        if t.direct_counter or t.direct_meter is not None or t.idle_timeout:
+            raise cgen.Unsupported(f"table {t.name}: direct counter/meter or idle timeout")
+        if any(f.bitwidth > 64 for f in t.fields):
+            raise cgen.Unsupported(f"table {t.name}: key wider than 64 bits")
+
+    def _sync(self) -> None:
+        """Rebuild the C index of every table (or selector) written since the last look."""
+        self._seen = changes.WRITES.n
+        for t, ct, trec, gens in self._tables:
+            pg = t.profile.generation if t.profile is not None else -1
+            if gens[0] == t.generation and gens[1] == pg:
+                continue
+            self._rebuild(t, ct, trec)
+            gens[0], gens[1] = t.generation, pg
+
+    def _rebuild(self, t: Any, ct: Any, trec: cgen.TableRec) -> None:
+        ffi, lib = self.ffi, self.lib
+        ids = {name: i for i, name in enumerate(trec.dispatch)}
+        lib.p4n_table_clear(ct)
+        nk = max(1, len(t.fields))
+        entries = t.entries()
+        lpm = [i for i, f in enumerate(t.fields) if f.kind is MatchKind.LPM]
+
+        def plen(e: Any) -> int:
+            m = e.match[lpm[0]] if lpm else None
+            return m.prefix_len if isinstance(m, Lpm) else 0
+        entries.sort(key=lambda e: (-plen(e), e._seq))
+        groups: dict[int, int] = {}
+        val = ffi.new("u64[]", nk)
+        mask = ffi.new("u64[]", nk)
+        args = ffi.new("u64[]", _MAXA)
+        prof = t.profile
+        for e in entries:
+            for i, (f, m) in enumerate(zip(t.fields, e.match, strict=True)):
+                full = (1 << f.bitwidth) - 1
+                if m is None:
+                    val[i], mask[i] = 0, 0
+                elif isinstance(m, Exact | Optional_):
+                    val[i], mask[i] = m.value, full
+                elif isinstance(m, Lpm):
+                    pm = ((1 << m.prefix_len) - 1) << (f.bitwidth - m.prefix_len)
+                    val[i], mask[i] = m.value & pm, pm
+                elif isinstance(m, Ternary):
+                    val[i], mask[i] = m.value & m.mask, m.mask
+                else:
+                    raise cgen.Unsupported(f"table {t.name}: match {m!r}")
+            if not t.fields:
+                val[0] = mask[0] = 0
+            call = e.action
+            group = -1
+            if call is None and e.member_id is not None and prof is not None:
+                call = prof.members[e.member_id]
+            if call is None and e.group_id is not None:
+                group = groups.setdefault(e.group_id, len(groups))
+                act = -1
+                n = 0
+            else:
+                act = ids[call.action] if call is not None else -1
+                n = self._args(args, call.args if call is not None else ())
+            lib.p4n_table_add(ct, val, mask, e.priority, e._seq, act, group, args, n)
+        lib.p4n_table_finish(ct)
+        d = t.default_action
+        n = self._args(args, d.args if d is not None else ())
+        lib.p4n_table_set_default(ct, ids[d.action] if d is not None else -1, args, n)
+        if groups:
+            assert prof is not None
+            off: list[int] = []
+            ln: list[int] = []
+            acts: list[int] = []
+            margs: list[int] = []
+            for gid in groups:
+                g = prof.groups.get(gid)
+                exp = g.expanded if g is not None else ()
+                off.append(len(acts))
+                ln.append(len(exp))
+                for mid in exp:
+                    c = prof.members[mid]
+                    acts.append(ids[c.action])
+                    margs.extend(list(c.args) + [0] * (_MAXA - len(c.args)))
+            lib.p4n_table_set_selectors(ct, len(groups), ffi.new("int32_t[]", off), ffi.new("int32_t[]", ln),
+                                        len(acts), ffi.new("int32_t[]", acts or [0]),
+                                        ffi.new("u64[]", margs or [0] * _MAXA))
+
+    @staticmethod
+    def _args(buf: Any, vals: tuple[int, ...]) -> int:
+        if len(vals) > _MAXA:
+            raise cgen.Unsupported("more than 16 action arguments")
+        for i, v in enumerate(vals):
+            if v >> 64 or v < -(1 << 63):
+                raise cgen.Unsupported("action argument wider than 64 bits")
+            buf[i] = v & 0xFFFFFFFFFFFFFFFF
+        return len(vals)
+
+    # ------------------------------------------------------------------ hooks (as V1Pipeline)
+    def _on_c_digest(self, d: int, vals: tuple) -> None:
+        """As the Python pipeline's `_digest`: with a sink attached (the P4Runtime server) the sink gets it;
+        otherwise it waits in the state."""
+        name = self.cprog.digests[d]
+        if self.digest_sink is None:
+            dg = self.state.digests.get(name)
+            if dg is not None:
+                dg.emit(vals)
+        self.on_digest(name, vals)
+
+    def on_digest(self, name: str, vals: tuple) -> None:
+        self.digest_log.append((name, vals))
+        if len(self.digest_log) > self.max_logs:
+            del self.digest_log[: len(self.digest_log) // 2]
+        if self.digest_sink is not None:
+            self.digest_sink(name, vals)
+
+    def on_log(self, text: str) -> None:
+        logging.getLogger("p4exec.pipeline").info("log_msg: %s", text)
+        self.logs.append(text)
+        if len(self.logs) > self.max_logs:
+            del self.logs[: len(self.logs) // 2]
+
+    def set_digest_sink(self, fn: Any) -> None:
+        self.digest_sink = fn
+
+    def _fault(self, K: Any, where: str) -> None:
+        if K.fault == 1:
+            self.stats["assert_failed"] += 1
+            log.warning("assert/assume failed: packet dropped")
+        else:
+            reason = "header_stack_index" if K.fault == 3 else "division_by_zero"
+            self.stats["runtime_fault"] += 1
+            self.stats[f"runtime_fault:{reason}"] += 1
+            log.warning("p4exec: run-time fault %s in %s; packet dropped", reason, where)
+
+    # ------------------------------------------------------------------ ingress half
+    def ingress(self, port: int, data: bytes, now_us: int) -> list[NativeJob]:
+        if changes.WRITES.n != self._seen:
+            self._sync()
+        self.last_malformed = False
+        if type(data) is not bytes:
+            data = bytes(data)
+        K = self._new("job_t *")
+        r = self.lib.p4n_ingress(self.I, K, data, len(data), port, now_us)
+        if r < 0:
+            self._fault(K, "ingress")
+            return []
+        if r & 0x1000:
+            self.last_malformed = True
+        payload = data[r >> 16:]
+        if r & 0xA000:         # multicast, I2E clone or resubmit: the traffic manager's part, in Python
+            jobs: list[NativeJob] = []
+            try:
+                self._after_ingress(K, port, data, now_us, payload, jobs, 0)
+            except _Fault as f:
+                self._fault(f.K, "ingress")
+                return []
+            return jobs
+        spec = r & 0x1FF
+        if spec == DROP_PORT:
+            self.stats["dropped"] += 1
+            return []
+        return [NativeJob(spec, K, payload, (r >> 9) & 7, len(data), K.truncate if r & 0x4000 else None)]
+
+    def _after_ingress(self, K: Any, port: int, data: bytes, now: int, payload: bytes, jobs: list[NativeJob],
+                       depth: int) -> None:
+        """V1Pipeline._ingress_pass after the ingress control: I2E clones, resubmit, multicast, unicast, drop."""
+        if K.clone_type == 1:
+            self._i2e_clone(K, port, data, now, jobs, depth)
+        if K.resubmit:
+            if depth >= LOOP_CAP:
+                self.stats["resubmit_loop_dropped"] += 1
+                return
+            K2 = self._new("job_t *")
+            K2.sm.instance_type = RESUBMIT
+            if K.resubmit_fl >= 0:
+                self.lib.p4n_field_list(K.resubmit_fl, K, K2)
+            r = self.lib.p4n_ingress(self.I, K2, data, len(data), port, now)
+            if r < 0:
+                raise _Fault(K2)
+            if r & 0x1000:
+                self.last_malformed = True
+            self._after_ingress(K2, port, data, now, data[r >> 16:], jobs, depth + 1)
+            return
+        if K.sm.mcast_grp:
+            for j in self._replicate(K, payload):
+                j.depth = depth
+                jobs.append(j)
+            return
+        spec = K.sm.egress_spec
+        if spec == DROP_PORT:
+            self.stats["dropped"] += 1
+            return
+        j = NativeJob(spec, K, payload, K.sm.priority, K.sm.packet_length, None if K.truncate < 0 else K.truncate)
+        j.depth = depth
+        jobs.append(j)
+
+    def _session(self, session: int) -> tuple[list, Any, int | None]:
+        reps = self._pre.clone_replicas(session)
+        sess = self._pre.sessions.get(session)
+        trunc = sess.packet_length_bytes if sess is not None and sess.packet_length_bytes else None
+        return reps, sess, trunc
+
+    def _i2e_clone(self, K: Any, port: int, data: bytes, now: int, jobs: list[NativeJob], depth: int) -> None:
+        reps, sess, trunc = self._session(K.clone_session)
+        for eport, rid in reps:
+            K2 = self._new("job_t *")
+            if self.lib.p4n_parse(self.I, K2, data, len(data), port, now) < 0:
+                raise _Fault(K2)
+            if K.clone_fl >= 0:
+                self.lib.p4n_field_list(K.clone_fl, K, K2)
+            K2.sm.instance_type = INGRESS_CLONE
+            K2.sm.egress_rid = rid
+            if sess is not None:
+                K2.sm.priority = sess.class_of_service
+            j = NativeJob(eport, K2, data[K2.payload_off:], K2.sm.priority, K2.sm.packet_length, trunc)
+            j.depth = depth
+            jobs.append(j)
+
+    def _replicate(self, K: Any, payload: bytes) -> list[NativeJob]:
+        reps = self._pre.replicas(K.sm.mcast_grp)
+        if not reps:
+            self.stats["dropped"] += 1
+        jobs = []
+        last = len(reps) - 1
+        size = self.ffi.sizeof("job_t")
+        for i, (eport, rid) in enumerate(reps):
+            if i == last:
+                k = K
+            else:
+                k = self._new("job_t *")
+                self.ffi.memmove(k, K, size)
+            k.sm.egress_rid = rid
+            k.sm.instance_type = REPLICATION
+            jobs.append(NativeJob(eport, k, payload, k.sm.priority, k.sm.packet_length,
+                                  None if k.truncate < 0 else k.truncate))
+        return jobs
+
+    # ------------------------------------------------------------------ egress half
+    def egress(self, job: NativeJob, now_us: int, queue_info: Any = None) -> list[tuple[int, bytes]]:
+        if changes.WRITES.n != self._seen:
+            self._sync()
+        out: list[tuple[int, bytes]] = []
+        try:
+            self._egress_pass(job, now_us, queue_info, out)
+        except _Fault as f:
+            self._fault(f.K, "egress")
+        return out
+
+    def _egress_pass(self, job: NativeJob, now_us: int, qi: Any, out: list[tuple[int, bytes]]) -> None:
+        K = job.K
+        if job.truncate is not None:
+            K.truncate = job.truncate
+        if qi is None:
+            n = self.lib.p4n_egress(self.I, K, self._out, OUT_CAP, job.egress_port, now_us, 0, 0, 0, 0, 0)
+        else:
+            n = self.lib.p4n_egress(self.I, K, self._out, OUT_CAP, job.egress_port, now_us, 1, qi.enq_timestamp,
+                                    qi.enq_qdepth, qi.deq_timedelta, qi.deq_qdepth)
+        if n == -1:
+            self.stats["dropped"] += 1
+            return
+        if n == -3:
+            self._egress_tail(job, now_us, out)
+            return
+        if n < 0:
+            raise _Fault(K)
+        pkt = self._buffer(self._out, n)[:] + job.payload
+        trunc = K.truncate
+        if 0 <= trunc < len(pkt):
+            pkt = pkt[:trunc]
+        out.append((job.egress_port, pkt))
+
+    def _egress_tail(self, job: NativeJob, now: int, out: list[tuple[int, bytes]]) -> None:
+        """V1Pipeline._egress_pass after the egress control, when it asked for an E2E clone or recirculation."""
+        K = job.K
+        if K.clone_type == 2:
+            self._e2e_clone(K, job, now, out)
+        if K.sm.egress_spec == DROP_PORT:
+            self.stats["dropped"] += 1
+            return
+        n = self.lib.p4n_finish(self.I, K, self._out, OUT_CAP)
+        if n < 0:
+            raise _Fault(K)
+        pkt = self._buffer(self._out, n)[:] + job.payload
+        trunc = K.truncate
+        if 0 <= trunc < len(pkt):
+            pkt = pkt[:trunc]
+        if K.recirc:
+            if job.depth >= LOOP_CAP:
+                self.stats["recirculate_loop_dropped"] += 1
+                return
+            K2 = self._new("job_t *")
+            K2.sm.instance_type = RECIRC
+            if K.recirc_fl >= 0:
+                self.lib.p4n_field_list(K.recirc_fl, K, K2)
+            port = K.sm.ingress_port
+            r = self.lib.p4n_ingress(self.I, K2, pkt, len(pkt), port, now)
+            if r < 0:
+                raise _Fault(K2)
+            jobs: list[NativeJob] = []
+            self._after_ingress(K2, port, pkt, now, pkt[r >> 16:], jobs, job.depth + 1)
+            for j in jobs:
+                self._egress_pass(j, now, None, out)
+            return
+        out.append((job.egress_port, pkt))
+
+    def _e2e_clone(self, K: Any, job: NativeJob, now: int, out: list[tuple[int, bytes]]) -> None:
+        reps, sess, trunc = self._session(K.clone_session)
+        if not reps or job.depth >= LOOP_CAP:
+            return
+        ffi = self.ffi
+        for eport, rid in reps:
+            K2 = self._new("job_t *")
+            K2.hdr = K.hdr
+            if K.clone_fl >= 0:
+                self.lib.p4n_field_list(K.clone_fl, K, K2)
+            K2.sm.instance_type = EGRESS_CLONE
+            K2.sm.egress_rid = rid
+            K2.sm.ingress_port = K.sm.ingress_port
+            K2.sm.packet_length = K.sm.packet_length
+            if sess is not None:
+                K2.sm.priority = sess.class_of_service
+            K2.truncate = -1
+            j = NativeJob(eport, K2, job.payload, K2.sm.priority, K2.sm.packet_length, trunc)
+            j.depth = job.depth + 1
+            self._egress_pass(j, now, None, out)
+        _ = ffi
+
+    def process_batch(self, ports: list[int], datas: list[bytes], nows: list[int]) -> list[tuple[int, int, bytes]]:
+        """`process` of frames i = 0.. (datas[i] arriving on ports[i] at nows[i]) in order, with empty queues, in
+        one call into C per batch: the frames that leave, as (i, port, bytes), in order. Multicast frames finish
+        in Python (replication), as in `ingress`."""
+        if changes.WRITES.n != self._seen:
+            self._sync()
+        nf = len(datas)
+        if nf == 0:
+            return []
+        ffi, lib = self.ffi, self.lib
+        if nf > self._batch_cap:
+            self._batch_cap = nf
+            self._jobs = ffi.new("job_t[]", nf)
+            self._res = ffi.new("int64_t[]", nf)
+            self._bout = ffi.new("uint8_t[]", nf * 2048)
+        stats = self._bstats
+        stats[0] = 0
+        used = lib.p4n_batch(self.I, self._jobs, nf, b"".join(datas), list(map(len, datas)), ports, nows,
+                             self._bout, nf * 2048, self._res, stats)
+        buf = self._buffer(self._bout, used)[:]
+        out: list[tuple[int, int, bytes]] = []
+        append = out.append
+        o = 0
+        drops = 0
+        for i, r in enumerate(ffi.unpack(self._res, nf)):
+            if r >= 0:
+                ln = r & 0xFFFFFFFF
+                append((i, r >> 32, buf[o:o + ln]))
+                o += ln
+            elif r == -1:
+                drops += 1
+            else:
+                out.extend((i, port, data) for port, data in self._batch_slow(i, r, datas[i], nows[i]))
+        if drops:
+            self.stats["dropped"] += drops
+        self.last_malformed = bool(stats[0])
+        return out
+
+    def _batch_slow(self, i: int, r: int, data: bytes, now: int) -> list[tuple[int, bytes]]:
+        K = self._new("job_t *")
+        self.ffi.memmove(K, self._jobs + i, self.ffi.sizeof("job_t"))
+        if r in (-2, -5):
+            self._fault(K, "ingress" if r == -2 else "egress")
+            return []
+        payload = data[K.payload_off:]
+        res: list[tuple[int, bytes]] = []
+        if r == -6:     # egress ran and asked for an E2E clone or recirculation
+            job = NativeJob(K.sm.egress_port, K, payload, K.sm.priority, K.sm.packet_length,
+                            None if K.truncate < 0 else K.truncate)
+            try:
+                self._egress_tail(job, now, res)
+            except _Fault as f:
+                self._fault(f.K, "egress")
+            return res
+        jobs: list[NativeJob] = []
+        if r == -3:     # multicast, I2E clone, resubmit or recirculation asked in ingress
+            try:
+                self._after_ingress(K, K.sm.ingress_port, data, now, payload, jobs, 0)
+            except _Fault as f:
+                self._fault(f.K, "ingress")
+                return []
+        else:   # no room in the batch buffer: egress alone
+            jobs = [NativeJob(K.sm.egress_spec, K, payload, K.sm.priority, K.sm.packet_length,
+                              None if K.truncate < 0 else K.truncate)]
+        for j in jobs:
+            res.extend(self.egress(j, now))
+        return res
+
+    def process(self, port: int, data: bytes, now_us: int, queue_info: Any = None) -> list[tuple[int, bytes]]:
+        out: list[tuple[int, bytes]] = []
+        for job in self.ingress(port, data, now_us):
+            out.extend(self.egress(job, now_us, queue_info(job.egress_port) if callable(queue_info) else None))
+        return out
