@@ -16,15 +16,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
-from p4exec.switch.program import Live, load_program, make_live
+from p4exec.switch.loop import SwitchLoop
+from p4exec.switch.program import load_program, make_live
+from p4exec.switch.stats import LOOP_REASONS
 from p4exec.switch.tm import QueueConfig, TrafficManager
 from vfabric.events import Simulator
 from vfabric.links import WIRE_OVERHEAD, Channel
 
 DEFAULT_PIPELINE_LATENCY_NS = 400  # a 51.2T switch chip's port-to-port latency is a few hundred ns
-DROP_REASONS = ("pipeline", "malformed", "queue_full", "port_down", "no_port")
 
 
 @dataclass(frozen=True)
@@ -34,8 +35,10 @@ class PortInfo:
     gone: bool
 
 
-class VirtualSwitch:
-    """One switch; `ports` maps port number -> Channel towards the peer (filled in by the fabric)."""
+class VirtualSwitch(SwitchLoop):
+    """One switch on the simulator: the shared switch loop (p4exec/switch/loop.py) with channels as its ports
+    out and the simulator as its timer; `ports` maps port number -> Channel towards the peer (filled in by
+    the fabric)."""
 
     def __init__(self, sim: Simulator, name: str, device_id: int, queue: QueueConfig, nqueues: int = 1,
                  pipeline_latency_ns: int = DEFAULT_PIPELINE_LATENCY_NS, cpu_port: int | None = 255,
@@ -45,23 +48,17 @@ class VirtualSwitch:
         self.sim = sim
         self.name = name
         self.device_id = device_id
-        self.cpu_port = cpu_port
         self.seed = seed
         self.pipeline_latency_ns = int(pipeline_latency_ns)
-        self.tm = TrafficManager(queue, nqueues, clock=sim)
         self.ports: dict[int, Channel] = {}
         self.up: dict[int, bool] = {}
-        self.live: Live | None = None
-        self._stopped = False
-        # (ingress, egress) of the live pipeline while the switch forwards, else None (`_forwarding`)
-        self._halves: tuple[Callable[..., Any], Callable[..., Any]] | None = None
-        self.drops = dict.fromkeys(DROP_REASONS, 0)
+        super().__init__(TrafficManager(queue, nqueues, clock=sim), sim, cpu_port, self.ports, self.up,
+                         min_frame=60, wire_overhead=WIRE_OVERHEAD)
+        self.drops = dict.fromkeys(LOOP_REASONS, 0)
         self.received = 0
-        self.executions = 0  # packets that entered the pipeline (one ingress pass; its egress halves follow)
-        self._serving: set[int] = set()
         self._instants: dict[int, list[tuple[int, bytes, int]]] = {}  # arrival ns -> frames due then (`defer_arrival`)
         self._lock = threading.RLock()
-        self._packet_in: list[Callable[[bytes], None]] = []
+        self._packet_in_listeners: list[Callable[[bytes], None]] = []
         self._digest: list[Callable[[int, list], None]] = []
         self._port_listeners: list[Callable[[int, bool], None]] = []
         self.packet_out_inbox: list[bytes] = []  # packet-outs from gRPC threads, injected at the next barrier
@@ -86,25 +83,19 @@ class VirtualSwitch:
         backend.attach_digest_sink(program, self._emit_digest)
         live = make_live(program)
         with self._lock:
-            self.live = live
             for port, up in self.up.items():
                 live.set_port_up(port, up)
-            self._forwarding()
+            self.set_live(live)
 
     @property
     def stopped(self) -> bool:
         """A stopped switch drops everything (fault "switch_stop")."""
-        return self._stopped
+        return self.stopped_loop
 
     @stopped.setter
     def stopped(self, stop: bool) -> None:
-        self._stopped = stop
+        self.stopped_loop = stop
         self._forwarding()
-
-    def _forwarding(self) -> None:
-        """The one thing `receive` asks before ingress: the pipeline to run, or None (stopped, no program)."""
-        live = self.live
-        self._halves = None if self._stopped or live is None or live.ingress is None else (live.ingress, live.egress)
 
     def control(self, fn: Callable[[], Any]) -> Any:
         with self._lock:
@@ -115,11 +106,11 @@ class VirtualSwitch:
             self.packet_out_inbox.append(bytes(frame))
 
     def add_packet_in_listener(self, fn: Callable[[bytes], None]) -> None:
-        self._packet_in.append(fn)
+        self._packet_in_listeners.append(fn)
 
     def remove_packet_in_listener(self, fn: Callable[[bytes], None]) -> None:
-        if fn in self._packet_in:
-            self._packet_in.remove(fn)
+        if fn in self._packet_in_listeners:
+            self._packet_in_listeners.remove(fn)
 
     def add_digest_listener(self, fn: Callable[[int, list], None]) -> None:
         self._digest.append(fn)
@@ -156,7 +147,7 @@ class VirtualSwitch:
             return
         self.up[port] = up
         if not up:
-            self.drops["port_down"] += len(self.tm.flush_port(port))
+            self.flush(port)
         if self.live is not None:
             self.live.set_port_up(port, up)
         for fn in list(self._port_listeners):
@@ -210,92 +201,20 @@ class VirtualSwitch:
             receive(port, frame)
 
     def receive(self, port: int, frame: bytes) -> None:
-        """A frame has arrived on `port` and passed the pipeline latency: ingress, then the queues."""
+        """A frame has arrived on `port` and passed the pipeline latency: the switch loop takes it."""
         self.received += 1
         if port != self.cpu_port and not self.up[port]:  # the link went down while the frame was on it
             self.ports[port].link.lost += 1
             return
-        halves = self._halves
-        if halves is None:
-            self.drops["pipeline"] += 1
-            return
-        ingress, egress = halves
-        self.executions += 1
-        tm = self.tm
-        now = self.sim.now
-        now_us = (now - tm.start_ns) // 1000
-        try:
-            jobs = ingress(port, frame, now_us)
-        except Exception:  # noqa: BLE001 - a bad frame is counted and dropped, as in the emulated switch
-            self.drops["malformed"] += 1
-            return
-        if not jobs:
-            self.drops["pipeline"] += 1
-            return
-        up = self.up
-        serving = self._serving
-        cpu_port = self.cpu_port
-        for job in jobs:
-            eport = job.egress_port
-            state = up.get(eport)  # True: up, False: down, None: no such port
-            if not state and eport != cpu_port:
-                self.drops["no_port" if state is None else "port_down"] += 1
-                continue
-            wire = (job.packet_length if job.packet_length > 60 else 60) + WIRE_OVERHEAD
-            if eport not in serving:
-                # an idle port: the packet leaves in this same instant if the port is free (no queue, no event)
-                qinfo = tm.pass_through(eport, job.priority, wire, now)
-                if qinfo is not None:
-                    self._egress(job, egress, qinfo, tm.ports[eport].departed_ns, now_us)
-                    continue
-            if not tm.enqueue(eport, job.priority, (job, egress), wire):
-                self.drops["queue_full"] += 1
-                continue
-            if eport not in serving:
-                serving.add(eport)
-                ready = tm.ready_ns(eport)
-                if ready is not None:
-                    self.sim.at(ready, self._serve, eport)
-                else:
-                    serving.discard(eport)
+        self.ingress(port, frame, None)
 
-    def _serve(self, port: int) -> None:
-        """Dequeue the head of `port`, run egress on it and put the result on the wire, then wait for the
-        port's next departure (one event per queued packet)."""
-        tm = self.tm
-        got = tm.dequeue(port)
-        if got is not None:
-            item, qinfo = got
-            job, egress = cast("tuple[Any, Callable[..., Any]]", item)  # what `receive` queued
-            self._egress(job, egress, qinfo, tm.ports[port].departed_ns, (self.sim.now - tm.start_ns) // 1000)
-        ready = tm.ready_ns(port)
-        if ready is None:
-            self._serving.discard(port)
-        else:
-            self.sim.at(ready, self._serve, port)
+    # ---------------------------------------------------------------- the switch loop's hooks: one flat tally
+    def _lost(self, ctx: Any, reason: str) -> None:
+        self.drops[reason] += 1
 
-    def _egress(self, job: Any, egress: Callable[..., Any], qinfo: Any, start: float, now_us: int) -> None:
-        """Egress for a packet leaving its queue now (`now_us`, the switch's clock); its frames go on the wire
-        at `start` (fractional ns)."""
-        try:
-            frames = egress(job, now_us, qinfo)
-        except Exception:  # noqa: BLE001
-            frames = None
-            self.drops["malformed"] += 1
-        if not frames:
-            if frames is not None:
-                self.drops["pipeline"] += 1
-            return
-        cpu_port, ports, up = self.cpu_port, self.ports, self.up
-        for oport, data in frames:
-            if oport == cpu_port:
-                for fn in list(self._packet_in):
-                    fn(data)
-                continue
-            ch = ports.get(oport)
-            if ch is None:
-                self.drops["no_port"] += 1
-            elif not up[oport]:
-                self.drops["port_down"] += 1
-            else:
-                ch.send(data, start)
+    def _dropped(self, fate: Any, reason: str) -> None:
+        self.drops[reason] += 1
+
+    def _packet_in(self, frame: bytes) -> None:
+        for fn in list(self._packet_in_listeners):
+            fn(frame)

@@ -1,4 +1,8 @@
-"""The switch's data-plane loop: ports → ingress → traffic manager → egress → ports.
+"""The emulated switch's data plane: AF_PACKET ports and the real-time side of the switch loop.
+
+The data path itself (ingress → traffic manager → egress → ports out, drop reasons) is the shared
+`SwitchLoop` (loop.py), which vfabric's simulated switch runs too; this module adds what is real-time and
+I/O: the sockets, epoll, the timers on the monotonic clock, per-port accounting and pcap.
 
 One thread (the process's main thread) runs everything that touches packets, driven by
 epoll over the port sockets and an eventfd that other threads (P4Runtime server) use to
@@ -16,16 +20,19 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from heapq import heappop, heappush
+from itertools import count
 from pathlib import Path
 from typing import Any
 
 from p4exec.switch.linkmon import LinkMonitor
+from p4exec.switch.loop import SwitchLoop
 from p4exec.switch.pcap import PcapWriter
 from p4exec.switch.ports import Port, PortGone
 from p4exec.switch.portstate import PortStateMixin
 from p4exec.switch.program import Live
-from p4exec.switch.stats import MALFORMED, NO_PORT, PIPELINE, PORT_DOWN, QUEUE_FULL, TX_ERROR, Accounting
-from p4exec.switch.tm import QueueInfo, TrafficManager
+from p4exec.switch.stats import Accounting, Fate, PortStats
+from p4exec.switch.tm import TrafficManager
 
 log = logging.getLogger("p4exec.switch")
 
@@ -37,15 +44,55 @@ LINK_TICKS_POLL = 1
 CALL_POLL_S = 0.2  # how often a waiting `call` checks that the loop still runs
 
 
-class DataPlane(PortStateMixin):
+class PortsUp:
+    """The switch loop's view of which ports are up, read from the ports themselves."""
+
+    __slots__ = ("ports",)
+
+    def __init__(self, ports: dict[int, Port]) -> None:
+        self.ports = ports
+
+    def get(self, port: int, default: Any = None) -> bool | None:
+        p = self.ports.get(port)
+        return default if p is None else p.up
+
+
+class PortSender:
+    """A port out for the switch loop: the socket, its transmit counters and its pcap (the start time is
+    the wall clock's own)."""
+
+    __slots__ = ("port", "acct", "pcap")
+
+    def __init__(self, port: Port, acct: Accounting, pcap: PcapWriter | None) -> None:
+        self.port = port
+        self.acct = acct
+        self.pcap = pcap
+
+    def send(self, frame: bytes, start_ns: float) -> bool:
+        if not self.port.send(frame):
+            return False
+        num = self.port.num
+        ps = self.acct.ports.get(num) or self.acct.port(num)
+        ps.transmitted += 1
+        ps.transmitted_bytes += len(frame)
+        if self.pcap is not None:
+            self.pcap.write(frame)
+        return True
+
+
+class DataPlane(PortStateMixin, SwitchLoop):
     """Ports, queues and the loop; the program is swapped in by `commit` (on the loop thread)."""
 
     def __init__(self, ports: list[Port], tm: TrafficManager, cpu_port: int | None, pcap_dir: str | None) -> None:
         self.ports: dict[int, Port] = {p.num: p for p in ports}
-        self.tm = tm
-        self.cpu_port = cpu_port
         self.acct = Accounting()
-        self.live: Live | None = None
+        self._senders: dict[int, PortSender] = {}
+        SwitchLoop.__init__(self, tm, self, cpu_port, self._senders, PortsUp(self.ports))
+        # the per-copy hooks are the accounting's own methods: no Python frame of ours per packet (hot path)
+        self._copies = self.acct.start  # type: ignore[method-assign]
+        self._copy_done = self.acct.copy_done  # type: ignore[method-assign]
+        self._timers: list[tuple[int, int, Callable[..., Any], tuple]] = []
+        self._timer_seq = count()
         self.packet_in_listeners: list[Callable[[bytes], None]] = []
         self.port_listeners: list[Callable[[int, bool], None]] = []
         self.gone: set[int] = set()
@@ -64,6 +111,8 @@ class DataPlane(PortStateMixin):
             for p in ports:
                 self._pcap_in[p.num] = PcapWriter(Path(pcap_dir) / f"{p.iface}_in.pcap")
                 self._pcap_out[p.num] = PcapWriter(Path(pcap_dir) / f"{p.iface}_out.pcap")
+        for p in ports:
+            self._senders[p.num] = PortSender(p, self.acct, self._pcap_out.get(p.num))
 
     # ------------------------------------------------------------------ set-up and control
 
@@ -135,9 +184,13 @@ class DataPlane(PortStateMixin):
         os.eventfd_write(self._wake_fd, 1)
 
     def commit(self, live: Live) -> None:
-        self.live = live
         for num, port in self.ports.items():
             live.set_port_up(num, port.up)
+        self.set_live(live)
+
+    def at(self, t_ns: int, fn: Callable[..., Any], *args: Any) -> None:
+        """The switch loop's timer: `fn(*args)` once the monotonic clock reaches `t_ns` (run by the loop)."""
+        heappush(self._timers, (t_ns, next(self._timer_seq), fn, args))
 
     def stop(self) -> None:
         """Ask the loop to end; safe from signal handlers and other threads."""
@@ -149,8 +202,8 @@ class DataPlane(PortStateMixin):
 
     def inject(self, port: int, frame: bytes) -> None:
         """A frame entering ingress on `port` (packet-out on the CPU port), on the loop thread."""
-        self._ingress(port, frame, self.tm.now_us())
-        self._drain()
+        self._ingress(port, frame)
+        self._run_timers()
 
     # ------------------------------------------------------------------ the loop
 
@@ -170,7 +223,6 @@ class DataPlane(PortStateMixin):
                 timeout = next_tick - now if deadline is None else min(deadline, next_tick) - now
                 events = ep.poll(max(0.0, timeout))
                 now = time.monotonic()
-                now_us = self.tm.now_us()
                 for fd, ev in events:
                     if fd == wake_fd:
                         try:
@@ -196,8 +248,8 @@ class DataPlane(PortStateMixin):
                         continue
                     num = port.num
                     for frame in frames:
-                        self._ingress(num, frame, now_us)
-                deadline = self._drain()
+                        self._ingress(num, frame)
+                deadline = self._run_timers()
                 if now >= next_tick:
                     ticks += 1
                     if ticks % link_ticks == 0:
@@ -243,112 +295,31 @@ class DataPlane(PortStateMixin):
 
     # ------------------------------------------------------------------ per packet
 
-    def _ingress(self, num: int, frame: bytes, now_us: int) -> None:
-        acct = self.acct
-        ps = acct.received(num, len(frame))
+    def _ingress(self, num: int, frame: bytes) -> None:
+        ps = self.acct.received(num, len(frame))
         if self._pcap_in:
             w = self._pcap_in.get(num)
             if w is not None:
                 w.write(frame)
-        live = self.live
-        if live is None or live.ingress is None:
-            ps.dropped[PIPELINE] += 1
-            return
-        try:
-            jobs = live.ingress(num, frame, now_us)
-        except Exception as exc:  # noqa: BLE001 - a bad frame must never stop the switch
-            self._bad_packet("ingress", num, exc)
-            ps.dropped[MALFORMED] += 1
-            return
-        if not jobs:
-            ps.dropped[MALFORMED if live.malformed() else PIPELINE] += 1
-            return
-        ports = self.ports
-        cpu = self.cpu_port
-        if len(jobs) == 1:
-            # Fast path: one copy to an unpaced port with an empty queue leaves at once, as it would
-            # from the queue (enq_qdepth 0, no time queued), without the queue's bookkeeping.
-            job = jobs[0]
-            eport = job.egress_port
-            p = ports.get(eport)
-            if (p is not None and p.up or eport == cpu) and self.tm.bypass(eport):
-                qid = min(max(job.priority, 0), self.tm.nqueues - 1)
-                try:
-                    frames = live.egress(job, now_us, QueueInfo(now_us, 0, 0, 0, qid))
-                except Exception as exc:  # noqa: BLE001
-                    self._bad_packet("egress", eport, exc)
-                    ps.dropped[MALFORMED] += 1
-                    return
-                nfwd, ncpu, reason = self._emit(frames)
-                if nfwd:
-                    ps.forwarded += 1
-                elif ncpu:
-                    ps.to_cpu += 1
-                else:
-                    ps.dropped[reason or PIPELINE] += 1
-                return
-        fate = acct.start(ps, len(jobs))
-        enqueue = self.tm.enqueue
-        for job in jobs:
-            eport = job.egress_port
-            p = ports.get(eport)
-            if p is None and eport != cpu:
-                acct.copy_done(fate, reason=NO_PORT)
-            elif p is not None and not p.up:
-                acct.copy_done(fate, reason=PORT_DOWN)
-            elif not enqueue(eport, job.priority, (job, fate, live.egress), job.packet_length):
-                acct.copy_done(fate, reason=QUEUE_FULL)
+        self.ingress(num, frame, ps)
 
-    def _drain(self) -> float | None:
-        """Serve the queues; the time.monotonic() at which the next paced packet may leave (None: nothing
-        waits). The switch's traffic manager runs on the monotonic clock, so its ns deadline converts."""
-        tm = self.tm
-        if not tm.active:
-            return None
-        now_us = tm.now_us()
-        out, wake_ns = tm.service()
-        acct = self.acct
-        emit = self._emit
-        for _port, (job, fate, egress), qinfo in out:
-            try:
-                frames = egress(job, now_us, qinfo)
-            except Exception as exc:  # noqa: BLE001
-                self._bad_packet("egress", job.egress_port, exc)
-                acct.copy_done(fate, reason=MALFORMED)
-                continue
-            nfwd, ncpu, reason = emit(frames)
-            acct.copy_done(fate, nfwd, ncpu, reason)
-        return None if wake_ns is None else wake_ns / 1e9
+    def _run_timers(self) -> float | None:
+        """Run the switch loop's timers that are due; the time.monotonic() of the next one (None: none).
+        The traffic manager runs on the monotonic clock, so its ns deadlines convert."""
+        timers = self._timers
+        now_ns = self.tm.clock.now_ns
+        while timers and timers[0][0] <= now_ns():
+            _t, _seq, fn, args = heappop(timers)
+            fn(*args)
+        return timers[0][0] / 1e9 if timers else None
 
-    def _emit(self, frames: list) -> tuple[int, int, str | None]:
-        """Send egress output: (frames on data ports, frames to the CPU, drop reason of the rest)."""
-        if not frames:
-            return 0, 0, PIPELINE
-        nfwd = ncpu = 0
-        reason = None
-        cpu = self.cpu_port
-        for oport, data in frames:
-            if oport == cpu:
-                ncpu += 1
-                self._packet_in(data)
-                continue
-            p = self.ports.get(oport)
-            if p is None:
-                reason = NO_PORT
-            elif not p.up:
-                reason = PORT_DOWN
-            elif p.send(data):
-                nfwd += 1
-                ps = self.acct.ports.get(oport) or self.acct.port(oport)
-                ps.transmitted += 1
-                ps.transmitted_bytes += len(data)
-                if self._pcap_out:
-                    w = self._pcap_out.get(oport)
-                    if w is not None:
-                        w.write(data)
-            else:
-                reason = TX_ERROR
-        return nfwd, ncpu, reason
+    # ------------------------------------------------------------------ the switch loop's hooks: per-port accounting
+
+    def _lost(self, ctx: PortStats, reason: str) -> None:
+        ctx.dropped[reason] += 1
+
+    def _dropped(self, fate: Fate, reason: str) -> None:
+        fate.reason = reason
 
     def _packet_in(self, data: bytes) -> None:
         if self.cpu_port is not None:

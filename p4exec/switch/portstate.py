@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from p4exec.switch.ports import Port, link_state
-from p4exec.switch.stats import PORT_DOWN
 
 if TYPE_CHECKING:
     import select
@@ -33,6 +32,7 @@ class PortStateMixin:
     live: Live | None
     tm: TrafficManager
     acct: Accounting
+    flush: Callable[[int], int]  # the switch loop's (loop.SwitchLoop.flush)
     port_listeners: list[Callable[[int, bool], None]]
     _linkmon: LinkMonitor | None
     _fd_port: dict[int, Port]
@@ -117,6 +117,5 @@ class PortStateMixin:
         self._set_up(port, port.up)
 
     def _flush_queue(self, num: int) -> None:
-        for _job, fate, _egress in self.tm.flush_port(num):
-            self.acct.copy_done(fate, reason=PORT_DOWN)
+        self.flush(num)
 

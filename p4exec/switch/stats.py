@@ -18,7 +18,9 @@ PORT_DOWN = "port_down"  # egress port's link is down or the interface is gone
 NO_PORT = "no_port"  # egress port that the switch does not have
 TX_ERROR = "tx_error"  # the kernel refused the frame
 RX_RING = "rx_ring"  # lost in the port's receive ring before the switch read it (PACKET_STATISTICS)
-REASONS = (MALFORMED, PIPELINE, QUEUE_FULL, PORT_DOWN, NO_PORT, TX_ERROR, RX_RING)
+# What the switch loop itself can decide (both clocks), then what only real sockets add.
+LOOP_REASONS = (PIPELINE, MALFORMED, QUEUE_FULL, PORT_DOWN, NO_PORT)
+REASONS = LOOP_REASONS + (TX_ERROR, RX_RING)
 
 
 @dataclass

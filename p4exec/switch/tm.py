@@ -116,7 +116,8 @@ class PortQueue:
 
 
 class TrafficManager:
-    """Egress queues of all ports; the switch enqueues after ingress and dequeues by `service`/`dequeue`."""
+    """Egress queues of all ports. One call per job: `pass_through` (the shortcut for an idle port),
+    `enqueue`, then `dequeue` while it gives packets and `ready_ns` for when to come back."""
 
     def __init__(self, default: QueueConfig | None = None, nqueues: int = 1, clock: Clock | None = None) -> None:
         self.default = default or QueueConfig()
@@ -155,11 +156,6 @@ class TrafficManager:
             cfg.rate_bps = float(rate_bps)
         self.ports[port].retime()
         return cfg
-
-    def bypass(self, port: int) -> bool:
-        """True when a packet for `port` would leave at once (unpaced, nothing waiting): skip the queue."""
-        pq = self.ports.get(port) or self.port(port)
-        return pq.backlog == 0 and not pq.paced
 
     def enqueue(self, port: int, priority: int, item: object, length: int) -> bool:
         """Queue `item` for `port` now; False (tail drop) when that queue is full."""
@@ -257,33 +253,6 @@ class TrafficManager:
         start = self.start_ns
         enq_us = (enq_ns - start) // 1000
         return item, QueueInfo(enq_us, enq_depth, (now - start) // 1000 - enq_us, len(q), qid)
-
-    def service(self, budget: int = 256) -> tuple[list, int | None]:
-        """Dequeue what may leave by now: ([(port, item, QueueInfo)], next deadline in clock ns or None)."""
-        now = self.clock.now_ns()
-        out: list = []
-        wake: float | None = None
-        done = []
-        for port in self.active:
-            pq = self.ports[port]
-            paced = pq.paced
-            n = 0
-            while pq.backlog and n < budget:
-                if paced and pq.next_tx >= now + 1:
-                    break
-                item, qinfo = self._pop(pq, now)
-                n += 1
-                out.append((port, item, qinfo))
-            if pq.backlog == 0:
-                done.append(port)
-            elif paced and pq.next_tx >= now + 1:
-                if wake is None or pq.next_tx < wake:
-                    wake = pq.next_tx
-            else:
-                wake = now  # budget used up: come back at once
-        for port in done:
-            self.active.discard(port)
-        return out, None if wake is None else int(wake)
 
     def flush_port(self, port: int) -> list:
         """Remove everything queued for `port` (its link went down): the items, to be counted."""

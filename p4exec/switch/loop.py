@@ -1,0 +1,203 @@
+"""The switch loop, written once for both clocks: a frame in on a port → ingress → traffic manager →
+egress → frames out, with the drop reasons of `stats.py`.
+
+`p4exec switch` (`DataPlane`: AF_PACKET ports, epoll, threads) and vfabric's simulated switch
+(`VirtualSwitch`: channels, the simulator) both run this class. Each supplies only what depends on its clock
+or its I/O: a `Timer` on its clock (the traffic manager reads the same clock), the ports out, which ports are
+up, and where its counters go (the `_lost`/`_dropped`/`_copy_done` hooks: per ingress port and per packet in
+the emulated switch, one flat tally in vfabric).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, cast
+
+from p4exec.switch.program import Live
+from p4exec.switch.stats import MALFORMED, NO_PORT, PIPELINE, PORT_DOWN, QUEUE_FULL, TX_ERROR
+from p4exec.switch.tm import TrafficManager
+
+
+class Timer(Protocol):
+    """Calls `fn(*args)` at clock ns `t_ns` (the clock the traffic manager reads)."""
+
+    def at(self, t_ns: int, fn: Callable[..., Any], *args: Any) -> Any: ...
+
+
+class PortOut(Protocol):
+    """Where a port's frames go: a frame that starts on the wire at `start_ns` (fractional clock ns).
+    Returning False means the frame was refused (counted as tx_error); anything else means sent."""
+
+    def send(self, frame: bytes, start_ns: float) -> Any: ...
+
+
+class PortsUp(Protocol):
+    """Port number -> carrier up (True), down (False), or no such port (None)."""
+
+    def get(self, port: int, default: Any = None) -> bool | None: ...
+
+
+class SwitchLoop:
+    """Ingress, the traffic manager and egress of one switch; subclasses wire `out`, `up` and the hooks."""
+
+    def __init__(self, tm: TrafficManager, timer: Timer, cpu_port: int | None, out: dict[int, Any], up: PortsUp,
+                 min_frame: int = 0, wire_overhead: int = 0) -> None:
+        self.tm = tm
+        self.timer = timer
+        self.cpu_port = cpu_port
+        self.out = out  # port -> PortOut
+        self.up_state = up
+        self.live: Live | None = None
+        self.stopped_loop = False
+        self.executions = 0  # packets that entered the pipeline (one ingress pass; its egress halves follow)
+        # bytes a packet holds its port for pacing: max(length, min_frame) + wire_overhead
+        self.min_frame = min_frame
+        self.wire_overhead = wire_overhead
+        # (ingress, egress, malformed) of the live pipeline while the switch forwards, else None
+        self._halves: tuple[Callable[..., Any], Callable[..., Any], Callable[[], bool]] | None = None
+        self._serving: set[int] = set()
+
+    # ------------------------------------------------------------------ hooks (the side's bookkeeping)
+
+    def _lost(self, ctx: Any, reason: str) -> None:
+        """A packet dropped before it made any copy (ctx: what `ingress` was given)."""
+
+    def _copies(self, ps: Any, copies: int) -> Any:
+        """A packet made `copies` copies: the token that follows them (None: nothing to follow)."""
+        return None
+
+    def _dropped(self, fate: Any, reason: str) -> None:
+        """A copy, or one frame of a copy's egress output, was dropped."""
+
+    def _copy_done(self, fate: Any, fwd: int, cpu: int) -> None:
+        """A copy finished: `fwd` frames left on data ports, `cpu` went to the CPU."""
+
+    def _packet_in(self, frame: bytes) -> None:
+        """A frame for the CPU port."""
+
+    def _bad_packet(self, where: str, port: int, exc: Exception) -> None:
+        """The pipeline raised on a packet (it is counted as malformed)."""
+
+    # ------------------------------------------------------------------ control
+
+    def set_live(self, live: Live | None) -> None:
+        self.live = live
+        self._forwarding()
+
+    def _forwarding(self) -> None:
+        """The one thing `ingress` asks first: the pipeline to run, or None (stopped, no program)."""
+        live = self.live
+        self._halves = (None if self.stopped_loop or live is None or live.ingress is None
+                        else (live.ingress, live.egress, live.malformed))
+
+    def flush(self, port: int) -> int:
+        """Drop everything queued for `port` (its carrier went down): how many copies."""
+        items = self.tm.flush_port(port)
+        for item in items:
+            _job, _egress, fate = item
+            self._dropped(fate, PORT_DOWN)
+            self._copy_done(fate, 0, 0)
+        return len(items)
+
+    # ------------------------------------------------------------------ data path
+
+    def ingress(self, port: int, frame: bytes, ctx: Any) -> None:
+        """A frame has arrived on `port` (and passed any pipeline latency): ingress, then the queues."""
+        halves = self._halves
+        if halves is None:
+            self._lost(ctx, PIPELINE)
+            return
+        ingress, egress, malformed = halves
+        self.executions += 1
+        tm = self.tm
+        now = tm.clock.now_ns()
+        now_us = (now - tm.start_ns) // 1000
+        try:
+            jobs = ingress(port, frame, now_us)
+        except Exception as exc:  # noqa: BLE001 - a bad frame must never stop the switch
+            self._bad_packet("ingress", port, exc)
+            self._lost(ctx, MALFORMED)
+            return
+        if not jobs:
+            self._lost(ctx, MALFORMED if malformed() else PIPELINE)
+            return
+        fate = self._copies(ctx, len(jobs))
+        up = self.up_state
+        serving = self._serving
+        cpu_port = self.cpu_port
+        min_frame = self.min_frame
+        for job in jobs:
+            eport = job.egress_port
+            state = up.get(eport)  # True: up, False: down, None: no such port
+            if not state and eport != cpu_port:
+                self._dropped(fate, NO_PORT if state is None else PORT_DOWN)
+                self._copy_done(fate, 0, 0)
+                continue
+            length = job.packet_length
+            wire = (length if length > min_frame else min_frame) + self.wire_overhead
+            if eport not in serving:
+                # an idle port: the packet leaves in this same instant if the port is free (no queue, no event)
+                qinfo = tm.pass_through(eport, job.priority, wire, now)
+                if qinfo is not None:
+                    self._egress(job, egress, fate, qinfo, tm.ports[eport].departed_ns, now_us)
+                    continue
+            if not tm.enqueue(eport, job.priority, (job, egress, fate), wire):
+                self._dropped(fate, QUEUE_FULL)
+                self._copy_done(fate, 0, 0)
+                continue
+            if eport not in serving:
+                serving.add(eport)
+                ready = tm.ready_ns(eport)
+                if ready is not None:
+                    self.timer.at(ready, self._serve, eport)
+                else:
+                    serving.discard(eport)
+
+    def _serve(self, port: int) -> None:
+        """Dequeue the head of `port`, run egress on it and put the result on the wire, then wait for the
+        port's next departure (one timer per queued packet)."""
+        tm = self.tm
+        got = tm.dequeue(port)
+        if got is not None:
+            item, qinfo = got
+            job, egress, fate = cast("tuple[Any, Callable[..., Any], Any]", item)  # what `ingress` queued
+            self._egress(job, egress, fate, qinfo, tm.ports[port].departed_ns,
+                         (tm.clock.now_ns() - tm.start_ns) // 1000)
+        ready = tm.ready_ns(port)
+        if ready is None:
+            self._serving.discard(port)
+        else:
+            self.timer.at(ready, self._serve, port)
+
+    def _egress(self, job: Any, egress: Callable[..., Any], fate: Any, qinfo: Any, start: float,
+                now_us: int) -> None:
+        """Egress for a packet leaving its queue now (`now_us`, the switch's clock); its frames go on the wire
+        at `start` (fractional clock ns)."""
+        try:
+            frames = egress(job, now_us, qinfo)
+        except Exception as exc:  # noqa: BLE001
+            self._bad_packet("egress", job.egress_port, exc)
+            self._dropped(fate, MALFORMED)
+            self._copy_done(fate, 0, 0)
+            return
+        if not frames:
+            self._dropped(fate, PIPELINE)
+            self._copy_done(fate, 0, 0)
+            return
+        nfwd = ncpu = 0
+        cpu_port, out, up = self.cpu_port, self.out, self.up_state
+        for oport, data in frames:
+            if oport == cpu_port:
+                ncpu += 1
+                self._packet_in(data)
+                continue
+            ch = out.get(oport)
+            if ch is None:
+                self._dropped(fate, NO_PORT)
+            elif not up.get(oport):
+                self._dropped(fate, PORT_DOWN)
+            elif ch.send(data, start) is False:
+                self._dropped(fate, TX_ERROR)
+            else:
+                nfwd += 1
+        self._copy_done(fate, nfwd, ncpu)
