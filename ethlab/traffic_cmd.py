@@ -25,8 +25,9 @@ from ethlab.checks import (
     positive_float,
     positive_int,
 )
+from ethlab.experiment.emulated import run_emulated_trial
 from ethlab.experiment.report import links_table
-from ethlab.experiment.trial import SwitchCrashed, TrialSetup, run_trial
+from ethlab.experiment.trial import SwitchCrashed, TrialSetup
 from ethlab.outdir import claim_out_dir, open_result
 from ethlab.topo_cmd import load_from_args
 from traffic.records import EngineConfig
@@ -130,7 +131,7 @@ def run_traffic(args: argparse.Namespace) -> int:
             result = run_virtual_progress(setup, out, console, {"time_limit_s": args.time_limit})
         else:
             with console.status("bringing the fabric up") as status:
-                result = run_trial(setup, out, progress=lambda msg: status.update(msg))
+                result = run_emulated_trial(setup, out, progress=lambda msg: status.update(msg))
     except SwitchCrashed as err:
         if err.result is None:
             raise

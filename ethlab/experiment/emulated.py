@@ -16,7 +16,7 @@ from controller.targets import target_named
 from ethlab.bringup import RunningFabric, running_fabric
 from ethlab.experiment import collect
 from ethlab.experiment.faults import emulated_injector, events_dicts, finish_faults
-from ethlab.experiment.trial import Replayed, SwitchCrashed, TrialResult, TrialSetup
+from ethlab.experiment.trial import Replayed, SwitchCrashed, TrialResult, TrialSetup, run_trial
 from traffic.inc.jobs import INC_PROGRAM, needs_inc, plan_jobs, setup_jobs
 from traffic.replay import ports_for_topology, replay
 
@@ -90,3 +90,8 @@ class EmulatedClock:
                             switch_args=switch_args,
                             program=INC_PROGRAM if needs_inc(setup.plan) else DEFAULT_PROGRAM) as running:
             yield EmulatedSession(running, setup.rate_scale)
+
+
+def run_emulated_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] | None = None) -> TrialResult:
+    """One trial on an emulated fabric (namespaces, switch processes, the replay engine): `run_trial` on it."""
+    return run_trial(setup, out_dir, progress, EmulatedClock())

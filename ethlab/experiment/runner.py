@@ -24,10 +24,11 @@ import yaml
 
 from controller.targets import target_named
 from ethlab.experiment import aggregate as agg
+from ethlab.experiment.emulated import run_emulated_trial
 from ethlab.experiment.markdown import write_report
 from ethlab.experiment.plots import draw_all
 from ethlab.experiment.spec import Spec, schedule_digest
-from ethlab.experiment.trial import TrialSetup, run_trial
+from ethlab.experiment.trial import TrialSetup
 from p4exec.native.select import pipeline_choice
 from traffic.records import EngineConfig
 
@@ -100,7 +101,7 @@ def paced(spec: Spec, engine: EngineConfig, rate_scale: float | None) -> tuple[E
 def _trial_runner(spec: Spec) -> Callable[..., Any]:
     """The emulated trial, or the virtual-time one for `clock: virtual` (same setup, same outputs)."""
     if spec.clock != "virtual":
-        return run_trial
+        return run_emulated_trial
     from functools import partial
 
     from ethlab.experiment.virtual_trial import run_virtual_trial

@@ -143,18 +143,14 @@ class SwitchCrashed(RuntimeError):
         self.result = result
 
 
-def run_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] | None = None,
-              clock: TrialClock | None = None) -> TrialResult:
-    """Bring up, replay, collect, tear down on `clock` (default: the emulated fabric); raises after recording
+def run_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] | None,
+              clock: TrialClock) -> TrialResult:
+    """Bring up, replay, collect, tear down on `clock` (emulated.EmulatedClock, virtual_trial.VirtualClock); raises after recording
     what it had (the caller records errors).
 
     A switch that dies during an emulated trial costs only its own numbers: the others are still read,
     links.csv and switch.json are written (naming the crashed and unread switches), then SwitchCrashed is
     raised."""
-    if clock is None:
-        from ethlab.experiment.emulated import EmulatedClock
-
-        clock = EmulatedClock()
     say = progress or (lambda _m: None)
     out_dir.mkdir(parents=True, exist_ok=True)
     with clock.session(setup, out_dir, say) as session:

@@ -9,7 +9,8 @@ import json
 import pytest
 
 from controller.policies import make_policy
-from ethlab.experiment.trial import TrialSetup, run_trial
+from ethlab.experiment.emulated import run_emulated_trial
+from ethlab.experiment.trial import TrialSetup
 from topologies.yaml_loader import load as load_topology
 from traffic.records import EngineConfig
 from traffic.replay import pattern_plan
@@ -27,7 +28,7 @@ def _run(tmp_path, pattern, size, policy="ecmp", reaction="none", rate_mbps=20.0
     engine = EngineConfig(rate_bps=rate_mbps * 1e6, reaction=reaction, time_limit_s=30, loss_grace_s=0.5,
                           reaction_params=kw.pop("reaction_params", {}))
     setup = TrialSetup(topo, make_policy(policy, ecn=kw.pop("ecn", True)), plan, engine, seed=1, **kw)
-    return topo, run_trial(setup, tmp_path)
+    return topo, run_emulated_trial(setup, tmp_path)
 
 
 def _host_ports_tx(topo, links):

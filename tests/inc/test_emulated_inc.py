@@ -9,7 +9,8 @@ import shutil
 import pytest
 
 from controller.policies import make_policy
-from ethlab.experiment.trial import TrialSetup, run_trial
+from ethlab.experiment.emulated import run_emulated_trial
+from ethlab.experiment.trial import TrialSetup
 from ethlab.experiment.virtual_trial import run_virtual_trial
 from topologies import load
 from traffic.records import EngineConfig
@@ -31,7 +32,7 @@ def _setup(topo, size: int, planes: int, target: str = "p4exec") -> TrialSetup:
                          ids=["leafspine", "erack16x4"])
 def test_emulated_inc_all_reduce_verified_and_equal_to_virtual(tmp_path, topo_name, params, size, planes) -> None:
     topo = load(topo_name, **params)
-    emu = run_trial(_setup(topo, size, planes), tmp_path / "emulated").metrics
+    emu = run_emulated_trial(_setup(topo, size, planes), tmp_path / "emulated").metrics
     (rec,) = emu.records
     assert rec["complete"] and rec["inc"]["verified"], rec["inc"]
     assert emu.summary["inc"]["verified"]
@@ -54,6 +55,6 @@ def test_emulated_inc_all_reduce_verified_and_equal_to_virtual(tmp_path, topo_na
                          ids=["leafspine", "erack16x4"])
 def test_inc_all_reduce_on_bmv2(tmp_path, topo_name, params, size, planes) -> None:
     """The same aggregation compiled by p4c and run by simple_switch_grpc (paced as BMv2 runs are)."""
-    metrics = run_trial(_setup(load(topo_name, **params), size, planes, "bmv2"), tmp_path).metrics
+    metrics = run_emulated_trial(_setup(load(topo_name, **params), size, planes, "bmv2"), tmp_path).metrics
     (rec,) = metrics.records
     assert rec["complete"] and rec["inc"]["verified"], rec["inc"]

@@ -9,8 +9,9 @@ import pytest
 
 from controller.policies import make_policy
 from ethlab.bringup import running_fabric
+from ethlab.experiment.emulated import run_emulated_trial
 from ethlab.experiment.faults import Fault
-from ethlab.experiment.trial import TrialSetup, run_trial
+from ethlab.experiment.trial import TrialSetup
 from topologies.yaml_loader import load as load_topology
 from traffic.records import EngineConfig
 from traffic.replay import pattern_plan, ports_for_topology, replay
@@ -25,7 +26,7 @@ def _linkfail(tmp_path, transport: str):
     engine = EngineConfig(rate_bps=10e6, time_limit_s=60, loss_grace_s=0.5, transport=transport)
     setup = TrialSetup(topo, make_policy("ecmp"), plan, engine, rate_scale=2e-3, queue_depth=64, seed=1,
                        faults=[Fault(at_s=0.15, action="link_down", a="leaf1", b="spine1")])
-    return run_trial(setup, tmp_path / transport)
+    return run_emulated_trial(setup, tmp_path / transport)
 
 
 def test_link_failure_during_all_reduce(tmp_path):
@@ -96,7 +97,7 @@ def test_trimming_turns_drops_into_naks(tmp_path, transport: str):
     plan = pattern_plan("incast", eids, 200 * 1024, sink=eids[0])
     engine = EngineConfig(rate_bps=15e6, time_limit_s=60, loss_grace_s=0.5, transport=transport)
     policy = make_policy("ecmp", ecn=False, trim_threshold=30)
-    res = run_trial(TrialSetup(topo, policy, plan, engine, rate_scale=2e-3, queue_depth=40, seed=1),
+    res = run_emulated_trial(TrialSetup(topo, policy, plan, engine, rate_scale=2e-3, queue_depth=40, seed=1),
                     tmp_path / transport)
     (rec,) = res.metrics.records
     assert rec["complete"] and rec["bytes_delivered"] == rec["bytes_scheduled"]

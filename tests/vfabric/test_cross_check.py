@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from controller.policies import make_policy
-from ethlab.experiment.trial import TrialSetup, run_trial
+from ethlab.experiment.emulated import run_emulated_trial
+from ethlab.experiment.trial import TrialSetup
 from ethlab.experiment.virtual_trial import run_virtual_trial
 from topologies.yaml_loader import load as load_topology
 from traffic.records import EngineConfig
@@ -28,7 +29,7 @@ def _setup() -> TrialSetup:
 
 
 def test_emulated_and_virtual_deliver_the_same_flows(tmp_path: Path) -> None:
-    emulated = run_trial(_setup(), tmp_path / "emulated")
+    emulated = run_emulated_trial(_setup(), tmp_path / "emulated")
     virtual = run_virtual_trial(_setup(), tmp_path / "virtual", options={"time_limit_s": 0.01})
     for res in (emulated, virtual):
         assert res.summary["complete"] and res.summary["packets_lost"] == 0
