@@ -44,7 +44,7 @@ test: setup
 # record pins); under two minutes on a quiet 2-core machine. `make test` stays the full suite CI runs.
 FAST_MARKS := not netns and not bmv2 and not slow
 test-fast: setup
-	$(PY) -m pytest -q -m "$(FAST_MARKS)" --ignore=tests/snapshots $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n 2 -m "$(FAST_MARKS)" --ignore=tests/snapshots $(PYTEST_ARGS)
 
 lint: setup
 	$(PY) -m ruff check .
