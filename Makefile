@@ -48,7 +48,7 @@ test-fast: setup
 
 lint: setup
 	$(PY) -m ruff check .
-	$(PY) -m mypy --ignore-missing-imports p4src controller topologies ethlab difftest p4exec vfabric traffic bench
+	$(PY) -m mypy --ignore-missing-imports p4src linklayer controller topologies ethlab difftest p4exec vfabric traffic bench
 
 # Compile every program in p4src/ for p4exec, and for BMv2 too when the reference compiler is installed.
 # p4c takes the P4Info format from the suffix: .txt (text) is the one every p4c release knows.
