@@ -144,14 +144,14 @@ class _Context:
 
 
 def in_process(p4info, reqs: list[pb.WriteRequest]) -> dict[str, float]:
-    from p4exec.p4runtime import Device
     from p4exec.p4runtime.service import P4RuntimeService
+    from p4exec.switch.inprocess import InProcessDevice
 
     raws = [r.SerializeToString() for r in reqs]
     n = sum(len(r.updates) for r in reqs)
     rates = {}
     for name in ("general", "fast"):
-        dev = Device(device_id=1)
+        dev = InProcessDevice(device_id=1)
         svc = P4RuntimeService(dev)
         svc._commit(dev.load_config(p4info, PROGRAM.read_bytes()), 0)
         svc.arbitrator.check_primary = lambda *a: None  # type: ignore[method-assign]  # no stream here

@@ -250,9 +250,11 @@ def pipelines_both(n: int) -> int:
                     select.default_pipeline = saved  # type: ignore[assignment]
                 try:
                     install(t, program, view, "ecmp")
-                    pipe = t.device.program.loaded.pipeline
+                    loaded = t.device.program.loaded if t.device.program is not None else None
+                    assert loaded is not None, "install() pushed a pipeline that runs packets"
+                    pipe = loaded.pipeline
                     if kind == "native" and type(pipe).__name__ != "NativePipeline":
-                        print(f"{program}: the native pipeline declined: {select.native_reason(t.device.program.loaded.compiled)}")
+                        print(f"{program}: the native pipeline declined: {select.native_reason(loaded.compiled)}")
                         return 1
                     proc = pipe.process
                     best = 0.0

@@ -35,9 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from controller.policies import make_policy  # noqa: E402
+from p4exec.device.program import load_program  # noqa: E402
 from p4exec.runtime import ActionCall, Lpm, TableEntry  # noqa: E402
 from p4exec.runtime.hashes import csum16  # noqa: E402
-from p4exec.switch.program import load_program  # noqa: E402
 from topologies.builtins import erack, line, upn  # noqa: E402
 from traffic.metrics import summarize  # noqa: E402
 from traffic.records import EngineConfig  # noqa: E402

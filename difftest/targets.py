@@ -15,8 +15,8 @@ from controller.bmv2 import Bmv2SideChannel
 from controller.bmv2_thrift import forget_session
 from controller.client import SwitchConnection
 from difftest.bmv2 import PRIORITY_QUEUES, ReferenceSwitch, free_port
-from p4exec.p4runtime.device import Device
 from p4exec.p4runtime.server import P4RuntimeServer
+from p4exec.switch.inprocess import InProcessDevice
 
 
 class DiffTarget(Protocol):
@@ -44,7 +44,7 @@ class EmbeddedTarget:
     name = "p4exec"
 
     def __init__(self, artifacts: PipelineArtifacts, device_id: int = 1) -> None:
-        self.device = Device(device_id=device_id, cpu_port=None)
+        self.device = InProcessDevice(device_id=device_id, cpu_port=None)
         self.server = P4RuntimeServer(self.device, f"127.0.0.1:{free_port()}").start()
         self._out: list[tuple[int, bytes]] = []
         try:

@@ -13,13 +13,12 @@ and the frame is on the wire from that instant.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from p4exec.device.base import DeviceBase, PortInfo
+from p4exec.device.program import Program
 from p4exec.switch.loop import SwitchLoop
-from p4exec.switch.program import load_program, make_live
+from p4exec.switch.program import make_live
 from p4exec.switch.stats import LOOP_REASONS
 from p4exec.switch.tm import QueueConfig, TrafficManager
 from vfabric.events import Simulator
@@ -28,14 +27,7 @@ from vfabric.links import WIRE_OVERHEAD, Channel
 DEFAULT_PIPELINE_LATENCY_NS = 400  # a 51.2T switch chip's port-to-port latency is a few hundred ns
 
 
-@dataclass(frozen=True)
-class PortInfo:
-    iface: str
-    up: bool
-    gone: bool
-
-
-class VirtualSwitch(SwitchLoop):
+class VirtualSwitch(SwitchLoop, DeviceBase):
     """One switch on the simulator: the shared switch loop (p4exec/switch/loop.py) with channels as its ports
     out and the simulator as its timer; `ports` maps port number -> Channel towards the peer (filled in by
     the fabric)."""
@@ -57,10 +49,7 @@ class VirtualSwitch(SwitchLoop):
         self.drops = dict.fromkeys(LOOP_REASONS, 0)
         self.received = 0
         self._instants: dict[int, list[tuple[int, bytes, int]]] = {}  # arrival ns -> frames due then (`defer_arrival`)
-        self._lock = threading.RLock()
-        self._packet_in_listeners: list[Callable[[bytes], None]] = []
-        self._digest: list[Callable[[int, list], None]] = []
-        self._port_listeners: list[Callable[[int, bool], None]] = []
+        DeviceBase.__init__(self)  # listeners and the lock `control` takes (gRPC calls come on server threads)
         self.packet_out_inbox: list[bytes] = []  # packet-outs from gRPC threads, injected at the next barrier
 
     # ---------------------------------------------------------------- wiring
@@ -71,16 +60,10 @@ class VirtualSwitch(SwitchLoop):
 
     # ---------------------------------------------------------------- device interface (P4Runtime server)
     @property
-    def program(self) -> Any:
+    def program(self) -> Program | None:
         return None if self.live is None else self.live.program
 
-    def load_config(self, p4info: Any, device_config: bytes) -> Any:
-        return load_program(device_config, p4info=p4info, seed=self.seed)
-
-    def commit(self, program: Any) -> None:
-        from p4exec.p4runtime import backend
-
-        backend.attach_digest_sink(program, self._emit_digest)
+    def _install(self, program: Program) -> None:
         live = make_live(program)
         with self._lock:
             for port, up in self.up.items():
@@ -97,43 +80,12 @@ class VirtualSwitch(SwitchLoop):
         self.stopped_loop = stop
         self._forwarding()
 
-    def control(self, fn: Callable[[], Any]) -> Any:
-        with self._lock:
-            return fn()
-
     def packet_out(self, frame: bytes) -> None:
         with self._lock:
             self.packet_out_inbox.append(bytes(frame))
 
-    def add_packet_in_listener(self, fn: Callable[[bytes], None]) -> None:
-        self._packet_in_listeners.append(fn)
-
-    def remove_packet_in_listener(self, fn: Callable[[bytes], None]) -> None:
-        if fn in self._packet_in_listeners:
-            self._packet_in_listeners.remove(fn)
-
-    def add_digest_listener(self, fn: Callable[[int, list], None]) -> None:
-        self._digest.append(fn)
-
-    def _emit_digest(self, digest_id: int, values: list) -> None:
-        for fn in list(self._digest):
-            fn(digest_id, values)
-
-    def set_queue(self, port: int, depth: int | None = None, rate_pps: float | None = None,
-                  rate_bps: float | None = None) -> QueueConfig:
-        with self._lock:
-            cfg = self.tm.configure(port, depth=depth, rate_pps=rate_pps, rate_bps=rate_bps)
-            return QueueConfig(cfg.depth, cfg.rate_pps, cfg.rate_bps)
-
-    def queue_config(self, port: int) -> QueueConfig:
-        cfg = self.tm.port(port).config
-        return QueueConfig(cfg.depth, cfg.rate_pps, cfg.rate_bps)
-
     def port_status(self) -> dict[int, PortInfo]:
         return {n: PortInfo(f"{self.name}-p{n}", up, False) for n, up in sorted(self.up.items())}
-
-    def add_port_listener(self, fn: Callable[[int, bool], None]) -> None:
-        self._port_listeners.append(fn)
 
     def stats(self) -> dict:
         return {"received": self.received, "dropped_by_reason": dict(self.drops),
@@ -150,8 +102,7 @@ class VirtualSwitch(SwitchLoop):
             self.flush(port)
         if self.live is not None:
             self.live.set_port_up(port, up)
-        for fn in list(self._port_listeners):
-            fn(port, up)
+        self._emit_port(port, up)
 
     def clear_packet_outs(self) -> None:
         with self._lock:
@@ -216,5 +167,4 @@ class VirtualSwitch(SwitchLoop):
         self.drops[reason] += 1
 
     def _packet_in(self, frame: bytes) -> None:
-        for fn in list(self._packet_in_listeners):
-            fn(frame)
+        self._emit_packet_in(frame)

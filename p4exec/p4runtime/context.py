@@ -7,8 +7,8 @@ from typing import Any
 
 from p4.config.v1 import p4info_pb2
 
+from p4exec.device.program import Program
 from p4exec.p4runtime import sdn_translation
-from p4exec.p4runtime.backend import Program
 from p4exec.p4runtime.p4info_index import P4InfoIndex
 from p4exec.p4runtime.runtime_binding import Binding
 from p4exec.p4runtime.store import Store

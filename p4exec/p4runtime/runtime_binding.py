@@ -1,7 +1,7 @@
 """The runtime half of the seam: mirror accepted writes into `p4exec.runtime` objects and read
 live data-plane values (counters, registers, direct counters, digests) back from them.
 
-Names of runtime classes and methods appear only here and in `backend.py`.
+Names of runtime classes and methods appear only here and in the device layer (`p4exec.device`).
 """
 
 from __future__ import annotations
@@ -13,11 +13,20 @@ from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
 from p4exec import runtime
-from p4exec.p4runtime.backend import Program, call
+from p4exec.device.program import Program
 from p4exec.p4runtime.codec import decode, encode
-from p4exec.p4runtime.errors import P4RuntimeError
+from p4exec.p4runtime.errors import P4RuntimeError, from_runtime
+from p4exec.runtime import RuntimeOpError
 
 U = p4runtime_pb2.Update
+
+
+def call(fn, *args, **kwargs):
+    """Run a runtime operation, mapping RuntimeOpError to the server's error."""
+    try:
+        return fn(*args, **kwargs)
+    except RuntimeOpError as exc:
+        raise from_runtime(exc) from None
 
 
 class Binding:

@@ -9,10 +9,10 @@ import threading
 from google.protobuf.message import DecodeError
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
+from p4exec.device.base import P4RuntimeDevice
 from p4exec.p4runtime import atomic, dispatch, fastpath, gcpause, idle, release, sdn_translation, wire
 from p4exec.p4runtime.arbitration import Arbitrator, Session, election_int
 from p4exec.p4runtime.context import Context
-from p4exec.p4runtime.device_api import P4RuntimeDevice
 from p4exec.p4runtime.digests import DigestEngine
 from p4exec.p4runtime.errors import (
     DETAILS_BUDGET,
@@ -26,6 +26,7 @@ from p4exec.p4runtime.errors import (
     details_budget,
 )
 from p4exec.p4runtime.packetio import packet_in_message, packet_out_frame
+from p4exec.p4runtime.runtime_binding import call
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +126,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             # Compiling takes long (received source goes to a bounded worker): never under the lock, so Read,
             # Write and the other streams keep being served meanwhile.
             cfg = request.config
-            program = self.device.load_config(cfg.p4info, bytes(cfg.p4_device_config))
+            program = call(self.device.load_config, cfg.p4info, bytes(cfg.p4_device_config))
         with self._lock:
             if action == CFG.COMMIT:
                 if request.HasField("config"):

@@ -39,11 +39,11 @@ _REAP_EVERY_S = 0.1
 def _warm(preload: str | None) -> None:
     """Import what a switch runs, and compile `preload` into the compiler's cache (errors are left for the
     switch that loads it to report, with its own context)."""
+    from p4exec.device.program import load_program
     from p4exec.p4runtime import P4RuntimeServer  # noqa: F401 - imported to be inherited
     from p4exec.switch import cli  # noqa: F401
     from p4exec.switch.dataplane import DataPlane  # noqa: F401
     from p4exec.switch.device import SwitchDevice  # noqa: F401
-    from p4exec.switch.program import load_program
 
     if preload:
         try:

@@ -1,9 +1,9 @@
-"""The one seam between the switch and the compiler: turning a device config into a live program.
+"""A loaded program as the switch loop runs it: the pipeline halves around the traffic manager and the
+liveness register.
 
-Loading and checking goes through the P4Runtime server's backend (`p4exec.p4runtime.backend`),
-so a pipeline pushed over gRPC and one given on the command line are verified the same
-way and the server can read the state of either. This module adds what only the switch
-needs: the pipeline halves around the traffic manager and the liveness register.
+Loading and checking a program is the device layer's (`p4exec.device.program.load_program`), so a pipeline
+pushed over gRPC and one given on the command line are verified the same way and the server can read the
+state of either; this module adds only what the switch loop needs of it.
 """
 
 from __future__ import annotations
@@ -12,10 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from p4.config.v1 import p4info_pb2
-
-from p4exec.p4runtime import backend
-from p4exec.p4runtime.backend import Program
+from p4exec.device.program import Program
 
 # Registers the switch keeps in step with link state, by local name: value written when a port is up/down.
 # `port_down` is the convention of p4src/include/port_state.p4 (1 = down, so 0 = up after a fresh load).
@@ -38,14 +35,6 @@ class Live:
                 reg.write(port, if_up if up else if_down)
             except Exception:  # noqa: BLE001 - port beyond the register's size: nothing to show
                 pass
-
-
-def load_program(config: bytes, p4info: p4info_pb2.P4Info | None = None, seed: int = 0) -> Program:
-    """Compile and verify `config` (p4exec JSON or P4 source); P4Info taken from it if not given.
-
-    Raises P4RuntimeError (bad source, or config and P4Info disagree).
-    """
-    return backend.load_program(p4info, bytes(config), seed)
 
 
 def make_live(program: Program) -> Live:

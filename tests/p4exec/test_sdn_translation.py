@@ -9,9 +9,10 @@ import grpc
 import pytest
 from p4.v1 import p4runtime_pb2
 
-from p4exec.p4runtime import Device, P4RuntimeServer
+from p4exec.p4runtime import P4RuntimeServer
 from p4exec.p4runtime.errors import P4RuntimeError
 from p4exec.p4runtime.sdn_translation import SdnConfig, TranslatedType, TranslationTable
+from p4exec.switch.inprocess import InProcessDevice
 from p4exec.v1model.loader import load_config
 from tests.support.p4rt_client import RUNNING, Client, U, update
 
@@ -60,7 +61,7 @@ def test_strings_get_the_lowest_free_device_value_in_first_written_order() -> No
 # -- through the server ------------------------------------------------------------------------------
 @pytest.fixture
 def setup():
-    device = Device(device_id=1, cpu_port=255, ports=(1, 2, 3, 4, 5, 6, 7))
+    device = InProcessDevice(device_id=1, cpu_port=255, ports=(1, 2, 3, 4, 5, 6, 7))
     srv = P4RuntimeServer(device, address="127.0.0.1:0").start()
     RUNNING.append(srv)
     srv.service.sdn_config = SdnConfig({"ethlab.example/port": {100: 5, 200: 6}})

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from p4exec.p4runtime import Device, P4RuntimeServer
+from p4exec.p4runtime import P4RuntimeServer
+from p4exec.switch.inprocess import InProcessDevice
 from tests.support.p4rt_client import RUNNING, Client
 from tests.support.p4rt_fixture import build_p4info
 
@@ -16,7 +17,7 @@ def p4info():
 
 @pytest.fixture
 def device():
-    return Device(device_id=1, cpu_port=255, ports=(1, 2, 3, 4))
+    return InProcessDevice(device_id=1, cpu_port=255, ports=(1, 2, 3, 4))
 
 
 @pytest.fixture

@@ -14,7 +14,8 @@ import grpc
 import pytest
 from p4.v1 import p4runtime_pb2 as pb
 
-from p4exec.p4runtime import Device, P4RuntimeServer, fastpath
+from p4exec.p4runtime import P4RuntimeServer, fastpath
+from p4exec.switch.inprocess import InProcessDevice
 from p4exec.v1model.loader import load_config
 from tests.support.p4rt_client import Client, U, write_errors
 
@@ -24,7 +25,7 @@ TABLES = {t.preamble.name.split(".")[-1]: t for t in P4INFO.tables}
 ACTIONS = {a.preamble.name.split(".")[-1]: a for a in P4INFO.actions}
 
 
-class GeneralOnly(Device):
+class GeneralOnly(InProcessDevice):
     pass
 
 
@@ -32,7 +33,7 @@ class GeneralOnly(Device):
 def pair(monkeypatch):
     real_decode, real_commit = fastpath.decode, fastpath.commit
     general = P4RuntimeServer(GeneralOnly(device_id=1), "127.0.0.1:0").start()
-    fast = P4RuntimeServer(Device(device_id=1), "127.0.0.1:0").start()
+    fast = P4RuntimeServer(InProcessDevice(device_id=1), "127.0.0.1:0").start()
     used = []  # per update of the fast server: did the fast path apply it?
 
     def decode(ctx, buf, spans):

@@ -8,12 +8,13 @@ import time
 import grpc
 from p4.v1 import p4runtime_pb2
 
-from p4exec.p4runtime import Device, P4RuntimeServer
+from p4exec.p4runtime import P4RuntimeServer
+from p4exec.switch.inprocess import InProcessDevice
 from tests.support.p4rt_client import END, Client
 
 
 def test_stop_is_bounded_with_open_streams_and_clients_see_the_end(p4info):
-    srv = P4RuntimeServer(Device(device_id=1), "127.0.0.1:0").start()
+    srv = P4RuntimeServer(InProcessDevice(device_id=1), "127.0.0.1:0").start()
     assert srv.address.startswith("127.0.0.1:") and srv.port > 0
     clients = [Client(srv.address, election_id=i + 1) for i in range(3)]
     try:
@@ -38,8 +39,8 @@ def test_stop_is_bounded_with_open_streams_and_clients_see_the_end(p4info):
 
 
 def test_two_servers_side_by_side_are_independent(p4info):
-    a = P4RuntimeServer(Device(device_id=1), "127.0.0.1:0").start()
-    b = P4RuntimeServer(Device(device_id=2), "127.0.0.1:0").start()
+    a = P4RuntimeServer(InProcessDevice(device_id=1), "127.0.0.1:0").start()
+    b = P4RuntimeServer(InProcessDevice(device_id=2), "127.0.0.1:0").start()
     ca, cb = Client(a.address, device_id=1), Client(b.address, device_id=2)
     try:
         ca.connect()
@@ -60,7 +61,7 @@ def test_device_started_with_a_program_is_served_at_once():
     from p4exec.v1model.loader import load_config
     from tests.support.p4rt_fixture import SOURCE
 
-    dev = Device(device_id=1)
+    dev = InProcessDevice(device_id=1)
     p4info = load_config(SOURCE).p4info
     dev.commit(dev.load_config(p4info, SOURCE))  # as `p4exec switch OUT.json` does before serving
     srv = P4RuntimeServer(dev, "127.0.0.1:0").start()

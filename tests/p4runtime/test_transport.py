@@ -15,8 +15,9 @@ import grpc
 import pytest
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
-from p4exec.p4runtime import Device, P4RuntimeServer
+from p4exec.p4runtime import P4RuntimeServer
 from p4exec.p4runtime.server import MAX_STREAMS, TlsConfig
+from p4exec.switch.inprocess import InProcessDevice
 from tests.support.p4rt_client import Client
 
 CAPS = p4runtime_pb2.CapabilitiesRequest()
@@ -58,7 +59,7 @@ def _client_creds(pki, who: str | None) -> grpc.ChannelCredentials:
 
 def test_mutual_tls_refuses_clients_without_the_right_certificate(pki) -> None:
     tls = TlsConfig(str(pki["server_pem"]), str(pki["server_key"]), str(pki["ca_pem"]))
-    with P4RuntimeServer(Device(device_id=1, cpu_port=255, ports=(1,)), "127.0.0.1:0", tls=tls) as srv:
+    with P4RuntimeServer(InProcessDevice(device_id=1, cpu_port=255, ports=(1,)), "127.0.0.1:0", tls=tls) as srv:
         target = f"localhost:{srv.port}"
         assert _caps(target, _client_creds(pki, "client"))
         for creds in (None, _client_creds(pki, None), _client_creds(pki, "rogue")):
@@ -95,7 +96,7 @@ def test_switch_command_rejects_half_a_tls_configuration(pki) -> None:
 
 def test_unix_socket_server_is_private(tmp_path) -> None:
     sock = tmp_path / "sw.sock"
-    with P4RuntimeServer(Device(device_id=1, cpu_port=255, ports=(1,)), f"unix:{sock}"):
+    with P4RuntimeServer(InProcessDevice(device_id=1, cpu_port=255, ports=(1,)), f"unix:{sock}"):
         assert (os.stat(sock).st_mode & 0o777) == 0o600
         assert _caps(f"unix:{sock}", None)
 

@@ -78,7 +78,7 @@ class Capture:
 
 def compiled(path: Path):
     """(p4info, device config bytes) of a program, compiled in this process as the controller would."""
-    from p4exec.switch.program import load_program
+    from p4exec.device.program import load_program
 
     config = path.read_bytes()
     return load_program(config).p4info, config

@@ -1,31 +1,27 @@
-"""The seam between the P4Runtime server and the rest of p4exec: loading programs.
+"""Loading a pipeline: a device config (p4exec JSON or P4 source) and its P4Info become a verified `Program`.
 
-Everything the server needs from the compiler and v1model goes through here: one loader
-(`p4exec.v1model.loader`) makes the LoadedProgram a device runs; everything it needs from
-`p4exec.runtime` objects goes through `runtime_binding.py`. The switch process uses `Program`,
-`load_program` and `attach_digest_sink` too.
+One loader for every way a program arrives (SetForwardingPipelineConfig, `p4exec switch PROGRAM`, tests and
+benchmarks), so each is compiled and checked the same way. Problems raise `RuntimeOpError` with the status
+code the P4Runtime spec prescribes (INVALID_ARGUMENT); the server maps it, a command line prints it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from p4.config.v1 import p4info_pb2
-from p4.v1 import p4runtime_pb2
 
 from p4exec.compiler.worker import untrusted_config
+from p4exec.device.p4info_check import check_p4info
 from p4exec.errors import P4Error
-from p4exec.p4runtime.errors import P4RuntimeError, from_runtime
-from p4exec.p4runtime.p4info_check import check_p4info
 from p4exec.runtime import DeviceState, RuntimeOpError
 from p4exec.v1model.loader import LoadedProgram, load_config
-
-U = p4runtime_pb2.Update
 
 
 @dataclass
 class Program:
-    """A verified pipeline: what the device commits and the server reads from."""
+    """A verified pipeline: what a device commits and the server reads from."""
 
     p4info: p4info_pb2.P4Info
     config: bytes
@@ -33,38 +29,27 @@ class Program:
     loaded: LoadedProgram | None = None   # None: a control-only pipeline (no packets)
 
 
-def call(fn, *args, **kwargs):
-    """Run a runtime operation, mapping RuntimeOpError to the server's error."""
-    try:
-        return fn(*args, **kwargs)
-    except RuntimeOpError as exc:
-        raise from_runtime(exc) from None
-
-
-# -- pipelines ---------------------------------------------------------------------------------
-def load_program(p4info: p4info_pb2.P4Info | None, device_config: bytes, seed: int = 0) -> Program:
+def load_program(device_config: bytes, p4info: p4info_pb2.P4Info | None = None, seed: int = 0) -> Program:
     """Verify a pipeline config: compile the program and check it agrees with the P4Info.
 
     An empty device config gives a control-only pipeline (state from the P4Info, no packets).
-    Without `p4info` (the switch's command line) the compiled program's own is used. `seed`
-    seeds the program's random() (--seed), as BMv2 does for its own.
+    Without `p4info` (a command line) the compiled program's own is used. `seed` seeds the program's
+    random() (--seed), as BMv2 does for its own.
     """
     if not device_config:
         if p4info is None:
-            raise P4RuntimeError("INVALID_ARGUMENT", "an empty device config needs a P4Info")
+            raise RuntimeOpError("INVALID_ARGUMENT", "an empty device config needs a P4Info")
         check_p4info(p4info)
-        return Program(p4info=p4info, config=b"", state=call(DeviceState.from_p4info, p4info))
+        return Program(p4info=p4info, config=b"", state=DeviceState.from_p4info(p4info))
     try:
         # a config from a client: source is compiled in a bounded worker that reads no file
         loaded = load_config(untrusted_config(bytes(device_config)), seed)
     except P4Error as exc:
-        raise P4RuntimeError("INVALID_ARGUMENT", f"p4_device_config: {exc}") from None
-    except RuntimeOpError as exc:
-        raise from_runtime(exc) from None
+        raise RuntimeOpError("INVALID_ARGUMENT", f"p4_device_config: {exc}") from None
     except (ValueError, UnicodeDecodeError) as exc:
-        raise P4RuntimeError("INVALID_ARGUMENT", f"p4_device_config: {exc}") from None
+        raise RuntimeOpError("INVALID_ARGUMENT", f"p4_device_config: {exc}") from None
     except RecursionError:
-        raise P4RuntimeError("INVALID_ARGUMENT", "p4_device_config: nesting too deep") from None
+        raise RuntimeOpError("INVALID_ARGUMENT", "p4_device_config: nesting too deep") from None
     if p4info is None:
         p4info = loaded.p4info
     else:
@@ -106,21 +91,21 @@ def check_p4info_agrees(given: p4info_pb2.P4Info, compiled: p4info_pb2.P4Info) -
         return
     diff = sorted(set(mine.items()) ^ set(theirs.items()), key=str)
     first = diff[0]
-    raise P4RuntimeError(
+    raise RuntimeOpError(
         "INVALID_ARGUMENT",
         f"the P4Info does not match p4_device_config ({len(diff)} differences, "
         f"first at {first[0][0]} id {first[0][1]:#x}: {first[1][0]!r})",
     )
 
 
-# -- packets -----------------------------------------------------------------------------------
 def run_packet(program: Program, port: int, frame: bytes) -> list[tuple[int, bytes]]:
+    """The whole pipeline with empty queues (no traffic manager): the in-process device's data path."""
     if program.loaded is None:
         return []
     return program.loaded.run(port, frame)
 
 
-def attach_digest_sink(program: Program, fn) -> None:
+def attach_digest_sink(program: Program, fn: Callable[[int, list], None]) -> None:
     """Route the program's digest() calls to fn(digest_id, values).
 
     Without a program (control-only pipeline) digests stay in `state.digests[name].pending` and

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from p4exec.p4runtime.errors import P4RuntimeError
+from p4exec.runtime.errors import RuntimeOpError
 
 MAX_BITWIDTH = 1 << 16  # bits; far wider than any header field
 SECTIONS = ("tables", "actions", "action_profiles", "counters", "direct_counters", "meters", "direct_meters",
             "controller_packet_metadata", "value_sets", "registers", "digests", "externs")
 
 
-def _bad(message: str) -> P4RuntimeError:
-    return P4RuntimeError("INVALID_ARGUMENT", f"P4Info: {message}")
+def _bad(message: str) -> RuntimeOpError:
+    return RuntimeOpError("INVALID_ARGUMENT", f"P4Info: {message}")
 
 
 def _width(what: str, bitwidth: int, allow_zero: bool = False) -> None:
