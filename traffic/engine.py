@@ -2,7 +2,7 @@
 dependencies and hard bounds on packets and time — the host/NIC model of traffic/host.py on the real-time
 scheduler (traffic/realtime.py), each NIC port an AF_PACKET socket in its endpoint's namespace.
 
-Each endpoint plane is a `Port` (namespace + interface + MAC/IP). The engine opens one socket per port the
+Each endpoint plane is a `NicAddress` (namespace + interface + MAC/IP). The engine opens one socket per port the
 plan uses, hands every frame read from it to the model's receive path and lets the model's NIC ports send
 through it. Nothing runs unbounded: `time_limit_s` and `max_packets` stop the run, and a flow whose last
 packet was sent is settled after `loss_grace_s` even if packets are missing.
@@ -23,12 +23,12 @@ from traffic.records import (
     CollectiveRecord,
     EngineConfig,
     FlowRecord,
+    NicAddress,
     PlannedCollective,
-    Port,
     RunResult,
 )
 
-__all__ = ["CollectiveRecord", "Engine", "EngineConfig", "FlowRecord", "PlannedCollective", "Port", "RunResult"]
+__all__ = ["CollectiveRecord", "Engine", "EngineConfig", "FlowRecord", "PlannedCollective", "NicAddress", "RunResult"]
 
 _GONE = (errno.ENOBUFS, errno.ENETDOWN, errno.ENXIO)  # the port's queue or link went away under a fault
 RECV_BUDGET = 1024  # frames read from one socket per turn: receiving is dearer than sending and must keep up
@@ -75,7 +75,7 @@ class SocketIO:
 class Engine:
     """Replays planned collectives on the given ports. Use as a context manager so sockets get closed."""
 
-    def __init__(self, ports: dict[tuple[int, int], Port], config: EngineConfig | None = None) -> None:
+    def __init__(self, ports: dict[tuple[int, int], NicAddress], config: EngineConfig | None = None) -> None:
         self.ports = dict(ports)
         self.config = config or EngineConfig()
         self.host_config = HostConfig.from_engine(self.config.validate())

@@ -30,11 +30,17 @@ from traffic.inc.endpoint import CallbackClock, IncEndpoints
 from traffic.planes import PathHealth, PlaneChoice, flow_planes
 from traffic.progress import FlowGraph, finish_records
 from traffic.reaction import FlowCC, NoReaction, make_reaction
-from traffic.receiver import FlowRx, Receiver
-from traffic.records import CollectiveRecord, EngineConfig, FlowRecord, PlannedCollective, Port, RunResult
+from traffic.receiver import FlowRx, RxAccounting
+from traffic.records import (
+    CollectiveRecord,
+    EngineConfig,
+    FlowRecord,
+    NicAddress,
+    PlannedCollective,
+    RunResult,
+)
 from traffic.scheduler import Scheduler
-from traffic.transport import CNP, RttEstimator, Sender, make_transport, reliable, transport_params
-from traffic.transport import Receiver as TransportReceiver
+from traffic.transport import CNP, Receiver, RttEstimator, Sender, make_transport, reliable, transport_params
 
 #: How far ahead a NIC port may commit frames to its transmit pipeline when nothing but its turn decides
 #: them (unpaced, unreliable, pinned flows, virtual time): 1 µs, ~32 full frames at 400 Gbit/s. A flow that
@@ -123,7 +129,7 @@ class Flow:
     cc: FlowCC | None
     rx: FlowRx
     tx: Sender
-    trx: TransportReceiver
+    trx: Receiver
     payload: int
     dst_ep: int
     src_ep: int
@@ -269,7 +275,7 @@ class Endpoints:
     `open_io(key)`: frame I/O for a port the plan uses that was not attached beforehand. `copy_frames`: whether
     a sent frame must be copied from its template's buffer (a simulated wire keeps it; a socket copies it)."""
 
-    def __init__(self, sim: Scheduler, ports: dict[tuple[int, int], Port], config: HostConfig | None = None,
+    def __init__(self, sim: Scheduler, ports: dict[tuple[int, int], NicAddress], config: HostConfig | None = None,
                  frame_bytes: Callable[[int], int] = lambda n: n, count_strays: bool = True,
                  open_io: Callable[[tuple[int, int]], FrameIO] | None = None, copy_frames: bool = True) -> None:
         self.sim = sim
@@ -297,7 +303,7 @@ class Endpoints:
             self._planes.setdefault(ep, []).append(plane)
         self.flows: list[Flow] = []
         self.colls: list[CollectiveRecord] = []
-        self.receiver = Receiver()
+        self.receiver = RxAccounting()
         self.packets = 0
         self.limit_hit = False
         self.foreign = 0
@@ -758,7 +764,7 @@ class Endpoints:
             if trx.delivered >= trx.npkts and not f.rec.settle_ns:
                 self._settle(p.flow)
             return
-        rx = f.rx  # what Receiver.on_frame would look up by flow id
+        rx = f.rx  # what RxAccounting.on_frame would look up by flow id
         if rx.npkts != p.npkts:
             self.receiver.foreign += 1
             return

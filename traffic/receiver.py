@@ -133,8 +133,8 @@ class FlowRx:
 
 
 @dataclass
-class Receiver:
-    """All flows seen by one engine; frames for flows it does not know are counted and ignored."""
+class RxAccounting:
+    """Receive accounting of all flows seen by one host model; frames for flows it does not know are counted and ignored."""
 
     flows: dict[int, FlowRx] = field(default_factory=dict)
     foreign: int = 0

@@ -12,7 +12,7 @@ PLANE_POLICIES = ("pinned", "round-robin", "least-loaded")
 SPRAY_UNITS = ("packet", "flowlet")
 
 @dataclass(frozen=True)
-class Port:
+class NicAddress:
     """Where one plane of one endpoint lives. `gateway_mac`: destination MAC for frames sent from here
     (the first-hop switch's MAC when it routes); None sends straight to the peer's MAC."""
 

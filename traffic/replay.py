@@ -12,7 +12,7 @@ from rich.table import Table
 from traffic.collectives import make_schedule
 from traffic.engine import Engine
 from traffic.metrics import Metrics, summarize, write_all
-from traffic.records import EngineConfig, PlannedCollective, Port, RunResult
+from traffic.records import EngineConfig, NicAddress, PlannedCollective, RunResult
 from traffic.schedule import apply_offsets
 
 
@@ -40,21 +40,21 @@ def pattern_plan(pattern: str, endpoints: Sequence[int], size: int, iterations: 
 
 
 def ports_for_topology(topo: Any, netns_of: Callable[[str], str],
-                       gateway_mac: Callable[[str, int], str | None] | None = None) -> dict[tuple[int, int], Port]:
+                       gateway_mac: Callable[[str, int], str | None] | None = None) -> dict[tuple[int, int], NicAddress]:
     """Engine ports for every endpoint plane of a `topologies.model.Topology`.
 
     `netns_of(host)` names the host's namespace (e.g. `Fabric.netns`); `gateway_mac(host, plane)` may give
     the MAC to send to (first-hop switch) when the data plane routes on IP and checks the destination MAC.
     """
-    ports: dict[tuple[int, int], Port] = {}
+    ports: dict[tuple[int, int], NicAddress] = {}
     for ep in topo.endpoints.values():
         for plane, iface in ep.interfaces.items():
             gw = gateway_mac(ep.host, plane) if gateway_mac else None
-            ports[(ep.eid, plane)] = Port(netns_of(ep.host), iface.ifname, iface.mac, iface.ipv4, gw)
+            ports[(ep.eid, plane)] = NicAddress(netns_of(ep.host), iface.ifname, iface.mac, iface.ipv4, gw)
     return ports
 
 
-def replay(plan: list[PlannedCollective], ports: dict[tuple[int, int], Port],
+def replay(plan: list[PlannedCollective], ports: dict[tuple[int, int], NicAddress],
            config: EngineConfig | None = None, out_dir: str | Path | None = None) -> tuple[RunResult, Metrics]:
     """Run the plan; write metrics.json, metrics.csv and flows.csv into `out_dir` when given."""
     with Engine(ports, config) as eng:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from traffic.engine import Port
+from traffic.engine import NicAddress
 from traffic.netns import sh
 
 
@@ -46,7 +46,7 @@ class VethLab:
         sh("ip", "netns", "exec", name, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1")
         sh("ip", "-n", name, "link", "set", "lo", "up")
 
-    def up(self) -> dict[tuple[int, int], Port]:
+    def up(self) -> dict[tuple[int, int], NicAddress]:
         """Create everything; on failure remove what was made and re-raise. Returns the endpoint ports."""
         if not self.bridge and self.hosts != 2:
             raise ValueError("without a bridge the lab has exactly two hosts")
@@ -66,7 +66,7 @@ class VethLab:
         except BaseException:
             self.down()
             raise
-        return {(i, 0): Port(self.host_ns(i), "eth0", self.mac(i), self.ip(i)) for i in range(self.hosts)}
+        return {(i, 0): NicAddress(self.host_ns(i), "eth0", self.mac(i), self.ip(i)) for i in range(self.hosts)}
 
     def _wait_up(self, timeout_s: float = 3.0) -> None:
         """Wait (bounded) until every host's eth0 reports carrier: frames sent earlier would be dropped."""

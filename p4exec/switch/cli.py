@@ -19,7 +19,7 @@ from pathlib import Path
 from p4exec.argtypes import IFNAME_MAX, PORT_MAX, U64, integer, new_file, number, real, tcp_or_unix_address
 from p4exec.runtime import budget
 from p4exec.switch.grpc_link import ALLOW_LOCAL_FLAG, default_address, default_socket_dir, transport_problem
-from p4exec.switch.ports import Port, parse_interface
+from p4exec.switch.ports import SocketPort, parse_interface
 from p4exec.switch.tm import QueueConfig, TrafficManager
 from p4exec.textfile import read_text_file
 
@@ -134,9 +134,9 @@ def setup_logging(args: argparse.Namespace) -> None:
     root.propagate = False
 
 
-def build_ports(specs: list[str], ring_mb: float = 16.0) -> list[Port]:
+def build_ports(specs: list[str], ring_mb: float = 16.0) -> list[SocketPort]:
     """Ports from `-i` flags; the ring budget is shared (a big switch gets smaller rings per port)."""
-    ports: list[Port] = []
+    ports: list[SocketPort] = []
     used: set[int] = set()
     for spec in specs:
         try:
@@ -149,7 +149,7 @@ def build_ports(specs: list[str], ring_mb: float = 16.0) -> list[Port]:
         if num in used:
             raise SystemExit(f"p4exec switch: port {num} given twice")
         used.add(num)
-        ports.append(Port(num, iface))
+        ports.append(SocketPort(num, iface))
     if ports:
         # Rings are preallocated (and count in RSS); below 1 MB per port they hold too few frames to be worth
         # it, so big switches read from socket buffers instead, whose memory the kernel only uses when busy.

@@ -28,7 +28,7 @@ from typing import Any
 from p4exec.switch.linkmon import LinkMonitor
 from p4exec.switch.loop import SwitchLoop
 from p4exec.switch.pcap import PcapWriter
-from p4exec.switch.ports import Port, PortGone
+from p4exec.switch.ports import PortGone, SocketPort
 from p4exec.switch.portstate import PortStateMixin
 from p4exec.switch.program import Live
 from p4exec.switch.stats import Accounting, Fate, PortStats
@@ -49,7 +49,7 @@ class PortsUp:
 
     __slots__ = ("ports",)
 
-    def __init__(self, ports: dict[int, Port]) -> None:
+    def __init__(self, ports: dict[int, SocketPort]) -> None:
         self.ports = ports
 
     def get(self, port: int, default: Any = None) -> bool | None:
@@ -63,7 +63,7 @@ class PortSender:
 
     __slots__ = ("port", "acct", "pcap")
 
-    def __init__(self, port: Port, acct: Accounting, pcap: PcapWriter | None) -> None:
+    def __init__(self, port: SocketPort, acct: Accounting, pcap: PcapWriter | None) -> None:
         self.port = port
         self.acct = acct
         self.pcap = pcap
@@ -83,8 +83,8 @@ class PortSender:
 class DataPlane(PortStateMixin, SwitchLoop):
     """Ports, queues and the loop; the program is swapped in by `commit` (on the loop thread)."""
 
-    def __init__(self, ports: list[Port], tm: TrafficManager, cpu_port: int | None, pcap_dir: str | None) -> None:
-        self.ports: dict[int, Port] = {p.num: p for p in ports}
+    def __init__(self, ports: list[SocketPort], tm: TrafficManager, cpu_port: int | None, pcap_dir: str | None) -> None:
+        self.ports: dict[int, SocketPort] = {p.num: p for p in ports}
         self.acct = Accounting()
         self._senders: dict[int, PortSender] = {}
         SwitchLoop.__init__(self, tm, self, cpu_port, self._senders, PortsUp(self.ports))
@@ -101,7 +101,7 @@ class DataPlane(PortStateMixin, SwitchLoop):
         self._calls: deque = deque()
         self._loop_thread: int | None = None
         self._ep = select.epoll()
-        self._fd_port: dict[int, Port] = {}
+        self._fd_port: dict[int, SocketPort] = {}
         self._pcap_in: dict[int, PcapWriter] = {}
         self._pcap_out: dict[int, PcapWriter] = {}
         self._err_logged = 0
@@ -135,7 +135,7 @@ class DataPlane(PortStateMixin, SwitchLoop):
             log.warning("no rtnetlink link events (%s): polling sysfs instead", exc)
             self._linkmon = None
 
-    def _register(self, port: Port) -> None:
+    def _register(self, port: SocketPort) -> None:
         fd = port.fileno()
         self._fd_port[fd] = port
         self._ep.register(fd, select.EPOLLIN)
@@ -364,7 +364,7 @@ class DataPlane(PortStateMixin, SwitchLoop):
 CLOSE_THREADS = 16
 
 
-def close_ports(ports: list[Port]) -> None:
+def close_ports(ports: list[SocketPort]) -> None:
     """Close the ports from a few threads. The kernel ends each AF_PACKET socket with an RCU grace period
     (~10-15 ms): one after another, a 128-port switch took 1.8 s to close them; closes in flight together
     share their grace periods (0.1 s), and a fabric's teardown waits for its slowest switch."""
@@ -373,4 +373,4 @@ def close_ports(ports: list[Port]) -> None:
             port.close()
         return
     with ThreadPoolExecutor(max_workers=min(CLOSE_THREADS, len(ports))) as pool:
-        list(pool.map(Port.close, ports))
+        list(pool.map(SocketPort.close, ports))

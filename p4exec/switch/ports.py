@@ -77,7 +77,7 @@ def link_state(iface: str) -> str:
 
 
 @dataclass
-class Port:
+class SocketPort:
     """One switch port: number, interface and its socket."""
 
     num: int

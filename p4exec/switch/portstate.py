@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from p4exec.switch.ports import Port, link_state
+from p4exec.switch.ports import SocketPort, link_state
 
 if TYPE_CHECKING:
     import select
@@ -27,7 +27,7 @@ log = logging.getLogger("p4exec.switch")
 
 
 class PortStateMixin:
-    ports: dict[int, Port]
+    ports: dict[int, SocketPort]
     gone: set[int]
     live: Live | None
     tm: TrafficManager
@@ -35,10 +35,10 @@ class PortStateMixin:
     flush: Callable[[int], int]  # the switch loop's (loop.SwitchLoop.flush)
     port_listeners: list[Callable[[int, bool], None]]
     _linkmon: LinkMonitor | None
-    _fd_port: dict[int, Port]
+    _fd_port: dict[int, SocketPort]
     _ep: select.epoll
 
-    def _register(self, port: Port) -> None:
+    def _register(self, port: SocketPort) -> None:
         raise NotImplementedError
 
     def _check_links(self) -> None:
@@ -69,7 +69,7 @@ class PortStateMixin:
                     if self.ports[num].iface == ev.name:
                         self._port_back(self.ports[num])
 
-    def _port_error(self, port: Port) -> None:
+    def _port_error(self, port: SocketPort) -> None:
         """EPOLLERR on a port socket: the interface went down or away (the error is cleared here)."""
         err = port.take_error()
         state = link_state(port.iface)
@@ -78,7 +78,7 @@ class PortStateMixin:
         elif state == "down" and port.up:
             self._set_up(port, False)
 
-    def _set_up(self, port: Port, up: bool) -> None:
+    def _set_up(self, port: SocketPort, up: bool) -> None:
         port.up = up
         log.warning("port %d (%s): link %s", port.num, port.iface, "up" if up else "down")
         if not up:
@@ -91,7 +91,7 @@ class PortStateMixin:
             except Exception:  # noqa: BLE001
                 log.exception("port listener failed")
 
-    def _port_gone(self, port: Port, why: str) -> None:
+    def _port_gone(self, port: SocketPort, why: str) -> None:
         if port.num in self.gone:
             return
         log.error("port %d (%s): %s; dropping the port", port.num, port.iface, why)
@@ -106,7 +106,7 @@ class PortStateMixin:
         self.gone.add(port.num)
         self._set_up(port, False)
 
-    def _port_back(self, port: Port) -> None:
+    def _port_back(self, port: SocketPort) -> None:
         try:
             port.open()
         except OSError:

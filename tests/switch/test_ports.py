@@ -10,12 +10,12 @@ from scapy.all import IP, UDP, Dot1Q, Ether
 
 from p4exec.switch.lab import sh
 from p4exec.switch.nsio import write_frames
-from p4exec.switch.ports import Port, link_state
+from p4exec.switch.ports import SocketPort, link_state
 
 pytestmark = pytest.mark.netns
 
 
-def recv_all(port: Port, want: int, timeout: float = 2.0) -> list[bytes]:
+def recv_all(port: SocketPort, want: int, timeout: float = 2.0) -> list[bytes]:
     got: list[bytes] = []
     end = time.monotonic() + timeout
     while len(got) < want and time.monotonic() < end:
@@ -32,7 +32,7 @@ def test_frames_arrive_as_sent_and_own_frames_are_ignored(lab, tmp_path) -> None
     ]
     path = tmp_path / "f.bin"
     write_frames(str(path), frames)
-    port = Port(1, lab.sw_if(1))
+    port = SocketPort(1, lab.sw_if(1))
     port.open()
     try:
         assert port.up and link_state(lab.sw_if(1)) == "up"
@@ -46,7 +46,7 @@ def test_frames_arrive_as_sent_and_own_frames_are_ignored(lab, tmp_path) -> None
 
 
 def test_link_state_and_vanishing_interface(lab) -> None:
-    port = Port(2, lab.sw_if(2))
+    port = SocketPort(2, lab.sw_if(2))
     port.open()
     try:
         sh("ip", "netns", "exec", lab.ns(2), "ip", "link", "set", lab.host_if(2), "down")

@@ -14,7 +14,7 @@ from scapy.layers.l2 import Ether
 from traffic.frames import FORMATS, PROBE, Addr, Parsed, entropy, parse_ethplus, parse_roce
 from traffic.layers import EthPlus, RoCEv2BTH
 from traffic.netns import open_packet_socket
-from traffic.receiver import FlowRx, Receiver
+from traffic.receiver import FlowRx, RxAccounting
 from traffic.transport import ACK, CNP, NAK, Feedback
 
 A = Addr("02:e7:00:00:00:01", "10.77.0.1", endpoint=5, plane=2)
@@ -70,7 +70,7 @@ def test_receiver_counts_marks_loss_reorder_duplicates(pair_lab) -> None:
         for seq in order:
             t = ce_tpl if seq in marked else tpl
             tx.send(t.stamp(1, seq, 10, 0))
-        recv = Receiver()
+        recv = RxAccounting()
         flow = recv.expect(1, 10)
         deadline = time.monotonic() + 2
         got = 0

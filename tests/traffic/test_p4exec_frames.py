@@ -13,7 +13,7 @@ from p4exec.harness import Harness
 from p4exec.runtime import ActionCall, Exact, Lpm, TableEntry
 from traffic.frames import FORMATS, Addr
 from traffic.layers import EthPlus
-from traffic.receiver import Receiver
+from traffic.receiver import RxAccounting
 from traffic.transport import ACK, CNP, NAK, Feedback
 
 ETHPLUS_P4 = Path(__file__).resolve().parents[2] / "p4src" / "ethplus.p4"
@@ -44,7 +44,7 @@ def switch() -> Harness:
 def test_frames_cross_the_p4_program(switch: Harness, name: str) -> None:
     fmt = FORMATS[name]
     tpl = fmt.for_flow(fmt.for_pair(fmt.build(B, A, 0, 500), A, B), 77)
-    recv = Receiver()
+    recv = RxAccounting()
     flow = recv.expect(77, 4)
     for seq, depth in enumerate([0, 1, 10, 10]):  # below Kmin twice, above Kmax twice
         switch.set_queue_depth(OUT, depth)
