@@ -172,6 +172,16 @@ class VirtualSession:
             raise KeyboardInterrupt
 
 
+def virtual_host_changes(opts: dict[str, Any]) -> dict[str, Any]:
+    """What the virtual clock changes in the run's host options (`HostConfig.from_engine` makes the rest, as
+    for the emulated clock): flows at their NIC port's line rate unless `flow_rate_gbps` says otherwise, no
+    catch-up bursts (virtual time is never late), and its own loss grace (1 ms unless `loss_grace_s`: RTTs
+    are µs here) and reaction parameters."""
+    return {"flow_rate_bps": float(opts["flow_rate_gbps"]) * 1e9 if "flow_rate_gbps" in opts else None,
+            "catch_up_frames": 0, "loss_grace_ns": int(round(float(opts.get("loss_grace_s", 1e-3)) * 1e9)),
+            "reaction_params": dict(opts.get("reaction_params") or {})}
+
+
 @dataclass
 class VirtualClock:
     """Build the virtual fabric for the trial, install it over P4Runtime, close the control plane after."""
@@ -183,13 +193,7 @@ class VirtualClock:
     def session(self, setup: TrialSetup, out_dir: Path, say: Callable[[str], None]) -> Iterator[VirtualSession]:
         opts = check_options(self.options)
         eng = setup.engine
-        hosts = HostConfig(frame_format=eng.frame_format, mtu=eng.mtu, ecn=eng.ecn, reaction=eng.reaction,
-                           reaction_params=dict(opts.get("reaction_params") or {}),
-                           flow_rate_bps=float(opts["flow_rate_gbps"]) * 1e9 if "flow_rate_gbps" in opts else None,
-                           loss_grace_ns=int(round(float(opts.get("loss_grace_s", 1e-3)) * 1e9)),
-                           max_packets=eng.max_packets, transport=eng.transport,
-                           transport_params=dict(eng.transport_params), plane_policy=eng.plane_policy,
-                           spray_unit=eng.spray_unit, flowlet_gap_ns=int(round(eng.flowlet_gap_s * 1e9)))
+        hosts = HostConfig.from_engine(eng, **virtual_host_changes(opts))
         fabric_cfg = FabricConfig(queue_depth=int(opts.get("queue_depth") or setup.queue_depth or 64),
                                   pipeline_latency_ns=int(opts.get("pipeline_latency_ns", 400)),
                                   seed=setup.seed or 0)
