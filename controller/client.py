@@ -39,6 +39,7 @@ from controller.messages import (
 )
 from controller.p4info_index import P4InfoIndex
 from controller.pre import PreMixin
+from p4exec.entry_codec import KINDS
 
 _STOP = object()
 _UPDATES_KEY = bytes([pb.WriteRequest.DESCRIPTOR.fields_by_name["updates"].number << 3 | 2])  # a LEN field
@@ -281,42 +282,11 @@ class SwitchConnection(PreMixin, DeviceMixin):
                     into: pb.TableEntry | None = None) -> pb.TableEntry:
         """Build a TableEntry: match values as ints/strings; lpm as "a.b.c.d/len" or (value, len);
         ternary as (value, mask); range as (low, high); omitted fields are don't-care.
-        `into`: fill this message (e.g. `update.entity.table_entry`) instead of a new one."""
-        info = self._index()
-        tbl = info.table(table)
+        `into`: fill this message (e.g. `update.entity.table_entry`) instead of a new one. Parsed from the
+        bytes `entry_update` sends: one encoder for both forms."""
         entry = into if into is not None else pb.TableEntry()
-        entry.table_id = tbl.preamble.id
-        if priority:
-            entry.priority = priority
-        if default:
-            entry.is_default_action = True
-        for name, value in (match or {}).items():
-            field = info.match_field(tbl, name)
-            fm = entry.match.add(field_id=field.id)
-            if field.match_type == "exact":
-                fm.exact.value = encode(value, field.bitwidth)
-            elif field.match_type == "lpm":
-                prefix, length = parse_prefix(value, field.bitwidth)
-                if length == 0:
-                    entry.match.pop()  # spec: a zero-length prefix is expressed by omitting the field
-                    continue
-                fm.lpm.value, fm.lpm.prefix_len = encode(prefix, field.bitwidth), length
-            elif field.match_type == "ternary":
-                val, mask = value
-                fm.ternary.value, fm.ternary.mask = encode(val, field.bitwidth), encode(mask, field.bitwidth)
-            elif field.match_type == "range":
-                low, high = value
-                fm.range.low, fm.range.high = encode(low, field.bitwidth), encode(high, field.bitwidth)
-            elif field.match_type == "optional":
-                fm.optional.value = encode(value, field.bitwidth)
-            else:
-                raise ControllerError(f"match kind {field.match_type} of {field.name} is not supported")
-        if action is not None:
-            self.action(action, params, into=entry.action.action)
-        elif member_id is not None:
-            entry.action.action_profile_member_id = member_id
-        elif group_id is not None:
-            entry.action.action_profile_group_id = group_id
+        entry.MergeFromString(self._encoder(table).entry(match, action, params, priority, default, member_id,
+                                                         group_id))
         return entry
 
     def entry_update(self, kind: int, table: str, match: dict[str, Any] | None = None, action: str | None = None,
@@ -337,7 +307,7 @@ class SwitchConnection(PreMixin, DeviceMixin):
 
             def field(name: str) -> FieldSpec:
                 f = index.match_field(tbl, name)
-                if f.match_type not in ("exact", "lpm", "ternary", "range", "optional"):
+                if f.match_type not in KINDS:
                     raise ControllerError(f"match kind {f.match_type} of {f.name} is not supported")
                 return FieldSpec(f.id, f.match_type, f.bitwidth)
 

@@ -13,6 +13,7 @@ from google.rpc import status_pb2
 from p4.v1 import p4runtime_pb2 as pb
 
 from controller.errors import ControllerError, UpdateError, WriteError
+from p4exec.entry_codec import KINDS, field_number, varint, wire_keys
 
 P4EXEC_QUEUE_EXTERN = 0x81  # docs/architecture.md: the queue extern of p4exec switches
 
@@ -90,27 +91,14 @@ def unpack_queue_extern(entry: pb.ExternEntry) -> dict[str, Any]:
 # reads them) and gives the same bytes as `Update.SerializeToString()` of the equal message.
 
 
-def _num(msg: Any, name: str) -> int:
-    return int(msg.DESCRIPTOR.fields_by_name[name].number)
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def _key(msg: Any, name: str, wire_type: int) -> bytes:
-    return _varint(_num(msg, name) << 3 | wire_type)
+    return varint(field_number(msg, name) << 3 | wire_type)
 
 
 def _len(key: bytes, body: bytes) -> bytes:
     """A length-delimited field: key, length, body."""
     n = len(body)
-    return key + (bytes([n]) if n < 0x80 else _varint(n)) + body
+    return key + (bytes([n]) if n < 0x80 else varint(n)) + body
 
 
 _VARINT, _LEN = 0, 2
@@ -120,23 +108,15 @@ _TE_TABLE_ID, _TE_MATCH = _key(pb.TableEntry, "table_id", _VARINT), _key(pb.Tabl
 _TE_ACTION, _TE_PRIORITY = _key(pb.TableEntry, "action", _LEN), _key(pb.TableEntry, "priority", _VARINT)
 _TE_DEFAULT = _key(pb.TableEntry, "is_default_action", _VARINT)
 _FM_FIELD_ID = _key(pb.FieldMatch, "field_id", _VARINT)
-_FM_KIND = {kind: _key(pb.FieldMatch, kind, _LEN) for kind in ("exact", "lpm", "ternary", "range", "optional")}
-_FIRST = {  # match kind -> keys of its two values (the LPM prefix length is a varint)
-    "exact": (_key(pb.FieldMatch.Exact, "value", _LEN), b""),
-    "lpm": (_key(pb.FieldMatch.LPM, "value", _LEN), _key(pb.FieldMatch.LPM, "prefix_len", _VARINT)),
-    "ternary": (_key(pb.FieldMatch.Ternary, "value", _LEN), _key(pb.FieldMatch.Ternary, "mask", _LEN)),
-    "range": (_key(pb.FieldMatch.Range, "low", _LEN), _key(pb.FieldMatch.Range, "high", _LEN)),
-    "optional": (_key(pb.FieldMatch.Optional, "value", _LEN), b""),
-}
 _TA_ACTION = _key(pb.TableAction, "action", _LEN)
 _TA_MEMBER = _key(pb.TableAction, "action_profile_member_id", _VARINT)
 _TA_GROUP = _key(pb.TableAction, "action_profile_group_id", _VARINT)
 _ACTION_ID, _ACTION_PARAM = _key(pb.Action, "action_id", _VARINT), _key(pb.Action, "params", _LEN)
 _PARAM_ID, _PARAM_VALUE = _key(pb.Action.Param, "param_id", _VARINT), _key(pb.Action.Param, "value", _LEN)
 # TableEntry fields are serialized in field-number order, as the protobuf runtime does
-assert _num(pb.TableEntry, "table_id") < _num(pb.TableEntry, "match") < _num(pb.TableEntry, "action") \
-    < _num(pb.TableEntry, "priority") < _num(pb.TableEntry, "is_default_action")
-assert _num(pb.Action.Param, "param_id") < _num(pb.Action.Param, "value")
+assert field_number(pb.TableEntry, "table_id") < field_number(pb.TableEntry, "match") < field_number(pb.TableEntry, "action") \
+    < field_number(pb.TableEntry, "priority") < field_number(pb.TableEntry, "is_default_action")
+assert field_number(pb.Action.Param, "param_id") < field_number(pb.Action.Param, "value")
 
 
 class EncodedUpdate:
@@ -184,12 +164,19 @@ class ParamEncoder(Protocol):
 @dataclass(frozen=True)
 class FieldSpec:
     field_id: int
-    kind: str  # exact, lpm, ternary, range, optional
+    kind: str  # exact, lpm, ternary, range, optional (p4exec/entry_codec.py)
     bitwidth: int
     head: bytes = b""  # the FieldMatch's field_id, encoded
+    keys: tuple[bytes, bytes, bytes] = (b"", b"", b"")  # the kind's oneof key and its values' keys
+    pair: bool = False  # two byte-string values (ternary, range)
+    prefix: bool = False  # a value and a prefix length (lpm)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "head", _FM_FIELD_ID + _varint(self.field_id))
+        kind = KINDS[self.kind]
+        object.__setattr__(self, "head", _FM_FIELD_ID + varint(self.field_id))
+        object.__setattr__(self, "keys", wire_keys(kind))
+        object.__setattr__(self, "prefix", kind.length_second)
+        object.__setattr__(self, "pair", kind.arity == 2 and not kind.length_second)
 
 
 ActionSpec = tuple[int, str, list[tuple[str, int, int]]]  # id, full name, [(param name, id, width)] in P4Info order
@@ -198,11 +185,13 @@ ActionSpec = tuple[int, str, list[tuple[str, int, int]]]  # id, full name, [(par
 class TableEntryEncoder:
     """Serialized updates of one table's entries, cheap per entry: values are encoded and concatenated, no
     protobuf object is made. Names are resolved once each (by the given resolvers: full or short names, as
-    the P4Info index allows) and then looked up in a dict."""
+    the P4Info index allows) and then looked up in a dict. The controller's one table-entry encoder: its
+    protobuf form (`SwitchConnection.table_entry`) is parsed from these bytes; the match kinds' layout is
+    p4exec/entry_codec.py's, which the server decodes with."""
 
     def __init__(self, table_id: int, field: Callable[[str], FieldSpec], action: Callable[[str], ActionSpec],
                  encode: ParamEncoder, parse_prefix: Callable[[Any, int], tuple[int, int]]) -> None:
-        self.head = _TE_TABLE_ID + _varint(table_id)
+        self.head = _TE_TABLE_ID + varint(table_id)
         self.fields: dict[str, FieldSpec] = {}
         self.actions: dict[str, ActionSpec] = {}
         self._field, self._action = field, action
@@ -216,18 +205,18 @@ class TableEntryEncoder:
             f = self.fields.get(name)
             if f is None:
                 f = self.fields[name] = self._field(name)
-            first, second = _FIRST[f.kind]
-            if f.kind == "lpm":
+            oneof, first, second = f.keys
+            if f.prefix:
                 prefix, length = self._prefix(value, f.bitwidth)
                 if length == 0:
                     continue  # spec: a zero-length prefix is expressed by omitting the field
-                body = _len(first, enc(prefix, f.bitwidth)) + second + _varint(length)
-            elif f.kind in ("ternary", "range"):
+                body = _len(first, enc(prefix, f.bitwidth)) + second + varint(length)
+            elif f.pair:
                 a, b = value
                 body = _len(first, enc(a, f.bitwidth)) + _len(second, enc(b, f.bitwidth))
             else:
                 body = _len(first, enc(value, f.bitwidth))
-            out.append(_len(_TE_MATCH, f.head + _len(_FM_KIND[f.kind], body)))
+            out.append(_len(_TE_MATCH, f.head + _len(oneof, body)))
         return b"".join(out)
 
     def action(self, name: str, params: dict[str, Any]) -> bytes:
@@ -237,11 +226,11 @@ class TableEntryEncoder:
             spec = self.actions[name] = self._action(name)
         action_id, full_name, specs = spec
         enc = self._encode
-        parts = [_ACTION_ID + _varint(action_id)]
+        parts = [_ACTION_ID + varint(action_id)]
         for pname, pid, width in specs:
             if pname not in params:
                 raise ControllerError(f"action {full_name} needs parameter {pname!r}")
-            parts.append(_len(_ACTION_PARAM, _PARAM_ID + _varint(pid) + _len(_PARAM_VALUE, enc(params[pname], width))))
+            parts.append(_len(_ACTION_PARAM, _PARAM_ID + varint(pid) + _len(_PARAM_VALUE, enc(params[pname], width))))
         if len(params) != len(specs):
             extra = sorted(set(params) - {s[0] for s in specs})
             raise ControllerError(f"action {full_name} has no parameter(s) {', '.join(extra)}")
@@ -250,16 +239,22 @@ class TableEntryEncoder:
     def update(self, kind: int, match: dict[str, Any] | None = None, action: str | None = None,
                params: dict[str, Any] | None = None, priority: int = 0, default: bool = False,
                member_id: int | None = None, group_id: int | None = None) -> EncodedUpdate:
+        body = _len(_ENTITY_TABLE_ENTRY, self.entry(match, action, params, priority, default, member_id, group_id))
+        return EncodedUpdate((_UPDATE_TYPE + varint(kind) if kind else b"") + _len(_UPDATE_ENTITY, body))
+
+    def entry(self, match: dict[str, Any] | None = None, action: str | None = None,
+              params: dict[str, Any] | None = None, priority: int = 0, default: bool = False,
+              member_id: int | None = None, group_id: int | None = None) -> bytes:
+        """A serialized `TableEntry`."""
         entry = [self.head, self.match(match) if match else b""]
         if action is not None:
             entry.append(_len(_TE_ACTION, _len(_TA_ACTION, self.action(action, params or {}))))
         elif member_id is not None:
-            entry.append(_len(_TE_ACTION, _TA_MEMBER + _varint(member_id)))
+            entry.append(_len(_TE_ACTION, _TA_MEMBER + varint(member_id)))
         elif group_id is not None:
-            entry.append(_len(_TE_ACTION, _TA_GROUP + _varint(group_id)))
+            entry.append(_len(_TE_ACTION, _TA_GROUP + varint(group_id)))
         if priority:
-            entry.append(_TE_PRIORITY + _varint(priority))
+            entry.append(_TE_PRIORITY + varint(priority))
         if default:
             entry.append(_TE_DEFAULT + b"\x01")
-        body = _len(_ENTITY_TABLE_ENTRY, b"".join(entry))
-        return EncodedUpdate((_UPDATE_TYPE + _varint(kind) if kind else b"") + _len(_UPDATE_ENTITY, body))
+        return b"".join(entry)

@@ -18,6 +18,7 @@ from p4.v1 import p4runtime_pb2 as pb
 
 from controller.client import SwitchConnection, as_entity
 from controller.codec import decode
+from p4exec.entry_codec import numbers
 
 Key = tuple
 
@@ -50,19 +51,13 @@ def _num(raw: bytes) -> int:
 def match_key(m: pb.FieldMatch) -> tuple[Any, ...]:
     """One match field as numbers: a switch may answer another byte form of the same value (leading zero
     bytes), which is still the same entry; a ternary value counts only under its mask."""
-    kind = m.WhichOneof("field_match_type")
-    if kind == "exact":
-        return (m.field_id, kind, _num(m.exact.value))
-    if kind == "lpm":
-        return (m.field_id, kind, _num(m.lpm.value), m.lpm.prefix_len)
-    if kind == "ternary":
-        mask = _num(m.ternary.mask)
-        return (m.field_id, kind, _num(m.ternary.value) & mask, mask)
-    if kind == "range":
-        return (m.field_id, kind, _num(m.range.low), _num(m.range.high))
-    if kind == "optional":
-        return (m.field_id, kind, _num(m.optional.value))
-    return (m.field_id, kind)
+    kind, values = numbers(m)
+    if kind is None:
+        return (m.field_id, m.WhichOneof("field_match_type"))
+    if kind.name == "ternary":
+        value, mask = values
+        values = (value & mask, mask)
+    return (m.field_id, kind.name, *values)
 
 
 def action_value(action: pb.Action) -> tuple[Any, ...]:

@@ -52,8 +52,8 @@ TX_AHEAD_NS = 1000
 class HostConfig:
     """How endpoints behave; times in ns, rates in bit/s. The host model's view of a run's options: a run
     makes it from its `EngineConfig` with `from_engine` (the one conversion, whatever the clock), a clock
-    changing only what is its own; tests and benchmarks of the model alone build it directly. `flow_rate_bps` None: each flow may send at its NIC
-    port's rate (the NIC then shares the port among its flows). Reaction parameters default to the published
+    changing only what is its own; tests and benchmarks of the model alone build it directly.
+    `flow_rate_bps` None: each flow may send at its NIC port's rate (the NIC then shares the port among its flows). Reaction parameters default to the published
     constants in traffic/reaction.py. `catch_up_frames`: how many frames a flow or a port may send back to back
     to make up for time lost to a late turn (real time; virtual time is never late: 0, and flows then never
     catch up either)."""

@@ -16,14 +16,15 @@ from typing import Any
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
+from p4exec import runtime
+from p4exec.entry_codec import BY_P4INFO, KINDS, refusal, refused_code
 from p4exec.p4runtime.wire import Leaves, Template, Unusual, read_update
-from p4exec.runtime import ActionCall, Exact, Lpm, Optional_, Range, RuntimeOpError, Ternary
+from p4exec.runtime import ActionCall, RuntimeOpError
 from p4exec.runtime import TableEntry as RuntimeEntry
 
 U = p4runtime_pb2.Update
 MF = p4info_pb2.MatchField
 ActionRef = p4info_pb2.ActionRef
-_KIND_OF = {MF.EXACT: "exact", MF.LPM: "lpm", MF.TERNARY: "ternary", MF.RANGE: "range", MF.OPTIONAL: "optional"}
 
 
 @dataclass
@@ -66,10 +67,10 @@ def _build(ctx, table_id: int) -> TableLayout | None:
         return None
     fields: dict[int, tuple[int, str, int]] = {}
     for pos, mf in enumerate(table.match_fields):
-        kind = _KIND_OF.get(mf.match_type)
+        kind = BY_P4INFO.get(mf.match_type)
         if kind is None or mf.bitwidth <= 0:
             return None
-        fields[mf.id] = (pos, kind, mf.bitwidth)
+        fields[mf.id] = (pos, kind.name, mf.bitwidth)
     if [f.name for f in runtime.fields] != [mf.name for mf in table.match_fields]:
         return None
     actions: dict[int, ActionLayout] = {}
@@ -106,8 +107,8 @@ def reader(ctx, tmpl: Template) -> Reader:
     lines = ["def read(buf, s):", f"    if {checks}:", "        return MISS"]
     body = _body(ctx, tmpl)
     lines += ["    return None"] if body is None else body
-    scope: dict[str, Any] = {"MISS": MISS, "from_bytes": int.from_bytes, "Lpm": Lpm, "Exact": Exact, "Optional_": Optional_,
-             "Ternary": Ternary, "Range": Range, "ActionCall": ActionCall, "Entry": RuntimeEntry}
+    scope: dict[str, Any] = {"MISS": MISS, "from_bytes": int.from_bytes, "ActionCall": ActionCall, "Entry": RuntimeEntry,
+                             **{k.runtime: getattr(runtime, k.runtime) for k in KINDS.values()}}
     lay = ctx.fast_layouts.get(tmpl.entry.table_id)
     scope["TABLE"] = lay.runtime if lay is not None else None
     scope["ACTION"] = lay.actions[tmpl.entry.action_id].name if body is not None and tmpl.utype != U.DELETE \
@@ -138,38 +139,33 @@ def _body(ctx, tmpl: Template) -> list[str] | None:
     match: list[str] = ["None"] * lay.nfields
     seen: set[int] = set()
     nexact = 0
-    for n, (fid, kind, ai, bi, b) in enumerate(tmpl.matches):
+    for n, (fid, kind_name, ai, bi, b) in enumerate(tmpl.matches):
         spec = lay.fields.get(fid)
         if spec is None or fid in seen:
             return None
         seen.add(fid)
         pos, fkind, width = spec
         va = value(ai)
-        if kind != fkind or va is None:
+        if kind_name != fkind or va is None:
             return None
+        kind = KINDS[kind_name]  # its values and rules: p4exec/entry_codec.py, as the general path's
+        nexact += kind_name == "exact"
         lines.append(f"    a{n} = {va}")
-        if kind in ("exact", "optional"):
-            nexact += kind == "exact"
-            lines.append(f"    if a{n} >> {width}:")
-            match[pos] = f"{'Exact' if kind == 'exact' else 'Optional_'}(a{n})"
-        elif kind == "lpm":
-            if not isinstance(b, int) or not 0 < b <= width:
+        if kind.length_second:  # the prefix length is a fixed byte of the shape: judged here, once
+            if not isinstance(b, int) or refusal(kind, 0, b, width, "", on_length=True):
                 return None
-            lines.append(f"    if a{n} >> {width} or a{n} & {(1 << (width - b)) - 1}:")
-            match[pos] = f"Lpm(a{n}, {b})"
-        else:
+            second, wide = str(b), f"a{n} >> {width}"
+        elif kind.arity == 2:
             vb = value(bi)
             if vb is None:
                 return None
             lines.append(f"    b{n} = {vb}")
-            if kind == "ternary":
-                lines.append(f"    if a{n} >> {width} or b{n} >> {width} or b{n} == 0 or a{n} & ~b{n}:")
-                match[pos] = f"Ternary(a{n}, b{n})"
-            else:
-                lines.append(f"    if a{n} >> {width} or b{n} >> {width} or a{n} > b{n} "
-                             f"or (a{n} == 0 and b{n} == {(1 << width) - 1}):")
-                match[pos] = f"Range(a{n}, b{n})"
-        lines.append("        return None")
+            second, wide = f"b{n}", f"a{n} >> {width} or b{n} >> {width}"
+        else:
+            second, wide = "", f"a{n} >> {width}"
+        rules = refused_code(kind, f"a{n}", second, width) if kind.rules else ""
+        lines += [f"    if {wide}{' or ' + rules if rules else ''}:", "        return None"]
+        match[pos] = f"{kind.runtime}(a{n}{', ' + second if second else ''})"
     if nexact != lay.nexact:
         return None
     if lay.needs_priority:

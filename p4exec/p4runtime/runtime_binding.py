@@ -14,6 +14,7 @@ from p4.v1 import p4runtime_pb2
 
 from p4exec import runtime
 from p4exec.device.program import Program
+from p4exec.entry_codec import BY_RUNTIME, KINDS, fill
 from p4exec.p4runtime.codec import decode, encode
 from p4exec.p4runtime.errors import P4RuntimeError, from_runtime
 from p4exec.runtime import RuntimeOpError
@@ -327,31 +328,14 @@ def _replica_port(replica: p4runtime_pb2.Replica) -> int:
 
 
 def _field_match_proto(mf: p4info_pb2.MatchField, fm: Any) -> p4runtime_pb2.FieldMatch:
-    out = p4runtime_pb2.FieldMatch(field_id=mf.id)
-    kind = type(fm).__name__
-    if kind == "Exact":
-        out.exact.value = encode(fm.value)
-    elif kind == "Lpm":
-        out.lpm.value, out.lpm.prefix_len = encode(fm.value), fm.prefix_len
-    elif kind == "Ternary":
-        out.ternary.value, out.ternary.mask = encode(fm.value), encode(fm.mask)
-    elif kind == "Range":
-        out.range.low, out.range.high = encode(fm.low), encode(fm.high)
-    else:
-        out.optional.value = encode(fm.value)
-    return out
+    kind = BY_RUNTIME[type(fm).__name__]
+    return fill(p4runtime_pb2.FieldMatch(), mf.id, kind, tuple(getattr(fm, name) for name in kind.values))
 
 
 def _field_match(runtime: Any, mf: p4info_pb2.MatchField, fm: p4runtime_pb2.FieldMatch) -> Any:
-    w = mf.bitwidth
-    kind = fm.WhichOneof("field_match_type")
-    if kind == "exact":
-        return runtime.Exact(decode(fm.exact.value, w, mf.name))
-    if kind == "lpm":
-        return runtime.Lpm(decode(fm.lpm.value, w, mf.name), fm.lpm.prefix_len)
-    if kind == "ternary":
-        return runtime.Ternary(decode(fm.ternary.value, w, mf.name),
-                               decode(fm.ternary.mask, w, mf.name))
-    if kind == "range":
-        return runtime.Range(decode(fm.range.low, w, mf.name), decode(fm.range.high, w, mf.name))
-    return runtime.Optional_(decode(fm.optional.value, w, mf.name))
+    """A canonical (already checked) field match as a runtime match object."""
+    kind = KINDS[fm.WhichOneof("field_match_type")]
+    sub = getattr(fm, kind.name)
+    values = [getattr(sub, name) if i and kind.length_second else decode(getattr(sub, name), mf.bitwidth, mf.name)
+              for i, name in enumerate(kind.values)]
+    return getattr(runtime, kind.runtime)(*values)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
+from p4exec.entry_codec import BY_P4INFO, fill, refusal
 from p4exec.p4runtime.codec import decode, encode
 from p4exec.p4runtime.errors import P4RuntimeError, invalid
 from p4exec.p4runtime.p4info_index import P4InfoIndex
@@ -18,58 +19,33 @@ from p4exec.p4runtime.p4info_index import P4InfoIndex
 MF = p4info_pb2.MatchField
 ActionRef = p4info_pb2.ActionRef
 
-# Identity of an entry inside its table: canonical match values + priority.
-EntryKey = tuple[tuple, int]
-
 
 def _canonical_match(
     mf: p4info_pb2.MatchField, fm: p4runtime_pb2.FieldMatch, out: p4runtime_pb2.FieldMatch
 ) -> None:
-    """Check one field match against its P4Info field and write its canonical form to `out`."""
+    """Check one field match against its P4Info field and write its canonical form to `out` (the match
+    kinds and their rules: p4exec/entry_codec.py)."""
     w = mf.bitwidth
     what = f"match field {mf.name!r}"
-    kind = fm.WhichOneof("field_match_type")
-    out.field_id = mf.id
-    expected = {MF.EXACT: "exact", MF.LPM: "lpm", MF.TERNARY: "ternary", MF.RANGE: "range",
-                MF.OPTIONAL: "optional"}.get(mf.match_type)
-    if kind == "other" or expected is None:
+    given = fm.WhichOneof("field_match_type")
+    kind = BY_P4INFO.get(mf.match_type)
+    if given == "other" or kind is None:
         raise P4RuntimeError("UNIMPLEMENTED", f"{what}: match kind not supported")
-    if kind != expected:
-        raise invalid(f"{what} is {expected}, the update gives {kind}")
-    if kind == "exact":
-        out.exact.value = encode(decode(fm.exact.value, w, what))
-    elif kind == "optional":
-        out.optional.value = encode(decode(fm.optional.value, w, what))
-    elif kind == "lpm":
-        plen = fm.lpm.prefix_len
-        if plen < 0 or plen > w:
-            raise invalid(f"{what}: prefix length {plen} outside 0..{w}")
-        if plen == 0:
-            raise invalid(f"{what}: a /0 prefix must be omitted (don't-care)")
-        value = decode(fm.lpm.value, w, what)
-        mask = ((1 << plen) - 1) << (w - plen)
-        if value & ~mask:
-            raise invalid(f"{what}: value has bits set beyond the /{plen} prefix")
-        out.lpm.value = encode(value)
-        out.lpm.prefix_len = plen
-    elif kind == "ternary":
-        value = decode(fm.ternary.value, w, what)
-        mask = decode(fm.ternary.mask, w, what + " mask")
-        if mask == 0:
-            raise invalid(f"{what}: an all-zero mask must be omitted (don't-care)")
-        if value & ~mask:
-            raise invalid(f"{what}: value has bits set outside the mask")
-        out.ternary.value = encode(value)
-        out.ternary.mask = encode(mask)
-    else:  # range
-        low = decode(fm.range.low, w, what + " low")
-        high = decode(fm.range.high, w, what + " high")
-        if low > high:
-            raise invalid(f"{what}: range low {low} > high {high}")
-        if low == 0 and high == (1 << w) - 1:
-            raise invalid(f"{what}: a full range must be omitted (don't-care)")
-        out.range.low = encode(low)
-        out.range.high = encode(high)
+    if given != kind.name:
+        raise invalid(f"{what} is {kind.name}, the update gives {given}")
+    sub = getattr(fm, kind.name)
+    if kind.length_second:  # an LPM: its prefix length is judged before its value is read
+        plen = getattr(sub, kind.values[1])
+        why = refusal(kind, 0, plen, w, what, on_length=True)
+        if why:
+            raise invalid(why)
+        values: tuple[int, ...] = (decode(getattr(sub, kind.values[0]), w, what), plen)
+    else:
+        values = tuple(decode(getattr(sub, name), w, what + label) for name, label in zip(kind.values, kind.labels, strict=True))
+    why = refusal(kind, values[0], values[-1], w, what)
+    if why:
+        raise invalid(why)
+    fill(out, mf.id, kind, values)
 
 
 def canonical_matches(
@@ -101,24 +77,6 @@ def canonical_field_list(owner: str, declared, matches, target=None):
         if mf.match_type == MF.EXACT and mf.id not in seen:
             raise invalid(f"exact match field {mf.name!r} is missing")
     return target
-
-
-def entry_key(entry: p4runtime_pb2.TableEntry) -> EntryKey:
-    """Match values and priority of a canonical entry: its identity in the table."""
-    parts: list[tuple] = []
-    for m in entry.match:
-        kind = m.WhichOneof("field_match_type")
-        if kind == "exact":
-            parts.append((m.field_id, m.exact.value))
-        elif kind == "lpm":
-            parts.append((m.field_id, m.lpm.value, m.lpm.prefix_len))
-        elif kind == "ternary":
-            parts.append((m.field_id, m.ternary.value, m.ternary.mask))
-        elif kind == "range":
-            parts.append((m.field_id, m.range.low, m.range.high, 0))
-        else:
-            parts.append((m.field_id, m.optional.value, 0, 0, 0))
-    return tuple(parts), entry.priority
 
 
 def canonical_action(

@@ -14,6 +14,8 @@ from typing import Any
 
 from p4.v1 import p4runtime_pb2 as pb
 
+from p4exec.entry_codec import KINDS
+
 
 def _num(msg, name: str) -> int:
     return msg.DESCRIPTOR.fields_by_name[name].number
@@ -218,16 +220,11 @@ UPDATE = Shape.of(pb.Update, type=NUMBER, entity=SPAN)
 ENTITY = Shape.of(pb.Entity, table_entry=SPAN)  # only a table entry
 TABLE_ENTRY = Shape.of(pb.TableEntry, table_id=NUMBER, match=SPANS, action=SPAN, priority=NUMBER,
                        controller_metadata=NUMBER, idle_timeout_ns=NUMBER, metadata=BYTES)
-_KINDS = ("exact", "lpm", "ternary", "range", "optional")
-FIELD_MATCH = Shape.of(pb.FieldMatch, oneof=_KINDS, field_id=NUMBER)
-# match kind -> the shape of its message; the 2nd value of LPM is a number (prefix length)
-MATCH_KINDS = {
-    "exact": Shape.of(pb.FieldMatch.Exact, value=BYTES),
-    "lpm": Shape.of(pb.FieldMatch.LPM, value=BYTES, prefix_len=NUMBER),
-    "ternary": Shape.of(pb.FieldMatch.Ternary, value=BYTES, mask=BYTES),
-    "range": Shape.of(pb.FieldMatch.Range, low=BYTES, high=BYTES),
-    "optional": Shape.of(pb.FieldMatch.Optional, value=BYTES),
-}
+FIELD_MATCH = Shape.of(pb.FieldMatch, oneof=tuple(KINDS), field_id=NUMBER)
+# match kind -> the shape of its message (kinds and their values: p4exec/entry_codec.py; an LPM's 2nd value is a
+# number, its prefix length)
+MATCH_KINDS = {k.name: Shape.of(type(getattr(pb.FieldMatch(), k.name)), (), **{
+    name: NUMBER if i and k.length_second else BYTES for i, name in enumerate(k.values)}) for k in KINDS.values()}
 TABLE_ACTION = Shape.of(pb.TableAction, action=SPAN)  # only a direct action
 ACTION = Shape.of(pb.Action, action_id=NUMBER, params=SPANS)
 PARAM = Shape.of(pb.Action.Param, param_id=NUMBER, value=BYTES)
@@ -293,7 +290,7 @@ def _read_entry(buf: bytes, pos: int, end: int, leaves: Leaves | None) -> Simple
         if value is None:
             return None
         a = _value(buf, value[0], leaves, "a", i)
-        if kind == "lpm":
+        if KINDS[kind].length_second:
             b: bytes | int | None = value[1]
         elif len(value) > 1:
             b = _value(buf, value[1], leaves, "b", i)
