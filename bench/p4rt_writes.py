@@ -137,7 +137,10 @@ class _Context:
         raise RuntimeError(f"{code}: {message}")
 
     def invocation_metadata(self):
-        return ()
+        # as the controller says it (controller/client.py): it takes every failure of a large batch
+        from p4exec.p4runtime.errors import BUDGET_KEY, MAX_DETAILS_BUDGET
+
+        return ((BUDGET_KEY, str(MAX_DETAILS_BUDGET)),)
 
     def set_trailing_metadata(self, md):
         pass
