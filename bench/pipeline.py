@@ -26,6 +26,7 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -252,7 +253,7 @@ def pipelines_both(n: int) -> int:
                     install(t, program, view, "ecmp")
                     loaded = t.device.program.loaded if t.device.program is not None else None
                     assert loaded is not None, "install() pushed a pipeline that runs packets"
-                    pipe = loaded.pipeline
+                    pipe: Any = loaded.pipeline  # V1Pipeline, or NativePipeline (process_batch)
                     if kind == "native" and type(pipe).__name__ != "NativePipeline":
                         print(f"{program}: the native pipeline declined: {select.native_reason(loaded.compiled)}")
                         return 1

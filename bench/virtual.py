@@ -203,7 +203,7 @@ def p4sim_case(packets: int) -> None:
             "MyIngress.ipv4_forward", (int(itf.mac.replace(":", ""), 16), port.number))))
     lengths: set[int] = set()
     receive = sw.receive
-    channels = [nic.channel for nic in fab.endpoints.nics.values()]
+    channels: list[Any] = [nic.channel for nic in fab.endpoints.nics.values()]  # vfabric Channels (tx_packets)
 
     def tap(port: int, frame: bytes) -> None:  # sees the first frames, then gets out of the way
         lengths.add(len(frame))
