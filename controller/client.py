@@ -28,6 +28,7 @@ from controller.codec import Value, decode, encode, parse_prefix
 from controller.device import DeviceMixin
 from controller.errors import ControllerError
 from controller.messages import (
+    ActionEncoder,
     ActionSpec,
     EncodedUpdate,
     FieldSpec,
@@ -89,6 +90,7 @@ class SwitchConnection(PreMixin, DeviceMixin):
         # On BMv2: registers and queues over Thrift, which PI's P4Runtime server lacks (controller/bmv2.py).
         self.bmv2: Bmv2SideChannel | None = None
         self._encoders: dict[str, TableEntryEncoder] = {}  # table name -> encoder, for `_encoders_for`
+        self._action_encoder: ActionEncoder | None = None  # for `_encoders_for`
         self._encoders_for: P4InfoIndex | None = None
 
     # ---- session -------------------------------------------------------------------------------------------
@@ -262,18 +264,10 @@ class SwitchConnection(PreMixin, DeviceMixin):
 
     # ---- building entities -------------------------------------------------------------------------------------
     def action(self, name: str, params: dict[str, Value] | None = None, into: pb.Action | None = None) -> pb.Action:
-        """Build an Action (in `into` if given: building in place saves a copy per entry at scale)."""
-        info = self._index()
-        action = info.action(name)
-        given = dict(params or {})
+        """Build an Action (in `into` if given: building in place saves a copy per entry at scale), parsed
+        from the bytes the table-entry encoder writes for the same call."""
         message = into if into is not None else pb.Action()
-        message.action_id = action.preamble.id
-        for param in info.params(action):
-            if param.name not in given:
-                raise ControllerError(f"action {action.preamble.name} needs parameter {param.name!r}")
-            message.params.add(param_id=param.id, value=encode(given.pop(param.name), param.bitwidth))
-        if given:
-            raise ControllerError(f"action {action.preamble.name} has no parameter(s) {', '.join(given)}")
+        message.MergeFromString(self._encoders_of(self._index())[1].action(name, dict(params or {})))
         return message
 
     def table_entry(self, table: str, match: dict[str, Any] | None = None, action: str | None = None,
@@ -297,11 +291,22 @@ class SwitchConnection(PreMixin, DeviceMixin):
         (no protobuf object per entry; the table's ids and widths are looked up once)."""
         return self._encoder(table).update(kind, match, action, params, priority, default, member_id, group_id)
 
+    def _encoders_of(self, index: P4InfoIndex) -> tuple[dict[str, TableEntryEncoder], ActionEncoder]:
+        """The encoders of this P4Info: per table, and the actions' (made anew when the P4Info changes)."""
+        if self._encoders_for is not index:
+
+            def action(name: str) -> ActionSpec:
+                info = index.action(name)
+                return info.preamble.id, info.preamble.name, [(p.name, p.id, p.bitwidth) for p in index.params(info)]
+
+            self._encoders, self._action_encoder, self._encoders_for = {}, ActionEncoder(action, encode), index
+        assert self._action_encoder is not None  # made with the table encoders, just above
+        return self._encoders, self._action_encoder
+
     def _encoder(self, table: str) -> TableEntryEncoder:
         index = self._index()
-        if self._encoders_for is not index:
-            self._encoders, self._encoders_for = {}, index
-        encoder = self._encoders.get(table)
+        encoders, actions = self._encoders_of(index)
+        encoder = encoders.get(table)
         if encoder is None:
             tbl = index.table(table)
 
@@ -311,11 +316,7 @@ class SwitchConnection(PreMixin, DeviceMixin):
                     raise ControllerError(f"match kind {f.match_type} of {f.name} is not supported")
                 return FieldSpec(f.id, f.match_type, f.bitwidth)
 
-            def action(name: str) -> ActionSpec:
-                info = index.action(name)
-                return info.preamble.id, info.preamble.name, [(p.name, p.id, p.bitwidth) for p in index.params(info)]
-
-            encoder = self._encoders[table] = TableEntryEncoder(tbl.preamble.id, field, action, encode, parse_prefix)
+            encoder = encoders[table] = TableEntryEncoder(tbl.preamble.id, field, actions, parse_prefix)
         return encoder
 
     def member(self, profile: str, member_id: int, action: str, params: dict[str, Value] | None = None,

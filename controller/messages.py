@@ -182,6 +182,33 @@ class FieldSpec:
 ActionSpec = tuple[int, str, list[tuple[str, int, int]]]  # id, full name, [(param name, id, width)] in P4Info order
 
 
+class ActionEncoder:
+    """Serialized `Action`s (of table entries and of action profile members), cheap per call: each action
+    name is resolved once (by the given resolver) and then looked up in a dict."""
+
+    def __init__(self, action: Callable[[str], ActionSpec], encode: ParamEncoder) -> None:
+        self.actions: dict[str, ActionSpec] = {}
+        self._action = action
+        self._encode = encode
+
+    def action(self, name: str, params: dict[str, Any]) -> bytes:
+        """A serialized `Action`."""
+        spec = self.actions.get(name)
+        if spec is None:
+            spec = self.actions[name] = self._action(name)
+        action_id, full_name, specs = spec
+        enc = self._encode
+        parts = [_ACTION_ID + varint(action_id)]
+        for pname, pid, width in specs:
+            if pname not in params:
+                raise ControllerError(f"action {full_name} needs parameter {pname!r}")
+            parts.append(_len(_ACTION_PARAM, _PARAM_ID + varint(pid) + _len(_PARAM_VALUE, enc(params[pname], width))))
+        if len(params) != len(specs):
+            extra = sorted(set(params) - {s[0] for s in specs})
+            raise ControllerError(f"action {full_name} has no parameter(s) {', '.join(extra)}")
+        return b"".join(parts)
+
+
 class TableEntryEncoder:
     """Serialized updates of one table's entries, cheap per entry: values are encoded and concatenated, no
     protobuf object is made. Names are resolved once each (by the given resolvers: full or short names, as
@@ -189,13 +216,13 @@ class TableEntryEncoder:
     protobuf form (`SwitchConnection.table_entry`) is parsed from these bytes; the match kinds' layout is
     p4exec/entry_codec.py's, which the server decodes with."""
 
-    def __init__(self, table_id: int, field: Callable[[str], FieldSpec], action: Callable[[str], ActionSpec],
-                 encode: ParamEncoder, parse_prefix: Callable[[Any, int], tuple[int, int]]) -> None:
+    def __init__(self, table_id: int, field: Callable[[str], FieldSpec], actions: ActionEncoder,
+                 parse_prefix: Callable[[Any, int], tuple[int, int]]) -> None:
         self.head = _TE_TABLE_ID + varint(table_id)
         self.fields: dict[str, FieldSpec] = {}
-        self.actions: dict[str, ActionSpec] = {}
-        self._field, self._action = field, action
-        self._encode = encode
+        self._field = field
+        self._actions = actions
+        self._encode = actions._encode
         self._prefix = parse_prefix
 
     def match(self, match: dict[str, Any]) -> bytes:
@@ -219,23 +246,6 @@ class TableEntryEncoder:
             out.append(_len(_TE_MATCH, f.head + _len(oneof, body)))
         return b"".join(out)
 
-    def action(self, name: str, params: dict[str, Any]) -> bytes:
-        """A serialized `Action`."""
-        spec = self.actions.get(name)
-        if spec is None:
-            spec = self.actions[name] = self._action(name)
-        action_id, full_name, specs = spec
-        enc = self._encode
-        parts = [_ACTION_ID + varint(action_id)]
-        for pname, pid, width in specs:
-            if pname not in params:
-                raise ControllerError(f"action {full_name} needs parameter {pname!r}")
-            parts.append(_len(_ACTION_PARAM, _PARAM_ID + varint(pid) + _len(_PARAM_VALUE, enc(params[pname], width))))
-        if len(params) != len(specs):
-            extra = sorted(set(params) - {s[0] for s in specs})
-            raise ControllerError(f"action {full_name} has no parameter(s) {', '.join(extra)}")
-        return b"".join(parts)
-
     def update(self, kind: int, match: dict[str, Any] | None = None, action: str | None = None,
                params: dict[str, Any] | None = None, priority: int = 0, default: bool = False,
                member_id: int | None = None, group_id: int | None = None) -> EncodedUpdate:
@@ -248,7 +258,7 @@ class TableEntryEncoder:
         """A serialized `TableEntry`."""
         entry = [self.head, self.match(match) if match else b""]
         if action is not None:
-            entry.append(_len(_TE_ACTION, _len(_TA_ACTION, self.action(action, params or {}))))
+            entry.append(_len(_TE_ACTION, _len(_TA_ACTION, self._actions.action(action, params or {}))))
         elif member_id is not None:
             entry.append(_len(_TE_ACTION, _TA_MEMBER + varint(member_id)))
         elif group_id is not None:
