@@ -230,13 +230,13 @@ def p4sim_case(packets: int) -> None:
     eps = fab.endpoints
     defer_arrival = eps.defer_arrival
 
-    def early_tap(at, frame: bytes, arrive: int) -> bool:
+    def early_tap(at, frame: bytes, arrive: int, place: int) -> bool:
         out_frames.append(frame)
         if len(out_frames) >= 8:
             for ch in fab.to_hosts:
                 if ch.early is early_tap:
                     ch.early = defer_arrival
-        return defer_arrival(at, frame, arrive)
+        return defer_arrival(at, frame, arrive, place)
 
     eps.defer_arrival = early_tap  # type: ignore[method-assign]
     payload = fab.endpoints.payload
