@@ -453,7 +453,7 @@ def main() -> int:
                     help="only compare one process with N MPI ranks (independent planes) and time empty windows")
     ap.add_argument("--ranks-gpus", type=int, default=16, help="GPUs of the --ranks ERack+ fabric")
     ap.add_argument("--ranks-planes", type=int, default=4, help="planes (independent partitions) of that fabric")
-    ap.add_argument("--ranks-size-kib", type=int, default=256, help="all-to-all bytes per pair of the --ranks run")
+    ap.add_argument("--ranks-size-kib", type=int, default=8192, help="all-to-all bytes per pair of the --ranks run")
     ap.add_argument("--sync-windows", type=int, default=None, help=argparse.SUPPRESS)  # the MPI side of --ranks
     a = ap.parse_args()
     if a.sync_windows is not None:
