@@ -1,6 +1,7 @@
 """Virtual-time fabric speed, side by side in one run.
 
 Run: .venv/bin/python bench/virtual.py [--scale erack|upn|all] [--size-kib N] [--p4sim-packets N]
+     .venv/bin/python bench/virtual.py --ranks 2   (one process vs MPI ranks, and empty-window sync cost)
 
 1. Pipeline rate: simulated switch-pipeline executions (packets through ingress + egress of p4src/ethplus.p4)
    per second while vfabric runs a ring all-reduce on a small ERack+ (tables installed by the fabric
@@ -230,13 +231,13 @@ def p4sim_case(packets: int) -> None:
     eps = fab.endpoints
     defer_arrival = eps.defer_arrival
 
-    def early_tap(at, frame: bytes, arrive: int) -> bool:
+    def early_tap(at, frame: bytes, arrive: int, place: int) -> bool:
         out_frames.append(frame)
         if len(out_frames) >= 8:
             for ch in fab.to_hosts:
                 if ch.early is early_tap:
                     ch.early = defer_arrival
-        return defer_arrival(at, frame, arrive)
+        return defer_arrival(at, frame, arrive, place)
 
     eps.defer_arrival = early_tap  # type: ignore[method-assign]
     payload = fab.endpoints.payload
@@ -341,6 +342,90 @@ def cpu_seconds() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+# ------------------------------------------------------------------------------------------ MPI ranks
+
+def ranks_spec(gpus: int, planes: int, size_kib: int) -> dict[str, Any]:
+    """A multi-plane ERack+ all-to-all, flows pinned to their plane: `planes` independent partitions."""
+    return {"name": f"bench-ranks-erack{gpus}x{planes}", "clock": "virtual", "seed": 1, "repetitions": 1,
+            "topology": {"name": "erack", "params": {"gpus": gpus, "planes": planes, "radix": max(8, 2 * gpus)}},
+            "virtual": {"time_limit_s": 0.05, "backend": "mpi"},
+            "traffic": {"pattern": "all_to_all", "size": f"{size_kib}KiB", "params": {"planes": planes}},
+            "policies": [{"name": "ecmp"}]}
+
+
+def ranks_compare(ranks: int, gpus: int, planes: int, size_kib: int, windows: int) -> None:
+    """One process against `ranks` MPI ranks on the same spec, side by side in this run: wall time of the
+    whole command (start, bring-up on every rank, simulation, merge, files) and of the event loop, and the
+    records compared byte for byte; then the cost of one synchronisation round on empty windows."""
+    import json
+    import subprocess
+    import tempfile
+
+    import yaml
+
+    from vfabric.mpi import mpiexec, oversubscribe_flags
+
+    launcher = mpiexec()
+    if launcher is None:
+        print("MPI: no mpiexec (make setup installs the mpich wheel): nothing measured")
+        return
+    spec = ranks_spec(gpus, planes, size_kib)
+    print(f"MPI ranks: {spec['name']} all-to-all {size_kib} KiB per pair, {planes} independent planes; "
+          f"{load_note()}")
+    env = {k: v for k, v in os.environ.items() if k not in ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE")}
+    env["PYTHONPATH"] = str(ROOT)
+    with tempfile.TemporaryDirectory(prefix="bench-ranks-") as tmp:
+        path = Path(tmp) / "spec.yaml"
+        path.write_text(yaml.safe_dump(spec))
+        walls, loops, records = {}, {}, {}
+        for n in (1, ranks):
+            out = Path(tmp) / f"r{n}"
+            cmd = [sys.executable, "-m", "ethlab.cli", "run", str(path), "--out", str(out), "--ranks", str(n)]
+            t0 = time.perf_counter()
+            res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+            walls[n] = time.perf_counter() - t0
+            if res.returncode != 0:
+                print(f"  {n} rank(s): failed: {(res.stderr or res.stdout).strip()[-500:]}")
+                return
+            run_dir = next(out.glob("runs/*/rep0"))
+            v = json.loads((run_dir / "switch.json").read_text())["virtual"]
+            loops[n] = v["wall_s"]
+            records[n] = [(run_dir / f).read_bytes() for f in ("metrics.json", "flows.csv", "links.csv")]
+            print(f"  {n} rank(s): {walls[n]:.1f} s wall for the command, event loop {v['wall_s']:.1f} s, "
+                  f"{v['pipeline_packets']:,} pipeline packets, {v['simulated_by']}")
+        same = records[1] == records[ranks]
+        print(f"  ratio 1 process / {ranks} ranks: {walls[1] / walls[ranks]:.2f}x (command), "
+              f"{loops[1] / loops[ranks]:.2f}x (event loop); records byte-identical: {same}")
+    cmd = [launcher, "-n", str(ranks), *oversubscribe_flags(launcher), sys.executable, str(Path(__file__)),
+           "--sync-windows", str(windows)]
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    print(res.stdout.strip() or res.stderr.strip()[-500:])
+
+
+def sync_windows(windows: int) -> None:
+    """Under mpiexec: what one window's synchronisation costs with nothing in it — the allreduce that
+    agrees on the next event time and the exchange of (empty) boundary-frame lists, as a coupled run
+    would do per window. Rank 0 prints the mean per window."""
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    size = comm.Get_size()
+    empty: list[list[Any]] = [[] for _ in range(size)]
+    for _ in range(100):  # warm-up
+        comm.allreduce(0, op=MPI.MIN)
+        comm.alltoall(empty)
+    comm.Barrier()
+    t0 = time.perf_counter()
+    for w in range(windows):
+        comm.allreduce(w, op=MPI.MIN)
+        comm.alltoall(empty)
+    dt = time.perf_counter() - t0
+    worst = comm.reduce(dt, op=MPI.MAX, root=0)
+    if comm.Get_rank() == 0:
+        print(f"  synchronisation on {size} ranks, {windows} empty windows (allreduce of the next event time + "
+              f"alltoall of empty boundary lists): {1e6 * worst / windows:.1f} µs per window")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", choices=["erack", "upn", "all"], default=None)
@@ -364,7 +449,21 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="processes for the scale runs' independent partitions (planes; vfabric/partition.py); "
                          "1 = one process")
+    ap.add_argument("--ranks", type=int, default=None,
+                    help="only compare one process with N MPI ranks (independent planes) and time empty windows")
+    ap.add_argument("--ranks-gpus", type=int, default=16, help="GPUs of the --ranks ERack+ fabric")
+    ap.add_argument("--ranks-planes", type=int, default=4, help="planes (independent partitions) of that fabric")
+    ap.add_argument("--ranks-size-kib", type=int, default=8192, help="all-to-all bytes per pair of the --ranks run")
+    ap.add_argument("--sync-windows", type=int, default=None, help=argparse.SUPPRESS)  # the MPI side of --ranks
     a = ap.parse_args()
+    if a.sync_windows is not None:
+        sync_windows(a.sync_windows)
+        return 0
+    if a.ranks is not None:
+        if a.ranks < 2:
+            ap.error(f"--ranks must be >= 2 (got {a.ranks})")
+        ranks_compare(a.ranks, a.ranks_gpus, a.ranks_planes, a.ranks_size_kib, 20000)
+        return 0
     pipeline_rate(a.size_kib << 10, a.rounds)
     p4sim_case(a.p4sim_packets)
     if a.scale is not None:

@@ -89,8 +89,23 @@ def checks() -> list[Check]:
     for name in ("ethlab", "p4runtime", "protobuf", "grpcio", "lark", "scapy"):
         result.append(_package(name))
     result.append(_tool("p4exec", "make setup (installs the embedded target into .venv)"))
+    result.append(mpi_check())
     result += bmv2_checks()
     return result
+
+
+def mpi_check() -> Check:
+    """MPI for `ethlab run --ranks N` (vfabric/mpi.py): mpi4py, the library it starts, the launcher."""
+    from vfabric.mpi import describe
+
+    found = describe()
+    launcher = found.get("mpiexec") or "no mpiexec"
+    if "error" in found:
+        return Check("MPI (mpi4py)", False, f"{found['error']}; {launcher}", "make setup (mpi4py + the mpich wheel)",
+                     required=False)
+    ok = found.get("mpiexec") is not None
+    return Check("MPI (mpi4py)", ok, f"mpi4py {found.get('mpi4py')}, {found.get('library')}, {launcher}",
+                 "make setup (the mpich wheel brings mpiexec)", required=False)
 
 
 BMV2_FIX = ("put BMv2 (simple_switch_grpc, built with PI) and p4c (p4c-bm2-ss) on PATH; ethlab does not "

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -15,6 +17,7 @@ from ethlab.experiment.aggregate import comparison_table
 from ethlab.experiment.runner import results_dir, run_experiment
 from ethlab.experiment.spec import MAX_REPETITIONS, SpecError, load_spec
 from ethlab.outdir import claim_out_dir
+from vfabric.mpi import in_mpi_job, mpiexec, oversubscribe_flags, world
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,13 +38,31 @@ def run(args: argparse.Namespace) -> int:
         spec.seed = args.seed
     if args.clock:
         spec.clock = args.clock
+    comm = None
+    if in_mpi_job():  # started by mpiexec/srun: the ranks it was given (--ranks only says how many to start)
+        comm = world()
+    elif args.ranks is not None and args.ranks > 1:
+        if spec.clock != "virtual":
+            Console(stderr=True).print("ethlab run: error: --ranks needs the virtual clock (--clock virtual): "
+                                       "emulated trials share this machine's namespaces", style="red",
+                                       markup=False)
+            return 2
+        if not args.dry_run:
+            return _launch(args)
+    rank = comm.Get_rank() if comm is not None else 0
+    if rank != 0:
+        console = Console(quiet=True)  # rank 0 speaks for all
     if args.dry_run:
         console.print(f"checked: {spec.name}: {spec.topology} on {spec.target}, {len(spec.variants)} policies × "
                       f"{spec.repetitions} repetitions; nothing brought up (--dry-run)", markup=False)
         return 0
     # A new or empty directory of ours: never one another user can write, a symlink, or an earlier run's
     # (an interrupted run's error.txt and trials would be mixed into this report) — ethlab/outdir.py.
-    root = claim_out_dir(Path(args.out) if args.out else results_dir(spec, args.results))
+    root = claim_out_dir(Path(args.out) if args.out else results_dir(spec, args.results)) if rank == 0 else None
+    if comm is not None:
+        root = comm.bcast(root, root=0)  # only rank 0 writes it; the others send it their trials' files
+        console.print(f"MPI: {comm.Get_size()} ranks")
+    assert root is not None
     console.print(f"experiment [bold]{spec.name}[/]: {spec.topology} {spec.topology_params} on {spec.target}, "
                   f"{spec.clock} clock, {len(spec.variants)} policies × {spec.repetitions} repetitions, seed {spec.seed}")
     console.print(f"results: {root}")
@@ -52,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
         def progress(msg: str, done: int, total: int) -> None:
             bar.update(task, description=msg[:90], completed=done, total=total)
 
-        outcome = run_experiment(spec, root, progress)
+        outcome = run_experiment(spec, root, progress, comm=comm)
+    if rank != 0:
+        return 0 if outcome.state in ("worker", "idle", "complete") else 1
     if outcome.aggregates:
         console.print(comparison_table(outcome.aggregates, f"{spec.name}: policies compared ({spec.target})"))
     if spec.expect and outcome.aggregates:
@@ -69,6 +92,22 @@ def run(args: argparse.Namespace) -> int:
         return 1
     console.print(f"results: {root}")
     return 0
+
+
+def _launch(args: argparse.Namespace) -> int:
+    """`--ranks N` outside an MPI job: start this same command on N ranks of this machine with mpiexec."""
+    launcher = mpiexec()
+    if launcher is None:
+        Console(stderr=True).print("ethlab run: error: --ranks needs mpiexec (make setup installs the mpich "
+                                   "wheel into .venv/bin); none found", style="red", markup=False)
+        return 2
+    cmd = [launcher, "-n", str(args.ranks), *oversubscribe_flags(launcher), sys.executable, "-m", "ethlab.cli",
+           "run", args.spec, "--results", args.results]
+    for flag in ("target", "out", "repetitions", "seed", "clock"):
+        value = getattr(args, flag)
+        if value is not None:
+            cmd += [f"--{flag}", str(value)]
+    return subprocess.run(cmd).returncode
 
 
 def _recoveries(root: Path) -> list[str]:
@@ -98,4 +137,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dry-run", action="store_true", help="check the spec, bring nothing up")
     p.add_argument("--clock", choices=["emulated", "virtual"], default=None,
                    help="override the spec's clock (virtual: vfabric's deterministic fabric at nominal rates)")
+    p.add_argument("--ranks", type=bounded_int(1, 4096), default=None,
+                   help="MPI ranks (virtual clock): a sweep's trials, or one trial's independent partitions under "
+                        "virtual.backend: mpi, spread over them; starts mpiexec -n N here, or uses the ranks of "
+                        "an enclosing mpiexec/srun")
     p.set_defaults(func=run)

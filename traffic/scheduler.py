@@ -21,6 +21,10 @@ from itertools import count
 from typing import Any, Protocol
 
 NO_PLACE = 1 << 62  # later than any place an event can have
+# The scheduler's own places start here; below it, models with a fixed source id number their own events
+# (vfabric/links.py: a link direction's arrivals, (source << 40) + sequence), which therefore run first
+# within an instant, and in an order no partitioning of the fabric changes.
+SCHEDULER_PLACES = 1 << 60
 
 
 class SchedulerError(ValueError):
@@ -77,7 +81,7 @@ class EventHeap:
         self.now = 0
         self.until_ns = 1 << 62
         self._heap: list[tuple[int, int, Callable[..., Any], tuple]] = []
-        self.next_place: Callable[[], int] = count(1).__next__
+        self.next_place: Callable[[], int] = count(SCHEDULER_PLACES).__next__
         self.push: Callable[[tuple[int, int, Callable[..., Any], tuple]], None] = partial(heappush, self._heap)
 
     def now_ns(self) -> int:

@@ -6,13 +6,15 @@ Rates and delays are the topology's nominal ones (`Link.rate_gbps`, `Link.delay_
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import count
+from typing import Any
 
 from p4exec.switch.tm import QueueConfig
 from topologies.bmv2_launch import PRIORITY_QUEUES
 from topologies.model import Topology
 from vfabric.events import Simulator
 from vfabric.hosts import HostConfig, VirtualEndpoints
-from vfabric.links import Channel, Link
+from vfabric.links import SOURCE_SHIFT, Channel, Link
 from vfabric.switch import DEFAULT_PIPELINE_LATENCY_NS, VirtualSwitch
 
 
@@ -25,6 +27,28 @@ class FabricConfig:
     # frames reaching a switch in the same nanosecond share one event (VirtualSwitch.defer_arrival); the
     # records are the same either way, fewer events run
     shared_arrivals: bool = True
+
+
+def channel_sources(topo: Topology, eid_of: dict[str, int]) -> dict[Any, int]:
+    """The source id (>= 1) of each link direction (link index, reverse), from the topology alone: numbered by
+    receiving node (switches in topology order, then NIC ports by endpoint and plane), then port; and, just
+    before the NIC ports', the hosts' arrival batches (`HOST_BATCHES`, VirtualEndpoints.defer_arrival). So the
+    arrivals of one instant at one node are consecutive in the event order — a node's batch of them
+    (`VirtualSwitch.defer_arrival`) is not interleaved with other nodes' — and every partitioning numbers them
+    alike."""
+    order = {node.name: i for i, node in enumerate(topo.switches)}
+    keys: list[tuple[tuple[int, ...], Any, bool]] = [((1, -1, 0, 0), HOST_BATCHES, False)]
+    for index, ln in enumerate(topo.links):
+        for reverse, far in ((False, ln.b), (True, ln.a)):
+            owner = far.owner
+            key = (0, order[owner], far.number, 0) if owner in order else (1, eid_of[owner], ln.plane, far.number)
+            keys.append((key, index, reverse))
+    keys.sort()
+    return {(index, reverse) if index != HOST_BATCHES else HOST_BATCHES: k + 1
+            for k, (_key, index, reverse) in enumerate(keys)}
+
+
+HOST_BATCHES = "host batches"  # the source of VirtualEndpoints' batch events in `channel_sources`
 
 
 class VirtualFabric:
@@ -45,11 +69,14 @@ class VirtualFabric:
         eid_of = {ep.host: ep.eid for ep in topo.endpoints.values()}
         self.links: list[Link] = []
         self.to_hosts: list[Channel] = []  # channels whose far end is a host NIC port
+        sources = channel_sources(topo, eid_of)
+        self.endpoints.batch_place = count(sources[HOST_BATCHES] << SOURCE_SHIFT).__next__
         for index, ln in enumerate(topo.links):
             link = Link(self.sim, f"{ln.a}<->{ln.b}", ln.rate_gbps * 1e9, int(round(ln.delay_us * 1000)), index)
             self.links.append(link)
-            for near, far in ((ln.a, ln.b), (ln.b, ln.a)):
-                channel = Channel(link, *self._receiver(far.owner, far.number, eid_of, link, ln.plane))
+            for reverse, (near, far) in enumerate(((ln.a, ln.b), (ln.b, ln.a))):
+                deliver, port, extra_ns = self._receiver(far.owner, far.number, eid_of, link, ln.plane)
+                channel = Channel(link, deliver, port, extra_ns, source=sources[index, bool(reverse)])
                 if far.owner not in self.switches:
                     self.to_hosts.append(channel)
                 elif cfg.shared_arrivals:

@@ -9,6 +9,8 @@ instant, each in the place of the event order its own arrival would have had (`d
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from topologies.model import Topology
 from traffic.host import TX_AHEAD_NS, Endpoints, HostConfig, NicPort
 from traffic.replay import ports_for_topology
@@ -30,6 +32,9 @@ class VirtualEndpoints(Endpoints):
         # frames towards hosts waiting to be accounted (`defer_arrival`): (at, frame, arrival ns, sequence)
         self._arrivals: list[tuple[tuple[Link, int, int], bytes, int, int]] = []
         self._flush_at: int | None = None  # arrival instant of the pending batch event
+        # places of the batch events: the fabric gives them a source id just before every host link's, so a
+        # batch runs before any arrival at a host in its instant (VirtualFabric.channel_sources)
+        self.batch_place: Callable[[], int] = sim.next_place
 
     def early_delivery_allowed(self) -> bool:
         """Whether a frame's arrival may be accounted ahead of its instant (`defer_arrival`): the
@@ -38,23 +43,21 @@ class VirtualEndpoints(Endpoints):
         instant). The caller adds what it knows: no faults (links stay up)."""
         return self.unpaced and not self.reliable and all(f.plane is None for f in self.flows)
 
-    def defer_arrival(self, at: tuple[Link, int, int], frame: bytes, arrive: int) -> bool:
+    def defer_arrival(self, at: tuple[Link, int, int], frame: bytes, arrive: int, seq: int) -> bool:
         """`Channel.early` towards a host: a frame that starts its last hop now and arrives at `arrive` is
         accounted in a batch, by one event at the earliest arrival of the frames waiting, instead of by an
         event of its own (the switch's pipeline then runs back to back with less host code in between).
-        Each frame keeps the place in the event order that its own arrival event would have had (two
-        sequence numbers are taken now: the batch's event runs just before it). False — the arrival is an
-        event as usual — when the frame would arrive after the virtual-time limit."""
+        Each frame keeps the place in the event order that its own arrival event would have had (`seq`, its
+        channel's; the batch's event takes a place before every host arrival of its instant).
+        False — the arrival is an event as usual — when the frame would arrive after the virtual-time limit."""
         sim = self.sim
         if arrive > sim.until_ns:
             return False
-        sim.next_place()
-        seq = sim.next_place()
         self._arrivals.append((at, frame, arrive, seq))
         flush_at = self._flush_at
         if flush_at is None or arrive < flush_at:
             self._flush_at = arrive
-            sim.push((arrive, seq - 1, self._account_arrivals, ()))
+            sim.push((arrive, self.batch_place(), self._account_arrivals, ()))
         return True
 
     def _account_arrivals(self) -> None:

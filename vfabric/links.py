@@ -10,11 +10,17 @@ down is lost.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import count
 from typing import Any
 
+from traffic.scheduler import SCHEDULER_PLACES
 from vfabric.events import SimError, Simulator
 
 WIRE_OVERHEAD = 8 + 4 + 12  # preamble+SFD, FCS, inter-frame gap (bytes)
+SOURCE_SHIFT = 40  # a channel's places are (source << SOURCE_SHIFT) + its own sequence: see `Channel`
+MAX_SOURCES = SCHEDULER_PLACES >> SOURCE_SHIFT  # above: the scheduler's own places (traffic/scheduler.py)
+
+
 
 
 def wire_bytes(frame_len: int) -> int:
@@ -49,22 +55,33 @@ class Channel:
     """One direction of a link: frames handed to `send` at the start of serialisation reach
     `deliver(port, frame)` on the far node after serialisation + propagation + `extra_ns` (the far node's
     pipeline latency). `port` is whatever the far node's `deliver` wants first: a switch's port number, a
-    host NIC's (link, endpoint, plane)."""
+    host NIC's (link, endpoint, plane).
+
+    Arrivals take their place in the event order from the channel's own counter, (source << 40) + k for
+    its k-th frame, not from the scheduler's global one: equal-time arrivals are then ordered by (channel
+    id, per-channel sequence), which every way of splitting the fabric over processes reproduces (a frame
+    crossing to another process carries its place along). The source id is fixed by the topology
+    (`VirtualFabric.channel_sources`); all channel places lie below the scheduler's own counter
+    (`SCHEDULER_PLACES`), so within an instant arrivals run first, then the other events in scheduling order."""
 
     __slots__ = ("link", "deliver", "port", "fixed_ns", "tx_packets", "tx_bytes", "early", "_push", "_place")
 
-    def __init__(self, link: Link, deliver: Callable[[Any, Any], None], port: Any, extra_ns: int = 0) -> None:
+    def __init__(self, link: Link, deliver: Callable[[Any, Any], None], port: Any, extra_ns: int = 0,
+                 source: int = 1) -> None:
         self.link = link
         self.deliver = deliver
         self.port = port
         self.fixed_ns = link.delay_ns + extra_ns  # what every frame adds to its serialisation (both are fixed)
         self.tx_packets = 0
         self.tx_bytes = 0
-        # `early(port, frame, arrival_ns)`: the far node takes the frame now and accounts it for its arrival
-        # instant by then, returning True — or False, and the arrival is an event as usual
-        # (VirtualEndpoints.defer_arrival)
-        self.early: Callable[[Any, Any, int], bool] | None = None
-        self._push, self._place = link.sim.push, link.sim.next_place  # the scheduler's unchecked `at`, bound once
+        # `early(port, frame, arrival_ns, place)`: the far node takes the frame now and accounts it for its
+        # arrival instant by then, in the place its arrival event would have had, returning True — or False,
+        # and the arrival is an event as usual (VirtualEndpoints.defer_arrival)
+        self.early: Callable[[Any, Any, int, int], bool] | None = None
+        if not 1 <= source < MAX_SOURCES:
+            raise SimError(f"link {link.name}: channel source id must be in 1..{MAX_SOURCES - 1} (got {source})")
+        self._push = link.sim.push  # the scheduler's unchecked `at`, bound once
+        self._place = count(source << SOURCE_SHIFT).__next__
 
     @property
     def rate_bps(self) -> float:
@@ -90,8 +107,9 @@ class Channel:
         # Arrival is in the future by construction (end > start >= now), so the event is posted without
         # `Simulator.at`'s checks.
         arrive = int(end + 0.999999) + self.fixed_ns
+        place = self._place()
         early = self.early
-        if early is not None and early(self.port, frame, arrive):
+        if early is not None and early(self.port, frame, arrive, place):
             return end
-        self._push((arrive, self._place(), self.deliver, (self.port, frame)))
+        self._push((arrive, place, self.deliver, (self.port, frame)))
         return end

@@ -28,6 +28,7 @@ from vfabric.fabric import VirtualFabric
 from vfabric.partition import Pieces, plan_pieces
 
 START_NS = 1_000  # traffic starts 1 µs after the (instantaneous) bring-up
+BACKENDS = ("fork", "mpi")  # how independent partitions are spread: forked processes, or MPI ranks
 
 
 @dataclass
@@ -38,6 +39,8 @@ class VirtualLimits:
     probe_interval_s: float = 20e-6  # adaptive policy's probe rounds (virtual)
     sample_interval_s: float | None = None  # queue/goodput samples over P4Runtime (virtual); None = off
     workers: int = 1  # processes for independent partitions (vfabric/partition.py); 1 = one process
+    backend: str = "fork"  # "fork": workers forked here; "mpi": the ranks of `comm` (vfabric/mpi.py)
+    comm: Any = None  # the MPI communicator whose ranks share this run (backend "mpi"); None = no MPI job
 
     def validate(self) -> None:
         for key in ("time_limit_s", "wall_limit_s", "probe_interval_s"):
@@ -48,6 +51,8 @@ class VirtualLimits:
             raise SimError(f"virtual.control_delay_s must be >= 0 seconds (got {self.control_delay_s!r})")
         if not isinstance(self.workers, int) or isinstance(self.workers, bool) or self.workers < 1:
             raise SimError(f"virtual.workers must be an integer >= 1 (got {self.workers!r})")
+        if self.backend not in BACKENDS:
+            raise SimError(f"virtual.backend must be one of {', '.join(BACKENDS)} (got {self.backend!r})")
         if self.sample_interval_s is not None and (not isinstance(self.sample_interval_s, int | float)
                                                    or self.sample_interval_s <= 0):
             raise SimError(f"virtual.sample_interval_s must be > 0 seconds (got {self.sample_interval_s!r})")
@@ -273,8 +278,10 @@ class VirtualRun:
                 progress(Progress(s.now, limit_ns, s.events, eps.packets, self.fabric.executions(),
                                   time.perf_counter() - wall0))
 
+        comm = self.limits.comm if self.limits.backend == "mpi" else None
+        workers = comm.Get_size() if comm is not None else self.limits.workers
         pieces = plan_pieces(self, list(faults), sample is not None and bool(self.limits.sample_interval_s),
-                             self.limits.workers)
+                             workers)
         if not pieces.groups:
             eps.build_templates()
         # Everything made so far (programs, tables, plan, frames templates) lives for the whole run: keep it
@@ -285,9 +292,16 @@ class VirtualRun:
         interrupted = False
         note = pieces.reason and f"one process ({pieces.reason})"
         try:
-            if pieces.groups:
+            if pieces.groups and comm is not None:
+                stats = self._run_split_mpi(pieces, limit_ns, report, wall0, comm)
+                note = f"{stats.processes} MPI ranks (independent partitions)"
+            elif pieces.groups:
                 stats = self._run_split(pieces, limit_ns, report, wall0)
                 note = f"{stats.processes} processes (independent partitions)"
+            elif comm is not None and comm.Get_rank() != 0:
+                # not split: rank 0 simulates it alone, as one process would; this rank's records are not kept
+                stats = RunStats("idle", sim.now, 0, 0.0)
+                note = f"rank 0 of {comm.Get_size()} ({pieces.reason})"
             else:
                 stats = sim.run(until_ns=limit_ns, wall_limit_s=self.limits.wall_limit_s, progress=report,
                                 progress_every=5000)
@@ -351,9 +365,51 @@ class VirtualRun:
         partition.settle_collectives(self)
         return RunStats(stats.reason, stats.now_ns, events, time.perf_counter() - wall0, cpu, len(pieces.groups))
 
+    def _run_split_mpi(self, pieces: Pieces, limit_ns: int, report: Callable[[Any], None], wall0: float,
+                       comm: Any) -> RunStats:
+        """The MPI backend of `_run_split`: rank k simulates group k (ranks beyond the groups none), the
+        ranks agree on the ending as the forked workers do, and rank 0 merges the others' results in rank
+        order — what the fork backend merges in worker order. Every rank did the same bring-up (the same
+        spec, the same tables), so group k is the same objects on every rank."""
+        from vfabric.mpi import polite_barrier
+
+        rank, size = comm.Get_rank(), comm.Get_size()
+        groups = pieces.groups
+        group = groups[rank] if rank < len(groups) else ([], [], [])
+
+        def agree(ended: tuple[str, int]) -> list[tuple[str, int]]:
+            polite_barrier(comm)  # the ranks finish phase 1 at different wall times: wait without spinning
+            return [e for k, e in enumerate(comm.allgather(ended)) if k < len(groups)]
+
+        if rank < len(groups):
+            stats = self._simulate_group(group, limit_ns, report if rank == 0 else None, wall0, None, None,
+                                         agree=agree)
+        else:  # nothing to simulate: only take part in the agreement
+            agree(("done", 0))
+            stats = RunStats("done", self.sim.now, 0, 0.0)
+        data = partition.collect_group(self, group) if 0 < rank < len(groups) else None
+        if data is not None:
+            data["stats"] = (stats.events, stats.cpu_s)
+        polite_barrier(comm)
+        gathered = comm.gather(data, root=0)
+        events, cpu = stats.events, stats.cpu_s
+        if rank == 0:
+            assert gathered is not None
+            for item in gathered[1:]:
+                if item is None:
+                    continue
+                partition.merge_group(self, item)
+                events += item["stats"][0]
+                cpu += item["stats"][1]
+                self.worker_pss.append(item["pss"])
+            partition.settle_collectives(self)
+        return RunStats(stats.reason, stats.now_ns, events, time.perf_counter() - wall0, cpu,
+                        min(size, len(groups)))
+
     def _simulate_group(self, group: tuple[list[int], list[str], list[int]], limit_ns: int,
                         report: Callable[[Any], None] | None, wall0: float, up: int | None, down: int | None,
-                        children: Sequence[tuple[int, int, int]] = ()) -> RunStats:
+                        children: Sequence[tuple[int, int, int]] = (),
+                        agree: Callable[[tuple[str, int]], list[tuple[str, int]]] | None = None) -> RunStats:
         """Phase 1: run until this group's flows are settled (or a limit). Then the processes agree when one
         process would have stopped: the latest of their completion checks if all of them finished, else the
         virtual-time limit; phase 2 runs on to it."""
@@ -372,18 +428,13 @@ class VirtualRun:
         wall_left = max(1e-3, self.limits.wall_limit_s - (time.perf_counter() - wall0))
         first = sim.run(until_ns=limit_ns, wall_limit_s=wall_left, progress=report, progress_every=5000)
         ended = (first.reason, first.now_ns)
-        if up is not None and down is not None:  # a worker: tell, then be told
+        if agree is not None:  # MPI ranks: every rank decides the same from everyone's ending
+            target = _agreed_end(agree(ended))
+        elif up is not None and down is not None:  # a worker: tell, then be told
             partition.send(up, ended)
             target = partition.receive(down)
         else:
-            ends = [ended] + [partition.receive(r) for _pid, r, _w in children]
-            reasons = {reason for reason, _t in ends}
-            if reasons <= {"done"}:
-                target = ("done", max(t for _r, t in ends))
-            elif reasons & {"wall", "stopped"}:
-                target = ("wall" if "wall" in reasons else "stopped", None)
-            else:
-                target = ("until", None)
+            target = _agreed_end([ended] + [partition.receive(r) for _pid, r, _w in children])
             for _pid, _r, w in children:
                 partition.send(w, target)
         reason, stop_at = target
@@ -396,3 +447,14 @@ class VirtualRun:
             stats = sim.run(until_ns=limit_ns, wall_limit_s=wall_left, progress=report, progress_every=5000)
         final = reason if reason != "done" or stats.reason == "done" else stats.reason
         return RunStats(final, sim.now, sim.events, stats.wall_s, time.thread_time() - cpu0)
+
+
+def _agreed_end(ends: Sequence[tuple[str, int]]) -> tuple[str, int | None]:
+    """When one process would have stopped, from each partition's own ending: the latest completion check
+    if all finished, else the limit that stopped one of them."""
+    reasons = {reason for reason, _t in ends}
+    if reasons <= {"done"}:
+        return ("done", max(t for _r, t in ends))
+    if reasons & {"wall", "stopped"}:
+        return ("wall" if "wall" in reasons else "stopped", None)
+    return ("until", None)

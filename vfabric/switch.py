@@ -27,6 +27,10 @@ from vfabric.links import WIRE_OVERHEAD, Channel
 DEFAULT_PIPELINE_LATENCY_NS = 400  # a 51.2T switch chip's port-to-port latency is a few hundred ns
 
 
+def _place(item: tuple[int, bytes, int]) -> int:
+    return item[2]
+
+
 class VirtualSwitch(SwitchLoop, DeviceBase):
     """One switch on the simulator: the shared switch loop (p4exec/switch/loop.py) with channels as its ports
     out and the simulator as its timer; `ports` maps port number -> Channel towards the peer (filled in by
@@ -118,28 +122,32 @@ class VirtualSwitch(SwitchLoop, DeviceBase):
         return len(frames)
 
     # ---------------------------------------------------------------- data path
-    def defer_arrival(self, port: int, frame: bytes, arrive: int) -> bool:
+    def defer_arrival(self, port: int, frame: bytes, arrive: int, seq: int) -> bool:
         """`Channel.early` into this switch: the frames that reach it in the same nanosecond share one event
         (a symmetric collective's frames arrive together on every port), so the pipeline runs for them back
-        to back. Each frame takes the sequence number its own arrival event would have had, which lets
-        `_receive_from` keep the event order exactly."""
-        seq = self.sim.next_place()
+        to back. Each frame keeps the place its own arrival event would have had (`seq`, its channel's), which
+        lets `_receive_from` keep the event order exactly."""
         due = self._instants.get(arrive)
         if due is None:
             due = self._instants[arrive] = [(port, frame, seq)]
+            self.sim.push((arrive, seq, self._receive_from, (due, 0)))
+        elif seq < due[0][2]:  # an earlier place than the batch's event (a lower channel id): run from there
+            due.insert(0, (port, frame, seq))
             self.sim.push((arrive, seq, self._receive_from, (due, 0)))
         else:
             due.append((port, frame, seq))
         return True
 
     def _receive_from(self, due: list[tuple[int, bytes, int]], i: int) -> None:
-        """Receive `due[i:]`, frames arriving now, in sending order (i = 0: the instant's first event, which
+        """Receive `due[i:]`, frames arriving now, in the order of their places (i = 0: the instant's first event, which
         closes its batch). Should an event of this instant have been scheduled between two of them, the rest
         waits for its turn: an event at the place the next frame reserved. So every event runs exactly where
         it would have with one arrival event per frame."""
         sim = self.sim
         if not i:
-            del self._instants[sim.now]
+            if self._instants.pop(sim.now, None) is not due:
+                return  # this batch already ran, from the earlier place of a frame added later
+            due.sort(key=_place)  # channel places, not sending order: the order one event per frame has
         receive = self.receive
         port, frame, _seq = due[i]
         receive(port, frame)

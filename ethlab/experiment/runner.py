@@ -98,64 +98,82 @@ def paced(spec: Spec, engine: EngineConfig, rate_scale: float | None) -> tuple[E
     return engine, (rate_scale * factor if rate_scale else rate_scale), factor
 
 
-def _trial_runner(spec: Spec) -> Callable[..., Any]:
-    """The emulated trial, or the virtual-time one for `clock: virtual` (same setup, same outputs)."""
+def _trial_runner(spec: Spec, comm: Any = None) -> Callable[..., Any]:
+    """The emulated trial, or the virtual-time one for `clock: virtual` (same setup, same outputs); `comm`:
+    the MPI ranks that share the trial's partitions (`virtual.backend: mpi`)."""
     if spec.clock != "virtual":
         return run_emulated_trial
     from functools import partial
 
     from ethlab.experiment.virtual_trial import run_virtual_trial
 
-    return partial(run_virtual_trial, options=spec.virtual)
+    return partial(run_virtual_trial, options=spec.virtual, comm=comm)
+
+
+def trial_order(spec: Spec) -> list[tuple[int, Any]]:
+    """(repetition, variant) in the order a serial run takes them. Odd repetitions run the policies in
+    reverse order, so no policy always goes first (warm caches, a drifting background load) — an order
+    effect would otherwise look like a policy effect."""
+    return [(rep, variant) for rep in range(spec.repetitions)
+            for variant in (spec.variants if rep % 2 == 0 else list(reversed(spec.variants)))]
+
+
+@dataclass
+class _Context:
+    """What every trial of one experiment shares."""
+
+    spec: Spec
+    topo: Any
+    plan: Any
+    digest: str
+    total: int
+    say: Callable[[str, int, int], None]
+
+
+def _run_one(ctx: _Context, rep: int, variant: Any, tdir: Path, done: int, comm: Any = None) -> dict[str, Any]:
+    """One trial into `tdir`; its row of trials.csv."""
+    spec, say, total = ctx.spec, ctx.say, ctx.total
+    current = f"{variant.label} rep {rep}"
+    seed = spec.seed * 1000 + rep
+    fab = spec.fabric_options(variant)
+    engine, rate_scale, factor = paced(spec, spec.engine_config(variant), fab["rate_scale"])
+    if factor < 1.0:
+        say(f"{current}: paced for {spec.target}: flows at {engine.rate_bps / 1e6:g} Mbit/s, "
+            f"queues and time limit x{factor:g}", done, total)
+    setup = TrialSetup(ctx.topo, variant.make_policy(), ctx.plan, engine, spec.target,
+                       rate_scale, fab["queue_depth"], seed, list(spec.faults),
+                       spec.sample_interval_s)
+    load_1m = round(os.getloadavg()[0], 2)  # foreign CPU load explains most rerun differences
+
+    def trial_say(msg: str) -> None:
+        say(f"{current}: {msg}", done, total)
+
+    with pipeline_choice(fab.get("pipeline")):
+        result = _trial_runner(spec, comm)(setup, tdir, progress=trial_say)
+    return agg.trial_row(variant.label, rep, seed, ctx.digest, result, load_1m)
 
 
 def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], None] | None = None,
-                   plots: bool = True) -> ExperimentOutcome:
-    """Run everything; never raises for a trial failure or Ctrl-C (the outcome says), always tears down."""
+                   plots: bool = True, comm: Any = None) -> ExperimentOutcome:
+    """Run everything; never raises for a trial failure or Ctrl-C (the outcome says), always tears down.
+
+    `comm`: the MPI ranks this process is one of (ethlab/experiment/ranks.py); every rank calls this with
+    the same spec, rank 0 with the results directory. Only rank 0 writes `root`."""
+    if comm is not None and comm.Get_size() > 1:
+        from ethlab.experiment.ranks import run_on_ranks
+
+        return run_on_ranks(spec, root, progress, plots, comm)
     say = progress or (lambda _msg, _done, _total: None)
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "spec.yaml").write_text(yaml.safe_dump(spec.resolved(), sort_keys=False))
-    if spec.source and Path(spec.source).exists():
-        (root / "spec.original.yaml").write_text(Path(spec.source).read_text())
-    (root / "versions.json").write_text(json.dumps(versions(spec.target), indent=1))
-    out = ExperimentOutcome(root)
-    topo = spec.build_topology()
-    plan = spec.plan(topo)
-    digest = schedule_digest(plan)
-    (root / "schedule.json").write_text(json.dumps({"digest": digest, "collectives": [
-        {"name": p.name, "iteration": p.iteration, "kind": p.schedule.kind, "algorithm": p.schedule.algorithm,
-         "ranks": list(p.schedule.ranks), "size": p.schedule.size, "transfers": len(p.schedule.transfers)}
-        for p in plan]}, indent=1))
-    total = spec.repetitions * len(spec.variants)
+    out, ctx = _begin(spec, root, say)
     current = None
     try:
-        for rep in range(spec.repetitions):
-            # Odd repetitions run the policies in reverse order, so no policy always goes first (warm caches,
-            # a drifting background load) — an order effect would otherwise look like a policy effect.
-            for variant in (spec.variants if rep % 2 == 0 else list(reversed(spec.variants))):
-                current = f"{variant.label} rep {rep}"
-                _status(root, out, spec, total, current)
-                tdir = root / "runs" / variant.label / f"rep{rep}"
-                seed = spec.seed * 1000 + rep
-                fab = spec.fabric_options(variant)
-                engine, rate_scale, factor = paced(spec, spec.engine_config(variant), fab["rate_scale"])
-                if factor < 1.0:
-                    say(f"{current}: paced for {spec.target}: flows at {engine.rate_bps / 1e6:g} Mbit/s, "
-                        f"queues and time limit x{factor:g}", len(out.rows), total)
-                setup = TrialSetup(topo, variant.make_policy(), plan, engine, spec.target,
-                                   rate_scale, fab["queue_depth"], seed, list(spec.faults),
-                                   spec.sample_interval_s)
-                done = len(out.rows)
-                load_1m = round(os.getloadavg()[0], 2)  # foreign CPU load explains most rerun differences
-
-                def trial_say(msg: str, c: str = current, d: int = done) -> None:
-                    say(f"{c}: {msg}", d, total)
-
-                with pipeline_choice(fab.get("pipeline")):
-                    result = _trial_runner(spec)(setup, tdir, progress=trial_say)
-                out.rows.append(agg.trial_row(variant.label, rep, seed, digest, result, load_1m))
-                _write_rows(root, out.rows)
-                say(f"{current}: done", len(out.rows), total)
+        for rep, variant in trial_order(spec):
+            current = f"{variant.label} rep {rep}"
+            _status(root, out, spec, ctx.total, current)
+            tdir = root / "runs" / variant.label / f"rep{rep}"
+            out.rows.append(_run_one(ctx, rep, variant, tdir, len(out.rows)))
+            _write_rows(root, out.rows)
+            say(f"{current}: done", len(out.rows), ctx.total)
         out.state = "complete"
         current = None
     except KeyboardInterrupt:
@@ -163,11 +181,40 @@ def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], N
     except Exception as err:  # recorded, not raised: the partial results stay usable
         out.state, out.error = "failed", f"{current}: {type(err).__name__}: {err}"
         (root / "error.txt").write_text(f"failed during {current}\n\n{traceback.format_exc()}")
+    return finish(spec, root, out, ctx, current, plots)
+
+
+def _begin(spec: Spec, root: Path, say: Callable[[str, int, int], None]) -> tuple[ExperimentOutcome, _Context]:
+    """The files written before any trial: resolved spec, versions, the schedule."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "spec.yaml").write_text(yaml.safe_dump(spec.resolved(), sort_keys=False))
+    if spec.source and Path(spec.source).exists():
+        (root / "spec.original.yaml").write_text(Path(spec.source).read_text())
+    (root / "versions.json").write_text(json.dumps(versions(spec.target), indent=1))
+    out = ExperimentOutcome(root)
+    ctx = _context(spec, say)
+    (root / "schedule.json").write_text(json.dumps({"digest": ctx.digest, "collectives": [
+        {"name": p.name, "iteration": p.iteration, "kind": p.schedule.kind, "algorithm": p.schedule.algorithm,
+         "ranks": list(p.schedule.ranks), "size": p.schedule.size, "transfers": len(p.schedule.transfers)}
+        for p in ctx.plan]}, indent=1))
+    return out, ctx
+
+
+def _context(spec: Spec, say: Callable[[str, int, int], None]) -> _Context:
+    topo = spec.build_topology()
+    plan = spec.plan(topo)
+    return _Context(spec, topo, plan, schedule_digest(plan), spec.repetitions * len(spec.variants), say)
+
+
+def finish(spec: Spec, root: Path, out: ExperimentOutcome, ctx: _Context, current: str | None,
+           plots: bool) -> ExperimentOutcome:
+    """After the trials: trials.csv, summary.json, comparison.csv, plots, status.json, report.md."""
+    _write_rows(root, out.rows)
     if out.state == "interrupted":
         (root / "error.txt").write_text(f"{out.error}\n")
     out.aggregates = agg.aggregate(out.rows, [v.label for v in spec.variants])
     (root / "summary.json").write_text(json.dumps({"name": spec.name, "state": out.state, "error": out.error,
-                                                   "schedule": digest, "trials": out.rows,
+                                                   "schedule": ctx.digest, "trials": out.rows,
                                                    "policies": out.aggregates}, indent=1))
     if out.aggregates:
         with (root / "comparison.csv").open("w", newline="") as fh:
@@ -179,7 +226,7 @@ def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], N
             out.plots = draw_all(root, out.aggregates)
         except Exception as err:  # a plotting problem must not hide the numbers
             (root / "plots-error.txt").write_text(f"{type(err).__name__}: {err}\n{traceback.format_exc()}")
-    _status(root, out, spec, total, current)
+    _status(root, out, spec, ctx.total, current)
     try:
         write_report(root)
     except Exception as err:  # the report is a view of the files above; they stay whatever happens here

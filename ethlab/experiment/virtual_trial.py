@@ -26,13 +26,13 @@ from traffic.metrics import write_all
 from vfabric.control import ControlPlane
 from vfabric.fabric import FabricConfig, VirtualFabric
 from vfabric.hosts import HostConfig
+from vfabric.run import BACKENDS, Progress, VirtualLimits, VirtualOutcome, VirtualRun
 from vfabric.run import START_NS as START_OFFSET_NS
-from vfabric.run import Progress, VirtualLimits, VirtualOutcome, VirtualRun
 
 CLOCKS = ("emulated", "virtual")
 VIRTUAL_KEYS = {"time_limit_s", "wall_limit_s", "control_delay_s", "probe_interval_s", "sample_interval_s",
                 "pipeline_latency_ns", "flow_rate_gbps", "loss_grace_s", "reaction_params", "queue_depth",
-                "workers"}
+                "workers", "backend"}
 
 
 class VirtualOptionError(ValueError):
@@ -65,17 +65,20 @@ def check_options(options: dict[str, Any] | None, where: str = "virtual") -> dic
     if "workers" in opts and (not isinstance(opts["workers"], int) or isinstance(opts["workers"], bool)
                               or opts["workers"] < 1):
         raise VirtualOptionError(f"{where}.workers: must be an integer >= 1 (got {opts['workers']!r})")
+    if "backend" in opts and opts["backend"] not in BACKENDS:
+        raise VirtualOptionError(f"{where}.backend: must be one of {', '.join(BACKENDS)} (got {opts['backend']!r})")
     if "reaction_params" in opts and not isinstance(opts["reaction_params"], dict):
         raise VirtualOptionError(f"{where}.reaction_params: must be a mapping")
     return opts
 
 
-def _limits(opts: dict[str, Any]) -> VirtualLimits:
+def _limits(opts: dict[str, Any], comm: Any = None) -> VirtualLimits:
     return VirtualLimits(time_limit_s=float(opts.get("time_limit_s", 1.0)),
                          wall_limit_s=float(opts.get("wall_limit_s", 900.0)),
                          control_delay_s=float(opts.get("control_delay_s", 100e-6)),
                          probe_interval_s=float(opts.get("probe_interval_s", 20e-6)),
-                         sample_interval_s=opts.get("sample_interval_s"), workers=int(opts.get("workers", 1)))
+                         sample_interval_s=opts.get("sample_interval_s"), workers=int(opts.get("workers", 1)),
+                         backend=str(opts.get("backend", "fork")), comm=comm)
 
 
 def progress_text(p: Progress) -> str:
@@ -188,6 +191,7 @@ class VirtualClock:
 
     options: dict[str, Any] | None = None
     on_progress: Callable[[Progress], None] | None = None
+    comm: Any = None  # MPI ranks that share this trial's partitions (backend "mpi"; vfabric/mpi.py)
 
     @contextmanager
     def session(self, setup: TrialSetup, out_dir: Path, say: Callable[[str], None]) -> Iterator[VirtualSession]:
@@ -204,17 +208,19 @@ class VirtualClock:
         try:
             say("installing the tables over P4Runtime (virtual time frozen)")
             control.start()
-            yield VirtualSession(setup, opts, hosts, fabric_cfg, fabric, control, _limits(opts), self.on_progress)
+            yield VirtualSession(setup, opts, hosts, fabric_cfg, fabric, control, _limits(opts, self.comm),
+                                 self.on_progress)
         finally:
             control.close()
 
 
 def run_virtual_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] | None = None,
                       options: dict[str, Any] | None = None,
-                      on_progress: Callable[[Progress], None] | None = None) -> TrialResult:
-    """`run_trial` on the virtual clock: files written as they exist, as in emulation."""
+                      on_progress: Callable[[Progress], None] | None = None, comm: Any = None) -> TrialResult:
+    """`run_trial` on the virtual clock: files written as they exist, as in emulation. `comm`: the MPI
+    ranks that share the trial's partitions under `virtual.backend: mpi` (every rank calls this)."""
     check_options(options)
-    return run_trial(setup, out_dir, progress, VirtualClock(options, on_progress))
+    return run_trial(setup, out_dir, progress, VirtualClock(options, on_progress, comm))
 
 
 def _restate_clock(path: Path, stopped_by: str) -> None:

@@ -38,7 +38,7 @@ def test_shared_arrival_events_change_no_record(case: str, tmp_path: Path, monke
         m.setattr(VirtualSwitch, "_receive_from", counting)
         shared, v_shared = _run(raw, 1, tmp_path / "shared")
     with monkeypatch.context() as m:
-        m.setattr(VirtualSwitch, "defer_arrival", lambda self, port, frame, arrive: False)  # an event each
+        m.setattr(VirtualSwitch, "defer_arrival", lambda self, port, frame, arrive, place: False)  # an event each
         alone, v_alone = _run(raw, 1, tmp_path / "alone")
     for name in FILES:
         assert shared[name] == alone[name], name
