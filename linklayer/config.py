@@ -152,6 +152,11 @@ class LinkLayerConfig:
             return 1.0 - (1.0 - self.bit_error_rate) ** (8 * wire_bytes)
         return self.frame_error_rate
 
+    def describe(self) -> dict[str, Any]:
+        """The settings a results table shows beside the counters."""
+        return {"frame_error_rate": self.frame_error_rate, "bit_error_rate": self.bit_error_rate,
+                "llr": self.llr.enabled, "flow_control": self.flow_control}
+
     @classmethod
     def parse(cls, raw: Any, where: str = "link_layer", max_frame: int = 1518) -> LinkLayerConfig:
         if raw is None:
