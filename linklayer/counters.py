@@ -27,6 +27,7 @@ class LinkCounters:
     pause_tx: int = 0              # PFC pause frames sent (part of control_tx)
     paused_ns: int = 0             # time a priority of this port's transmit side was held by PFC (summed)
     credit_stall_ns: int = 0       # time a VC of this port's transmit side waited for CBFC credits (summed)
+    tx_refused: int = 0            # the port's own frames (control, replay) the wire refused (a full socket)
     control_tx: int = 0            # link control frames of flow control sent (PFC pause, CBFC credit update)
     control_rx: int = 0            # ... and received
 
