@@ -97,3 +97,31 @@ def test_without_link_layer_files_have_no_new_columns(tmp_path: Path) -> None:
     head = (tmp_path / "runs/ecmp/rep0/links.csv").read_text().splitlines()[0]
     assert head == "switch,port,peer,plane,tx_packets,tx_bytes,utilisation,ecn_marked,qdepth_max"
     assert "## Link layer" not in (tmp_path / "report.md").read_text()
+
+
+@pytest.mark.parametrize(("flags", "words"), [
+    (["--frame-error-rate", "2"], ("--frame-error-rate", "link_layer.frame_error_rate")),
+    (["--bit-error-rate", "-1e-9"], ("--bit-error-rate",)),
+    (["--llr-param", "ack_every=0"], ("--llr-param", "link_layer.llr.ack_every")),
+    (["--flow-control", "cbfc", "--cbfc-param", "credits=1"], ("--cbfc-param", "link_layer.cbfc.credits")),
+    (["--flow-control", "pfc", "--pfc-param", "xon_bytes=999999"], ("--pfc-param", "xon_bytes")),
+    (["--llr", "--target", "bmv2"], ("--target bmv2", "below what BMv2 models")),
+])
+def test_traffic_run_flags_are_checked(flags: list[str], words: tuple[str, ...],
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.experiments.test_cli_input import assert_refused, run_cli
+
+    code, text = run_cli(["traffic", "run", "all_reduce", "--topo", "leafspine", "--out", "/nonexistent/x",
+                          "--dry-run", *flags], capsys)
+    assert_refused(code, text, *words)
+
+
+def test_run_target_bmv2_override_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    from tests.experiments.test_cli_input import assert_refused, run_cli
+
+    spec = tmp_path / "ll.yaml"
+    spec.write_text(yaml.safe_dump(BASE))
+    code, text = run_cli(["run", str(spec), "--target", "bmv2", "--dry-run"], capsys)
+    assert_refused(code, text, "link_layer", "below what BMv2 models")
