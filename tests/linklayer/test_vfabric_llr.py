@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from controller.policies import make_policy
 from linklayer import LinkCounters, LinkLayerConfig
 from tests.support.vfabric import Replayed, replay
 from topologies.builtins import erack
@@ -63,3 +64,33 @@ def test_reruns_are_identical() -> None:
     assert runs[0].metrics.records == runs[1].metrics.records
     assert [lp.counters for *_k, lp in runs[0].fabric.link_ports] == \
         [lp.counters for *_k, lp in runs[1].fabric.link_ports]
+
+
+def test_link_down_with_llr_flushes_the_replay_buffer() -> None:
+    """A link that goes down takes its replay buffer with it (counted as discards); the transport repairs."""
+    from topologies.faults import Fault
+    from traffic.records import EngineConfig
+    from vfabric.control import ControlPlane
+    from vfabric.fabric import VirtualFabric
+    from vfabric.hosts import HostConfig
+    from vfabric.run import VirtualLimits, VirtualRun
+
+    topo = erack(gpus=4, planes=1, radix=4, rate_gbps=400, delay_us=0.5)
+    eids = sorted(ep.eid for ep in topo.endpoints.values())
+    plan = pattern_plan("all_reduce", eids, 1 << 20, 1, "ring")
+    hosts = HostConfig(transport="sr", transport_params={"rto_s": 20e-6, "rto_init_s": 20e-6, "ack_delay_s": 1e-6,
+                                                         "reorder_s": 4e-6})
+    fab = VirtualFabric(topo, FabricConfig(queue_depth=512, link_layer=LinkLayerConfig.parse({"llr": True})), hosts)
+    with ControlPlane(fab, make_policy("ecmp")) as control:
+        control.start()
+        run = VirtualRun(fab, control, VirtualLimits(time_limit_s=0.01, control_delay_s=5e-6))
+        out = run.run(plan, EngineConfig(rate_bps=400e9),
+                      [Fault(at_s=5e-6, action="link_down", a="gpu0", b="p0", for_s=10e-6)])
+    from traffic.metrics import summarize
+
+    s = summarize(out.result).summary
+    assert s["complete"] and s["packets_lost"] == 0  # the transport repaired what the dead link lost
+    tot = LinkCounters()
+    for _node, _port, lp in fab.link_ports:
+        tot.add(lp.counters)
+    assert tot.llr_tx_discard > 0 and tot.rx_bad == 0
