@@ -5,10 +5,12 @@ Rates and delays are the topology's nominal ones (`Link.rate_gbps`, `Link.delay_
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from itertools import count
 from typing import Any
 
+from linklayer import LinkLayerConfig, LinkPort
 from p4exec.switch.tm import QueueConfig
 from topologies.bmv2_launch import PRIORITY_QUEUES
 from topologies.model import Topology
@@ -27,6 +29,8 @@ class FabricConfig:
     # frames reaching a switch in the same nanosecond share one event (VirtualSwitch.defer_arrival); the
     # records are the same either way, fewer events run
     shared_arrivals: bool = True
+    # the link layer (linklayer/): FCS errors, LLR, flow control; inactive (the default) builds nothing
+    link_layer: LinkLayerConfig = field(default_factory=LinkLayerConfig)
 
 
 def channel_sources(topo: Topology, eid_of: dict[str, int]) -> dict[Any, int]:
@@ -71,20 +75,44 @@ class VirtualFabric:
         self.to_hosts: list[Channel] = []  # channels whose far end is a host NIC port
         sources = channel_sources(topo, eid_of)
         self.endpoints.batch_place = count(sources[HOST_BATCHES] << SOURCE_SHIFT).__next__
+        # link-layer ports (node, port number, LinkPort), in topology order; empty when the link layer is off
+        self.link_ports: list[tuple[str, int, LinkPort]] = []
+        ll = cfg.link_layer
         for index, ln in enumerate(topo.links):
             link = Link(self.sim, f"{ln.a}<->{ln.b}", ln.rate_gbps * 1e9, int(round(ln.delay_us * 1000)), index)
             self.links.append(link)
-            for reverse, (near, far) in enumerate(((ln.a, ln.b), (ln.b, ln.a))):
+            outs: list[Any] = []
+            for reverse, (_near, far) in enumerate(((ln.a, ln.b), (ln.b, ln.a))):
                 deliver, port, extra_ns = self._receiver(far.owner, far.number, eid_of, link, ln.plane)
                 channel = Channel(link, deliver, port, extra_ns, source=sources[index, bool(reverse)])
                 if far.owner not in self.switches:
                     self.to_hosts.append(channel)
-                elif cfg.shared_arrivals:
+                elif cfg.shared_arrivals and not ll.active:
                     channel.early = self.switches[far.owner].defer_arrival
+                outs.append(channel)
+            if ll.active:  # each end's port transmits on its direction and takes the other's frames
+                outs = [self._link_port(end, ch, back) for end, ch, back in
+                        ((ln.a, outs[0], outs[1]), (ln.b, outs[1], outs[0]))]
+            for near, out in ((ln.a, outs[0]), (ln.b, outs[1])):
                 if near.owner in self.switches:
-                    self.switches[near.owner].attach(near.number, channel)
+                    sw = self.switches[near.owner]
+                    sw.attach(near.number, out)
+                    if ll.active:
+                        sw.attach_link(near.number, out)
                 else:
-                    self.endpoints.attach(eid_of[near.owner], ln.plane, channel)
+                    self.endpoints.attach(eid_of[near.owner], ln.plane, out)
+
+    def _link_port(self, end: Any, out: Channel, back: Channel) -> LinkPort:
+        """The link-layer port at `end`: it sends on `out` and receives what arrives over `back`."""
+        name = f"{end.owner}:{end.number}"
+        link = out.link
+        # out and back: two propagation delays, a switch pipeline at either end, a full frame each way
+        loop = 2 * link.delay_ns + 2 * self.config.pipeline_latency_ns + int(2 * link.serialisation_ns(9216))
+        lp = LinkPort(self.config.link_layer, self.sim, out, name, self.config.seed, mac=_port_mac(name),
+                      loop_ns=loop)
+        back.deliver = _through(lp, back.deliver, back.link)
+        self.link_ports.append((end.owner, end.number, lp))
+        return lp
 
     def _receiver(self, node: str, port: int, eid_of: dict[str, int], link: Link, plane: int):
         """(deliver(port, frame), port, extra delay) for frames arriving at node:port over `link`."""
@@ -98,6 +126,7 @@ class VirtualFabric:
         """Frames towards hosts accounted in batches ahead of their arrival (`VirtualEndpoints.defer_arrival`)
         instead of by an arrival event each: only where nothing can change between the two (the caller
         checks)."""
+        on = on and not self.config.link_layer.active  # every frame must pass its port's link layer
         for ch in self.to_hosts:
             ch.early = self.endpoints.defer_arrival if on else None
 
@@ -108,6 +137,10 @@ class VirtualFabric:
             index = self.topo.link_index(a, b)
         ln = self.topo.links[index]
         self.links[index].up = up
+        if not up:
+            for owner, number, lp in self.link_ports:
+                if (owner, number) in ((ln.a.owner, ln.a.number), (ln.b.owner, ln.b.number)):
+                    lp.link_down()
         for end in (ln.a, ln.b):
             sw = self.switches.get(end.owner)
             if sw is not None:
@@ -131,3 +164,24 @@ class VirtualFabric:
 
     def executions(self) -> int:
         return sum(sw.executions for sw in self.switches.values())
+
+
+def _port_mac(name: str) -> bytes:
+    """A locally administered source MAC for a port's link control frames."""
+    import hashlib
+
+    return b"\x02" + hashlib.blake2b(name.encode(), digest_size=5).digest()
+
+
+def _through(lp: LinkPort, deliver: Callable[[Any, Any], None], link: Link) -> Callable[[Any, Any], None]:
+    """A channel's delivery with the receiving port's link layer first (a frame that met a down link is left
+    for the receiver to count as lost)."""
+
+    def rx(port: Any, frame: Any) -> None:
+        if link.up:
+            frame = lp.receive(frame)
+            if frame is None:
+                return
+        deliver(port, frame)
+
+    return rx

@@ -79,6 +79,8 @@ def plan_pieces(run: Any, faults: list[Any], sampling: bool, workers: int) -> Pi
     eps = fab.endpoints
     if workers <= 1:
         return Pieces(reason="one worker asked for")
+    if fab.link_ports:
+        return Pieces(reason="link layer: its per-port counters are not merged across processes")
     if faults:
         return Pieces(reason="faults: the controller's reaction reaches every switch")
     if getattr(eps, "inc", None) is not None:
