@@ -23,8 +23,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
+from linklayer.attach import is_link_control
+from p4src.wire import PRIO_CONTROL as PRIO_CONTROL_P4
 from traffic.frames import FORMATS, PROBE, Addr, Template, entropy
 from traffic.inc.endpoint import CallbackClock, IncEndpoints
 from traffic.planes import PathHealth, PlaneChoice, flow_planes
@@ -35,6 +37,12 @@ from traffic.records import CollectiveRecord, EngineConfig, FlowRecord, PlannedC
 from traffic.scheduler import Scheduler
 from traffic.transport import CNP, RttEstimator, Sender, make_transport, reliable, transport_params
 from traffic.transport import Receiver as TransportReceiver
+
+#: The priorities a NIC's frames travel at, as the fabric's P4 programs classify them (p4src/include/trim.p4):
+#: data at 0, transport feedback (and trimmed headers) at the control priority. Link-level flow control pauses
+#: or credits a NIC's frames by these.
+PRIO_DATA = 0
+PRIO_CONTROL = PRIO_CONTROL_P4
 
 #: How far ahead a NIC port may commit frames to its transmit pipeline when nothing but its turn decides
 #: them (unpaced, unreliable, pinned flows, virtual time): 1 µs, ~32 full frames at 400 Gbit/s. A flow that
@@ -148,7 +156,8 @@ class NicPort:
     """One plane port of a host NIC: feedback frames first (the NIC's control queue), then the ready flows
     take turns, one frame at a time, at the port's rate."""
 
-    __slots__ = ("sim", "channel", "busy_until", "ready", "scheduled", "engine", "ctrl", "slack_ns", "turn_frames")
+    __slots__ = ("sim", "channel", "busy_until", "ready", "scheduled", "engine", "ctrl", "slack_ns", "turn_frames",
+                 "flow", "gate")
 
     def __init__(self, sim: Scheduler, channel: FrameIO, engine: Endpoints) -> None:
         self.sim = sim
@@ -163,6 +172,30 @@ class NicPort:
         self.slack_ns = cfg.catch_up_frames * engine.frame_bytes(cfg.mtu + 14) * channel.ns_per_byte
         # frames one turn may send while the port stays free, before the scheduler's other work runs
         self.turn_frames = cfg.catch_up_frames or 1 << 62
+        # link-level flow control (linklayer/): the port's PFC/CBFC state and its transmit gate; None: off
+        self.flow: Any = None
+        self.gate: Any = None
+
+    def enable_flow(self, flow: Any) -> None:
+        """Obey the peer's pauses or credits (linklayer.flow.PortFlow): every frame asks the gate first, and the
+        frames' bytes are counted as they leave."""
+        self.flow = flow
+        self.gate = flow.gate
+        self.channel = _CountingIO(self.channel)
+
+    def send_link_control(self, frame: bytes) -> None:
+        """A PFC or CBFC frame to the peer: on the wire right after the frame being sent, ahead of any queued."""
+        now = self.sim.now
+        busy = self.busy_until
+        try:
+            self.busy_until = self.channel.send(frame, busy if busy > now else float(now))
+        except TxRefused:
+            pass  # best effort, as every control frame; the next refresh or update repairs it
+
+    def wake(self) -> None:
+        """The gate lets a held priority go again."""
+        if not self.scheduled:
+            self._kick()
 
     def make_ready(self, f: Flow) -> None:
         if f.queued:
@@ -213,6 +246,9 @@ class NicPort:
         and stamped at the nanosecond it starts, exactly as one event per frame would; a flow made ready
         meanwhile gets its first turn after them. A port that stays free after a frame (no rate limit, or
         catching up) sends at most `turn_frames` in one turn, then lets the scheduler's other work run."""
+        if self.gate is not None:
+            self._transmit_gated()
+            return
         self.scheduled = True
         sim = self.sim
         now = sim.now
@@ -257,6 +293,71 @@ class NicPort:
                 sim.push((now + 1, sim.next_place(), self._transmit, ()))
                 return
         self.scheduled = False
+
+
+    def _transmit_gated(self) -> None:
+        """`_transmit` under link-level flow control: one frame at a time, each only if the gate lets its
+        priority go (feedback at the control priority, data at the data priority); a held port waits for
+        `wake`."""
+        self.scheduled = True
+        sim, gate, ctrl, ready = self.sim, self.gate, self.ctrl, self.ready
+        frame_bytes = self.engine.frame_bytes
+        channel = cast("_CountingIO", self.channel)
+        while ctrl or ready:
+            now = sim.now
+            busy = self.busy_until
+            if busy >= now + 1:
+                sim.push((int(busy), sim.next_place(), self._transmit, ()))
+                return
+            if ctrl and gate.may_send(PRIO_CONTROL, frame_bytes(len(ctrl[0]))):
+                frame = ctrl.popleft()
+                start = self.start_ns(now)
+                try:
+                    self.busy_until = channel.send(frame, start)
+                    gate.sent(PRIO_CONTROL, frame_bytes(len(frame)))
+                except TxRefused:
+                    self.busy_until = start
+                continue
+            if not ready or not gate.may_send(PRIO_DATA, ready[0].wire_bits >> 3):
+                break
+            sent = False
+            while ready:
+                f = ready.popleft()
+                f.queued = False
+                channel.last = -1
+                if self.engine.send_one(f, self, now):
+                    if channel.last >= 0:
+                        gate.sent(PRIO_DATA, frame_bytes(channel.last))
+                    sent = True
+                    break
+            if not sent:
+                break
+        self.scheduled = False
+
+
+class _CountingIO:
+    """A NIC port's frame I/O that remembers the length of the last frame it took (flow control counts it)."""
+
+    __slots__ = ("io", "last")
+
+    def __init__(self, io: FrameIO) -> None:
+        self.io = io
+        self.last = -1
+
+    @property
+    def rate_bps(self) -> float:
+        return self.io.rate_bps
+
+    @property
+    def ns_per_byte(self) -> float:
+        return self.io.ns_per_byte
+
+    def send(self, frame: Any, start_ns: float) -> float:
+        self.last = len(frame)
+        return self.io.send(frame, start_ns)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.io, name)
 
 
 class Endpoints:
@@ -699,6 +800,23 @@ class Endpoints:
         self.graph.finish_external(ci, self.sim.now)
 
     # ---------------------------------------------------------------- receive
+    def receive_flow(self, at: tuple[Any, int, int], frame: bytes) -> None:
+        """`receive` under link-level flow control: a PFC/CBFC frame goes to the NIC port's gate (the host's
+        stack never sees it); any other frame is counted through the port's receive buffer (consumed at
+        once: CBFC credits go back) and then received."""
+        wire, eid, plane = at
+        nic = self.nics.get((eid, plane))
+        flow = nic.flow if nic is not None else None
+        if flow is not None:
+            if is_link_control(frame):
+                if wire.up:
+                    flow.on_control(frame)
+                return
+            p = self.parse(frame)
+            prio = PRIO_CONTROL if p is not None and (p.feedback is not None or p.trimmed) else PRIO_DATA
+            flow.consumed(prio, self.frame_bytes(len(frame)))
+        self.receive(at, frame)
+
     def receive(self, at: tuple[Any, int, int], frame: bytes) -> None:
         """A frame's last bit reached endpoint `eid`'s port of `plane` over `wire` (`at`); lost if the wire
         went down while the frame was on it."""

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from linklayer.attach import port_flow
+from linklayer.config import LinkLayerConfig
+from linklayer.flow import FlowStats
 from p4exec.switch.tm import QueueConfig
 from topologies.bmv2_launch import PRIORITY_QUEUES
 from topologies.model import Topology
@@ -25,6 +28,8 @@ class FabricConfig:
     # frames reaching a switch in the same nanosecond share one event (VirtualSwitch.defer_arrival); the
     # records are the same either way, fewer events run
     shared_arrivals: bool = True
+    # the link layer below P4 (linklayer/): flow control (PFC/CBFC) on every port and NIC; None: nothing
+    link_layer: LinkLayerConfig | None = None
 
 
 class VirtualFabric:
@@ -41,6 +46,11 @@ class VirtualFabric:
             self.switches[node.name] = VirtualSwitch(
                 self.sim, node.name, node.device_id or 0, QueueConfig(depth=cfg.queue_depth), cfg.priority_queues,
                 cfg.pipeline_latency_ns, seed=cfg.seed * 1000 + (node.device_id or 0))
+        ll = cfg.link_layer
+        self.flow_control = ll is not None and ll.flow_control != "none"
+        if ll is not None and self.flow_control:
+            for sw in self.switches.values():
+                sw.use_flow_control(ll)
         self.endpoints = VirtualEndpoints(self.sim, topo, hosts)
         eid_of = {ep.host: ep.eid for ep in topo.endpoints.values()}
         self.links: list[Link] = []
@@ -57,7 +67,13 @@ class VirtualFabric:
                 if near.owner in self.switches:
                     self.switches[near.owner].attach(near.number, channel)
                 else:
-                    self.endpoints.attach(eid_of[near.owner], ln.plane, channel)
+                    nic = self.endpoints.attach(eid_of[near.owner], ln.plane, channel)
+                    if ll is not None and self.flow_control:
+                        iface = topo.endpoints[near.owner].interfaces.get(ln.plane)
+                        mac = bytes.fromhex(iface.mac.replace(":", "")) if iface is not None else bytes(6)
+                        pf = port_flow(ll, nic, self.sim, link.rate_bps, mac, host=True)
+                        if pf is not None:
+                            nic.enable_flow(pf)
 
     def _receiver(self, node: str, port: int, eid_of: dict[str, int], link: Link, plane: int):
         """(deliver(port, frame), port, extra delay) for frames arriving at node:port over `link`."""
@@ -65,12 +81,14 @@ class VirtualFabric:
         if sw is not None:
             return sw.receive, port, sw.pipeline_latency_ns
         # the NIC's receive path is called straight from the heap with (link, endpoint, plane): no wrapper
-        return self.endpoints.receive, (link, eid_of[node], plane), 0
+        receive = self.endpoints.receive_flow if self.flow_control else self.endpoints.receive
+        return receive, (link, eid_of[node], plane), 0
 
     def deliver_early(self, on: bool) -> None:
         """Frames towards hosts accounted in batches ahead of their arrival (`VirtualEndpoints.defer_arrival`)
         instead of by an arrival event each: only where nothing can change between the two (the caller
         checks)."""
+        on = on and not self.flow_control  # a frame's arrival returns credits at its instant
         for ch in self.to_hosts:
             ch.early = self.endpoints.defer_arrival if on else None
 
@@ -104,3 +122,23 @@ class VirtualFabric:
 
     def executions(self) -> int:
         return sum(sw.executions for sw in self.switches.values())
+
+    def flow_stats(self) -> dict[tuple[str, int], FlowStats]:
+        """Flow-control counters per (node, port): switch ports by number, host NIC ports by plane."""
+        out: dict[tuple[str, int], FlowStats] = {}
+        for name, sw in sorted(self.switches.items()):
+            for port, st in sw.flow_stats().items():
+                out[(name, port)] = st
+        host_of = {ep.eid: ep.host for ep in self.topo.endpoints.values()}
+        for (eid, plane), nic in sorted(self.endpoints.nics.items()):
+            if nic.flow is not None:
+                nic.flow.close()
+                out[(host_of[eid], plane)] = nic.flow.stats
+        return out
+
+    def flow_totals(self) -> dict[str, int]:
+        """The run's flow-control totals (linklayer.flow.TOTALS and the rest of FlowStats)."""
+        total = FlowStats()
+        for st in self.flow_stats().values():
+            total.add(st)
+        return total.as_dict()

@@ -18,10 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from linklayer.attach import is_link_control, port_flow
+from linklayer.config import LinkLayerConfig
+from linklayer.flow import FlowStats, PortFlow
 from p4exec.switch.loop import SwitchLoop
 from p4exec.switch.program import load_program, make_live
 from p4exec.switch.stats import LOOP_REASONS
 from p4exec.switch.tm import QueueConfig, TrafficManager
+from topologies.model import switch_mac
 from vfabric.events import Simulator
 from vfabric.links import WIRE_OVERHEAD, Channel
 
@@ -62,12 +66,41 @@ class VirtualSwitch(SwitchLoop):
         self._digest: list[Callable[[int, list], None]] = []
         self._port_listeners: list[Callable[[int, bool], None]] = []
         self.packet_out_inbox: list[bytes] = []  # packet-outs from gRPC threads, injected at the next barrier
+        self.flow_config: LinkLayerConfig | None = None  # link-level flow control (`use_flow_control`)
+        self.flow: dict[int, PortFlow] = {}
 
     # ---------------------------------------------------------------- wiring
     def attach(self, port: int, channel: Channel) -> None:
         self.ports[port] = channel
         self.up[port] = True
         self.tm.configure(port, rate_bps=channel.link.rate_bps)
+        cfg = self.flow_config
+        if cfg is not None:
+            mac = bytes.fromhex(switch_mac(self.device_id, port).replace(":", ""))
+            pf = port_flow(cfg, _PortSide(self, port), self.sim, channel.link.rate_bps, mac)
+            if pf is not None:
+                self.flow[port] = pf
+                self.tm.port(port).gate = pf.gate
+                assert self.tm.buffers is not None
+                self.tm.buffers[port] = pf.rx
+
+    def use_flow_control(self, cfg: LinkLayerConfig) -> None:
+        """PFC or CBFC on every port attached from now on (call before `attach`): the traffic manager accounts
+        its buffer by ingress port and priority and holds what the peers pause or have no credits for; link
+        control frames are taken out before the pipeline."""
+        if cfg.flow_control == "none":
+            return
+        self.flow_config = cfg
+        n = self.tm.nqueues
+        self.tm.buffers = {}
+        self.tm.lossless = tuple(cfg.flow_control == "cbfc" or p in cfg.pfc.priorities for p in range(n))
+        self.receive = self._receive_flow  # type: ignore[method-assign]
+
+    def flow_stats(self) -> dict[int, FlowStats]:
+        """Per port: its flow-control counters (open pauses and stalls counted up to now)."""
+        for pf in self.flow.values():
+            pf.close()
+        return {port: pf.stats for port, pf in sorted(self.flow.items())}
 
     # ---------------------------------------------------------------- device interface (P4Runtime server)
     @property
@@ -208,6 +241,15 @@ class VirtualSwitch(SwitchLoop):
             return
         self.ingress(port, frame, None)
 
+    def _receive_flow(self, port: int, frame: bytes) -> None:
+        """`receive` with flow control: a PFC/CBFC frame is the port's, below the pipeline."""
+        if is_link_control(frame):
+            pf = self.flow.get(port)
+            if pf is not None and self.up.get(port):
+                pf.on_control(frame)
+            return
+        VirtualSwitch.receive(self, port, frame)
+
     # ---------------------------------------------------------------- the switch loop's hooks: one flat tally
     def _lost(self, ctx: Any, reason: str) -> None:
         self.drops[reason] += 1
@@ -218,3 +260,25 @@ class VirtualSwitch(SwitchLoop):
     def _packet_in(self, frame: bytes) -> None:
         for fn in list(self._packet_in_listeners):
             fn(frame)
+
+
+class _PortSide:
+    """One switch port as flow control sees it: control frames go on its wire after the frame being sent (the
+    traffic manager's pacing then waits for them), and a priority let go makes the switch loop serve the port."""
+
+    __slots__ = ("sw", "port")
+
+    def __init__(self, sw: VirtualSwitch, port: int) -> None:
+        self.sw, self.port = sw, port
+
+    def send_link_control(self, frame: bytes) -> None:
+        sw, port = self.sw, self.port
+        if not sw.up.get(port):
+            return
+        pq = sw.tm.port(port)
+        now = sw.sim.now
+        start = pq.next_tx if pq.next_tx > now else float(now)
+        pq.next_tx = sw.ports[port].send(frame, start)
+
+    def wake(self) -> None:
+        self.sw.kick(self.port)

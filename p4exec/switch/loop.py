@@ -141,7 +141,7 @@ class SwitchLoop:
                 if qinfo is not None:
                     self._egress(job, egress, fate, qinfo, tm.ports[eport].departed_ns, now_us)
                     continue
-            if not tm.enqueue(eport, job.priority, (job, egress, fate), wire):
+            if not tm.enqueue(eport, job.priority, (job, egress, fate), wire, port):
                 self._dropped(fate, QUEUE_FULL)
                 self._copy_done(fate, 0, 0)
                 continue
@@ -152,6 +152,15 @@ class SwitchLoop:
                     self.timer.at(ready, self._serve, eport)
                 else:
                     serving.discard(eport)
+
+    def kick(self, port: int) -> None:
+        """Serve `port` again if it has something that may leave (flow control let a held priority go)."""
+        if port in self._serving:
+            return
+        ready = self.tm.ready_ns(port)
+        if ready is not None:
+            self._serving.add(port)
+            self.timer.at(ready, self._serve, port)
 
     def _serve(self, port: int) -> None:
         """Dequeue the head of `port`, run egress on it and put the result on the wire, then wait for the
