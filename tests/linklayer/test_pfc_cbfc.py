@@ -5,7 +5,15 @@ from __future__ import annotations
 from linklayer.cbfc import CBFC_TYPE, WRAP, CbfcBuffer, CbfcGate, credit_frame, parse_credits
 from linklayer.config import CbfcConfig, PfcConfig
 from linklayer.flow import FlowStats
-from linklayer.pfc import MAC_CONTROL_TYPE, PFC_OPCODE, PfcBuffer, PfcGate, parse_pause, pause_frame, quanta_ns
+from linklayer.pfc import (
+    MAC_CONTROL_TYPE,
+    PFC_OPCODE,
+    PfcBuffer,
+    PfcGate,
+    parse_pause,
+    pause_frame,
+    quanta_ns,
+)
 from vfabric.events import Simulator
 
 MAC = bytes.fromhex("02e500010002")
