@@ -10,8 +10,10 @@ Credits come back in credit update messages sent on a fixed grid of `update_inte
 freed since the link came up (mod 2³²), not an increment: the sender's credits are `credits − (cells sent − cells
 freed)`, so an update lost to a corrupted frame costs nothing but time — the next one carries everything.
 
-Update frame (docs/ethplus-header.md): to 01-80-C2-00-00-0E (link-local, never forwarded), EtherType 0x88B6
-(IEEE 802 local experimental 2), version 1, VC count, cell size, then one 32-bit freed-cell counter per VC.
+Update frame (docs/ethplus-header.md): a MAC control frame like PFC's — to 01-80-C2-00-00-01 (never forwarded by
+a bridge), EtherType 0x8808 — with opcode 0x0105 (ethlab's, not an IEEE assignment), version 1, VC count, cell
+size, then one 32-bit freed-cell counter per VC; 60 bytes. Sharing PFC's EtherType keeps one link-control type
+for the receiving port to take out of the stream (LLR's shim has 0x88B6).
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ import struct
 from linklayer.config import PRIORITIES, CbfcConfig
 from linklayer.flow import FlowClock, FlowStats, LinkSide
 
-CBFC_TYPE = 0x88B6
-CBFC_DST = bytes.fromhex("0180c200000e")
+CBFC_TYPE = 0x8808  # MAC control, as PFC
+CBFC_OPCODE = 0x0105
+CBFC_DST = bytes.fromhex("0180c2000001")
 CBFC_VERSION = 1
-_HEAD = struct.Struct("!HBBH")  # EtherType, version, VC count, cell bytes
+_HEAD = struct.Struct("!HHBBH")  # EtherType, opcode, version, VC count, cell bytes
 _COUNTERS = struct.Struct("!8I")
 _TYPE_BYTES = CBFC_TYPE.to_bytes(2, "big")
 WRAP = 1 << 32
@@ -32,17 +35,17 @@ REPEATS = 2  # updates sent after the last change, so that a lost last update is
 
 
 def credit_frame(src_mac: bytes, cell_bytes: int, freed: list[int]) -> bytes:
-    frame = (CBFC_DST + src_mac + _HEAD.pack(CBFC_TYPE, CBFC_VERSION, PRIORITIES, cell_bytes)
+    frame = (CBFC_DST + src_mac + _HEAD.pack(CBFC_TYPE, CBFC_OPCODE, CBFC_VERSION, PRIORITIES, cell_bytes)
              + _COUNTERS.pack(*(c % WRAP for c in freed)))
     return frame + bytes(max(0, 60 - len(frame)))
 
 
 def parse_credits(frame: bytes) -> list[int] | None:
     """The per-VC freed-cell counters of a credit update, None for anything else."""
-    if len(frame) < 14 + _HEAD.size - 2 + _COUNTERS.size or frame[12:14] != _TYPE_BYTES:
+    if len(frame) < 12 + _HEAD.size + _COUNTERS.size or frame[12:14] != _TYPE_BYTES:
         return None
-    _t, version, nvc, _cell = _HEAD.unpack_from(frame, 12)
-    if version != CBFC_VERSION or nvc != PRIORITIES:
+    _t, opcode, version, nvc, _cell = _HEAD.unpack_from(frame, 12)
+    if opcode != CBFC_OPCODE or version != CBFC_VERSION or nvc != PRIORITIES:
         return None
     return list(_COUNTERS.unpack_from(frame, 12 + _HEAD.size))
 

@@ -94,7 +94,11 @@ class PortFlow:
         self.stats = stats
 
     def on_control(self, frame: bytes) -> bool:
+        """A link control frame from the peer: True if it was ours (a pause, a credit update)."""
         return bool(self.gate.on_control(frame))
+
+    def take_control(self, frame: bytes) -> None:
+        self.gate.on_control(frame)
 
     def consumed(self, prio: int, nbytes: int) -> None:
         """A frame received and consumed at once (a host NIC): held and freed in the same instant."""

@@ -98,7 +98,7 @@ def test_pfc_watchdog_breaks_an_endless_pause() -> None:
 
 def test_credit_frame_carries_absolute_counters() -> None:
     f = credit_frame(MAC, 256, [1, 2, WRAP + 3, 0, 0, 0, 0, 7])
-    assert len(f) == 60 and int.from_bytes(f[12:14], "big") == CBFC_TYPE
+    assert len(f) == 60 and int.from_bytes(f[12:14], "big") == CBFC_TYPE == 0x8808
     assert parse_credits(f) == [1, 2, 3, 0, 0, 0, 0, 7]
     assert parse_credits(pause_frame(MAC, {0: 1})) is None
 
@@ -137,3 +137,27 @@ def test_cbfc_counters_wrap() -> None:
     assert gate.credits(0) == 70
     gate.on_control(credit_frame(MAC, 64, [(WRAP - 10 + 30) % WRAP] + [0] * 7))
     assert gate.credits(0) == 100
+
+
+def test_flow_control_rides_on_part_1s_link_port() -> None:
+    """PFC over two LinkPorts: b's buffer crosses XOFF, its pause goes through b's `send_control`, a's port
+    hands it to a's gate (the frame never reaches what a passes up), and a's priority is held."""
+    from linklayer.attach import on_link_port
+    from tests.linklayer.test_port import pair
+
+    raw = {"flow_control": "pfc", "pfc": {"xoff_bytes": 3000, "xon_bytes": 1000, "headroom_bytes": 4000}}
+    sim, a, b, got = pair(raw)
+    cfg = a.config
+    woken: list[str] = []
+    fa = on_link_port(cfg, a, sim, 400e9, MAC, lambda: woken.append("a"))
+    fb = on_link_port(cfg, b, sim, 400e9, MAC, lambda: woken.append("b"))
+    assert fa is not None and fb is not None
+    for _ in range(3):
+        assert fb.rx.admit(0, 1500)
+    sim.run(until_ns=2000)
+    assert not a.may_send(0, 1500) and a.may_send(1, 1500) and got == []
+    assert a.counters.control_rx == 1 and fb.stats.pause_frames == 1
+    for _ in range(3):
+        fb.rx.release(0, 1500)
+    sim.run(until_ns=4000)
+    assert a.may_send(0, 1500) and woken == ["a"] and fa.stats.paused_ns > 0
