@@ -25,7 +25,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, cast
 
-from linklayer.attach import is_link_control
 from p4src.wire import PRIO_CONTROL as PRIO_CONTROL_P4
 from traffic.frames import FORMATS, PROBE, Addr, Template, entropy
 from traffic.inc.endpoint import CallbackClock, IncEndpoints
@@ -182,15 +181,6 @@ class NicPort:
         self.flow = flow
         self.gate = flow.gate
         self.channel = _CountingIO(self.channel)
-
-    def send_link_control(self, frame: bytes) -> None:
-        """A PFC or CBFC frame to the peer: on the wire right after the frame being sent, ahead of any queued."""
-        now = self.sim.now
-        busy = self.busy_until
-        try:
-            self.busy_until = self.channel.send(frame, busy if busy > now else float(now))
-        except TxRefused:
-            pass  # best effort, as every control frame; the next refresh or update repairs it
 
     def wake(self) -> None:
         """The gate lets a held priority go again."""
@@ -800,22 +790,11 @@ class Endpoints:
         self.graph.finish_external(ci, self.sim.now)
 
     # ---------------------------------------------------------------- receive
-    def receive_flow(self, at: tuple[Any, int, int], frame: bytes) -> None:
-        """`receive` under link-level flow control: a PFC/CBFC frame goes to the NIC port's gate (the host's
-        stack never sees it); any other frame is counted through the port's receive buffer (consumed at
-        once: CBFC credits go back) and then received."""
-        wire, eid, plane = at
-        nic = self.nics.get((eid, plane))
-        flow = nic.flow if nic is not None else None
-        if flow is not None:
-            if is_link_control(frame):
-                if wire.up:
-                    flow.on_control(frame)
-                return
-            p = self.parse(frame)
-            prio = PRIO_CONTROL if p is not None and (p.feedback is not None or p.trimmed) else PRIO_DATA
-            flow.consumed(prio, self.frame_bytes(len(frame)))
-        self.receive(at, frame)
+    def frame_priority(self, frame: bytes) -> int:
+        """The priority a received frame travelled at (link-level flow control accounts it there): transport
+        feedback and trimmed headers at the control priority, everything else at the data priority."""
+        p = self.parse(frame)
+        return PRIO_CONTROL if p is not None and (p.feedback is not None or p.trimmed) else PRIO_DATA
 
     def receive(self, at: tuple[Any, int, int], frame: bytes) -> None:
         """A frame's last bit reached endpoint `eid`'s port of `plane` over `wire` (`at`); lost if the wire

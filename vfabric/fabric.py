@@ -5,16 +5,18 @@ Rates and delays are the topology's nominal ones (`Link.rate_gbps`, `Link.delay_
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
-from linklayer.attach import port_flow
-from linklayer.config import LinkLayerConfig
+from linklayer import LinkLayerConfig, LinkPort
+from linklayer.attach import on_link_port
 from linklayer.flow import FlowStats
 from p4exec.switch.tm import QueueConfig
 from topologies.bmv2_launch import PRIORITY_QUEUES
 from topologies.model import Topology
 from vfabric.events import Simulator
-from vfabric.hosts import HostConfig, VirtualEndpoints
+from vfabric.hosts import HostConfig, NicPort, VirtualEndpoints
 from vfabric.links import Channel, Link
 from vfabric.switch import DEFAULT_PIPELINE_LATENCY_NS, VirtualSwitch
 
@@ -28,8 +30,8 @@ class FabricConfig:
     # frames reaching a switch in the same nanosecond share one event (VirtualSwitch.defer_arrival); the
     # records are the same either way, fewer events run
     shared_arrivals: bool = True
-    # the link layer below P4 (linklayer/): flow control (PFC/CBFC) on every port and NIC; None: nothing
-    link_layer: LinkLayerConfig | None = None
+    # the link layer (linklayer/): FCS errors, LLR, flow control; inactive (the default) builds nothing
+    link_layer: LinkLayerConfig = field(default_factory=LinkLayerConfig)
 
 
 class VirtualFabric:
@@ -47,33 +49,62 @@ class VirtualFabric:
                 self.sim, node.name, node.device_id or 0, QueueConfig(depth=cfg.queue_depth), cfg.priority_queues,
                 cfg.pipeline_latency_ns, seed=cfg.seed * 1000 + (node.device_id or 0))
         ll = cfg.link_layer
-        self.flow_control = ll is not None and ll.flow_control != "none"
-        if ll is not None and self.flow_control:
+        self.flow_control = ll.flow_control != "none"  # PFC or CBFC on every port (linklayer/attach.py)
+        if self.flow_control:
             for sw in self.switches.values():
                 sw.use_flow_control(ll)
         self.endpoints = VirtualEndpoints(self.sim, topo, hosts)
         eid_of = {ep.host: ep.eid for ep in topo.endpoints.values()}
         self.links: list[Link] = []
         self.to_hosts: list[Channel] = []  # channels whose far end is a host NIC port
+        # link-layer ports (node, port number, LinkPort), in topology order; empty when the link layer is off
+        self.link_ports: list[tuple[str, int, LinkPort]] = []
         for index, ln in enumerate(topo.links):
             link = Link(self.sim, f"{ln.a}<->{ln.b}", ln.rate_gbps * 1e9, int(round(ln.delay_us * 1000)), index)
             self.links.append(link)
-            for near, far in ((ln.a, ln.b), (ln.b, ln.a)):
+            outs: list[Any] = []
+            for _near, far in ((ln.a, ln.b), (ln.b, ln.a)):
                 channel = Channel(link, *self._receiver(far.owner, far.number, eid_of, link, ln.plane))
                 if far.owner not in self.switches:
                     self.to_hosts.append(channel)
-                elif cfg.shared_arrivals:
+                elif cfg.shared_arrivals and not ll.active:
                     channel.early = self.switches[far.owner].defer_arrival
+                outs.append(channel)
+            if ll.active:  # each end's port transmits on its direction and takes the other's frames
+                outs = [self._link_port(end, ch, back) for end, ch, back in
+                        ((ln.a, outs[0], outs[1]), (ln.b, outs[1], outs[0]))]
+            for near, out in ((ln.a, outs[0]), (ln.b, outs[1])):
                 if near.owner in self.switches:
-                    self.switches[near.owner].attach(near.number, channel)
+                    sw = self.switches[near.owner]
+                    sw.attach(near.number, out)
+                    if ll.active:
+                        sw.attach_link(near.number, out)
+                    if self.flow_control:
+                        sw.attach_flow(near.number, out)
                 else:
-                    nic = self.endpoints.attach(eid_of[near.owner], ln.plane, channel)
-                    if ll is not None and self.flow_control:
-                        iface = topo.endpoints[near.owner].interfaces.get(ln.plane)
-                        mac = bytes.fromhex(iface.mac.replace(":", "")) if iface is not None else bytes(6)
-                        pf = port_flow(ll, nic, self.sim, link.rate_bps, mac, host=True)
-                        if pf is not None:
-                            nic.enable_flow(pf)
+                    nic = self.endpoints.attach(eid_of[near.owner], ln.plane, out)
+                    if self.flow_control:
+                        self._nic_flow(nic, out)
+
+    def _nic_flow(self, nic: NicPort, port: LinkPort) -> None:
+        """PFC/CBFC on a host NIC port: it obeys the switch's pauses or credits; what it receives is consumed at
+        once (the host's memory is its buffer), so it never pauses and returns CBFC credits right away."""
+        eps = self.endpoints
+        pf = on_link_port(self.config.link_layer, port, self.sim, nic.channel.rate_bps, _port_mac(port.name), nic.wake,
+                          host=True)
+        if pf is None:
+            return
+        nic.enable_flow(pf)
+        frame_bytes = eps.frame_bytes
+        port.rx_listeners.append(lambda frame: pf.consumed(eps.frame_priority(frame), frame_bytes(len(frame))))
+
+    def _link_port(self, end: Any, out: Channel, back: Channel) -> LinkPort:
+        """The link-layer port at `end`: it sends on `out` and receives what arrives over `back`."""
+        name = f"{end.owner}:{end.number}"
+        lp = LinkPort(self.config.link_layer, self.sim, out, name, self.config.seed, mac=_port_mac(name))
+        back.deliver = _through(lp, back.deliver, back.link)
+        self.link_ports.append((end.owner, end.number, lp))
+        return lp
 
     def _receiver(self, node: str, port: int, eid_of: dict[str, int], link: Link, plane: int):
         """(deliver(port, frame), port, extra delay) for frames arriving at node:port over `link`."""
@@ -81,14 +112,13 @@ class VirtualFabric:
         if sw is not None:
             return sw.receive, port, sw.pipeline_latency_ns
         # the NIC's receive path is called straight from the heap with (link, endpoint, plane): no wrapper
-        receive = self.endpoints.receive_flow if self.flow_control else self.endpoints.receive
-        return receive, (link, eid_of[node], plane), 0
+        return self.endpoints.receive, (link, eid_of[node], plane), 0
 
     def deliver_early(self, on: bool) -> None:
         """Frames towards hosts accounted in batches ahead of their arrival (`VirtualEndpoints.defer_arrival`)
         instead of by an arrival event each: only where nothing can change between the two (the caller
         checks)."""
-        on = on and not self.flow_control  # a frame's arrival returns credits at its instant
+        on = on and not self.config.link_layer.active  # every frame must pass its port's link layer
         for ch in self.to_hosts:
             ch.early = self.endpoints.defer_arrival if on else None
 
@@ -99,6 +129,10 @@ class VirtualFabric:
             index = self.topo.link_index(a, b)
         ln = self.topo.links[index]
         self.links[index].up = up
+        if not up:
+            for owner, number, lp in self.link_ports:
+                if (owner, number) in ((ln.a.owner, ln.a.number), (ln.b.owner, ln.b.number)):
+                    lp.link_down()
         for end in (ln.a, ln.b):
             sw = self.switches.get(end.owner)
             if sw is not None:
@@ -124,7 +158,8 @@ class VirtualFabric:
         return sum(sw.executions for sw in self.switches.values())
 
     def flow_stats(self) -> dict[tuple[str, int], FlowStats]:
-        """Flow-control counters per (node, port): switch ports by number, host NIC ports by plane."""
+        """Flow-control counters per (node, port): switch ports by number, host NIC ports by plane (open pauses
+        and credit stalls counted up to now)."""
         out: dict[tuple[str, int], FlowStats] = {}
         for name, sw in sorted(self.switches.items()):
             for port, st in sw.flow_stats().items():
@@ -137,8 +172,29 @@ class VirtualFabric:
         return out
 
     def flow_totals(self) -> dict[str, int]:
-        """The run's flow-control totals (linklayer.flow.TOTALS and the rest of FlowStats)."""
+        """The run's flow-control totals: every FlowStats counter summed (the largest buffer for its maximum)."""
         total = FlowStats()
         for st in self.flow_stats().values():
             total.add(st)
         return total.as_dict()
+
+
+def _port_mac(name: str) -> bytes:
+    """A locally administered source MAC for a port's link control frames."""
+    import hashlib
+
+    return b"\x02" + hashlib.blake2b(name.encode(), digest_size=5).digest()
+
+
+def _through(lp: LinkPort, deliver: Callable[[Any, Any], None], link: Link) -> Callable[[Any, Any], None]:
+    """A channel's delivery with the receiving port's link layer first (a frame that met a down link is left
+    for the receiver to count as lost)."""
+
+    def rx(port: Any, frame: Any) -> None:
+        if link.up:
+            frame = lp.receive(frame)
+            if frame is None:
+                return
+        deliver(port, frame)
+
+    return rx

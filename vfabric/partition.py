@@ -79,6 +79,8 @@ def plan_pieces(run: Any, faults: list[Any], sampling: bool, workers: int) -> Pi
     eps = fab.endpoints
     if workers <= 1:
         return Pieces(reason="one worker asked for")
+    if fab.link_ports:
+        return Pieces(reason="link layer: its per-port counters are not merged across processes")
     if faults:
         return Pieces(reason="faults: the controller's reaction reaches every switch")
     if getattr(eps, "inc", None) is not None:
@@ -87,8 +89,6 @@ def plan_pieces(run: Any, faults: list[Any], sampling: bool, workers: int) -> Pi
         return Pieces(reason="adaptive probes: the controller reads all switches while the run goes on")
     if sampling:
         return Pieces(reason="P4Runtime samples read all switches while the run goes on")
-    if getattr(fab, "flow_control", False):
-        return Pieces(reason="link-level flow control: its counters live in every switch and NIC")
     if sum(f.rec.npkts for f in eps.flows) > eps.config.max_packets:
         return Pieces(reason="the plan's frames exceed max_packets (a bound shared by all flows)")
     if any(f.plane is not None for f in eps.flows):

@@ -16,9 +16,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from linklayer.attach import is_link_control, port_flow
+from linklayer.attach import on_link_port
 from linklayer.config import LinkLayerConfig
 from linklayer.flow import FlowStats, PortFlow
 from p4exec.switch.loop import SwitchLoop
@@ -74,27 +75,26 @@ class VirtualSwitch(SwitchLoop):
         self.ports[port] = channel
         self.up[port] = True
         self.tm.configure(port, rate_bps=channel.link.rate_bps)
-        cfg = self.flow_config
-        if cfg is not None:
-            mac = bytes.fromhex(switch_mac(self.device_id, port).replace(":", ""))
-            pf = port_flow(cfg, _PortSide(self, port), self.sim, channel.link.rate_bps, mac)
-            if pf is not None:
-                self.flow[port] = pf
-                self.tm.port(port).gate = pf.gate
-                assert self.tm.buffers is not None
-                self.tm.buffers[port] = pf.rx
 
     def use_flow_control(self, cfg: LinkLayerConfig) -> None:
-        """PFC or CBFC on every port attached from now on (call before `attach`): the traffic manager accounts
-        its buffer by ingress port and priority and holds what the peers pause or have no credits for; link
-        control frames are taken out before the pipeline."""
-        if cfg.flow_control == "none":
-            return
+        """PFC or CBFC on the ports given to `attach_flow`: the traffic manager accounts its buffer by ingress port
+        and priority (the lossless priorities are refused by the ingress buffer, never by a queue's depth)."""
         self.flow_config = cfg
-        n = self.tm.nqueues
         self.tm.buffers = {}
-        self.tm.lossless = tuple(cfg.flow_control == "cbfc" or p in cfg.pfc.priorities for p in range(n))
-        self.receive = self._receive_flow  # type: ignore[method-assign]
+        self.tm.lossless = tuple(cfg.flow_control == "cbfc" or p in cfg.pfc.priorities for p in range(self.tm.nqueues))
+
+    def attach_flow(self, port: int, link_port: Any) -> None:
+        """Flow control on `port` through its link layer (`LinkPort`, after `attach_link`): the port's queues
+        are served through the gate, its ingress buffer is the TM's account for `port`, and a priority let go
+        makes the loop serve the port again."""
+        cfg = self.flow_config
+        assert cfg is not None and self.tm.buffers is not None  # use_flow_control first
+        mac = bytes.fromhex(switch_mac(self.device_id, port).replace(":", ""))
+        pf = on_link_port(cfg, link_port, self.sim, link_port.wire.rate_bps, mac, partial(self.kick, port))
+        if pf is not None:
+            self.flow[port] = pf
+            self.tm.port(port).gate = pf.gate
+            self.tm.buffers[port] = pf.rx
 
     def flow_stats(self) -> dict[int, FlowStats]:
         """Per port: its flow-control counters (open pauses and stalls counted up to now)."""
@@ -241,15 +241,6 @@ class VirtualSwitch(SwitchLoop):
             return
         self.ingress(port, frame, None)
 
-    def _receive_flow(self, port: int, frame: bytes) -> None:
-        """`receive` with flow control: a PFC/CBFC frame is the port's, below the pipeline."""
-        if is_link_control(frame):
-            pf = self.flow.get(port)
-            if pf is not None and self.up.get(port):
-                pf.on_control(frame)
-            return
-        VirtualSwitch.receive(self, port, frame)
-
     # ---------------------------------------------------------------- the switch loop's hooks: one flat tally
     def _lost(self, ctx: Any, reason: str) -> None:
         self.drops[reason] += 1
@@ -261,24 +252,3 @@ class VirtualSwitch(SwitchLoop):
         for fn in list(self._packet_in_listeners):
             fn(frame)
 
-
-class _PortSide:
-    """One switch port as flow control sees it: control frames go on its wire after the frame being sent (the
-    traffic manager's pacing then waits for them), and a priority let go makes the switch loop serve the port."""
-
-    __slots__ = ("sw", "port")
-
-    def __init__(self, sw: VirtualSwitch, port: int) -> None:
-        self.sw, self.port = sw, port
-
-    def send_link_control(self, frame: bytes) -> None:
-        sw, port = self.sw, self.port
-        if not sw.up.get(port):
-            return
-        pq = sw.tm.port(port)
-        now = sw.sim.now
-        start = pq.next_tx if pq.next_tx > now else float(now)
-        pq.next_tx = sw.ports[port].send(frame, start)
-
-    def wake(self) -> None:
-        self.sw.kick(self.port)

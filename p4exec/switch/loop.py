@@ -56,6 +56,7 @@ class SwitchLoop:
         # (ingress, egress, malformed) of the live pipeline while the switch forwards, else None
         self._halves: tuple[Callable[..., Any], Callable[..., Any], Callable[[], bool]] | None = None
         self._serving: set[int] = set()
+        self.link_ports: dict[int, Any] = {}  # port -> linklayer.LinkPort (only with the link layer on)
 
     # ------------------------------------------------------------------ hooks (the side's bookkeeping)
 
@@ -89,6 +90,19 @@ class SwitchLoop:
         live = self.live
         self._halves = (None if self.stopped_loop or live is None or live.ingress is None
                         else (live.ingress, live.egress, live.malformed))
+
+    def attach_link(self, port: int, link_port: Any) -> None:
+        """The link layer on `port` (linklayer/port.py, already this port's `out`): the frames it puts on the
+        wire itself (shim bytes, replays, control frames) hold the port's pacing, so the queue, not the wire,
+        absorbs them."""
+        pq = self.tm.port(port)
+
+        def hold(end_ns: float) -> None:
+            if end_ns > pq.next_tx:
+                pq.next_tx = end_ns
+
+        link_port.hold = hold
+        self.link_ports[port] = link_port
 
     def flush(self, port: int) -> int:
         """Drop everything queued for `port` (its carrier went down): how many copies."""

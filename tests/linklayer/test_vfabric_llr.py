@@ -1,0 +1,65 @@
+"""The link layer in the virtual fabric: LLR repairs every link error of a ring all-reduce hop by hop."""
+
+from __future__ import annotations
+
+import math
+
+from linklayer import LinkCounters, LinkLayerConfig
+from tests.support.vfabric import Replayed, replay
+from topologies.builtins import erack
+from traffic.replay import pattern_plan
+from vfabric.fabric import FabricConfig
+
+FER = 1e-3
+
+
+def ring(raw: dict | None, queue_depth: int = 512) -> Replayed:
+    topo = erack(gpus=8, planes=2, radix=8, rate_gbps=400, delay_us=0.5)
+    eids = sorted(ep.eid for ep in topo.endpoints.values())
+    plan = pattern_plan("all_reduce", eids, 1 << 20, 1, "ring", planes=2, slices=2)
+    return replay(topo, plan, fabric=FabricConfig(queue_depth=queue_depth,
+                                                  link_layer=LinkLayerConfig.parse(raw)))
+
+
+def totals(got: Replayed) -> LinkCounters:
+    tot = LinkCounters()
+    for _node, _port, lp in got.fabric.link_ports:
+        tot.add(lp.counters)
+    return tot
+
+
+def test_llr_loses_nothing_end_to_end_and_replays_once_per_error() -> None:
+    got = ring({"frame_error_rate": FER, "llr": True})
+    rec = got.metrics.records[0]
+    assert rec["complete"] and rec["packets_lost"] == 0  # transport `none`: nothing repairs end to end
+    c = totals(got)
+    assert c.rx_bad > 0 and c.llr_tx_discard == 0 and c.llr_tx_best_effort == 0
+    # every corrupted data frame costs one go-back-N replay (a few lost NAKs and tails: the replay timer);
+    # the number is binomial in the data frames on the wire
+    on_wire = c.llr_tx_ok + c.llr_tx_replay
+    mean, sd = FER * on_wire, math.sqrt(on_wire * FER * (1 - FER))
+    assert abs(c.llr_replays - mean) <= 4 * sd, (c.llr_replays, mean, sd)
+    assert c.llr_rx_ok == c.llr_tx_ok
+
+
+def test_errors_without_llr_are_lost_end_to_end() -> None:
+    got = ring({"frame_error_rate": FER})
+    c = totals(got)
+    assert c.rx_bad > 0 and c.llr_replays == 0
+    assert got.metrics.records[0]["packets_lost"] == c.rx_bad
+
+
+def test_llr_without_errors_changes_only_the_bytes() -> None:
+    plain, llr = ring(None), ring({"llr": True})
+    assert not plain.fabric.link_ports
+    a, b = plain.metrics.records[0], llr.metrics.records[0]
+    assert a["complete"] and b["complete"] and b["packets_lost"] == 0
+    assert a["time_s"] < b["time_s"] < a["time_s"] * 1.05  # 8 shim bytes a frame and the ACKs
+    assert totals(llr).llr_replays == 0
+
+
+def test_reruns_are_identical() -> None:
+    runs = [ring({"frame_error_rate": FER, "llr": True}) for _ in range(2)]
+    assert runs[0].metrics.records == runs[1].metrics.records
+    assert [lp.counters for *_k, lp in runs[0].fabric.link_ports] == \
+        [lp.counters for *_k, lp in runs[1].fabric.link_ports]
