@@ -80,7 +80,7 @@ class VirtualFabric:
                     if ll.active:
                         sw.attach_link(near.number, out)
                     if self.flow_control:
-                        sw.attach_flow(near.number, out)
+                        sw.attach_flow(near.number, out, link.rate_bps, sw.port_mac(near.number))
                 else:
                     nic = self.endpoints.attach(eid_of[near.owner], ln.plane, out)
                     if self.flow_control:

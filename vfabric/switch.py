@@ -16,12 +16,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
-from linklayer.attach import on_link_port
-from linklayer.config import LinkLayerConfig
-from linklayer.flow import FlowStats, PortFlow
 from p4exec.switch.loop import SwitchLoop
 from p4exec.switch.program import load_program, make_live
 from p4exec.switch.stats import LOOP_REASONS
@@ -67,8 +63,6 @@ class VirtualSwitch(SwitchLoop):
         self._digest: list[Callable[[int, list], None]] = []
         self._port_listeners: list[Callable[[int, bool], None]] = []
         self.packet_out_inbox: list[bytes] = []  # packet-outs from gRPC threads, injected at the next barrier
-        self.flow_config: LinkLayerConfig | None = None  # link-level flow control (`use_flow_control`)
-        self.flow: dict[int, PortFlow] = {}
 
     # ---------------------------------------------------------------- wiring
     def attach(self, port: int, channel: Channel) -> None:
@@ -76,31 +70,9 @@ class VirtualSwitch(SwitchLoop):
         self.up[port] = True
         self.tm.configure(port, rate_bps=channel.link.rate_bps)
 
-    def use_flow_control(self, cfg: LinkLayerConfig) -> None:
-        """PFC or CBFC on the ports given to `attach_flow`: the traffic manager accounts its buffer by ingress port
-        and priority (the lossless priorities are refused by the ingress buffer, never by a queue's depth)."""
-        self.flow_config = cfg
-        self.tm.buffers = {}
-        self.tm.lossless = tuple(cfg.flow_control == "cbfc" or p in cfg.pfc.priorities for p in range(self.tm.nqueues))
-
-    def attach_flow(self, port: int, link_port: Any) -> None:
-        """Flow control on `port` through its link layer (`LinkPort`, after `attach_link`): the port's queues
-        are served through the gate, its ingress buffer is the TM's account for `port`, and a priority let go
-        makes the loop serve the port again."""
-        cfg = self.flow_config
-        assert cfg is not None and self.tm.buffers is not None  # use_flow_control first
-        mac = bytes.fromhex(switch_mac(self.device_id, port).replace(":", ""))
-        pf = on_link_port(cfg, link_port, self.sim, link_port.wire.rate_bps, mac, partial(self.kick, port))
-        if pf is not None:
-            self.flow[port] = pf
-            self.tm.port(port).gate = pf.gate
-            self.tm.buffers[port] = pf.rx
-
-    def flow_stats(self) -> dict[int, FlowStats]:
-        """Per port: its flow-control counters (open pauses and stalls counted up to now)."""
-        for pf in self.flow.values():
-            pf.close()
-        return {port: pf.stats for port, pf in sorted(self.flow.items())}
+    def port_mac(self, port: int) -> bytes:
+        """The source MAC of the port's link control frames (PFC, CBFC)."""
+        return bytes.fromhex(switch_mac(self.device_id, port).replace(":", ""))
 
     # ---------------------------------------------------------------- device interface (P4Runtime server)
     @property
