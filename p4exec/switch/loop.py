@@ -116,9 +116,8 @@ class SwitchLoop:
         """PFC or CBFC on the ports given to `attach_flow`: the traffic manager accounts its buffer by ingress port
         and priority, and a lossless priority is refused by its ingress buffer, never by a queue's depth."""
         self.flow_config = cfg
-        self.tm.buffers = {}
-        self.tm.lossless = tuple(cfg.flow_control == "cbfc" or p in cfg.pfc.priorities
-                                 for p in range(self.tm.nqueues))
+        self.tm.use_buffers(tuple(cfg.flow_control == "cbfc" or p in cfg.pfc.priorities
+                                  for p in range(self.tm.nqueues)))
 
     def attach_flow(self, port: int, link_port: LinkPort, rate_bps: float, mac: bytes) -> PortFlow | None:
         """Flow control on `port` through its link layer (after `attach_link`): the port's queues are served

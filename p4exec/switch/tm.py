@@ -124,6 +124,19 @@ class PortQueue:
         return gap if gap > self.min_gap_ns else self.min_gap_ns
 
 
+class _OpenGate:
+    """The transmit gate of a port without flow control of its own (the CPU port) on a switch with it."""
+
+    def may_send(self, prio: int, nbytes: int) -> bool:
+        return True
+
+    def sent(self, prio: int, nbytes: int) -> None:
+        pass
+
+
+OPEN_GATE = _OpenGate()
+
+
 class TrafficManager:
     """Egress queues of all ports. One call per job: `pass_through` (the shortcut for an idle port),
     `enqueue`, then `dequeue` while it gives packets and `ready_ns` for when to come back."""
@@ -148,6 +161,8 @@ class TrafficManager:
         if pq is None:
             cfg = QueueConfig(self.default.depth, self.default.rate_pps, self.default.rate_bps)
             pq = self.ports[port] = PortQueue(port, self.nqueues, cfg)
+            if self.buffers is not None:
+                pq.gate = OPEN_GATE  # the port's copies still release their ingress buffers
         return pq
 
     def configure(
@@ -250,7 +265,7 @@ class TrafficManager:
         now = self.clock.now_ns()
         if pq.paced and pq.next_tx >= now + 1:
             return None
-        if pq.gate is not None or self.buffers is not None:
+        if pq.gate is not None:  # flow control (every port has a gate then)
             return self._pop_flow(port, pq, now)
         out = self._pop(pq, now)
         if pq.backlog == 0:
@@ -303,6 +318,15 @@ class TrafficManager:
 
     # ------------------------------------------------------------------ link-level flow control
 
+    def use_buffers(self, lossless: tuple[bool, ...]) -> None:
+        """Flow control on: account every copy by ingress port (`buffers[in_port]`, filled per port by the
+        caller) and serve every port through a gate (an open one until the caller gives the port its own)."""
+        self.buffers = {}
+        self.lossless = lossless
+        for pq in self.ports.values():
+            if pq.gate is None:
+                pq.gate = OPEN_GATE
+
     def _admit(self, buffers: dict[int, Any], pq: PortQueue, qid: int, depth: int, length: int,
                in_port: int) -> bool:
         """Flow control on: the ingress buffer of `in_port` decides for a lossless priority, the queue depth for
@@ -336,8 +360,7 @@ class TrafficManager:
         out = self._pop(pq, now, q)
         if pq.backlog == 0:
             self.active.discard(port)
-        if pq.gate is not None:
-            pq.gate.sent(qid, length)
+        pq.gate.sent(qid, length)
         buffers = self.buffers
         if buffers is not None:
             rx = buffers.get(in_port)
