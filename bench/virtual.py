@@ -16,7 +16,10 @@ Run: .venv/bin/python bench/virtual.py [--scale erack|upn|all] [--size-kib N] [-
    host, written straight into the switch's tables as P4sim's case loads them from a CLI file), two hosts,
    one flow of 1000-byte frames at 10 Gbit/s; simulated packets per wall-clock and per CPU second, next to
    2,000 pkt/s. Goal: ≥ 10×.
-3. `--scale`: ERack+ 64 GPUs × 8 planes, ring all-reduce of 16 MiB at 400 Gbit/s (goal ≤ 3 min wall), and
+3. `--link-layer`: the cost of the link layer (linklayer/), side by side: the same ring all-reduce with the
+   link layer absent and with LLR on at frame error rate 0 (sequence shim, replay buffer, ACKs; no errors),
+   rounds alternating; simulated pipeline packets per CPU second and completion (virtual µs) of each.
+4. `--scale`: ERack+ 64 GPUs × 8 planes, ring all-reduce of 16 MiB at 400 Gbit/s (goal ≤ 3 min wall), and
    UPN 512 all-to-all with 64 KiB per pair (goal ≤ 15 min, ≤ 8 GiB RSS): wall time, virtual time, RSS.
 """
 
@@ -35,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from controller.policies import make_policy  # noqa: E402
+from linklayer import LinkLayerConfig  # noqa: E402
 from p4exec.runtime import ActionCall, Lpm, TableEntry  # noqa: E402
 from p4exec.runtime.hashes import csum16  # noqa: E402
 from p4exec.switch.program import load_program  # noqa: E402
@@ -74,10 +78,11 @@ SCALE_TRANSPORT_PARAMS = {"rto_s": 100e-6, "rto_init_s": 100e-6, "ack_delay_s": 
 
 
 def build(topo, policy: str = "ecmp", mtu: int = 1500, queue_depth: int = FabricConfig.queue_depth,
-          transport: str = "none"):
+          transport: str = "none", link_layer: LinkLayerConfig | None = None):
     hosts = HostConfig(mtu=mtu, transport=transport,
                        transport_params=SCALE_TRANSPORT_PARAMS if transport != "none" else None)
-    fab = VirtualFabric(topo, FabricConfig(queue_depth=queue_depth), hosts)
+    fab = VirtualFabric(topo, FabricConfig(queue_depth=queue_depth, link_layer=link_layer or LinkLayerConfig()),
+                        hosts)
     control = ControlPlane(fab, make_policy(policy))
     control.start()
     return fab, control
@@ -184,6 +189,38 @@ def pipeline_rate(size: int, rounds: int) -> None:
           f"{median(r[0] / r[3] / r[5] for r in rows):.3f}× (wall)   goal ≥ 0.7×   median round; "
           f"rounds {per_round} (CPU); warm-up {warm[0] / warm[2] / warm[4]:.3f}")
     print(f"  best of each side: {max(r[0] / r[2] for r in rows) / max(r[4] for r in rows):.3f}× (CPU)")
+
+
+def link_layer_round(size: int, link_layer: LinkLayerConfig | None) -> tuple[int, float, float, int]:
+    """One ring all-reduce: (pipeline packets, CPU s of the event loop, virtual µs, frames on the wire)."""
+    topo = erack(gpus=8, planes=1, radix=8, rate_gbps=400, delay_us=0.0)
+    fab, control = build(topo, link_layer=link_layer)
+    eids = sorted(ep.eid for ep in topo.endpoints.values())
+    out, _wall, cpu = run_plan(fab, control, pattern_plan("all_reduce", eids, size, 1, "ring"))
+    m = summarize(out.result).summary
+    assert m["complete"] and m["packets_lost"] == 0, m
+    frames = sum(getattr(sw.ports[p], "tx_packets", 0) for sw in fab.switches.values() for p in sw.ports)
+    control.close()
+    return fab.executions(), cpu, m["duration_s"] * 1e6, frames
+
+
+def link_layer_cost(size: int, rounds: int) -> None:
+    """Link layer absent vs LLR on at FER 0, rounds alternating after a warm-up pair; medians."""
+    llr = LinkLayerConfig.parse({"llr": True})
+    link_layer_round(size, None)
+    link_layer_round(size, llr)
+    rows: dict[str, list[tuple[int, float, float, int]]] = {"absent": [], "llr": []}
+    for _ in range(rounds):
+        rows["absent"].append(link_layer_round(size, None))
+        rows["llr"].append(link_layer_round(size, llr))
+    rate = {k: median(r[0] / r[1] for r in v) for k, v in rows.items()}
+    print(f"link layer: ring all-reduce {size >> 10} KiB on ERack+ 8 GPUs × 1 plane at 400 Gbit/s, {rounds} "
+          f"alternating rounds after a warm-up pair")
+    for k, v in rows.items():
+        print(f"  {k:16s} : {rate[k]:10,.0f} pipeline pkt/s CPU (median), completion {v[0][2]:.2f} µs virtual, "
+              f"{v[0][3]:,} frames sent by the switch")
+    print(f"  LLR at FER 0     : {rate['llr'] / rate['absent']:.3f}× the simulation speed without the link layer; "
+          f"completion ×{rows['llr'][0][2] / rows['absent'][0][2]:.4f} (shim bytes and ACK frames on the wire)")
 
 
 def p4sim_case(packets: int) -> None:
@@ -364,7 +401,12 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="processes for the scale runs' independent partitions (planes; vfabric/partition.py); "
                          "1 = one process")
+    ap.add_argument("--link-layer", action="store_true",
+                    help="only the link layer's cost: absent vs LLR on at FER 0, side by side")
     a = ap.parse_args()
+    if a.link_layer:
+        link_layer_cost(a.size_kib << 10, a.rounds)
+        return 0
     pipeline_rate(a.size_kib << 10, a.rounds)
     p4sim_case(a.p4sim_packets)
     if a.scale is not None:

@@ -154,7 +154,8 @@ def running_fabric(topo: Topology, target: str = "p4exec", policy: Policy | str 
                    progress: Callable[[str], None] | None = None,
                    switch_args: tuple[str, ...] = (),
                    controller_options: dict[str, Any] | None = None,
-                   label: str = "", fork_switches: bool = True) -> Iterator[RunningFabric]:
+                   label: str = "", fork_switches: bool = True,
+                   link_mtu: int | None = None) -> Iterator[RunningFabric]:
     """Build, start, push and install; yield the running fabric; always tear down.
 
     `switch_args`: extra target options for every switch process (e.g. p4exec's `--seed N`).
@@ -162,7 +163,7 @@ def running_fabric(topo: Topology, target: str = "p4exec", policy: Policy | str 
     status monitor off, `watch_switches=False`, `workers=4`).
     `label`: recorded with the run, so `ethlab down` stops only the fabrics `ethlab up` made.
     `fork_switches=False`: start every p4exec switch as its own process from scratch (the slower way, for
-    comparison: bench/bringup.py --baseline)."""
+    comparison: bench/bringup.py --baseline). `link_mtu`: the veths' MTU (room for the link layer's shim)."""
     say = progress or (lambda _msg: None)
     spec = target_named(target)
     policy = make_policy(policy) if isinstance(policy, str) else policy
@@ -175,7 +176,8 @@ def running_fabric(topo: Topology, target: str = "p4exec", policy: Policy | str 
         params["extra_args"] = tuple(switch_args)
     options = FabricOptions(switch_cls=spec.switch_cls, rate_scale=rate_scale, queue_depth=queue_depth,
                             log_dir=log_dir, switch_params=params, label=label,
-                            preload_config=artifacts.device_config, fork_switches=fork_switches)
+                            preload_config=artifacts.device_config, fork_switches=fork_switches,
+                            link_mtu=link_mtu)
     say(f"creating {len(topo.hosts)} hosts and {len(topo.links)} links")
     with Fabric(topo, options) as fabric:
         say(f"starting {len(topo.switches)} {target} switches")

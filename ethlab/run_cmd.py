@@ -13,7 +13,7 @@ from ethlab.bringup import TARGETS
 from ethlab.checks import bounded_int
 from ethlab.experiment.aggregate import comparison_table
 from ethlab.experiment.runner import results_dir, run_experiment
-from ethlab.experiment.spec import MAX_REPETITIONS, SpecError, load_spec
+from ethlab.experiment.spec import MAX_REPETITIONS, SpecError, check_link_layer_target, load_spec
 from ethlab.outdir import claim_out_dir
 
 
@@ -29,6 +29,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.target:
         spec.target = args.target
+        try:
+            check_link_layer_target(spec)
+        except SpecError as err:
+            Console(stderr=True).print(f"ethlab run: error: {err}", style="red", markup=False, highlight=False,
+                                       soft_wrap=True)
+            return 2
     if args.repetitions is not None:
         spec.repetitions = args.repetitions
     if args.seed is not None:

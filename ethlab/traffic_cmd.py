@@ -30,6 +30,7 @@ from ethlab.experiment.report import links_table
 from ethlab.experiment.trial import SwitchCrashed, TrialSetup
 from ethlab.outdir import claim_out_dir, open_result
 from ethlab.topo_cmd import load_from_args
+from linklayer import LinkLayerConfig, LinkLayerError
 from traffic.records import EngineConfig
 from traffic.replay import pattern_plan, results_table
 from traffic.simai import load_simai
@@ -60,6 +61,27 @@ def _ecn(args: argparse.Namespace) -> bool | dict:
         raise UsageError(f"--ecn: {args.ecn!r} is not KMIN/KMAX/PMAX (integers, integers, a probability)") from None
     need(0 <= pmax <= 1, "--ecn", f"PMAX is a probability 0..1 (got {pmax:g})")
     return {"kmin": kmin, "kmax": kmax, "pmax": pmax}
+
+
+LINK_LAYER_FLAGS = {"link_layer.frame_error_rate": "--frame-error-rate", "link_layer.bit_error_rate": "--bit-error-rate",
+                    "link_layer.flow_control": "--flow-control", "link_layer.llr": "--llr-param",
+                    "link_layer.pfc": "--pfc-param", "link_layer.cbfc": "--cbfc-param"}
+
+
+def link_layer(args: argparse.Namespace) -> LinkLayerConfig:
+    """The link-layer flags as the spec's `link_layer` mapping, checked (errors name the flag)."""
+    llr: bool | dict = bool(args.llr)
+    if args.llr_param:
+        llr = {"enabled": True, **_kv(args.llr_param, "--llr-param")}
+    raw: dict = {"frame_error_rate": args.frame_error_rate, "bit_error_rate": args.bit_error_rate, "llr": llr,
+                 "flow_control": args.flow_control, "pfc": _kv(args.pfc_param, "--pfc-param"),
+                 "cbfc": _kv(args.cbfc_param, "--cbfc-param")}
+    try:
+        return LinkLayerConfig.parse(raw)
+    except LinkLayerError as err:
+        key = str(err).split(":", 1)[0]
+        flag = next((f for k, f in LINK_LAYER_FLAGS.items() if key == k or key.startswith(k + ".")), "--link-layer")
+        raise UsageError(f"{flag}: {err}") from None
 
 
 def prepare(args: argparse.Namespace) -> TrialSetup:
@@ -104,8 +126,11 @@ def prepare(args: argparse.Namespace) -> TrialSetup:
             policy.ecn.params()
     except (TypeError, ValueError) as err:
         raise UsageError(f"--policy/--ecn: {err}") from None
+    ll = link_layer(args)
+    need(not (ll.active and args.target == "bmv2"), "--target bmv2",
+         "frame errors, LLR, PFC and CBFC are below what BMv2 models: use --target p4exec")
     return TrialSetup(topo, policy, plan, engine, target=args.target, rate_scale=args.rate_scale,
-                      queue_depth=args.queue_depth, seed=args.seed, sample_interval_s=args.sample)
+                      queue_depth=args.queue_depth, seed=args.seed, sample_interval_s=args.sample, link_layer=ll)
 
 
 def run_traffic(args: argparse.Namespace) -> int:
@@ -197,6 +222,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="seconds (virtual seconds with --clock virtual)")
     run.add_argument("--loss-grace", type=nonneg_float, default=0.05, help="wait for stragglers before calling loss (s)")
     run.add_argument("--max-packets", type=positive_int, default=2_000_000)
+    run.add_argument("--frame-error-rate", type=float, default=0.0, metavar="P",
+                     help="link layer: probability a frame fails its FCS at the receiving port (per link direction)")
+    run.add_argument("--bit-error-rate", type=float, default=0.0, metavar="P",
+                     help="link layer: bit error rate (per frame by its length), instead of --frame-error-rate")
+    run.add_argument("--llr", action="store_true", help="link layer: link-level retry on every link")
+    run.add_argument("--llr-param", action="append", default=[], metavar="KEY=VALUE",
+                     help="LLR knob (max_outstanding_frames, ack_every, ack_delay_ns, replay_timeout_ns, "
+                          "max_replays, ...); implies --llr")
+    run.add_argument("--flow-control", choices=["none", "pfc", "cbfc"], default="none",
+                     help="link layer: flow control on every link")
+    run.add_argument("--pfc-param", action="append", default=[], metavar="KEY=VALUE", help="PFC knob")
+    run.add_argument("--cbfc-param", action="append", default=[], metavar="KEY=VALUE", help="CBFC knob")
     run.add_argument("--clock", choices=["emulated", "virtual"], default="emulated",
                      help="virtual: vfabric's deterministic fabric at nominal rates (--rate-mbps/--rate-scale unused)")
     run.add_argument("--out", required=True)

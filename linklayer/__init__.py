@@ -5,8 +5,8 @@ every layer may use it.
 """
 
 from linklayer.config import CbfcConfig, LinkLayerConfig, LinkLayerError, LlrConfig, PfcConfig
-from linklayer.counters import COUNTER_NAMES, LinkCounters
+from linklayer.counters import COUNTER_NAMES, LinkCounters, run_totals
 from linklayer.port import FlowGate, LinkPort, Wire
 
 __all__ = ["COUNTER_NAMES", "CbfcConfig", "FlowGate", "LinkCounters", "LinkLayerConfig", "LinkLayerError",
-           "LinkPort", "LlrConfig", "PfcConfig", "Wire"]
+           "LinkPort", "LlrConfig", "PfcConfig", "Wire", "run_totals"]

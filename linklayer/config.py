@@ -7,7 +7,7 @@ time constants with the link rate as it does every other timer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 FLOW_CONTROLS = ("none", "pfc", "cbfc")
@@ -32,6 +32,11 @@ def _int(raw: dict, key: str, where: str, default: int, minimum: int) -> int:
 
 def _rate(raw: dict, key: str, where: str) -> float:
     v = raw.get(key, 0.0)
+    if isinstance(v, str):  # YAML 1.1 reads `1e-6` (no dot) as a string: take what is plainly a number
+        try:
+            v = float(v)
+        except ValueError:
+            pass
     _need(isinstance(v, (int, float)) and not isinstance(v, bool), f"{where}.{key}",
           f"must be a number in [0, 1] (got {v!r})")
     _need(0.0 <= float(v) <= 1.0, f"{where}.{key}", f"must be in [0, 1] (got {v})")
@@ -54,6 +59,7 @@ class LlrConfig:
     ack_every: int = 16                  # coalesced ACK: one per this many frames received in order
     ack_delay_ns: int = 1_000            # ... or this long after the first unacknowledged frame
     replay_timeout_ns: int = 5_000       # replay from the oldest unacknowledged frame when nothing came back
+                                         # this long after the link's loop time (where the port knows it)
     max_replays: int = 8                 # a frame replayed more often is discarded (tx discard)
 
     @classmethod
@@ -151,6 +157,33 @@ class LinkLayerConfig:
         if self.bit_error_rate:
             return 1.0 - (1.0 - self.bit_error_rate) ** (8 * wire_bytes)
         return self.frame_error_rate
+
+    def scaled(self, factor: float) -> LinkLayerConfig:
+        """The time constants × `factor` (emulation runs links slower than nominal: its timers stretch alike)."""
+        def ns(v: int) -> int:
+            return max(1, int(round(v * factor)))
+
+        llr, pfc, cbfc = self.llr, self.pfc, self.cbfc
+        return replace(self, llr=replace(llr, ack_delay_ns=ns(llr.ack_delay_ns),
+                                         replay_timeout_ns=ns(llr.replay_timeout_ns)),
+                       pfc=replace(pfc, watchdog_ns=ns(pfc.watchdog_ns) if pfc.watchdog_ns else 0),
+                       cbfc=replace(cbfc, update_interval_ns=ns(cbfc.update_interval_ns)))
+
+    def to_raw(self) -> dict[str, Any]:
+        """The mapping `parse` takes back to this config (for a switch process's command line)."""
+        raw = asdict(self)
+        raw["pfc"]["priorities"] = list(self.pfc.priorities)
+        raw["cbfc"]["vc_map"] = list(self.cbfc.vc_map)
+        if not raw["bit_error_rate"]:
+            del raw["bit_error_rate"]
+        else:
+            del raw["frame_error_rate"]
+        return raw
+
+    def describe(self) -> dict[str, Any]:
+        """The settings a results table shows beside the counters."""
+        return {"frame_error_rate": self.frame_error_rate, "bit_error_rate": self.bit_error_rate,
+                "llr": self.llr.enabled, "flow_control": self.flow_control}
 
     @classmethod
     def parse(cls, raw: Any, where: str = "link_layer", max_frame: int = 1518) -> LinkLayerConfig:

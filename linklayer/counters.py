@@ -3,6 +3,7 @@ rx bad, rx missing seq, rx duplicate seq, tx replay, tx discard); the rest say w
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 
@@ -23,6 +24,10 @@ class LinkCounters:
     llr_rx_ack: int = 0
     llr_rx_nak: int = 0
     llr_replay_timeouts: int = 0   # replays started by the replay timer (nothing came back in time)
+    pause_tx: int = 0              # PFC pause frames sent (part of control_tx)
+    paused_ns: int = 0             # time a priority of this port's transmit side was held by PFC (summed)
+    credit_stall_ns: int = 0       # time a VC of this port's transmit side waited for CBFC credits (summed)
+    tx_refused: int = 0            # the port's own frames (control, replay) the wire refused (a full socket)
     control_tx: int = 0            # link control frames of flow control sent (PFC pause, CBFC credit update)
     control_rx: int = 0            # ... and received
 
@@ -35,3 +40,14 @@ class LinkCounters:
 
 
 COUNTER_NAMES = tuple(LinkCounters().as_dict())
+
+
+def run_totals(counters: Iterable[LinkCounters], buffer_drops: int = 0) -> dict[str, int]:
+    """The run's link-layer totals (metrics.json and summary.json `link_layer`), from every port's counters."""
+    t = LinkCounters()
+    for c in counters:
+        t.add(c)
+    return {"frames_corrupted": t.rx_bad, "llr_replays": t.llr_replays, "llr_replayed_frames": t.llr_tx_replay,
+            "llr_discards": t.llr_tx_discard, "llr_best_effort": t.llr_tx_best_effort,
+            "llr_acks": t.llr_tx_ack, "llr_naks": t.llr_tx_nak, "pause_frames": t.pause_tx,
+            "paused_ns": t.paused_ns, "credit_stall_ns": t.credit_stall_ns, "buffer_drops": buffer_drops}

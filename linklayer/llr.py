@@ -36,10 +36,14 @@ class Timer(Protocol):
 class LlrSender:
     """The transmit half: sequence numbers, the replay buffer, go-back-N."""
 
-    __slots__ = ("cfg", "timer", "put", "c", "next_seq", "buf", "buf_bytes", "deadline", "armed", "resync")
+    __slots__ = ("cfg", "timer", "put", "c", "next_seq", "buf", "buf_bytes", "deadline", "armed", "resync",
+                 "timeout_ns")
 
-    def __init__(self, cfg: LlrConfig, timer: Timer, put: Callable[[bytes], Any], counters: LinkCounters) -> None:
+    def __init__(self, cfg: LlrConfig, timer: Timer, put: Callable[[bytes], Any], counters: LinkCounters,
+                 loop_ns: int = 0) -> None:
         self.cfg = cfg
+        # the replay timer runs `replay_timeout_ns` beyond the link's loop time (frame out, ACK back)
+        self.timeout_ns = cfg.replay_timeout_ns + loop_ns
         self.timer = timer
         self.put = put
         self.c = counters
@@ -60,11 +64,13 @@ class LlrSender:
             return frame
         seq = self.next_seq
         self.next_seq = seq + 1
+        if type(frame) is not bytes:  # a sender's reused buffer (the NIC's frame template): keep a copy
+            frame = bytes(frame)
         self.buf.append([seq, frame, 0])
         self.buf_bytes += n
         self.c.llr_tx_ok += 1
         if not self.armed:
-            self._arm(self.timer.now_ns() + cfg.replay_timeout_ns)
+            self._arm(self.timer.now_ns() + self.timeout_ns)
         flags = 0
         if self.resync:
             self.resync = False
@@ -96,7 +102,7 @@ class LlrSender:
             self.buf_bytes -= len(buf.popleft()[1])
             freed = True
         if freed and buf:
-            self.deadline = self.timer.now_ns() + self.cfg.replay_timeout_ns
+            self.deadline = self.timer.now_ns() + self.timeout_ns
 
     def on_ack(self, expected: int) -> None:
         self.c.llr_rx_ack += 1
@@ -105,7 +111,9 @@ class LlrSender:
     def on_nak(self, expected: int) -> None:
         self.c.llr_rx_nak += 1
         self._release(expected)
-        if self.buf and self.buf[0][0] & shim.SEQ_MASK == expected & shim.SEQ_MASK:
+        if self.buf:
+            if shim.seq_diff(self.buf[0][0], expected) > 0:
+                self.resync = True  # the receiver waits for a frame discarded here: tell it to move on
             self._replay()
 
     def _replay(self) -> None:
@@ -131,7 +139,7 @@ class LlrSender:
         self.buf = keep
         if keep:
             self.armed = False  # a pending event rereads the deadline; re-arming makes sure one exists
-            self._arm(self.timer.now_ns() + self.cfg.replay_timeout_ns)
+            self._arm(self.timer.now_ns() + self.timeout_ns)
 
     def flush(self) -> None:
         """The link went down: nothing buffered will be acknowledged (counted as discarded)."""

@@ -65,7 +65,10 @@ class LinkPort:
     """One port end of a link with the link layer on (see the module docstring for the seam)."""
 
     def __init__(self, config: LinkLayerConfig, timer: Timer, wire: Wire, name: str, seed: int = 0,
-                 mac: bytes = b"\x02\x00\x00\x00\x00\x00", errors: bool = True) -> None:
+                 mac: bytes = b"\x02\x00\x00\x00\x00\x00", errors: bool = True, loop_ns: int = 0) -> None:
+        """`name`: this port's identity ("node:port", its link errors are keyed by it); `loop_ns`: the link's
+        loop time where it is known (a frame out and its ACK back: propagation both ways, the peer's
+        pipeline), added to the LLR replay timeout."""
         self.config = config
         self.timer = timer
         self.wire = wire
@@ -80,7 +83,7 @@ class LinkPort:
         fer = config.frame_error_rate or config.bit_error_rate
         self.errors = FrameErrors(seed, name, config.frame_error_probability) if fer and errors else None
         llr = config.llr
-        self.tx = LlrSender(llr, timer, self._put, self.counters) if llr.enabled else None
+        self.tx = LlrSender(llr, timer, self._put, self.counters, loop_ns) if llr.enabled else None
         self.rx = LlrReceiver(llr, timer, self._put, self.counters, mac) if llr.enabled else None
 
     def __getattr__(self, attr: str) -> Any:
@@ -97,7 +100,11 @@ class LinkPort:
     def _put(self, frame: bytes) -> None:
         """A frame of the port's own (control, replay) on the wire now, after what is already on it."""
         now = self.timer.now_ns()
-        end = self.wire.send(frame, self._start(float(now)))
+        try:
+            end = self.wire.send(frame, self._start(float(now)))
+        except Exception:  # noqa: BLE001 - a frame the wire refused is lost like a corrupted one (LLR's timer)
+            self.counters.tx_refused += 1
+            return
         if type(end) is float:
             self.busy = end
             if self.hold is not None:

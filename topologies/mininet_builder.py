@@ -63,6 +63,8 @@ class FabricOptions:
     # `preload_config` (the device config the controller will push) once for all of them.
     fork_switches: bool = True
     preload_config: bytes | None = None
+    # MTU of every link's veth pair (None: the kernel's 1500): room for the link layer's 8-byte LLR shim
+    link_mtu: int | None = None
 
 
 def switch_ifname(run: RunState, device_id: int, port: int) -> str:
@@ -284,8 +286,9 @@ class Fabric:
         for _a, b, name_a, name_b, mac_a, mac_b in plan:
             peer = (f" group {group}" if self.topo.nodes[b.owner].is_switch
                     else f" netns {self.host(b.owner).pid}")
-            batch.append(f"link add name {name_a} address {mac_a} group {group} type veth "
-                         f"peer name {name_b} address {mac_b}{peer}")
+            mtu = f" mtu {self.opts.link_mtu}" if self.opts.link_mtu else ""
+            batch.append(f"link add name {name_a} address {mac_a}{mtu} group {group} type veth "
+                         f"peer name {name_b} address {mac_b}{mtu}{peer}")
         _ip_batches(batch)
         for a, b, name_a, name_b, mac_a, mac_b in plan:  # Mininet bookkeeping only: no command per link
             self.net.addLink(a.owner, b.owner, port1=a.number, port2=b.number, intfName1=name_a, intfName2=name_b,

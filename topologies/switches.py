@@ -282,6 +282,8 @@ class P4ExecSwitch(P4Switch):
             cmd += ["--queue-depth", str(self.queue_depth)]
         for port, pps in sorted(self.queue_rates_pps.items()):
             cmd += ["--queue-rate-port", f"{port}:{pps:g}"]
+        if "--link-layer" in self.extra_args:
+            cmd += ["--link-name", self.name]  # link errors keyed by node:port, as vfabric keys them
         return cmd + list(self.extra_args)
 
 

@@ -15,7 +15,9 @@ import select
 import socket
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
+from linklayer import LinkLayerConfig, LinkPort
 from traffic.host import Endpoints, HostConfig, TxRefused
 from traffic.netns import open_packet_socket, socket_drops
 from traffic.realtime import RealTimeScheduler
@@ -72,11 +74,25 @@ class SocketIO:
         return start_ns + len(frame) * self.ns_per_byte
 
 
+@dataclass
+class NicLinkLayer:
+    """The link layer on the engine's NIC ports (linklayer/port.py): each socket's frames go out through a
+    LinkPort and every frame read passes it first. `names[(eid, plane)]` is the port's "host:port" (its link
+    errors are keyed by it, as vfabric keys them); `ports` fills in as the engine opens them."""
+
+    config: LinkLayerConfig
+    names: dict[tuple[int, int], str] = field(default_factory=dict)
+    seed: int = 0
+    ports: dict[tuple[int, int], LinkPort] = field(default_factory=dict)
+
+
 class Engine:
     """Replays planned collectives on the given ports. Use as a context manager so sockets get closed."""
 
-    def __init__(self, ports: dict[tuple[int, int], Port], config: EngineConfig | None = None) -> None:
+    def __init__(self, ports: dict[tuple[int, int], Port], config: EngineConfig | None = None,
+                 link: NicLinkLayer | None = None) -> None:
         self.ports = dict(ports)
+        self.link = link if link is not None and link.config.active else None
         self.config = config or EngineConfig()
         self.host_config = HostConfig.from_engine(self.config.validate())
         self._socks: dict[tuple[str | None, str], socket.socket] = {}
@@ -109,6 +125,13 @@ class Engine:
         self._owner[where] = key
         at = (Carrier(), key[0], key[1])
         recv = sock.recv
+        io = SocketIO(sock, self.config.port_rate_bps)
+        lp: LinkPort | None = None
+        if self.link is not None:
+            name = self.link.names.get(key, f"ep{key[0]}:{key[1]}")
+            lp = self.link.ports[key] = LinkPort(self.link.config, sched, io, name, self.link.seed,
+                                                 mac=bytes.fromhex(port.mac.replace(":", "")))
+            take = lp.receive
 
         def readable(_fd: int) -> None:
             for _ in range(RECV_BUDGET):
@@ -120,10 +143,15 @@ class Engine:
                     if e.errno not in (errno.ENETDOWN, errno.ENXIO):
                         raise
                     return
+                if lp is not None:
+                    got = take(data)
+                    if got is None:
+                        continue
+                    data = got
                 receive(at, data)
 
         sched.watch(sock.fileno(), readable)
-        return SocketIO(sock, self.config.port_rate_bps)
+        return io if lp is None else lp  # type: ignore[return-value]
 
     def run(self, plan: list[PlannedCollective]) -> RunResult:
         cfg = self.config

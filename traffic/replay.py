@@ -10,7 +10,7 @@ from typing import Any
 from rich.table import Table
 
 from traffic.collectives import make_schedule
-from traffic.engine import Engine
+from traffic.engine import Engine, NicLinkLayer
 from traffic.metrics import Metrics, summarize, write_all
 from traffic.records import EngineConfig, PlannedCollective, Port, RunResult
 from traffic.schedule import apply_offsets
@@ -55,9 +55,11 @@ def ports_for_topology(topo: Any, netns_of: Callable[[str], str],
 
 
 def replay(plan: list[PlannedCollective], ports: dict[tuple[int, int], Port],
-           config: EngineConfig | None = None, out_dir: str | Path | None = None) -> tuple[RunResult, Metrics]:
-    """Run the plan; write metrics.json, metrics.csv and flows.csv into `out_dir` when given."""
-    with Engine(ports, config) as eng:
+           config: EngineConfig | None = None, out_dir: str | Path | None = None,
+           link: NicLinkLayer | None = None) -> tuple[RunResult, Metrics]:
+    """Run the plan; write metrics.json, metrics.csv and flows.csv into `out_dir` when given. `link`: the link
+    layer on the NIC ports (its counters are there after the run)."""
+    with Engine(ports, config, link) as eng:
         result = eng.run(plan)
     metrics = write_all(out_dir, result) if out_dir is not None else summarize(result)
     return result, metrics

@@ -101,7 +101,11 @@ class VirtualFabric:
     def _link_port(self, end: Any, out: Channel, back: Channel) -> LinkPort:
         """The link-layer port at `end`: it sends on `out` and receives what arrives over `back`."""
         name = f"{end.owner}:{end.number}"
-        lp = LinkPort(self.config.link_layer, self.sim, out, name, self.config.seed, mac=_port_mac(name))
+        link = out.link
+        # out and back: two propagation delays, a switch pipeline at either end, a full frame each way
+        loop = 2 * link.delay_ns + 2 * self.config.pipeline_latency_ns + int(2 * link.serialisation_ns(9216))
+        lp = LinkPort(self.config.link_layer, self.sim, out, name, self.config.seed, mac=_port_mac(name),
+                      loop_ns=loop)
         back.deliver = _through(lp, back.deliver, back.link)
         self.link_ports.append((end.owner, end.number, lp))
         return lp

@@ -40,7 +40,31 @@ def trial_row(label: str, rep: int, seed: int, digest: str, res: TrialResult,
             "switch_ecn_marked": sw["switch_ecn_marked"], "switch_drops": sw["switch_drops"],
             "link_util_max": sw["link_util_max"], "recovery_ms": 1e3 * max(rec_times) if rec_times else None,
             "rx_socket_drops": s.get("rx_socket_drops", 0), "timed_out": bool(s.get("timed_out")),
-            "load_1m": load_1m}
+            "load_1m": load_1m, **_link_layer(s)}
+
+
+def _link_layer(summary: dict[str, Any]) -> dict[str, Any]:
+    """The run's link-layer totals and end-to-end retransmissions (only when the link layer was on)."""
+    ll = summary.get("link_layer")
+    if ll is None:
+        return {}
+    return {"link_layer": {**ll, "e2e_retransmitted": summary.get("retransmitted", 0)}}
+
+
+def flat(row: dict[str, Any]) -> dict[str, Any]:
+    """A row for a CSV file: a nested mapping becomes `key.sub` columns."""
+    out: dict[str, Any] = {}
+    for k, v in row.items():
+        if isinstance(v, dict):
+            out.update({f"{k}.{kk}": vv for kk, vv in v.items()})
+        else:
+            out[k] = v
+    return out
+
+
+def csv_fields(rows: list[dict[str, Any]]) -> list[str]:
+    """Every column of the rows, in first-seen order (rows of runs with and without the link layer mix)."""
+    return list(dict.fromkeys(k for r in rows for k in r))
 
 
 def _median(values: list[Any]) -> float | None:
@@ -71,6 +95,11 @@ def aggregate(rows: list[dict[str, Any]], order: list[str] | None = None) -> lis
             agg[key] = _median([r.get(key) for r in mine])
             agg[f"{key}_spread"] = _spread([r.get(key) for r in mine])
         agg["packets_lost"] = sum(r["packets_lost"] for r in mine)
+        lls = [r["link_layer"] for r in mine if r.get("link_layer")]
+        if lls:
+            agg["link_layer"] = {k: (_median([x.get(k) for x in lls]) if isinstance(v, int | float)
+                                     and not isinstance(v, bool) and k not in ("frame_error_rate", "bit_error_rate")
+                                     else v) for k, v in lls[0].items()}
         out.append(agg)
     return out
 

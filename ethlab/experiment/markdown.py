@@ -65,6 +65,33 @@ def comparison_markdown(aggs: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+LINK_LAYER_COLUMNS = [("frames_corrupted", "frames corrupted"), ("llr_replays", "LLR replays"),
+                      ("llr_replayed_frames", "replayed frames"), ("llr_discards", "LLR discards"),
+                      ("pause_frames", "pause frames"), ("paused_ns", "paused ns"),
+                      ("credit_stall_ns", "credit stall ns"), ("buffer_drops", "buffer drops"),
+                      ("e2e_retransmitted", "e2e retransmitted")]
+
+
+def link_layer_markdown(aggs: list[dict[str, Any]]) -> list[str]:
+    """A row per variant that ran with the link layer: its settings and the run's link-layer totals."""
+    rows = [a for a in aggs if a.get("link_layer")]
+    if not rows:
+        return []
+    heads = ["policy", "FER", "BER", "LLR", "flow control"] + [h for _k, h in LINK_LAYER_COLUMNS]
+    lines = ["## Link layer", "", "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    for a in rows:
+        ll = a["link_layer"]
+        cells = [a["policy"], f"{ll.get('frame_error_rate', 0):g}", f"{ll.get('bit_error_rate', 0):g}",
+                 "on" if ll.get("llr") else "off", str(ll.get("flow_control", "none"))]
+        cells += ["-" if ll.get(k) is None else f"{ll[k]:g}" for k, _h in LINK_LAYER_COLUMNS]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "Totals over every port of the run (medians over repetitions): frames that failed their FCS, "
+              "go-back-N replays and the frames they re-sent, frames LLR gave up on, PFC pause frames and time "
+              "paused, time waiting for CBFC credits, buffer drops; e2e retransmitted: packets the end-to-end "
+              "transport sent again.", ""]
+    return lines
+
+
 def _fault_lines(root: Path) -> list[str]:
     rows = []
     for sw_json in sorted((root / "runs").glob("*/rep*/switch.json")):
@@ -126,6 +153,7 @@ def render(root: Path) -> str:
         lines += ["## Policies compared", "", *comparison_markdown(aggs), ""]
         if spec.get("expect"):
             lines += [f"**What to look for:** {' '.join(str(spec['expect']).split())}", ""]
+    lines += link_layer_markdown(aggs)
     lines += _fault_lines(root)
     plots = sorted((root / "plots").glob("*.png")) if (root / "plots").is_dir() else []
     if plots:

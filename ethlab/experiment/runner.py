@@ -74,10 +74,11 @@ def results_dir(spec: Spec, base: Path | str = "results") -> Path:
 
 def _write_rows(root: Path, rows: list[dict[str, Any]]) -> None:
     if rows:
+        flat = [agg.flat(r) for r in rows]
         with (root / "trials.csv").open("w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w = csv.DictWriter(fh, fieldnames=agg.csv_fields(flat))
             w.writeheader()
-            w.writerows(rows)
+            w.writerows(flat)
 
 
 def _status(root: Path, out: ExperimentOutcome, spec: Spec, total: int, current: str | None) -> None:
@@ -144,7 +145,7 @@ def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], N
                         f"queues and time limit x{factor:g}", len(out.rows), total)
                 setup = TrialSetup(topo, variant.make_policy(), plan, engine, spec.target,
                                    rate_scale, fab["queue_depth"], seed, list(spec.faults),
-                                   spec.sample_interval_s)
+                                   spec.sample_interval_s, spec.link_layer_config(variant))
                 done = len(out.rows)
                 load_1m = round(os.getloadavg()[0], 2)  # foreign CPU load explains most rerun differences
 
@@ -170,10 +171,11 @@ def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], N
                                                    "schedule": digest, "trials": out.rows,
                                                    "policies": out.aggregates}, indent=1))
     if out.aggregates:
+        flat = [agg.flat(a) for a in out.aggregates]
         with (root / "comparison.csv").open("w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(out.aggregates[0]))
+            w = csv.DictWriter(fh, fieldnames=agg.csv_fields(flat))
             w.writeheader()
-            w.writerows(out.aggregates)
+            w.writerows(flat)
     if plots and out.rows:
         try:
             out.plots = draw_all(root, out.aggregates)

@@ -16,6 +16,7 @@ the key's path, not half-way through a ten-minute run.
       - {label: spray-dcqcn, name: spray, engine: {reaction: dcqcn}}
     faults:
       - {at_s: 0.3, action: link_down, a: leaf1, b: spine1, for_s: 0.5}
+    link_layer: {frame_error_rate: 1e-4, llr: true}   # also per policy entry (docs/experiments.md)
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from controller.policies import POLICIES, Policy, make_policy
 from ethlab.bringup import TARGETS
 from ethlab.checks import UsageError, check_engine, check_fabric, check_plan, check_traffic
 from ethlab.experiment.faults import Fault
+from linklayer import LinkLayerConfig, LinkLayerError
 from p4exec.textfile import InputFileError, read_user_text
 from topologies.model import Topology
 from topologies.yaml_loader import load as load_topology
@@ -51,7 +53,7 @@ ENGINE_KEYS = {"rate_mbps", "mtu", "reaction", "reaction_params", "format", "tim
 FABRIC_KEYS = {"rate_scale", "queue_depth", "pipeline"}
 MAX_REPETITIONS = 100
 TOP_KEYS = {"name", "description", "expect", "topology", "target", "seed", "repetitions", "fabric", "engine",
-            "traffic", "policies", "faults", "sample_interval_s", "clock", "virtual"}
+            "traffic", "policies", "faults", "sample_interval_s", "clock", "virtual", "link_layer"}
 
 
 @dataclass
@@ -64,6 +66,7 @@ class Variant:
     options: dict[str, Any] = field(default_factory=dict)
     engine: dict[str, Any] = field(default_factory=dict)
     fabric: dict[str, Any] = field(default_factory=dict)
+    link_layer: dict[str, Any] = field(default_factory=dict)  # over the spec's `link_layer`
 
     def make_policy(self) -> Policy:
         return make_policy(self.policy, ecn=copy.deepcopy(self.ecn), **self.options)
@@ -88,6 +91,7 @@ class Spec:
     expect: str = ""  # what to look for in the results (printed under the comparison and in report.md)
     clock: str = "emulated"  # or "virtual": vfabric's discrete-event fabric (ethlab/experiment/virtual_trial.py)
     virtual: dict[str, Any] = field(default_factory=dict)  # options of the virtual clock (limits, delays)
+    link_layer: dict[str, Any] = field(default_factory=dict)  # linklayer.LinkLayerConfig's mapping
 
     # ---- what a trial needs --------------------------------------------------------------------------
     def build_topology(self) -> Topology:
@@ -105,6 +109,17 @@ class Spec:
                             transport_params=dict(e.get("transport_params") or {}),
                             plane_policy=e.get("plane_policy", "pinned"), spray_unit=e.get("spray_unit", "packet"),
                             flowlet_gap_s=float(e.get("flowlet_gap_s", 100e-6)))
+
+    def link_layer_config(self, variant: Variant) -> LinkLayerConfig:
+        """The spec's `link_layer` with the variant's keys over it (nested mappings merged key by key)."""
+        return self.link_layer_config_from(self.link_layer, variant)
+
+    @staticmethod
+    def link_layer_config_from(base: dict[str, Any], variant: Variant) -> LinkLayerConfig:
+        if not base and not variant.link_layer:
+            return LinkLayerConfig()
+        return LinkLayerConfig.parse(merge_link_layer(base, variant.link_layer),
+                                     f"policies[{variant.label}].link_layer")
 
     def fabric_options(self, variant: Variant) -> dict[str, Any]:
         return {"rate_scale": None, "queue_depth": None, **self.fabric, **variant.fabric}
@@ -140,9 +155,26 @@ class Spec:
                 "policies": [{"label": v.label, "name": v.policy, "ecn": v.ecn, "options": v.options,
                               "engine": v.engine, "fabric": v.fabric,
                               "resolved_engine": asdict(self.engine_config(v)),
-                              "resolved_fabric": self.fabric_options(v)} for v in self.variants],
+                              "resolved_fabric": self.fabric_options(v),
+                              **({"link_layer": v.link_layer} if v.link_layer else {})} for v in self.variants],
                 "faults": [asdict(f) for f in self.faults], "sample_interval_s": self.sample_interval_s,
-                "clock": self.clock, "virtual": self.virtual, "source": self.source}
+                "clock": self.clock, "virtual": self.virtual, "source": self.source,
+                **({"link_layer": self.link_layer} if self.link_layer else {})}
+
+
+def merge_link_layer(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """`over`'s keys on `base`'s; a mapping under both (llr, pfc, cbfc) merges key by key (`llr: true` over a
+    mapping turns it on with the mapping's knobs)."""
+    out = dict(base)
+    for key, value in over.items():
+        old = out.get(key)
+        if isinstance(old, dict) and isinstance(value, dict):
+            out[key] = {**old, **value}
+        elif isinstance(old, dict) and isinstance(value, bool) and key == "llr":
+            out[key] = {**old, "enabled": value}
+        else:
+            out[key] = value
+    return out
 
 
 def schedule_digest(plan: list[PlannedCollective]) -> str:
@@ -171,7 +203,7 @@ def _variant(i: int, raw: Any) -> Variant:
     if isinstance(raw, str):
         raw = {"name": raw}
     _need(isinstance(raw, dict), where, "must be a policy name or a mapping")
-    _unknown(raw, {"name", "label", "ecn", "options", "engine", "fabric"}, where)
+    _unknown(raw, {"name", "label", "ecn", "options", "engine", "fabric", "link_layer"}, where)
     _need(raw.get("name") in POLICIES, f"{where}.name", f"must be one of {', '.join(sorted(POLICIES))}")
     ecn = raw.get("ecn", True)
     if isinstance(ecn, dict):
@@ -181,7 +213,10 @@ def _variant(i: int, raw: Any) -> Variant:
     engine, fabric = raw.get("engine") or {}, raw.get("fabric") or {}
     _unknown(engine, ENGINE_KEYS, f"{where}.engine")
     _unknown(fabric, FABRIC_KEYS, f"{where}.fabric")
-    v = Variant(str(raw.get("label", raw["name"])), raw["name"], ecn, dict(raw.get("options") or {}), engine, fabric)
+    ll = raw.get("link_layer") or {}
+    _need(isinstance(ll, dict), f"{where}.link_layer", f"must be a mapping (got {ll!r})")
+    v = Variant(str(raw.get("label", raw["name"])), raw["name"], ecn, dict(raw.get("options") or {}), engine, fabric,
+                dict(ll))
     try:
         v.make_policy().describe()
         if isinstance(ecn, dict):
@@ -257,6 +292,7 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
         except (TypeError, ValueError) as err:
             raise SpecError(f"{where}: engine/fabric value: {err}") from None
     spec.clock, spec.virtual = _clock(data)
+    spec.link_layer = _link_layer(data.get("link_layer"), spec)
     try:
         t = spec.build_topology()
     except Exception as err:
@@ -279,6 +315,29 @@ def parse_spec(data: Any, source: str | None = None) -> Spec:
     except Exception as err:
         raise SpecError(f"traffic: {err}") from None
     return spec
+
+
+def _link_layer(raw: Any, spec: Spec) -> dict[str, Any]:
+    """Check the spec's `link_layer` and every variant's merged over it (errors name the key); a link layer
+    asked of a BMv2 fabric is refused: BMv2 models no FCS errors, LLR or link flow control."""
+    raw = {} if raw is None else raw
+    try:
+        LinkLayerConfig.parse(raw)
+        active = [v.label for v in spec.variants if spec.link_layer_config_from(raw, v).active]
+    except LinkLayerError as err:
+        raise SpecError(str(err)) from None
+    spec.link_layer = dict(raw)
+    check_link_layer_target(spec, active)
+    return dict(raw)
+
+
+def check_link_layer_target(spec: Spec, active: list[str] | None = None) -> None:
+    """A link layer asked of a BMv2 fabric is refused (also after `ethlab run --target bmv2`)."""
+    if active is None:
+        active = [v.label for v in spec.variants if spec.link_layer_config(v).active]
+    _need(not (active and spec.target == "bmv2"), "link_layer",
+          f"frame errors, LLR, PFC and CBFC (asked by {', '.join(active)}) are below what BMv2 models: "
+          "use target p4exec")
 
 
 def _clock(data: dict) -> tuple[str, dict[str, Any]]:

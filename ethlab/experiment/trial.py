@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from controller.client import SwitchConnection
 from controller.policies import Policy
 from ethlab.experiment import collect
+from linklayer import LinkCounters, LinkLayerConfig, run_totals
 from topologies.faults import Fault
 from topologies.model import Topology
 from traffic.metrics import Metrics
@@ -41,6 +42,7 @@ class TrialSetup:
     seed: int | None = None
     faults: list[Fault] = field(default_factory=list)
     sample_interval_s: float | None = 0.25
+    link_layer: LinkLayerConfig = field(default_factory=LinkLayerConfig)  # inactive: no link layer at all
 
 
 @dataclass
@@ -108,6 +110,9 @@ class Replayed:
     events: list[dict[str, Any]]
     sampler: collect.Sampler
     recovery_interval_s: float  # resolution of the recovery estimate; 0: no estimate (nothing sampled)
+    # link-layer counters per (node, port) — switches and host NIC ports; None: the link layer was off
+    link_counters: dict[tuple[str, int], LinkCounters] | None = None
+    buffer_drops: int = 0  # frames the traffic managers' buffers dropped (flow control's business)
 
 
 class ClockSession(Protocol):
@@ -170,11 +175,29 @@ def run_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] 
           "queue_samples": sampler.queue, "goodput_samples": sampler.goodput,
           "traffic_duration_s": round(m.replayed.duration_s, session.time_digits), "bringup": session.timings,
           "unread": m.unread, **extra}
+    if m.replayed.link_counters is not None:
+        add_link_layer(setup, m.replayed, m.links, out_dir)
     write_csv(out_dir / "links.csv", m.links)
     (out_dir / "switch.json").write_text(json.dumps(sw, indent=1))
     result = TrialResult(m.replayed.metrics, m.links, sw, session.timings)
     session.done(result)
     return result
+
+
+def add_link_layer(setup: TrialSetup, replayed: Replayed, links: list[dict[str, Any]], out_dir: Path) -> None:
+    """The link layer's numbers where the run's records are: the totals in metrics.json's summary (`link_layer`),
+    each switch port's counters as columns of its links.csv row. Only for a run with the link layer on: without
+    it every file stays byte for byte what it was."""
+    counters = replayed.link_counters or {}
+    totals = {**setup.link_layer.describe(), **run_totals(counters.values(), replayed.buffer_drops)}
+    replayed.metrics.summary["link_layer"] = totals
+    path = out_dir / "metrics.json"
+    data = json.loads(path.read_text())
+    data["summary"]["link_layer"] = totals
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    zero = LinkCounters()
+    for row in links:
+        row.update(counters.get((row["switch"], row["port"]), zero).as_dict())
 
 
 @dataclass

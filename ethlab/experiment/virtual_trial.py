@@ -145,7 +145,10 @@ class VirtualSession:
         metrics.summary["clock"] = "virtual"
         metrics.summary["stopped_by"] = outcome.stopped_by
         _restate_clock(out_dir / "metrics.json", outcome.stopped_by)
-        return Replayed(metrics, outcome.result.duration_s, outcome.events, sampler, limits.sample_interval_s or 0.0)
+        counters = ({(node, port): lp.counters for node, port, lp in self.fabric.link_ports}
+                    if setup.link_layer.active else None)
+        return Replayed(metrics, outcome.result.duration_s, outcome.events, sampler, limits.sample_interval_s or 0.0,
+                        counters)
 
     def explain(self, err: Exception) -> Exception | None:
         return None
@@ -192,7 +195,7 @@ class VirtualClock:
                            spray_unit=eng.spray_unit, flowlet_gap_ns=int(round(eng.flowlet_gap_s * 1e9)))
         fabric_cfg = FabricConfig(queue_depth=int(opts.get("queue_depth") or setup.queue_depth or 64),
                                   pipeline_latency_ns=int(opts.get("pipeline_latency_ns", 400)),
-                                  seed=setup.seed or 0)
+                                  seed=setup.seed or 0, link_layer=setup.link_layer)
         say(f"building {setup.topo.name} in virtual time ({len(setup.topo.switches)} switches)")
         fabric = VirtualFabric(setup.topo, fabric_cfg, hosts)
         inc_artifacts = build_artifacts(INC_PROGRAM, "p4exec") if needs_inc(setup.plan) else None

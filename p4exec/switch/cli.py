@@ -61,6 +61,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-file", type=new_file, default=None, help="log to this file")
     p.add_argument("-L", "--log-level", default="info", choices=sorted(LOG_LEVELS))
     p.add_argument("--seed", type=integer(0, U64), default=0, help="seed for random() in the program")
+    p.add_argument("--link-layer", default=None, metavar="JSON",
+                   help="the link layer on every port (linklayer/: frame errors, LLR, flow control), as the "
+                        "`link_layer` mapping of an experiment spec in JSON; link errors are drawn from --seed")
+    p.add_argument("--link-name", default="switch", metavar="NAME",
+                   help="this switch's node name: its ports' link errors are keyed by NAME:PORT")
     p.add_argument("--pipeline", choices=["python", "native"], default=None,
                    help="run programs on the generated Python or the native C pipeline (default: $P4EXEC_PIPELINE "
                         "or python; docs/p4exec-native.md)")
@@ -181,6 +186,11 @@ def run(args: argparse.Namespace) -> int:
     for port, depth in _pairs(args.queue_depth_port, "--queue-depth-port", MAX_DEPTH):
         tm.configure(port, depth=int(depth))
     dp = DataPlane(build_ports(args.interface, args.rx_ring_mb), tm, args.cpu_port, args.pcap)
+    if args.link_layer:
+        problem = enable_link_layer(dp, args.link_layer, args.link_name, args.seed)
+        if problem:
+            print(f"p4exec switch: --link-layer: {problem}", file=sys.stderr)
+            return 2
     device = SwitchDevice(dp, device_id=args.device_id, seed=args.seed)
 
     if args.config and not args.no_p4:
@@ -242,6 +252,19 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
+
+
+def enable_link_layer(dp: object, raw: str, name: str, seed: int) -> str | None:
+    """Turn the link layer on at every port of `dp`; what is wrong with `raw`, or None."""
+    from linklayer import LinkLayerConfig, LinkLayerError
+
+    try:
+        cfg = LinkLayerConfig.parse(json.loads(raw))
+    except (ValueError, LinkLayerError) as err:
+        return str(err)
+    if cfg.active:
+        dp.enable_link_layer(cfg, name, seed)  # type: ignore[attr-defined]
+    return None
 
 
 def _stop_server(server: object) -> None:

@@ -188,6 +188,35 @@ class DataPlane(PortStateMixin, SwitchLoop):
             live.set_port_up(num, port.up)
         self.set_live(live)
 
+    def now_ns(self) -> int:
+        """The clock of the switch loop's timers (the link layer reads it)."""
+        return self.tm.clock.now_ns()
+
+    def enable_link_layer(self, config: Any, name: str, seed: int) -> None:
+        """The link layer (linklayer/port.py) on every port: it sends for the port and sees every frame the
+        port reads before ingress does. Link errors are keyed by `name:port`, as vfabric keys them."""
+        import hashlib
+
+        from linklayer import LinkPort
+
+        for num, sender in list(self._senders.items()):
+            mac = b"\x02" + hashlib.blake2b(f"{name}:{num}".encode(), digest_size=5).digest()
+            lp = LinkPort(config, self, sender, f"{name}:{num}", seed, mac=mac)
+            self._senders[num] = lp  # type: ignore[assignment]
+            self.attach_link(num, lp)
+        self._ingress = self._ingress_link  # type: ignore[method-assign]
+
+    def _ingress_link(self, num: int, frame: bytes) -> None:
+        """`_ingress` behind the port's link layer: what it consumes (bad FCS, LLR control and repeats, flow
+        control) is counted there, not as received."""
+        lp = self.link_ports.get(num)
+        if lp is not None:
+            got = lp.receive(frame)
+            if got is None:
+                return
+            frame = got
+        DataPlane._ingress(self, num, frame)
+
     def at(self, t_ns: int, fn: Callable[..., Any], *args: Any) -> None:
         """The switch loop's timer: `fn(*args)` once the monotonic clock reaches `t_ns` (run by the loop)."""
         heappush(self._timers, (t_ns, next(self._timer_seq), fn, args))
@@ -273,9 +302,13 @@ class DataPlane(PortStateMixin, SwitchLoop):
                 self.acct.ring_dropped(num, drops)
 
     def stats_snapshot(self) -> dict:
-        """The accounting with the ring drops up to now (on the loop thread)."""
+        """The accounting with the ring drops up to now (on the loop thread), and the link layer's counters
+        per port when it is on."""
         self.collect_ring_drops()
-        return self.acct.snapshot()
+        snap = self.acct.snapshot()
+        if self.link_ports:
+            snap["link_layer"] = {str(n): lp.counters.as_dict() for n, lp in sorted(self.link_ports.items())}
+        return snap
 
     def _guarded(self, fn: Callable[[], None]) -> None:
         """Housekeeping must never stop the packet loop: log its failures and carry on."""

@@ -37,3 +37,21 @@ def test_bad_values_name_their_key(raw: dict, key: str) -> None:
     with pytest.raises(LinkLayerError) as err:
         LinkLayerConfig.parse(raw)
     assert str(err.value).startswith(key + ":")
+
+
+def test_yaml_exponent_without_dot_is_a_number() -> None:
+    """PyYAML reads `1e-6` as a string; the rate is plainly a number, so it is taken as one."""
+    import yaml
+
+    assert LinkLayerConfig.parse(yaml.safe_load("frame_error_rate: 1e-6")).frame_error_rate == 1e-6
+    with pytest.raises(LinkLayerError, match="link_layer.frame_error_rate"):
+        LinkLayerConfig.parse({"frame_error_rate": "often"})
+
+
+def test_to_raw_round_trips_and_scaled_stretches_time() -> None:
+    cfg = LinkLayerConfig.parse({"bit_error_rate": 1e-9, "llr": {"ack_every": 4}, "flow_control": "pfc",
+                                 "pfc": {"priorities": [3], "watchdog_ns": 100}})
+    assert LinkLayerConfig.parse(cfg.to_raw()) == cfg
+    slow = cfg.scaled(1000)
+    assert slow.llr.replay_timeout_ns == 1000 * cfg.llr.replay_timeout_ns and slow.llr.ack_every == 4
+    assert slow.pfc.watchdog_ns == 100_000 and slow.cbfc.update_interval_ns == 1000 * cfg.cbfc.update_interval_ns

@@ -18,7 +18,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PIN = Path(__file__).with_name("records.json")
 RECORDS = ("metrics.json", "flows.csv", "links.csv")
-SPECS = sorted(p.stem for p in (ROOT / "experiments").glob("*.yaml"))
+# A spec whose first line is `# snapshot: skip` is too long for the suite's budget (it says why); its
+# determinism is tested where it belongs (e.g. tests/linklayer for experiments/llr.yaml).
+SPECS = sorted(p.stem for p in (ROOT / "experiments").glob("*.yaml")
+               if not p.read_text().startswith("# snapshot: skip"))
 
 
 def record_digests(spec_name: str, out: Path) -> dict[str, str]:
