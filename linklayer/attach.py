@@ -63,4 +63,5 @@ def on_link_port(cfg: LinkLayerConfig, port: LinkPort, clock: FlowClock, rate_bp
     if pf is not None:
         port.gate = pf.gate
         port.control_handlers[MAC_CONTROL_TYPE] = pf.take_control
+        pf.counters = port.counters
     return pf

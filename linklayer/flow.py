@@ -92,6 +92,7 @@ class PortFlow:
         self.gate = gate
         self.rx = rx
         self.stats = stats
+        self.counters: Any = None  # the LinkPort's LinkCounters, brought up to date by `close`
 
     def on_control(self, frame: bytes) -> bool:
         """A link control frame from the peer: True if it was ours (a pause, a credit update)."""
@@ -107,4 +108,10 @@ class PortFlow:
             rx.release(prio, nbytes)
 
     def close(self) -> None:
+        """Count open pauses and stalls up to now, and copy the totals into the port's LinkCounters (the
+        links.csv columns and the run's `link_layer` totals)."""
         self.gate.close()
+        c, st = self.counters, self.stats
+        if c is not None:
+            c.pause_tx, c.paused_ns, c.credit_stall_ns = st.pause_frames, st.paused_ns, st.credit_stall_ns
+            c.buffer_drops, c.watchdog_storms = st.buffer_drops, st.watchdog_storms
