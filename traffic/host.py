@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, cast
 
+from linklayer.attach import on_link_port
 from p4src.wire import PRIO_CONTROL as PRIO_CONTROL_P4
 from traffic.frames import FORMATS, PROBE, Addr, Template, entropy
 from traffic.inc.endpoint import CallbackClock, IncEndpoints
@@ -42,6 +43,7 @@ from traffic.transport import Receiver as TransportReceiver
 #: or credits a NIC's frames by these.
 PRIO_DATA = 0
 PRIO_CONTROL = PRIO_CONTROL_P4
+UNKNOWN_RATE_BPS = 1e9  # a port of unknown rate (an unpaced socket) times PFC quanta at this rate
 
 #: How far ahead a NIC port may commit frames to its transmit pipeline when nothing but its turn decides
 #: them (unpaced, unreliable, pinned flows, virtual time): 1 µs, ~32 full frames at 400 Gbit/s. A flow that
@@ -790,6 +792,26 @@ class Endpoints:
         self.graph.finish_external(ci, self.sim.now)
 
     # ---------------------------------------------------------------- receive
+    def attach_flow(self, nic: NicPort, port: Any, cfg: Any, mac: bytes, rate_bps: float = 0.0) -> None:
+        """PFC/CBFC (`cfg`, a linklayer.LinkLayerConfig) on a NIC port through its link layer (`port`, the
+        linklayer.LinkPort the NIC sends on): the NIC obeys the switch's pauses or credits; what it receives is
+        consumed at once (the host's memory is its buffer), so it never pauses and returns CBFC credits right
+        away. Both clocks call this. `rate_bps`: the link's rate (PFC's quanta are its bit times; the switch at the
+        other end must time them alike), by default the port's own."""
+        rate = rate_bps or nic.channel.rate_bps or UNKNOWN_RATE_BPS
+        pf = on_link_port(cfg, port, self.sim, rate, mac, nic.wake, host=True)
+        if pf is None:
+            return
+        nic.enable_flow(pf)
+        frame_bytes, priority = self.frame_bytes, self.frame_priority
+        port.rx_listeners.append(lambda frame: pf.consumed(priority(frame), frame_bytes(len(frame))))
+
+    def close_flows(self) -> None:
+        """Count open pauses and credit stalls of the NIC ports up to now (into their LinkCounters)."""
+        for nic in self.nics.values():
+            if nic.flow is not None:
+                nic.flow.close()
+
     def frame_priority(self, frame: bytes) -> int:
         """The priority a received frame travelled at (link-level flow control accounts it there): transport
         feedback and trimmed headers at the control priority, everything else at the data priority."""

@@ -10,13 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from linklayer import LinkLayerConfig, LinkPort
-from linklayer.attach import on_link_port
 from linklayer.flow import FlowStats
 from p4exec.switch.tm import QueueConfig
 from topologies.bmv2_launch import PRIORITY_QUEUES
 from topologies.model import Topology
 from vfabric.events import Simulator
-from vfabric.hosts import HostConfig, NicPort, VirtualEndpoints
+from vfabric.hosts import HostConfig, VirtualEndpoints
 from vfabric.links import Channel, Link
 from vfabric.switch import DEFAULT_PIPELINE_LATENCY_NS, VirtualSwitch
 
@@ -84,19 +83,7 @@ class VirtualFabric:
                 else:
                     nic = self.endpoints.attach(eid_of[near.owner], ln.plane, out)
                     if self.flow_control:
-                        self._nic_flow(nic, out)
-
-    def _nic_flow(self, nic: NicPort, port: LinkPort) -> None:
-        """PFC/CBFC on a host NIC port: it obeys the switch's pauses or credits; what it receives is consumed at
-        once (the host's memory is its buffer), so it never pauses and returns CBFC credits right away."""
-        eps = self.endpoints
-        pf = on_link_port(self.config.link_layer, port, self.sim, nic.channel.rate_bps, _port_mac(port.name), nic.wake,
-                          host=True)
-        if pf is None:
-            return
-        nic.enable_flow(pf)
-        frame_bytes = eps.frame_bytes
-        port.rx_listeners.append(lambda frame: pf.consumed(eps.frame_priority(frame), frame_bytes(len(frame))))
+                        self.endpoints.attach_flow(nic, out, ll, _port_mac(out.name))
 
     def _link_port(self, end: Any, out: Channel, back: Channel) -> LinkPort:
         """The link-layer port at `end`: it sends on `out` and receives what arrives over `back`."""
@@ -169,9 +156,9 @@ class VirtualFabric:
             for port, st in sw.flow_stats().items():
                 out[(name, port)] = st
         host_of = {ep.eid: ep.host for ep in self.topo.endpoints.values()}
+        self.endpoints.close_flows()
         for (eid, plane), nic in sorted(self.endpoints.nics.items()):
             if nic.flow is not None:
-                nic.flow.close()
                 out[(host_of[eid], plane)] = nic.flow.stats
         return out
 

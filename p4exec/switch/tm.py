@@ -95,7 +95,7 @@ class PortQueue:
     """The queues of one egress port and its pacing state."""
 
     __slots__ = ("port", "queues", "config", "next_tx", "backlog", "drops", "paced", "max_depth", "departed_ns",
-                 "passed", "bps", "min_gap_ns", "gate")
+                 "passed", "bps", "min_gap_ns", "gate", "held")
 
     def __init__(self, port: int, nqueues: int, config: QueueConfig) -> None:
         self.port = port
@@ -108,6 +108,7 @@ class PortQueue:
         self.departed_ns = 0.0  # when the last dequeued packet started to leave (fractional clock ns)
         self.passed: QueueInfo | None = None  # the metadata `pass_through` gave last (shared while it is the same)
         self.gate: Any = None  # link-level flow control's transmit gate (linklayer.flow.TxGate), or None
+        self.held = False  # the gate held every waiting priority (the port saved no credit meanwhile)
         self.retime()
 
     def retime(self) -> None:
@@ -250,6 +251,7 @@ class TrafficManager:
         if pq is None or not pq.backlog:
             return None
         if pq.gate is not None and self._eligible(pq) is None:
+            pq.held = True
             return None  # every waiting priority is held: the gate wakes the port when one may go
         now = self.clock.now_ns()
         if pq.paced:
@@ -355,7 +357,12 @@ class TrafficManager:
         it no longer holds."""
         q = self._eligible(pq)
         if q is None:
+            pq.held = True
             return None
+        if pq.held:  # a held port, like an idle one, saves no credit: no burst above its rate when let go
+            pq.held = False
+            if pq.next_tx < now:
+                pq.next_tx = now
         _item, length, _enq, _depth, qid, in_port = q[0]
         out = self._pop(pq, now, q)
         if pq.backlog == 0:
