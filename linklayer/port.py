@@ -54,7 +54,10 @@ class Wire(Protocol):
 
 
 class FlowGate(Protocol):
-    """Flow control on a port's transmit side (PFC: paused priorities; CBFC: credits per virtual channel)."""
+    """Flow control on a port's transmit side (PFC: paused priorities; CBFC: credits per virtual channel).
+    The transmitting side (traffic manager, NIC) asks `LinkPort.may_send(priority, nbytes)` before it starts
+    a frame and calls `gate.sent(priority, nbytes)` once it did (only it knows the frame's priority); the gate
+    calls `LinkPort.resumed(priority)` when a held priority may go again."""
 
     def may_send(self, priority: int, nbytes: int) -> bool: ...
 
