@@ -129,11 +129,20 @@ class Engine:
         recv = sock.recv
         io = SocketIO(sock, self.config.port_rate_bps)
         lp: LinkPort | None = None
+        deliver: Callable[[tuple[Carrier, int, int], bytes], None] = receive
         if self.link is not None:
             name = self.link.names.get(key, f"ep{key[0]}:{key[1]}")
             lp = self.link.ports[key] = LinkPort(self.link.config, sched, io, name, self.link.seed,
                                                  mac=bytes.fromhex(port.mac.replace(":", "")))
-            take = lp.receive
+            link_in = lp.receive
+
+            def through_link(at: tuple[Carrier, int, int], data: bytes) -> None:
+                """The port's link layer first (FCS, LLR, flow control), then the model."""
+                got = link_in(data)
+                if got is not None:
+                    receive(at, got)
+
+            deliver = through_link
 
         def readable(_fd: int) -> None:
             for _ in range(RECV_BUDGET):
@@ -145,12 +154,7 @@ class Engine:
                     if e.errno not in (errno.ENETDOWN, errno.ENXIO):
                         raise
                     return
-                if lp is not None:
-                    got = take(data)
-                    if got is None:
-                        continue
-                    data = got
-                receive(at, data)
+                deliver(at, data)
 
         sched.watch(sock.fileno(), readable)
         return io if lp is None else lp  # type: ignore[return-value]
