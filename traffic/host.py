@@ -182,7 +182,7 @@ class NicPort:
         frames' bytes are counted as they leave."""
         self.flow = flow
         self.gate = flow.gate
-        self.channel = _CountingIO(self.channel)
+        self.channel = _GatedIO(self.channel, flow.gate, self.engine.frame_bytes)
 
     def wake(self) -> None:
         """The gate lets a held priority go again."""
@@ -294,7 +294,7 @@ class NicPort:
         self.scheduled = True
         sim, gate, ctrl, ready = self.sim, self.gate, self.ctrl, self.ready
         frame_bytes = self.engine.frame_bytes
-        channel = cast("_CountingIO", self.channel)
+        channel = cast("_GatedIO", self.channel)
         while ctrl or ready:
             now = sim.now
             busy = self.busy_until
@@ -304,11 +304,13 @@ class NicPort:
             if ctrl and gate.may_send(PRIO_CONTROL, frame_bytes(len(ctrl[0]))):
                 frame = ctrl.popleft()
                 start = self.start_ns(now)
+                channel.prio = PRIO_CONTROL
                 try:
                     self.busy_until = channel.send(frame, start)
-                    gate.sent(PRIO_CONTROL, frame_bytes(len(frame)))
                 except TxRefused:
                     self.busy_until = start
+                finally:
+                    channel.prio = PRIO_DATA
                 continue
             if not ready or not gate.may_send(PRIO_DATA, ready[0].wire_bits >> 3):
                 break
@@ -316,10 +318,7 @@ class NicPort:
             while ready:
                 f = ready.popleft()
                 f.queued = False
-                channel.last = -1
                 if self.engine.send_one(f, self, now):
-                    if channel.last >= 0:
-                        gate.sent(PRIO_DATA, frame_bytes(channel.last))
                     sent = True
                     break
             if not sent:
@@ -327,14 +326,18 @@ class NicPort:
         self.scheduled = False
 
 
-class _CountingIO:
-    """A NIC port's frame I/O that remembers the length of the last frame it took (flow control counts it)."""
+class _GatedIO:
+    """A NIC port's frame I/O under flow control: every frame it takes is told to the port's gate (CBFC counts
+    its cells), whoever sends it — the port's own turn or a sprayed flow's retransmission choosing this port
+    (which, limitation, does not ask the gate first). `prio`: the priority of the frame being sent."""
 
-    __slots__ = ("io", "last")
+    __slots__ = ("io", "gate", "frame_bytes", "prio")
 
-    def __init__(self, io: FrameIO) -> None:
+    def __init__(self, io: FrameIO, gate: Any, frame_bytes: Callable[[int], int]) -> None:
         self.io = io
-        self.last = -1
+        self.gate = gate
+        self.frame_bytes = frame_bytes
+        self.prio = PRIO_DATA
 
     @property
     def rate_bps(self) -> float:
@@ -345,8 +348,9 @@ class _CountingIO:
         return self.io.ns_per_byte
 
     def send(self, frame: Any, start_ns: float) -> float:
-        self.last = len(frame)
-        return self.io.send(frame, start_ns)
+        end = self.io.send(frame, start_ns)
+        self.gate.sent(self.prio, self.frame_bytes(len(frame)))
+        return end
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.io, name)
