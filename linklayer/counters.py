@@ -30,6 +30,8 @@ class LinkCounters:
     tx_refused: int = 0            # the port's own frames (control, replay) the wire refused (a full socket)
     control_tx: int = 0            # link control frames of flow control sent (PFC pause, CBFC credit update)
     control_rx: int = 0            # ... and received
+    buffer_drops: int = 0          # frames this port's ingress buffer refused (PFC: beyond XOFF + headroom)
+    watchdog_storms: int = 0       # priorities of this port's transmit side the PFC watchdog found stuck and let go
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -43,11 +45,13 @@ COUNTER_NAMES = tuple(LinkCounters().as_dict())
 
 
 def run_totals(counters: Iterable[LinkCounters], buffer_drops: int = 0) -> dict[str, int]:
-    """The run's link-layer totals (metrics.json and summary.json `link_layer`), from every port's counters."""
+    """The run's link-layer totals (metrics.json and summary.json `link_layer`), from every port's counters
+    (`buffer_drops`: drops counted elsewhere, added to the ports' own)."""
     t = LinkCounters()
     for c in counters:
         t.add(c)
     return {"frames_corrupted": t.rx_bad, "llr_replays": t.llr_replays, "llr_replayed_frames": t.llr_tx_replay,
             "llr_discards": t.llr_tx_discard, "llr_best_effort": t.llr_tx_best_effort,
             "llr_acks": t.llr_tx_ack, "llr_naks": t.llr_tx_nak, "pause_frames": t.pause_tx,
-            "paused_ns": t.paused_ns, "credit_stall_ns": t.credit_stall_ns, "buffer_drops": buffer_drops}
+            "paused_ns": t.paused_ns, "credit_stall_ns": t.credit_stall_ns,
+            "buffer_drops": t.buffer_drops + buffer_drops, "watchdog_storms": t.watchdog_storms}

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from linklayer import LinkLayerConfig, LinkPort
-from traffic.host import Endpoints, HostConfig, TxRefused
+from traffic.host import UNKNOWN_RATE_BPS, Endpoints, HostConfig, TxRefused
 from traffic.netns import open_packet_socket, socket_drops
 from traffic.realtime import RealTimeScheduler
 from traffic.records import (
@@ -84,6 +84,8 @@ class NicLinkLayer:
     names: dict[tuple[int, int], str] = field(default_factory=dict)
     seed: int = 0
     ports: dict[tuple[int, int], LinkPort] = field(default_factory=dict)
+    # (eid, plane) -> the emulated link's rate, which PFC times its pause quanta by at both ends (empty: unknown)
+    rates: dict[tuple[int, int], float] = field(default_factory=dict)
 
 
 class Engine:
@@ -164,11 +166,19 @@ class Engine:
                               open_io=lambda key: self._open(key, sched, hosts.receive))
             self._owner.clear()
             hosts.load(plan, None)
+            link = self.link
+            if link is not None and link.config.flow_control != "none":  # PFC/CBFC on the NIC ports
+                for key, nic in sorted(hosts.nics.items()):
+                    lp = link.ports.get(key)
+                    if lp is not None:
+                        hosts.attach_flow(nic, lp, link.config, bytes.fromhex(self.ports[key].mac.replace(":", "")),
+                                          link.rates.get(key, UNKNOWN_RATE_BPS))
             hosts.build_templates()
             t0 = sched.now = time.monotonic_ns()
             hosts.begin(t0)
             timed_out = sched.run(lambda: hosts.unsettled > 0, t0 + int(cfg.time_limit_s * 1e9))
             end = time.monotonic_ns()
             sched.now = end
+            hosts.close_flows()
             drops = sum(socket_drops(s) for s in self._socks.values())
             return hosts.result(end - t0, timed_out, cfg, end_ns=end, rx_socket_drops=drops)

@@ -23,8 +23,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
+from linklayer.attach import on_link_port
+from p4src.wire import PRIO_CONTROL as PRIO_CONTROL_P4
 from traffic.frames import FORMATS, PROBE, Addr, Template, entropy
 from traffic.inc.endpoint import CallbackClock, IncEndpoints
 from traffic.planes import PathHealth, PlaneChoice, flow_planes
@@ -41,6 +43,13 @@ from traffic.records import (
 )
 from traffic.scheduler import Scheduler
 from traffic.transport import CNP, Receiver, RttEstimator, Sender, make_transport, reliable, transport_params
+
+#: The priorities a NIC's frames travel at, as the fabric's P4 programs classify them (p4src/include/trim.p4):
+#: data at 0, transport feedback (and trimmed headers) at the control priority. Link-level flow control pauses
+#: or credits a NIC's frames by these.
+PRIO_DATA = 0
+PRIO_CONTROL = PRIO_CONTROL_P4
+UNKNOWN_RATE_BPS = 1e9  # a port of unknown rate (an unpaced socket) times PFC quanta at this rate
 
 #: How far ahead a NIC port may commit frames to its transmit pipeline when nothing but its turn decides
 #: them (unpaced, unreliable, pinned flows, virtual time): 1 µs, ~32 full frames at 400 Gbit/s. A flow that
@@ -156,7 +165,8 @@ class NicPort:
     """One plane port of a host NIC: feedback frames first (the NIC's control queue), then the ready flows
     take turns, one frame at a time, at the port's rate."""
 
-    __slots__ = ("sim", "channel", "busy_until", "ready", "scheduled", "engine", "ctrl", "slack_ns", "turn_frames")
+    __slots__ = ("sim", "channel", "busy_until", "ready", "scheduled", "engine", "ctrl", "slack_ns", "turn_frames",
+                 "flow", "gate")
 
     def __init__(self, sim: Scheduler, channel: FrameIO, engine: Endpoints) -> None:
         self.sim = sim
@@ -171,6 +181,21 @@ class NicPort:
         self.slack_ns = cfg.catch_up_frames * engine.frame_bytes(cfg.mtu + 14) * channel.ns_per_byte
         # frames one turn may send while the port stays free, before the scheduler's other work runs
         self.turn_frames = cfg.catch_up_frames or 1 << 62
+        # link-level flow control (linklayer/): the port's PFC/CBFC state and its transmit gate; None: off
+        self.flow: Any = None
+        self.gate: Any = None
+
+    def enable_flow(self, flow: Any) -> None:
+        """Obey the peer's pauses or credits (linklayer.flow.PortFlow): every frame asks the gate first, and the
+        frames' bytes are counted as they leave."""
+        self.flow = flow
+        self.gate = flow.gate
+        self.channel = _GatedIO(self.channel, flow.gate, self.engine.frame_bytes)
+
+    def wake(self) -> None:
+        """The gate lets a held priority go again."""
+        if not self.scheduled:
+            self._kick()
 
     def make_ready(self, f: Flow) -> None:
         if f.queued:
@@ -221,6 +246,9 @@ class NicPort:
         and stamped at the nanosecond it starts, exactly as one event per frame would; a flow made ready
         meanwhile gets its first turn after them. A port that stays free after a frame (no rate limit, or
         catching up) sends at most `turn_frames` in one turn, then lets the scheduler's other work run."""
+        if self.gate is not None:
+            self._transmit_gated()
+            return
         self.scheduled = True
         sim = self.sim
         now = sim.now
@@ -265,6 +293,75 @@ class NicPort:
                 sim.push((now + 1, sim.next_place(), self._transmit, ()))
                 return
         self.scheduled = False
+
+
+    def _transmit_gated(self) -> None:
+        """`_transmit` under link-level flow control: one frame at a time, each only if the gate lets its
+        priority go (feedback at the control priority, data at the data priority); a held port waits for
+        `wake`."""
+        self.scheduled = True
+        sim, gate, ctrl, ready = self.sim, self.gate, self.ctrl, self.ready
+        frame_bytes = self.engine.frame_bytes
+        channel = cast("_GatedIO", self.channel)
+        while ctrl or ready:
+            now = sim.now
+            busy = self.busy_until
+            if busy >= now + 1:
+                sim.push((int(busy), sim.next_place(), self._transmit, ()))
+                return
+            if ctrl and gate.may_send(PRIO_CONTROL, frame_bytes(len(ctrl[0]))):
+                frame = ctrl.popleft()
+                start = self.start_ns(now)
+                channel.prio = PRIO_CONTROL
+                try:
+                    self.busy_until = channel.send(frame, start)
+                except TxRefused:
+                    self.busy_until = start
+                finally:
+                    channel.prio = PRIO_DATA
+                continue
+            if not ready or not gate.may_send(PRIO_DATA, ready[0].wire_bits >> 3):
+                break
+            sent = False
+            while ready:
+                f = ready.popleft()
+                f.queued = False
+                if self.engine.send_one(f, self, now):
+                    sent = True
+                    break
+            if not sent:
+                break
+        self.scheduled = False
+
+
+class _GatedIO:
+    """A NIC port's frame I/O under flow control: every frame it takes is told to the port's gate (CBFC counts
+    its cells), whoever sends it — the port's own turn or a sprayed flow's retransmission choosing this port
+    (which, limitation, does not ask the gate first). `prio`: the priority of the frame being sent."""
+
+    __slots__ = ("io", "gate", "frame_bytes", "prio")
+
+    def __init__(self, io: FrameIO, gate: Any, frame_bytes: Callable[[int], int]) -> None:
+        self.io = io
+        self.gate = gate
+        self.frame_bytes = frame_bytes
+        self.prio = PRIO_DATA
+
+    @property
+    def rate_bps(self) -> float:
+        return self.io.rate_bps
+
+    @property
+    def ns_per_byte(self) -> float:
+        return self.io.ns_per_byte
+
+    def send(self, frame: Any, start_ns: float) -> float:
+        end = self.io.send(frame, start_ns)
+        self.gate.sent(self.prio, self.frame_bytes(len(frame)))
+        return end
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.io, name)
 
 
 class Endpoints:
@@ -707,6 +804,32 @@ class Endpoints:
         self.graph.finish_external(ci, self.sim.now)
 
     # ---------------------------------------------------------------- receive
+    def attach_flow(self, nic: NicPort, port: Any, cfg: Any, mac: bytes, rate_bps: float = 0.0) -> None:
+        """PFC/CBFC (`cfg`, a linklayer.LinkLayerConfig) on a NIC port through its link layer (`port`, the
+        linklayer.LinkPort the NIC sends on): the NIC obeys the switch's pauses or credits; what it receives is
+        consumed at once (the host's memory is its buffer), so it never pauses and returns CBFC credits right
+        away. Both clocks call this. `rate_bps`: the link's rate (PFC's quanta are its bit times; the switch at the
+        other end must time them alike), by default the port's own."""
+        rate = rate_bps or nic.channel.rate_bps or UNKNOWN_RATE_BPS
+        pf = on_link_port(cfg, port, self.sim, rate, mac, nic.wake, host=True)
+        if pf is None:
+            return
+        nic.enable_flow(pf)
+        frame_bytes, priority = self.frame_bytes, self.frame_priority
+        port.rx_listeners.append(lambda frame: pf.consumed(priority(frame), frame_bytes(len(frame))))
+
+    def close_flows(self) -> None:
+        """Count open pauses and credit stalls of the NIC ports up to now (into their LinkCounters)."""
+        for nic in self.nics.values():
+            if nic.flow is not None:
+                nic.flow.close()
+
+    def frame_priority(self, frame: bytes) -> int:
+        """The priority a received frame travelled at (link-level flow control accounts it there): transport
+        feedback and trimmed headers at the control priority, everything else at the data priority."""
+        p = self.parse(frame)
+        return PRIO_CONTROL if p is not None and (p.feedback is not None or p.trimmed) else PRIO_DATA
+
     def receive(self, at: tuple[Any, int, int], frame: bytes) -> None:
         """A frame's last bit reached endpoint `eid`'s port of `plane` over `wire` (`at`); lost if the wire
         went down while the frame was on it."""

@@ -11,6 +11,7 @@ from itertools import count
 from typing import Any
 
 from linklayer import LinkLayerConfig, LinkPort
+from linklayer.flow import FlowStats
 from p4exec.switch.tm import QueueConfig
 from topologies.bmv2_launch import PRIORITY_QUEUES
 from topologies.model import Topology
@@ -69,6 +70,11 @@ class VirtualFabric:
             self.switches[node.name] = VirtualSwitch(
                 self.sim, node.name, node.device_id or 0, QueueConfig(depth=cfg.queue_depth), cfg.priority_queues,
                 cfg.pipeline_latency_ns, seed=cfg.seed * 1000 + (node.device_id or 0))
+        ll = cfg.link_layer
+        self.flow_control = ll.flow_control != "none"  # PFC or CBFC on every port (linklayer/attach.py)
+        if self.flow_control:
+            for sw in self.switches.values():
+                sw.use_flow_control(ll)
         self.endpoints = VirtualEndpoints(self.sim, topo, hosts)
         eid_of = {ep.host: ep.eid for ep in topo.endpoints.values()}
         self.links: list[Link] = []
@@ -77,7 +83,6 @@ class VirtualFabric:
         self.endpoints.batch_place = count(sources[HOST_BATCHES] << SOURCE_SHIFT).__next__
         # link-layer ports (node, port number, LinkPort), in topology order; empty when the link layer is off
         self.link_ports: list[tuple[str, int, LinkPort]] = []
-        ll = cfg.link_layer
         for index, ln in enumerate(topo.links):
             link = Link(self.sim, f"{ln.a}<->{ln.b}", ln.rate_gbps * 1e9, int(round(ln.delay_us * 1000)), index)
             self.links.append(link)
@@ -99,8 +104,12 @@ class VirtualFabric:
                     sw.attach(near.number, out)
                     if ll.active:
                         sw.attach_link(near.number, out)
+                    if self.flow_control:
+                        sw.attach_flow(near.number, out, link.rate_bps, sw.port_mac(near.number))
                 else:
-                    self.endpoints.attach(eid_of[near.owner], ln.plane, out)
+                    nic = self.endpoints.attach(eid_of[near.owner], ln.plane, out)
+                    if self.flow_control:
+                        self.endpoints.attach_flow(nic, out, ll, _port_mac(out.name))
 
     def _link_port(self, end: Any, out: Channel, back: Channel) -> LinkPort:
         """The link-layer port at `end`: it sends on `out` and receives what arrives over `back`."""
@@ -164,6 +173,27 @@ class VirtualFabric:
 
     def executions(self) -> int:
         return sum(sw.executions for sw in self.switches.values())
+
+    def flow_stats(self) -> dict[tuple[str, int], FlowStats]:
+        """Flow-control counters per (node, port): switch ports by number, host NIC ports by plane (open pauses
+        and credit stalls counted up to now)."""
+        out: dict[tuple[str, int], FlowStats] = {}
+        for name, sw in sorted(self.switches.items()):
+            for port, st in sw.flow_stats().items():
+                out[(name, port)] = st
+        host_of = {ep.eid: ep.host for ep in self.topo.endpoints.values()}
+        self.endpoints.close_flows()
+        for (eid, plane), nic in sorted(self.endpoints.nics.items()):
+            if nic.flow is not None:
+                out[(host_of[eid], plane)] = nic.flow.stats
+        return out
+
+    def flow_totals(self) -> dict[str, int]:
+        """The run's flow-control totals: every FlowStats counter summed (the largest buffer for its maximum)."""
+        total = FlowStats()
+        for st in self.flow_stats().values():
+            total.add(st)
+        return total.as_dict()
 
 
 def _port_mac(name: str) -> bytes:

@@ -21,6 +21,7 @@ from p4exec.switch.loop import SwitchLoop
 from p4exec.switch.program import make_live
 from p4exec.switch.stats import LOOP_REASONS
 from p4exec.switch.tm import QueueConfig, TrafficManager
+from topologies.model import switch_mac
 from vfabric.events import Simulator
 from vfabric.links import WIRE_OVERHEAD, Channel
 
@@ -61,6 +62,10 @@ class VirtualSwitch(SwitchLoop, DeviceBase):
         self.ports[port] = channel
         self.up[port] = True
         self.tm.configure(port, rate_bps=channel.link.rate_bps)
+
+    def port_mac(self, port: int) -> bytes:
+        """The source MAC of the port's link control frames (PFC, CBFC)."""
+        return bytes.fromhex(switch_mac(self.device_id, port).replace(":", ""))
 
     # ---------------------------------------------------------------- device interface (P4Runtime server)
     @property

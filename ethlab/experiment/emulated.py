@@ -50,6 +50,17 @@ def host_port_names(topo: Topology) -> dict[tuple[int, int], str]:
     return names
 
 
+def host_port_rates(topo: Topology, rate_scale: float | None) -> dict[tuple[int, int], float]:
+    """(endpoint, plane) -> its link's emulated rate (nominal x rate_scale, what the switch's queue serves at):
+    PFC's pause quanta are bit times of the link, so the NIC must time them as the switch does. Empty when the
+    fabric is not rate-scaled (both ends then use one default rate)."""
+    if not rate_scale:
+        return {}
+    eid_of = {ep.host: ep.eid for ep in topo.endpoints.values()}
+    return {(eid_of[end.owner], ln.plane): ln.rate_gbps * 1e9 * rate_scale
+            for ln in topo.links for end in (ln.a, ln.b) if end.owner in eid_of}
+
+
 def _crash_text(dead: dict[str, str]) -> str:
     return "; ".join(f"{n} {why}" for n, why in dead.items())
 
@@ -80,7 +91,8 @@ class EmulatedSession:
         sampler = collect.Sampler(running.readable, setup.topo, setup.sample_interval_s or 0.25)
         say(f"replaying {len(setup.plan)} collective(s) under {setup.policy.name}")
         link = (NicLinkLayer(emulated_link_layer(setup.link_layer, setup.rate_scale), host_port_names(setup.topo),
-                             setup.seed or 0) if setup.link_layer.active else None)
+                             setup.seed or 0, rates=host_port_rates(setup.topo, setup.rate_scale))
+                if setup.link_layer.active else None)
         t0 = time.monotonic()
         if setup.sample_interval_s:
             sampler.start()

@@ -148,6 +148,8 @@ class VirtualSession:
         metrics.summary["clock"] = "virtual"
         metrics.summary["stopped_by"] = outcome.stopped_by
         _restate_clock(out_dir / "metrics.json", outcome.stopped_by)
+        if self.fabric.flow_control:
+            self.fabric.flow_stats()  # PFC/CBFC counters up to the end, into each port's LinkCounters
         counters = ({(node, port): lp.counters for node, port, lp in self.fabric.link_ports}
                     if setup.link_layer.active else None)
         return Replayed(metrics, outcome.result.duration_s, outcome.events, sampler, limits.sample_interval_s or 0.0,

@@ -34,6 +34,8 @@ from p4exec.switch.program import Live
 from p4exec.switch.stats import Accounting, Fate, PortStats
 from p4exec.switch.tm import TrafficManager
 
+UNKNOWN_RATE_BPS = 1e9  # an unpaced port (no --queue-rate-port) times PFC quanta at this rate
+
 log = logging.getLogger("p4exec.switch")
 
 RX_BATCH = 64
@@ -199,11 +201,18 @@ class DataPlane(PortStateMixin, SwitchLoop):
 
         from linklayer import LinkPort
 
+        macs: dict[int, bytes] = {}
         for num, sender in list(self._senders.items()):
-            mac = b"\x02" + hashlib.blake2b(f"{name}:{num}".encode(), digest_size=5).digest()
+            mac = macs[num] = b"\x02" + hashlib.blake2b(f"{name}:{num}".encode(), digest_size=5).digest()
             lp = LinkPort(config, self, sender, f"{name}:{num}", seed, mac=mac)
             self._senders[num] = lp  # type: ignore[assignment]
             self.attach_link(num, lp)
+        if config.flow_control != "none":  # PFC/CBFC: pause frames go out through the port (and its pcap)
+            self.use_flow_control(config)
+            for num, lp in sorted(self.link_ports.items()):
+                cfg = self.tm.port(num).config
+                rate = cfg.rate_bps or cfg.rate_pps * 12_000 or UNKNOWN_RATE_BPS
+                self.attach_flow(num, lp, rate, macs[num])
         self._ingress = self._ingress_link  # type: ignore[method-assign]
 
     def _ingress_link(self, num: int, frame: bytes) -> None:
@@ -306,6 +315,8 @@ class DataPlane(PortStateMixin, SwitchLoop):
         per port when it is on."""
         self.collect_ring_drops()
         snap = self.acct.snapshot()
+        if self.flow:
+            self.flow_stats()  # open pauses and credit stalls counted up to now, into the ports' counters
         if self.link_ports:
             snap["link_layer"] = {str(n): lp.counters.as_dict() for n, lp in sorted(self.link_ports.items())}
         return snap

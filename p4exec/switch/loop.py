@@ -11,8 +11,12 @@ the emulated switch, one flat tally in vfabric).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Protocol, cast
 
+from linklayer import LinkLayerConfig, LinkPort
+from linklayer.attach import on_link_port
+from linklayer.flow import FlowStats, PortFlow
 from p4exec.switch.program import Live
 from p4exec.switch.stats import MALFORMED, NO_PORT, PIPELINE, PORT_DOWN, QUEUE_FULL, TX_ERROR
 from p4exec.switch.tm import TrafficManager
@@ -57,6 +61,8 @@ class SwitchLoop:
         self._halves: tuple[Callable[..., Any], Callable[..., Any], Callable[[], bool]] | None = None
         self._serving: set[int] = set()
         self.link_ports: dict[int, Any] = {}  # port -> linklayer.LinkPort (only with the link layer on)
+        self.flow_config: LinkLayerConfig | None = None  # PFC/CBFC (`use_flow_control`); None: off
+        self.flow: dict[int, PortFlow] = {}
 
     # ------------------------------------------------------------------ hooks (the side's bookkeeping)
 
@@ -103,6 +109,35 @@ class SwitchLoop:
 
         link_port.hold = hold
         self.link_ports[port] = link_port
+
+    # ------------------------------------------------------------------ link-level flow control (PFC, CBFC)
+
+    def use_flow_control(self, cfg: LinkLayerConfig) -> None:
+        """PFC or CBFC on the ports given to `attach_flow`: the traffic manager accounts its buffer by ingress port
+        and priority, and a lossless priority is refused by its ingress buffer, never by a queue's depth."""
+        self.flow_config = cfg
+        self.tm.use_buffers(tuple(cfg.flow_control == "cbfc" or p in cfg.pfc.priorities
+                                  for p in range(self.tm.nqueues)))
+
+    def attach_flow(self, port: int, link_port: LinkPort, rate_bps: float, mac: bytes) -> PortFlow | None:
+        """Flow control on `port` through its link layer (after `attach_link`): the port's queues are served
+        through the gate, its ingress buffer is the traffic manager's account for `port`, and a priority let go
+        makes the loop serve the port again."""
+        cfg = self.flow_config
+        assert cfg is not None and self.tm.buffers is not None  # use_flow_control first
+        pf = on_link_port(cfg, link_port, _LoopClock(self.tm.clock, self.timer), rate_bps, mac,
+                          partial(self.kick, port))
+        if pf is not None:
+            self.flow[port] = pf
+            self.tm.port(port).gate = pf.gate
+            self.tm.buffers[port] = pf.rx
+        return pf
+
+    def flow_stats(self) -> dict[int, FlowStats]:
+        """Per port: its flow-control counters (open pauses and credit stalls counted up to now)."""
+        for pf in self.flow.values():
+            pf.close()
+        return {port: pf.stats for port, pf in sorted(self.flow.items())}
 
     def flush(self, port: int) -> int:
         """Drop everything queued for `port` (its carrier went down): how many copies."""
@@ -155,7 +190,7 @@ class SwitchLoop:
                 if qinfo is not None:
                     self._egress(job, egress, fate, qinfo, tm.ports[eport].departed_ns, now_us)
                     continue
-            if not tm.enqueue(eport, job.priority, (job, egress, fate), wire):
+            if not tm.enqueue(eport, job.priority, (job, egress, fate), wire, port):
                 self._dropped(fate, QUEUE_FULL)
                 self._copy_done(fate, 0, 0)
                 continue
@@ -166,6 +201,15 @@ class SwitchLoop:
                     self.timer.at(ready, self._serve, eport)
                 else:
                     serving.discard(eport)
+
+    def kick(self, port: int) -> None:
+        """Serve `port` again if it has something that may leave (flow control let a held priority go)."""
+        if port in self._serving:
+            return
+        ready = self.tm.ready_ns(port)
+        if ready is not None:
+            self._serving.add(port)
+            self.timer.at(ready, self._serve, port)
 
     def _serve(self, port: int) -> None:
         """Dequeue the head of `port`, run egress on it and put the result on the wire, then wait for the
@@ -215,3 +259,13 @@ class SwitchLoop:
             else:
                 nfwd += 1
         self._copy_done(fate, nfwd, ncpu)
+
+
+class _LoopClock:
+    """Flow control's clock on a switch: the traffic manager's time and the loop's timer."""
+
+    __slots__ = ("now_ns", "at")
+
+    def __init__(self, clock: Any, timer: Timer) -> None:
+        self.now_ns = clock.now_ns
+        self.at = timer.at

@@ -11,6 +11,14 @@ non-empty queue is always served first (strict priority).
 
 Time comes from a `Clock`: the emulated switch passes the monotonic clock, the
 virtual-time fabric (vfabric) its event clock, so both run this one implementation.
+
+Link-level flow control (linklayer/, PFC or CBFC) adds two things, both absent (None) otherwise, so the
+path of a packet is then exactly what it was: per ingress port a receive buffer (`buffers`) that accounts
+every queued copy by the port it came in on and its priority, admitted on enqueue and released when it
+leaves (the bytes PFC pauses on and CBFC returns as credits); a lossless priority then never tail-drops at
+the egress queue's depth — the ingress buffer decides. And per egress port a transmit gate
+(`PortQueue.gate`) that holds a priority the peer paused or has no credits for: strict priority then serves
+the highest queue whose head the gate lets go.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 DEFAULT_DEPTH = 64  # packets, BMv2's default queue capacity
 
@@ -87,7 +95,7 @@ class PortQueue:
     """The queues of one egress port and its pacing state."""
 
     __slots__ = ("port", "queues", "config", "next_tx", "backlog", "drops", "paced", "max_depth", "departed_ns",
-                 "passed", "bps", "min_gap_ns")
+                 "passed", "bps", "min_gap_ns", "gate", "held")
 
     def __init__(self, port: int, nqueues: int, config: QueueConfig) -> None:
         self.port = port
@@ -99,6 +107,8 @@ class PortQueue:
         self.max_depth = 0  # most packets ever waiting at once (all priorities)
         self.departed_ns = 0.0  # when the last dequeued packet started to leave (fractional clock ns)
         self.passed: QueueInfo | None = None  # the metadata `pass_through` gave last (shared while it is the same)
+        self.gate: Any = None  # link-level flow control's transmit gate (linklayer.flow.TxGate), or None
+        self.held = False  # the gate held every waiting priority (the port saved no credit meanwhile)
         self.retime()
 
     def retime(self) -> None:
@@ -115,6 +125,19 @@ class PortQueue:
         return gap if gap > self.min_gap_ns else self.min_gap_ns
 
 
+class _OpenGate:
+    """The transmit gate of a port without flow control of its own (the CPU port) on a switch with it."""
+
+    def may_send(self, prio: int, nbytes: int) -> bool:
+        return True
+
+    def sent(self, prio: int, nbytes: int) -> None:
+        pass
+
+
+OPEN_GATE = _OpenGate()
+
+
 class TrafficManager:
     """Egress queues of all ports. One call per job: `pass_through` (the shortcut for an idle port),
     `enqueue`, then `dequeue` while it gives packets and `ready_ns` for when to come back."""
@@ -126,6 +149,9 @@ class TrafficManager:
         self.start_ns = self.clock.now_ns()
         self.ports: dict[int, PortQueue] = {}
         self.active: set[int] = set()  # ports with a backlog
+        # link-level flow control: ingress port -> receive buffer (linklayer.flow.RxBuffer); None: off
+        self.buffers: dict[int, Any] | None = None
+        self.lossless: tuple[bool, ...] = ()  # per queue: the ingress buffer, not the queue depth, may refuse
 
     def now_us(self) -> int:
         """Microseconds since this traffic manager started: the v1model timestamps' unit and origin."""
@@ -136,6 +162,8 @@ class TrafficManager:
         if pq is None:
             cfg = QueueConfig(self.default.depth, self.default.rate_pps, self.default.rate_bps)
             pq = self.ports[port] = PortQueue(port, self.nqueues, cfg)
+            if self.buffers is not None:
+                pq.gate = OPEN_GATE  # the port's copies still release their ingress buffers
         return pq
 
     def configure(
@@ -157,21 +185,26 @@ class TrafficManager:
         self.ports[port].retime()
         return cfg
 
-    def enqueue(self, port: int, priority: int, item: object, length: int) -> bool:
-        """Queue `item` for `port` now; False (tail drop) when that queue is full."""
+    def enqueue(self, port: int, priority: int, item: object, length: int, in_port: int = -1) -> bool:
+        """Queue `item` for `port` now (it came in on `in_port`); False (tail drop) when that queue is full, or
+        when flow control's ingress buffer of `in_port` refuses it."""
         now = self.clock.now_ns()
         pq = self.ports.get(port) or self.port(port)
         qid = priority if 0 <= priority < self.nqueues else (self.nqueues - 1 if priority > 0 else 0)
         q = pq.queues[qid]
         depth = len(q)
-        if depth >= pq.config.depth:
-            pq.drops += 1
+        buffers = self.buffers
+        if buffers is None:
+            if depth >= pq.config.depth:
+                pq.drops += 1
+                return False
+        elif not self._admit(buffers, pq, qid, depth, length, in_port):
             return False
         if pq.backlog == 0:
             if pq.next_tx < now:
                 pq.next_tx = now  # an idle port saves no credit
             self.active.add(port)
-        q.append((item, length, now, depth, qid))
+        q.append((item, length, now, depth, qid, in_port))
         pq.backlog += 1
         if pq.backlog > pq.max_depth:
             pq.max_depth = pq.backlog
@@ -184,7 +217,7 @@ class TrafficManager:
         packet got in the same microsecond (read it, never change it). `now`: the clock's reading, where the
         caller has it at hand."""
         pq = self.ports.get(port) or self.port(port)
-        if pq.backlog:
+        if pq.backlog or self.buffers is not None:  # flow control accounts every copy in the buffer
             return None
         if now is None:
             now = self.clock.now_ns()
@@ -217,6 +250,9 @@ class TrafficManager:
         pq = self.ports.get(port)
         if pq is None or not pq.backlog:
             return None
+        if pq.gate is not None and self._eligible(pq) is None:
+            pq.held = True
+            return None  # every waiting priority is held: the gate wakes the port when one may go
         now = self.clock.now_ns()
         if pq.paced:
             nxt = int(pq.next_tx)
@@ -231,18 +267,24 @@ class TrafficManager:
         now = self.clock.now_ns()
         if pq.paced and pq.next_tx >= now + 1:
             return None
+        if pq.gate is not None:  # flow control (every port has a gate then)
+            return self._pop_flow(port, pq, now)
         out = self._pop(pq, now)
         if pq.backlog == 0:
             self.active.discard(port)
         return out
 
-    def _pop(self, pq: PortQueue, now: int) -> tuple[object, QueueInfo]:
-        queues = pq.queues
-        for qid in range(len(queues) - 1, -1, -1):
-            if queues[qid]:
-                q = queues[qid]
-                break
-        item, length, enq_ns, enq_depth, qid = q.popleft()
+    def _pop(self, pq: PortQueue, now: int, head: deque | None = None) -> tuple[object, QueueInfo]:
+        """Take the head of the highest non-empty queue (or of `head`, flow control's choice)."""
+        if head is None:
+            queues = pq.queues
+            for qid in range(len(queues) - 1, -1, -1):
+                if queues[qid]:
+                    q = queues[qid]
+                    break
+        else:
+            q = head
+        item, length, enq_ns, enq_depth, qid, _in_port = q.popleft()
         pq.backlog -= 1
         if pq.paced:
             start = pq.next_tx
@@ -260,6 +302,13 @@ class TrafficManager:
         if pq is None:
             return []
         items = [entry[0] for q in pq.queues for entry in q]
+        buffers = self.buffers
+        if buffers is not None:
+            for q in pq.queues:
+                for entry in q:
+                    rx = buffers.get(entry[5])
+                    if rx is not None:
+                        rx.release(entry[4], entry[1])
         for q in pq.queues:
             q.clear()
         pq.backlog = 0
@@ -268,3 +317,60 @@ class TrafficManager:
 
     def backlog(self) -> int:
         return sum(pq.backlog for pq in self.ports.values())
+
+    # ------------------------------------------------------------------ link-level flow control
+
+    def use_buffers(self, lossless: tuple[bool, ...]) -> None:
+        """Flow control on: account every copy by ingress port (`buffers[in_port]`, filled per port by the
+        caller) and serve every port through a gate (an open one until the caller gives the port its own)."""
+        self.buffers = {}
+        self.lossless = lossless
+        for pq in self.ports.values():
+            if pq.gate is None:
+                pq.gate = OPEN_GATE
+
+    def _admit(self, buffers: dict[int, Any], pq: PortQueue, qid: int, depth: int, length: int,
+               in_port: int) -> bool:
+        """Flow control on: the ingress buffer of `in_port` decides for a lossless priority, the queue depth for
+        the others (after the buffer has accounted them too)."""
+        lossless = self.lossless
+        if depth >= pq.config.depth and not (qid < len(lossless) and lossless[qid]):
+            pq.drops += 1
+            return False
+        rx = buffers.get(in_port)
+        if rx is not None and not rx.admit(qid, length):
+            pq.drops += 1
+            return False
+        return True
+
+    def _eligible(self, pq: PortQueue) -> deque | None:
+        """The highest non-empty queue whose head the port's gate lets go now (None: all are held)."""
+        queues, gate = pq.queues, pq.gate
+        for qid in range(len(queues) - 1, -1, -1):
+            q = queues[qid]
+            if q and (gate is None or gate.may_send(qid, q[0][1])):
+                return q
+        return None
+
+    def _pop_flow(self, port: int, pq: PortQueue, now: int) -> tuple[object, QueueInfo] | None:
+        """`dequeue` with flow control: skip held priorities, tell the gate what left and the ingress buffer what
+        it no longer holds."""
+        q = self._eligible(pq)
+        if q is None:
+            pq.held = True
+            return None
+        if pq.held:  # a held port, like an idle one, saves no credit: no burst above its rate when let go
+            pq.held = False
+            if pq.next_tx < now:
+                pq.next_tx = now
+        _item, length, _enq, _depth, qid, in_port = q[0]
+        out = self._pop(pq, now, q)
+        if pq.backlog == 0:
+            self.active.discard(port)
+        pq.gate.sent(qid, length)
+        buffers = self.buffers
+        if buffers is not None:
+            rx = buffers.get(in_port)
+            if rx is not None:
+                rx.release(qid, length)
+        return out
