@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from p4exec.compiler import controlplane
+from p4exec.compiler import controlplane, frontend_rules
 from p4exec.compiler import types as T
 from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.direct_calls import instantiate_direct_calls
@@ -109,6 +109,7 @@ class DeclarationCompiler:
 
     # ------------------------------------------------------------------ top-level declarations
     def run(self):
+        frontend_rules.check_action_control_plane_names(self.st.program, self.st.err)
         main = None
         for d in self.st.program.decls:
             if isinstance(d, A.Instantiation) and not self._is_extern_type(d.type):
@@ -132,13 +133,19 @@ class DeclarationCompiler:
         self.checks.check_pipeline_control_flow()
 
     def check_v1model_version(self, d) -> None:
-        """v1model.p4 turns `#define V1MODEL_VERSION N` into `__v1model_version`. Any number is accepted, as
-        p4c does: v1model.p4 only compares it with 20200408 (`#if V1MODEL_VERSION >= 20200408`)."""
+        """v1model.p4 turns `#define V1MODEL_VERSION N` into `__v1model_version`. p4c's frontend
+        (getV1ModelVersion.h, since p4lang/p4c#5296) refuses a number outside the versions its v1model.p4
+        knows, 20180101 to 20200408; 1.2.4.17 still accepted any number. An unknown version would silently
+        select declarations the program was not written for, so p4exec follows the newer rule."""
         v = d.value
-        if isinstance(v, A.IntLit):
-            return
         known = " and ".join(map(str, self.V1MODEL_VERSIONS))
         where = self._define_location("V1MODEL_VERSION") or d
+        if isinstance(v, A.IntLit):
+            lo, hi = self.V1MODEL_VERSIONS[0], self.V1MODEL_VERSIONS[-1]
+            if not lo <= v.value <= hi:
+                raise self.st.err(f"{v.value}: unknown v1model version; initial supported version is {lo}, "
+                                  f"latest is {hi}", where)
+            return
         raise self.st.err(f"malformed V1MODEL_VERSION: expected a number ({known}), got "
                        f"'{expr_text(v)}'", where)
 

@@ -76,8 +76,8 @@ class TableCompiler:
         info = controlplane.ActionInfo(fqn, d.name, cp, d.annos, pyf, len(d.params) - len(cp), decl=d)
         sym = Sym("action", py=pyf, info=info, const="local" if prefix else "global")
         self.st.info.action_events.append((self.st.pipeline_role, fqn, "decl" if prefix else "global"))
-        # two actions may share a control-plane name (@name): p4c-bm2-ss accepts that, and P4Info lists the name
-        # once; only a table listing both is an error (see table_decl)
+        # two action declarations may not share a control-plane name (frontend_rules, before compiling); one
+        # declaration compiled for each instance of its control keeps its one name
         self.st.declare(d.name, sym, d)
         saved = self.st.block_ctx
         ctx = Ctx("action", prefix, saved.ctx_args if prefix else "", saved.frame, control=saved.control,
