@@ -13,6 +13,7 @@ from p4exec.compiler.parts import BlockPart, ExpressionPart, InstancePart, Rules
 from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, expr_text, wrap
 from p4exec.errors import P4Unsupported, SourceLoc
 from p4exec.frontend import ast as A
+from p4exec.frontend.parser import name_loc
 
 # Type references that name one fixed type (exact classes: none of them has subclasses).
 _SIMPLE_TYPES: dict[type, T.Type] = {
@@ -131,6 +132,11 @@ class DeclarationCompiler:
         self.block.compile_main(main)
         self.checks.check_direct_meter_reads()
         self.checks.check_pipeline_control_flow()
+        for d, width in self.st.odd_headers:
+            # a back-end rule of p4c-bm2-ss: reported after every frontend error, so those come first
+            raise self.st.err(f"header {d.name}: Found header with fields totaling {width} bits.  BMv2 target only "
+                              "supports headers with fields totaling a multiple of 8 bits (p4exec too)",
+                              name_loc(d.name, d.loc))
 
     def check_v1model_version(self, d) -> None:
         """v1model.p4 turns `#define V1MODEL_VERSION N` into `__v1model_version`. p4c's frontend
@@ -302,8 +308,7 @@ class DeclarationCompiler:
             t.annos[f.name] = f.annos
         if isinstance(t, T.HeaderT):
             if t.width % 8:
-                raise self.st.err(f"header {d.name} is {t.width} bits long; p4exec (like BMv2) needs headers to be a "
-                               "multiple of 8 bits", d)
+                self.st.odd_headers.append((d, t.width))     # p4c-bm2-ss's back end says so after the rest
             ch = _anno_arg(d.annos, "controller_header")
             if ch is not None:
                 widths = []

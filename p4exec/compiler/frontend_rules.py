@@ -24,12 +24,13 @@ def check_action_control_plane_names(program: A.Program, err: Callable[[str, Nod
     """p4c's DuplicateActionControlPlaneNameCheck (p4lang/p4c, 2024; v1.2.4.17 had no such check and merged
     the names): two action declarations may not end up with one control-plane name, e.g. `@name("._drop")`
     on an action in ingress and another in egress. P4Info could list only one of them."""
-    seen: dict[str, A.ActionDecl] = {}
+    seen: dict[str, tuple[A.ActionDecl, str | None]] = {}
 
     def claim(d: A.ActionDecl, control: str | None) -> None:
         name = _action_name(d, control)
-        prev = seen.setdefault(name, d)
-        if prev is not d:
+        prev, scope = seen.setdefault(name, (d, control))
+        if prev is not d and not (scope == control and prev.name == d.name):
+            # (one name declared twice in one scope is the compiler's "duplicate declaration", as in p4c)
             raise err(f"{name}: conflicting control plane name: another action has it (at {prev.loc})", d)
 
     for decl in program.decls:

@@ -15,6 +15,20 @@ from p4exec.frontend import ast as A
 from p4exec.frontend.parser import name_loc
 
 
+def _literal_name(e: A.IntLit) -> str:
+    """A constant as p4c prints it in a key name: its value in the base it was written in, no width."""
+    text = re.sub(r"^\d+[ws]", "", e.text or str(e.value)).lower().replace("_", "")
+    prefix = text[:2] if text[:2] in ("0x", "0b", "0o") else ""
+    base = {"0x": 16, "0b": 2, "0o": 8}.get(prefix, 10)
+    v, digits = abs(e.value), ""
+    while True:
+        digits = "0123456789abcdef"[v % base] + digits
+        v //= base
+        if not v:
+            break
+    return ("-" if e.value < 0 else "") + prefix + digits
+
+
 class TableCompiler:
     """Actions and tables."""
 
@@ -36,12 +50,35 @@ class TableCompiler:
             name = n
         return f"{prefix}.{name}" if prefix else name
 
-    @staticmethod
-    def _key_name(e) -> str:
-        """p4c's control-plane name of a key: the expression's text, `h.$valid$` for `h.isValid()`."""
+    def _key_name(self, e) -> str:
+        """p4c's control-plane name of a key without `@name` (KeyNameGenerator in tableKeyNames.cpp): names,
+        fields (a field's own `@name`; one starting with '.' drops the left-hand side), constant indices and
+        slices, `&`, `h.isValid()` as `h.$valid$`, constants in their base without width (`0xf0f`). Anything
+        else needs a `@name`."""
+        if isinstance(e, A.Name):
+            return expr_text(e)
+        if isinstance(e, A.IntLit):
+            return _literal_name(e)
         if isinstance(e, A.Call) and isinstance(e.func, A.Member) and e.func.name == "isValid" and not e.args:
-            return f"{expr_text(e.func.expr)}.$valid$"
-        return expr_text(e)
+            if isinstance(T.strip_new(self.exprs.expr(e.func.expr).type), T.HeaderT | T.UnionT):
+                return f"{self._key_name(e.func.expr)}.$valid$"
+        if isinstance(e, A.Member):
+            fname = e.name
+            lt = self.exprs.expr(e.expr).type
+            if isinstance(lt, T.FieldsType):
+                named = _anno_arg(lt.annos.get(e.name, []), "name")
+                if isinstance(named, str) and named:
+                    fname = named
+            if fname.startswith("."):
+                return fname[1:]
+            return f"{self._key_name(e.expr)}.{fname}"
+        if isinstance(e, A.Index):
+            return f"{self._key_name(e.expr)}[{self._key_name(e.index)}]"
+        if isinstance(e, A.Slice):
+            return f"{self._key_name(e.expr)}[{self._key_name(e.hi)}:{self._key_name(e.lo)}]"
+        if isinstance(e, A.Binary) and e.op == "&":
+            return f"{self._key_name(e.left)} & {self._key_name(e.right)}"
+        raise self.st.err(f"{expr_text(e)}: Complex key expression requires a @name annotation", e)
 
     def claim_control_plane_name(self, fqn: str, kind: str, node) -> None:
         """p4c: two tables may not share a fully-qualified name (after @name), e.g. two tables @name("t"), or one
@@ -134,6 +171,9 @@ class TableCompiler:
             if p.name in props:
                 raise self.st.err(f"table property '{p.name}' given twice", p)
             props[p.name] = p
+            if p.name == "entries" and "key" not in props and any(q.name == "key" for q in d.props):
+                # p4c's type checker reads the entries against the key declared before them
+                raise self.st.err("EntriesList: Entries list must be after table key", p)
         if "actions" not in props:
             raise self.st.err(f"table {d.name} has no 'actions' property", d)
         info = controlplane.TableInfo(fqn, d.name, [], [], annos=d.annos, hidden=A.anno(d.annos, "hidden") is not None)
@@ -418,6 +458,11 @@ class TableCompiler:
         if prop.const and explicit:
             # p4c's frontend (EntryPriorities, v1.2.4.17): priorities only in a table whose entries are not const
             raise self.st.err("Entry: Table with 'const' entries cannot have priorities", explicit[0].keyset)
+        written = [e for e in entries if e.priority is not None]
+        if written and info.keys and all(k.match_kind in ("exact", "lpm") for k in info.keys):
+            # p4c's EntryPriorities: only a key with another match kind than exact and lpm orders entries
+            where = props["key"].value[0] if props["key"].value else props["key"]
+            raise self.st.err("Key key match type does not require priorities, but some are specified", where)
         n = len(entries)
         prev: int | None = None
         prios: list[int] = []

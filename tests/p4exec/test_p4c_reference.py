@@ -33,7 +33,8 @@ NEWER_THAN_P4C = {"p4/76_compound_assign": "syntax error", "p4/77_for_loops": "s
                   "p4/90_compound_lvalue_once": "syntax error"}
 # program id -> a rule of p4c newer than v1.2.4.17 that p4exec follows (1.2.4.17 still accepts these)
 NEWER_P4C_RULE = {"negative/v1model_version_unknown": "p4lang/p4c#5296: only versions 20180101..20200408",
-                  "negative/conflicting_action_names_across_controls": "DuplicateActionControlPlaneNameCheck"}
+                  "negative/conflicting_action_names_across_controls": "DuplicateActionControlPlaneNameCheck",
+                  "negative/shift_by_new_type": "p4lang/p4c#5094: a shift amount of a `type` is refused"}
 
 pytestmark = [pytest.mark.bmv2,
               pytest.mark.skipif(P4C is None, reason="p4c-bm2-ss is not on PATH (reference toolchain absent)")]
