@@ -212,6 +212,9 @@ class CallCompiler:
             return [(tir.Cast(T.Bits(1), e.node), 1)]
         if isinstance(t, T.EnumT) and t.base is not None:
             return [(e.node, t.base.width)]
+        if isinstance(t, T.EnumT | T.ErrorT):
+            # p4c-bm2-ss gives an error (its code) and a plain enum (its member's index) 32 bits
+            return [(e.node, 32)]
         if isinstance(t, T.Varbit):
             return [(tir.VarbitValue(T.Bits(t.width), e.node), tir.VarbitLength(T.Bits(32), e.node))]
         if isinstance(t, T.InfIntT):

@@ -31,8 +31,10 @@ class OperatorCompiler:
             return a, self.exprs.coerce(b, a.type, node, f"operand of '{op}'")
         if T.same_type(ta, tb):
             return a, b
-        if isinstance(ta, T.EnumT) and ta.base is not None and T.same_type(ta.base, tb):
-            raise self.st.err(f"operands of '{op}' have different types {a.type} and {b.type} (cast needed)", node)
+        if isinstance(ta, T.EnumT) and ta.base is not None and T.same_type(ta.base, b.type):
+            return self.exprs.coerce(a, b.type, node, f"operand of '{op}'"), b
+        if isinstance(tb, T.EnumT) and tb.base is not None and T.same_type(tb.base, a.type):
+            return a, self.exprs.coerce(b, a.type, node, f"operand of '{op}'")
         raise self.st.err(f"operands of '{op}' have different types {a.type} and {b.type}", node)
 
     def x_Unary(self, n):

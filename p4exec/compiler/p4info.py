@@ -250,6 +250,8 @@ def build_p4info(info: controlplane.ProgramInfo) -> p4info_pb2.P4Info:
         # and one only called directly has no parameters left), nor does a parser value_set (measured with
         # p4c-bm2-ss 1.2.4.17).
         p4.type_info.SetInParent()
+    if p4.type_info.HasField("error"):
+        p4.type_info.error.members[:] = list(info.errors)     # every error, core.p4's first, as p4c lists them
     return p4
 
 
@@ -381,6 +383,12 @@ def _type_spec(ti: p4types_pb2.P4TypeInfo, spec: Any, t: T.Type) -> None:
         _serializable_enum(ti, b)
     elif isinstance(b, T.ErrorT):
         spec.error.SetInParent()
+        ti.error.SetInParent()          # its members are filled in by build_p4info
+    elif isinstance(b, T.EnumT):
+        spec.enum.name = b.name
+        if b.name not in ti.enums:
+            for m in b.members:
+                ti.enums[b.name].members.add().name = m
     else:
         spec.bitstring.bit.bitwidth = T.bit_width(b) or 0
 

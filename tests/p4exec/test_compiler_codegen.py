@@ -172,6 +172,22 @@ def test_registers_counters_digest_and_random() -> None:
     assert h.state.digests["d_t"].drain() == [(0x10, 9), (0x10, 9)]
 
 
+def test_digest_of_error_and_enum_values() -> None:
+    """p4c-bm2-ss sends an error (its code) and a plain enum (its member's index) as 32-bit fields of a digest;
+    P4Info names their types (checked against p4c in the reference test's programs)."""
+    h = harness(decls="enum colour_t { RED, GREEN, BLUE } struct d_t { error e; colour_t c; bit<8> a; }",
+                ingress="""
+        d_t d;
+        d.e = error.NoMatch;
+        d.c = colour_t.BLUE;
+        d.a = hdr.h.a;
+        digest<d_t>(1, d);
+        log_msg("e={} c={}", { d.e, d.c });
+    """)
+    h.send(0, PKT)
+    assert h.state.digests["d_t"].drain() == [(2, 2, 0x10)]
+
+
 def test_functions_and_enums() -> None:
     h = harness(decls="""
 enum bit<8> Kind { A = 1, B = 2 }
