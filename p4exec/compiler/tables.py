@@ -455,10 +455,12 @@ class TableCompiler:
             delta = self.decls.const_int(props["priority_delta"].value, "priority_delta")
             if delta <= 0:
                 raise self.st.err("priority_delta must be positive", props["priority_delta"].value)
-        if prop.const and explicit:
-            # p4c's frontend (EntryPriorities, v1.2.4.17): priorities only in a table whose entries are not const
-            raise self.st.err("Entry: Table with 'const' entries cannot have priorities", explicit[0].keyset)
         written = [e for e in entries if e.priority is not None]
+        if prop.const and written:
+            # p4c's frontend (EntryPriorities, v1.2.4.17): priorities only in a table whose entries are not const
+            raise self.st.err("Entry: Table with 'const' entries cannot have priorities", written[0].keyset)
+        if prop.const:
+            explicit = []       # an @priority annotation there is BMv2's priority number (below)
         if written and info.keys and all(k.match_kind in ("exact", "lpm") for k in info.keys):
             # p4c's EntryPriorities: only a key with another match kind than exact and lpm orders entries
             where = props["key"].value[0] if props["key"].value else props["key"]
@@ -477,7 +479,18 @@ class TableCompiler:
             s = refs[aname][0]
             args = self._const_action_args(s.info, ent.action.args or [], ent.action)
             prio = 0
-            if needs_prio or explicit:
+            if prop.const and needs_prio:
+                # p4c-bm2-ss writes a const entry's BMv2 priority as its position (1 first) or its @priority
+                # annotation (p4c warns it "will be ignored", yet writes it); BMv2 prefers the smallest
+                anno = _anno_arg(ent.annos, "priority")
+                if anno is not None and (not isinstance(anno, int) or isinstance(anno, bool) or anno < 0):
+                    raise self.st.err(f"@priority of an entry must be a non-negative integer, not {anno!r}", ent)
+                if anno is not None:
+                    self.st.info.warnings.append(
+                        f"{ent.keyset.loc}: warning: @priority on a const entry is not P4_16 nor P4Runtime; "
+                        f"p4c-bm2-ss writes it as the entry's BMv2 priority (smaller wins), and so does p4exec")
+                prio = (1 << 24) - (int(anno) if anno is not None else i + 1)
+            elif needs_prio or explicit:
                 if ent.priority is not None:
                     prio = self.decls.const_int(ent.priority, "entry priority")
                 elif A.anno(ent.annos, "priority") is not None:
