@@ -107,15 +107,20 @@ class InstanceCompiler:
         self.st.info.externs[fqn] = inst
         return inst
 
+    def bound_extern(self, t: T.ExternT, args, fqn: str, node, annos) -> controlplane.ExternInstance:
+        """An extern instance the generated module builds and binds, named ``fqn`` for the control plane."""
+        inst = self.extern_instance(t, args, fqn, node, annos)
+        py = self.st.unique("X_" + fqn)
+        inst.pyobj = py
+        self.st.bind.append((py, inst.kind, fqn))
+        return inst
+
     def instantiation(self, d: A.Instantiation, prefix: str) -> None:
         t = self.decls.resolve_type(d.type)
         fqn = self.tables.fq(prefix, d.name, d.annos)
         if isinstance(t, T.ExternT):
-            inst = self.extern_instance(t, d.args, fqn, d, d.annos)
-            py = self.st.unique("X_" + fqn)
-            inst.pyobj = py
-            self.st.bind.append((py, inst.kind, fqn))
-            self.st.declare(d.name, Sym("instance", t, py, info=inst), d)
+            inst = self.bound_extern(t, d.args, fqn, d, d.annos)
+            self.st.declare(d.name, Sym("instance", t, inst.pyobj, info=inst), d)
             return
         if isinstance(t, T.BlockT) and t.kind == "control":
             consts = self.ctor_consts(t.decl, d.args, d)

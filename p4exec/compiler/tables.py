@@ -8,7 +8,7 @@ from p4exec.compiler import controlplane, nrecord, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.emit import Emitter, pyident
-from p4exec.compiler.parts import CallPart, DeclarationPart, ExpressionPart, StatementPart
+from p4exec.compiler.parts import CallPart, DeclarationPart, ExpressionPart, InstancePart, StatementPart
 from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
@@ -35,6 +35,7 @@ class TableCompiler:
     calls: CallPart
     decls: DeclarationPart
     exprs: ExpressionPart
+    instances: InstancePart
     statements: StatementPart
 
     def __init__(self, st: CompileState) -> None:
@@ -246,13 +247,13 @@ class TableCompiler:
             elif pname == "size":
                 info.size = self.decls.const_int(v, "table size")
             elif pname == "counters":
-                inst = self._instance_ref(v, "direct_counter", d, fqn)
+                inst = self._instance_ref(v, "direct_counter", d, fqn, p.annos)
                 info.direct_counter = inst.name
             elif pname == "meters":
-                inst = self._instance_ref(v, "direct_meter", d, fqn)
+                inst = self._instance_ref(v, "direct_meter", d, fqn, p.annos)
                 info.direct_meter = inst.name
             elif pname == "implementation":
-                inst = self._instance_ref(v, ("action_profile", "action_selector"), d, fqn)
+                inst = self._instance_ref(v, ("action_profile", "action_selector"), d, fqn, p.annos)
                 info.implementation = inst.name
             elif pname == "support_timeout":
                 e = self.exprs.expr(v)
@@ -406,7 +407,7 @@ class TableCompiler:
             out.append(v)
         return tuple(out)
 
-    def _instance_ref(self, v, kinds, d, table_fqn):
+    def _instance_ref(self, v, kinds, d, table_fqn, prop_annos=()):
         if isinstance(kinds, str):
             kinds = (kinds,)
         if isinstance(v, A.Name):
@@ -418,8 +419,19 @@ class TableCompiler:
             t = self.decls.resolve_type(v.type)
             if not isinstance(t, T.ExternT) or t.name not in kinds:
                 raise self.st.err(f"expected a {' or '.join(kinds)}", v)
-            # p4c's P4Runtime serializer: an instance constructed in the property has no control-plane name
-            # (P4_16 has no syntax to annotate it), so p4c-bm2-ss rejects it; p4exec always serves P4Runtime
+            named = _anno_arg(list(prop_annos), "name")
+            if isinstance(named, str) and named:
+                # `@name("ap") implementation = action_profile(128);`: p4c names the instance by the
+                # property's annotation, as written (no control prefix)
+                fqn = named[1:] if named.startswith(".") else named
+                inst = self.st.info.externs.get(fqn)
+                if inst is None or inst.type_name != t.name:
+                    inst = self.instances.bound_extern(t, v.args, fqn, v, [])   # p4c keeps none of them
+                if table_fqn not in inst.tables:
+                    inst.tables.append(table_fqn)
+                return inst
+            # p4c's P4Runtime serializer: an instance constructed in the property without a @name has no
+            # control-plane name, so p4c-bm2-ss rejects it; p4exec always serves P4Runtime
             prop = {"direct_counter": "counters", "direct_meter": "meters"}.get(t.name, "implementation")
             raise self.st.err(f"Table '{table_fqn}' has an anonymous table property '{prop}' with no name "
                            "annotation, which is not supported by P4Runtime (declare the instance and name it)", v)
