@@ -188,6 +188,29 @@ def test_digest_of_error_and_enum_values() -> None:
     assert h.state.digests["d_t"].drain() == [(2, 2, 0x10)]
 
 
+def test_control_typed_constructor_parameter_shares_one_instance() -> None:
+    """A control-typed constructor parameter takes an instance declared before; two users apply that one
+    instance (its counter counts both), as p4c does (its own sample issue1566-bmv2 agrees in P4Info)."""
+    decls = """
+control step_t(inout bit<8> x);
+control Inc(inout bit<8> x) {
+    counter(32w4, CounterType.packets) hits;
+    apply { x = x + 1; hits.count(0); }
+}
+control Twice(inout bit<8> x)(step_t s) {
+    apply { s.apply(x); s.apply(x); }
+}
+control Shift(inout bit<8> x)(step_t s) {
+    apply { x = x << 1; s.apply(x); }
+}
+"""
+    h = harness(decls=decls, ingress_decls="Inc() inc; Twice(inc) twice; Shift(inc) shift;",
+                ingress="twice.apply(hdr.h.a); shift.apply(hdr.h.b);")
+    out = h.send(0, PKT)
+    assert out == [(1, bytes([0x12, 0x41, 0x30, 0x40]))]
+    assert h.counter_read("MyIngress.inc.hits", 0)[0] == 3
+
+
 def test_functions_and_enums() -> None:
     h = harness(decls="""
 enum bit<8> Kind { A = 1, B = 2 }
