@@ -450,7 +450,7 @@ class BlockCompiler:
             raise self.st.err(f"the metadata type must be a struct, not {M}", pdecl.params[2])
         entry = {}
         for (decl, _node), role in zip(blocks, roles, strict=True):
-            prefix = self.tables.fq("", decl.name, decl.annos)
+            prefix = decl.name      # p4c names a V1Switch block by its declaration and ignores its @name
             self.st.pipeline_role = role     # which V1Switch block is being compiled (p4c-bm2-ss's blockConverted)
             if role == "parser":
                 assert isinstance(decl, A.ParserDecl)     # checked against `kinds` above

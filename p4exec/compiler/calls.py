@@ -149,8 +149,11 @@ class CallCompiler:
     def action_call(self, n, sym: Sym) -> E:
         info = sym.info
         d = info.decl
-        self.st.info.direct_actions.setdefault(info.name, info)
-        self.st.info.action_events.append((self.st.pipeline_role, info.name, "use"))
+        if self.st.ctx is None or self.st.ctx.kind != "action":
+            # p4c inlines an action called from another action before P4Info is written: only calls from an
+            # apply block (or a function) keep the callee listed
+            self.st.info.direct_actions.setdefault(info.name, info)
+            self.st.info.action_events.append((self.st.pipeline_role, info.name, "use"))
         prefix = self.st.block_ctx.ctx_args if sym.const == "local" else ""
         used = _names_in(d.body)
         plan = self.plan_call(n, d.params, info.pyfunc, f"call of action {info.local}", prefix,

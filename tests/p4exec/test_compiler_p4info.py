@@ -154,3 +154,15 @@ def test_objects_come_in_p4c_order() -> None:
                                  "MyIngress.i_cnt_a", "MyEgress.e_cnt"]
     assert names(p.value_sets) == ["MyParser.pvs_z", "MyParser.pvs_a"]
     assert names(p.registers) == ["g_reg_z", "g_reg_a"]
+
+
+def test_names_of_inlined_actions_renamed_blocks_and_non_ascii() -> None:
+    """tests/p4exec/data/p4info_names.p4 (P4Info equal to p4c-bm2-ss 1.2.4.17's, checked when it was written):
+    `helper`, only called from `caller`, is inlined and absent; the ingress keeps its declaration's name; the
+    table's UTF-8 name is not encoded twice."""
+    p = compile_file(str(DATA / "p4info_names.p4")).p4info
+    actions = {a.preamble.name for a in p.actions}
+    assert "MyIngress.caller" in actions and "MyIngress.helper" not in actions
+    tables = {t.preamble.name for t in p.tables}
+    assert tables == {"MyIngress.sub.t", "MyIngress.tablé"}
+    assert "MyIngress.señal" in actions
