@@ -152,6 +152,8 @@ class _Builder(_DeclBuilder):
         annos = ch[0] or []
         rest = list(ch[1:])
         prio = None
+        if rest and isinstance(rest[0], Token) and rest[0].type == "CONST":
+            rest = rest[1:]     # an entry the control plane may not change: p4exec's initial entries are kept anyway
         if rest and isinstance(rest[0], Token) and rest[0].type == "PRIORITY":
             prio = rest[1]
             rest = rest[2:]
