@@ -109,3 +109,18 @@ def test_entry_with_const_and_priority() -> None:
         ingress="t.apply();"), filename="entries.p4", seed=1)
     assert h.send(0, bytes([0x11, 0, 0, 0])) == [(1, bytes([0x11, 2, 0, 0]))]
     assert h.send(0, bytes([0x01, 0, 0, 0])) == [(1, bytes([0x01, 1, 0, 0]))]
+
+
+def test_generic_method_named_like_a_type() -> None:
+    """`update` names a control type and a generic method of an extern: after a return type (or a '.') the
+    name is the method and `<T>` its type parameters, as p4c parses it."""
+    prog = parse_source(HEAD + """
+control update(inout bit<8> x);
+extern Summer {
+    Summer();
+    bit<16> update<T>(in T data);
+    void clear();
+}
+""", "names.p4")
+    ext = next(d for d in prog.decls if getattr(d, "name", "") == "Summer")
+    assert ext is not None
