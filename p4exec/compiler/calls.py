@@ -358,8 +358,16 @@ class CallCompiler:
             if isinstance(dt, T.StructT | T.HeaderT):
                 dname = dt.name
                 fields = [(f, T.bit_width(ft) or 0) for f, ft in dt.fields.items()]
+            elif isinstance(dt, T.ListT | T.TupleT) and all(T.bit_width(it) for it in dt.items):
+                # p4c names a digest of a list/tuple itself, `digest_0`, `digest_1`, ... in the order of the
+                # calls, and P4Info describes it as a tuple
+                anon = self.st.anonymous_digests
+                dname = anon.setdefault(id(n), f"digest_{len(anon)}")
+                dt = T.TupleT(tuple(dt.items))
+                fields = [(f"f{i}", T.bit_width(it) or 0) for i, it in enumerate(dt.items)]
             else:
-                raise self.st.err("digest data must be a struct (P4Runtime needs its type name)", n.args[1])
+                raise self.st.err(f"digest data of type {data.type}: p4exec sends a struct, a header or a list of "
+                                  "fields (P4Runtime needs a type it can name)", n.args[1])
             if dname not in self.st.info.digests:
                 self.st.info.digests[dname] = controlplane.DigestInfo(dname, fields, dt)
             return E(T.VOID, "", extra=tir.Digest(dname, tuple(v for v, _ in self.field_values(data, n))))

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import pytest
 
+from p4exec.compiler.program import compile_source
 from p4exec.errors import P4Error
 from p4exec.runtime import ActionCall, CloneSession, Exact, TableEntry
 from p4exec.runtime.p4info_ids import Prefix, id_for
-from tests.p4exec.p4prog import harness, run
+from tests.p4exec.p4prog import harness, program, run
 
 PKT = bytes([0x10, 0x20, 0x30, 0x40])
 
@@ -186,6 +187,19 @@ def test_digest_of_error_and_enum_values() -> None:
     """)
     h.send(0, PKT)
     assert h.state.digests["d_t"].drain() == [(2, 2, 0x10)]
+
+
+def test_digest_of_a_list_is_named_as_p4c_names_it() -> None:
+    """`digest(1, { ... })` has no struct type: p4c calls it digest_0, digest_1, ... and P4Info gives a tuple
+    of the fields' types (p4c-bm2-ss 1.2.4.17's P4Info agreed on such a program)."""
+    h = harness(ingress="digest(1, { hdr.h.a }); digest(2, { hdr.h.b, hdr.h.c });")
+    h.send(0, PKT)
+    assert h.state.digests["digest_0"].drain() == [(0x10,)]
+    assert h.state.digests["digest_1"].drain() == [(0x20, 0x30)]
+    p = compile_source(program(ingress="digest(1, { hdr.h.a }); digest(2, { hdr.h.b, hdr.h.c });"), "d.p4").p4info
+    assert [d.preamble.name for d in p.digests] == ["digest_0", "digest_1"]
+    assert [len(d.type_spec.tuple.members) for d in p.digests] == [1, 2]
+    assert p.digests[1].type_spec.tuple.members[0].bitstring.bit.bitwidth == 8
 
 
 def test_control_typed_constructor_parameter_shares_one_instance() -> None:
