@@ -69,6 +69,7 @@ class TableInfo:
     implementation: str | None = None
     annos: list = field(default_factory=list)
     hidden: bool = False
+    applied: bool = False          # applied somewhere a constant condition does not rule out (P4Info lists it)
     idle_timeout: bool = False
     pyfunc: str = ""
     pyobj: str = ""

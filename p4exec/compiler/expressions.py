@@ -297,8 +297,11 @@ class ExpressionCompiler:
 
     def x_Cond(self, n, expected=None):
         c = self.coerce(self.expr(n.cond), T.BOOL, n.cond, "condition of ?:")
+        self.st.dead_code += c.const is False
         a = self.expr(n.then, expected)
+        self.st.dead_code += (c.const is True) - (c.const is False)
         b = self.expr(n.other, expected)
+        self.st.dead_code -= c.const is True
         a, b = self.ops.unify(a, b, n, "?:")
         if c.const is not None:
             return a if c.const else b

@@ -65,6 +65,7 @@ class MethodCompiler:
         if isinstance(bt, T.TableT):
             noargs()
             info = bt.info
+            info.applied = info.applied or not self.st.dead_code
             rt = T.ApplyResultT(info)
             return E(rt, tir.TableApply(rt, info.pyfunc, self.st.block_ctx.ctx_args))
         if isinstance(bt, T.BlockT) and isinstance(bt.decl, A.ParserDecl):

@@ -79,7 +79,9 @@ def action_order(events: list[tuple[str | None, str, str]]) -> list[str]:
 def build_p4info(info: controlplane.ProgramInfo) -> p4info_pb2.P4Info:
     p4 = p4info_pb2.P4Info()
     p4.pkg_info.arch = "v1model"
-    tables = [t for t in info.tables.values() if not t.hidden]
+    # p4c's mid-end removes a table nothing live applies ("Table t is not used; removing"), and with it a direct
+    # counter/meter no remaining table uses
+    tables = [t for t in info.tables.values() if not t.hidden and t.applied]
     used_actions: dict[str, controlplane.ActionInfo] = {}
     for t in tables:
         for r in t.actions:
@@ -88,7 +90,9 @@ def build_p4info(info: controlplane.ProgramInfo) -> p4info_pb2.P4Info:
     for a in info.direct_actions.values():      # called from apply blocks / other actions: p4c lists them too
         if A.anno(a.annos, "hidden") is None:
             used_actions.setdefault(a.name, a)
-    externs = list(info.externs.values())
+    live_tables = {t.name for t in info.tables.values() if t.applied}
+    externs = [x for x in info.externs.values()
+               if x.kind not in ("direct_counter", "direct_meter") or live_tables.intersection(x.tables)]
     check_translations(info, set(used_actions))
     rank = {n: i for i, n in enumerate(action_order(info.action_events))}
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 from p4.config.v1 import p4info_pb2
 
-from p4exec.compiler.program import compile_file
-from tests.p4exec.p4prog import harness
+from p4exec.compiler.program import compile_file, compile_source
+from tests.p4exec.p4prog import harness, program
 
 DATA = Path(__file__).parent / "data"
 
@@ -166,3 +166,25 @@ def test_names_of_inlined_actions_renamed_blocks_and_non_ascii() -> None:
     tables = {t.preamble.name for t in p.tables}
     assert tables == {"MyIngress.sub.t", "MyIngress.tablé"}
     assert "MyIngress.señal" in actions
+
+
+def test_dead_tables_and_their_direct_counters_are_left_out() -> None:
+    """p4c's mid-end removes a table only a constant-false branch applies (or a `false ?` arm), and a direct
+    counter no remaining table uses; registers and counters stay even unused (p4c-bm2-ss 1.2.4.17 agreed on
+    this program's P4Info)."""
+    p = compile_source(program(ingress_decls="""
+        action set(bit<8> v) { hdr.h.b = v; }
+        direct_counter(CounterType.packets) dead_dc;
+        direct_counter(CounterType.packets) lonely_dc;
+        table dead_t { key = { hdr.h.a: exact; } actions = { set; NoAction; } counters = dead_dc; }
+        table mux_t { key = { hdr.h.a: exact; } actions = { set; NoAction; } }
+        table live_t { key = { hdr.h.a: exact; } actions = { set; NoAction; } }
+        register<bit<8>>(4) unused_reg;
+    """, ingress="""
+        if (false) { dead_t.apply(); }
+        bool h = false ? mux_t.apply().hit : true;
+        if (h) { live_t.apply(); }
+    """), "dead.p4").p4info
+    assert [t.preamble.name for t in p.tables] == ["MyIngress.live_t"]
+    assert not p.direct_counters
+    assert [r.preamble.name for r in p.registers] == ["MyIngress.unused_reg"]
