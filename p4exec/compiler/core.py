@@ -311,15 +311,26 @@ class DeclarationCompiler:
                 self.st.odd_headers.append((d, t.width))     # p4c-bm2-ss's back end says so after the rest
             ch = _anno_arg(d.annos, "controller_header")
             if ch is not None:
-                widths = []
-                for n, ft in t.fields.items():
-                    w = T.bit_width(ft)
-                    if w is None:      # P4Info gives each metadata field a bit width
-                        raise self.st.err(f"unsupported: field '{n}' of @controller_header header {d.name} is not "
-                                          f"bit<W>, int<W>, bool or a serializable enum", d, P4Unsupported)
-                    widths.append((n, w, t.annos[n]))
+                widths: list[tuple[str, int, list]] = []
+                ftypes: list[T.Type] = []
+
+                def flatten(prefix: str, fields: dict, annos: dict) -> None:
+                    # p4c lists a struct-typed field's members, `b.b`, `b.c`, in order (same bytes on the wire)
+                    for n, ft in fields.items():
+                        inner = T.strip_new(ft)
+                        if isinstance(inner, T.StructT):
+                            flatten(f"{prefix}{n}.", inner.fields, inner.annos)
+                            continue
+                        w = T.bit_width(ft)
+                        if w is None:      # P4Info gives each metadata field a bit width
+                            raise self.st.err(f"unsupported: field '{n}' of @controller_header header {d.name} is "
+                                              f"not bit<W>, int<W>, bool or a serializable enum", d, P4Unsupported)
+                        widths.append((prefix + n, w, annos.get(n, [])))
+                        ftypes.append(ft)
+
+                flatten("", t.fields, t.annos)
                 self.st.info.controller_headers[ch] = controlplane.ControllerHeaderInfo(ch, d.name, widths, d.annos,
-                                                                              list(t.fields.values()))
+                                                                                       ftypes)
         return t
 
     def enum_decl(self, d):

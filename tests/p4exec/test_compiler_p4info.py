@@ -188,3 +188,14 @@ def test_dead_tables_and_their_direct_counters_are_left_out() -> None:
     assert [t.preamble.name for t in p.tables] == ["MyIngress.live_t"]
     assert not p.direct_counters
     assert [r.preamble.name for r in p.registers] == ["MyIngress.unused_reg"]
+
+
+def test_controller_header_struct_field_is_flattened() -> None:
+    """A struct-typed field of a @controller_header header is listed member by member (`b.b`, `b.c`), as p4c
+    writes it (p4c-bm2-ss 1.2.4.17 agreed on this program); the widths add up to the same bytes."""
+    p = compile_source(program(decls="""
+        struct inner_t { bit<8> b; bit<8> c; }
+        @controller_header("packet_in") header pin_t { bit<16> port; inner_t b; }
+    """, hdr_fields="pin_t pin;", ingress="hdr.pin.setValid(); hdr.pin.b.b = hdr.h.a;"), "cpu.p4").p4info
+    md = p.controller_packet_metadata[0].metadata
+    assert [(m.id, m.name, m.bitwidth) for m in md] == [(1, "port", 16), (2, "b.b", 8), (3, "b.c", 8)]
