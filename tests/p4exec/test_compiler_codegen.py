@@ -367,3 +367,11 @@ def test_long_else_if_chains_compile() -> None:
     chain = " else ".join(f"if (hdr.h.a == {i}) {{ hdr.h.b = {i}; }}" for i in range(150))
     h = harness(ingress=chain)
     assert h.send(0, bytes([149, 0, 0, 0])) == [(1, bytes([149, 149, 0, 0]))]
+
+
+def test_action_named_like_the_extern_function_it_calls() -> None:
+    """`action hash() { hash(...); }`: the call has five arguments, so it is v1model's hash (p4c resolves by
+    name and argument count), not a recursive call of the action."""
+    h = harness(ingress_decls="action hash() { hash(hdr.h.d, HashAlgorithm.identity, 8w0, { hdr.h.a }, 16w256); }",
+                ingress="hash();")
+    assert h.send(0, PKT) == [(1, bytes([0x10, 0x20, 0x30, 0x10]))]
