@@ -290,6 +290,11 @@ def _add_type_info(ti: p4types_pb2.P4TypeInfo, t: T.Type) -> None:
 def _type_name(ti: p4types_pb2.P4TypeInfo, msg: Any, t: T.Type | None) -> None:
     """A match field or param of a `type` declaration names it (type_name) and the type goes into
     type_info.new_types, as p4c writes them; typedefs are transparent."""
+    if isinstance(t, T.EnumT) and t.base is not None:
+        # p4c converts the field's type, which lists the serializable enum in type_info (the field itself
+        # keeps only its bit width)
+        _serializable_enum(ti, t)
+        return
     if not isinstance(t, T.NewT):
         return
     msg.type_name.name = t.name

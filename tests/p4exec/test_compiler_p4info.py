@@ -199,3 +199,17 @@ def test_controller_header_struct_field_is_flattened() -> None:
     """, hdr_fields="pin_t pin;", ingress="hdr.pin.setValid(); hdr.pin.b.b = hdr.h.a;"), "cpu.p4").p4info
     md = p.controller_packet_metadata[0].metadata
     assert [(m.id, m.name, m.bitwidth) for m in md] == [(1, "port", 16), (2, "b.b", 8), (3, "b.c", 8)]
+
+
+def test_serializable_enum_key_and_param_types_are_in_type_info() -> None:
+    """A table key or action parameter of a serializable enum type keeps its bit width, and the enum is listed in
+    type_info.serializable_enums, as p4c writes it (p4c-bm2-ss 1.2.4.17 agreed on such a program)."""
+    p = compile_source(program(decls="enum bit<8> kind_t { X = 1, Y = 2 } enum bit<8> mark_t { M = 3 }",
+                               meta_fields="kind_t kind;", ingress_decls="""
+        action set(mark_t v) { hdr.h.b = (bit<8>)v; }
+        table t { key = { meta.kind: exact; } actions = { set; NoAction; } }
+    """, ingress="t.apply();"), "se.p4").p4info
+    assert set(p.type_info.serializable_enums) == {"kind_t", "mark_t"}
+    assert p.tables[0].match_fields[0].bitwidth == 8 and not p.tables[0].match_fields[0].HasField("type_name")
+    assert [(m.name, m.value) for m in p.type_info.serializable_enums["kind_t"].members] == [("X", b"\x01"),
+                                                                                            ("Y", b"\x02")]
