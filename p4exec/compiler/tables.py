@@ -106,7 +106,8 @@ class TableCompiler:
                 if w is None or not T.strip_new(t).is_scalar:
                     raise self.st.err(f"action parameter '{p.name}' has type {t}; control-plane parameters must be "
                                    "bit<N>, int<N>, bool or a serializable enum", p)
-                cp.append(controlplane.ParamInfo(p.name, w, p.annos, t))
+                named = _anno_arg(p.annos, "name")    # a parameter's @name is its control-plane name (p4c)
+                cp.append(controlplane.ParamInfo(named if isinstance(named, str) and named else p.name, w, p.annos, t))
             elif seen_dirless:
                 raise self.st.err(f"directional parameter '{p.name}' after a directionless one (directional "
                                "parameters come first)", p)

@@ -213,3 +213,13 @@ def test_serializable_enum_key_and_param_types_are_in_type_info() -> None:
     assert p.tables[0].match_fields[0].bitwidth == 8 and not p.tables[0].match_fields[0].HasField("type_name")
     assert [(m.name, m.value) for m in p.type_info.serializable_enums["kind_t"].members] == [("X", b"\x01"),
                                                                                             ("Y", b"\x02")]
+
+
+def test_action_parameter_name_annotation() -> None:
+    """`action foo(@name("orange") bit<9> port)`: P4Info names the parameter `orange`, as p4c does."""
+    p = compile_source(program(ingress_decls="""
+        action foo(@name("orange") bit<9> port) { sm.egress_spec = port; }
+        table t { key = { hdr.h.a: exact; } actions = { foo; NoAction; } }
+    """, ingress="t.apply();"), "pn.p4").p4info
+    foo = next(a for a in p.actions if a.preamble.name == "MyIngress.foo")
+    assert [(q.id, q.name, q.bitwidth, list(q.annotations)) for q in foo.params] == [(1, "orange", 9, [])]
