@@ -375,3 +375,12 @@ def test_action_named_like_the_extern_function_it_calls() -> None:
     h = harness(ingress_decls="action hash() { hash(hdr.h.d, HashAlgorithm.identity, 8w0, { hdr.h.a }, 16w256); }",
                 ingress="hash();")
     assert h.send(0, PKT) == [(1, bytes([0x10, 0x20, 0x30, 0x10]))]
+
+
+def test_extract_into_dont_care_skips_the_header() -> None:
+    """`pkt.extract<h_t>(_)` skips an h_t-sized header (p4c extracts it into a temporary nobody reads); a packet
+    too short for it is PacketTooShort, as an extract would be."""
+    h = harness(parser="pkt.extract<h_t>(_);",
+                ingress="if (sm.parser_error == error.PacketTooShort) { hdr.h.d = 0xEE; }")
+    assert h.send(0, PKT + bytes([1, 2, 3, 4, 5])) == [(1, PKT + bytes([5]))]
+    assert h.send(0, PKT + bytes([1, 2])) == [(1, PKT[:3] + bytes([0xEE, 1, 2]))]
