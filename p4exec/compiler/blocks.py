@@ -20,7 +20,7 @@ from p4exec.compiler.parts import (
     StatementPart,
     TablePart,
 )
-from p4exec.compiler.symbols import Ctx, E, Sym, _anno_arg, _loc
+from p4exec.compiler.symbols import Ctx, E, Sym, _anno_arg, _loc, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import name_loc
@@ -318,20 +318,31 @@ class BlockCompiler:
             self._items.append(("default",))
             return "True"
         if isinstance(it, A.KsMask):
-            v = self.exprs.coerce(self.exprs.expr(it.value, t), t, it.value, "select case")
-            m = self.exprs.coerce(self.exprs.expr(it.mask, t), t, it.mask, "select mask")
+            v = self._select_label(it.value, t, "select case")
+            m = self._select_label(it.mask, t, "select mask")
             self._items.append(("mask", v.node, m.node))
             if v.const is not None and m.const is not None:
                 return f"({kv} & {m.const:#x}) == {v.const & m.const:#x}"
             return f"({kv} & {m.code}) == ({v.code} & {m.code})"
         if isinstance(it, A.KsRange):
-            lo = self.exprs.coerce(self.exprs.expr(it.lo, t), t, it.lo, "select range")
-            hi = self.exprs.coerce(self.exprs.expr(it.hi, t), t, it.hi, "select range")
+            lo = self._select_label(it.lo, t, "select range")
+            hi = self._select_label(it.hi, t, "select range")
             self._items.append(("range", lo.node, hi.node))
             return f"{lo.code} <= {kv} <= {hi.code}"
-        v = self.exprs.coerce(self.exprs.expr(it, t), t, it, "select case")
+        v = self._select_label(it, t, "select case")
         self._items.append(("value", v.node))
         return f"{kv} == {v.code}"
+
+    def _select_label(self, expr, t, what: str) -> E:
+        """A select case's value, mask or bound: p4c refuses a call there ("no function calls allowed in this
+        context") and anything not known at compile time (BMv2's parse states hold constants only)."""
+        for node in A.walk(expr):
+            if isinstance(node, A.Call):
+                raise self.st.err(f"{expr_text(node)}: no function calls allowed in this context", node)
+        e = self.exprs.coerce(self.exprs.expr(expr, t), t, expr, what)
+        if e.const is None:
+            raise self.st.err(f"{expr_text(expr)}: must be a compile-time constant", expr)
+        return e
 
     # ------------------------------------------------------------------ functions
     def function_decl(self, d: A.FunctionDecl) -> None:
@@ -439,7 +450,7 @@ class BlockCompiler:
             raise self.st.err(f"the metadata type must be a struct, not {M}", pdecl.params[2])
         entry = {}
         for (decl, _node), role in zip(blocks, roles, strict=True):
-            prefix = self.tables.fq("", decl.name, decl.annos)
+            prefix = decl.name      # p4c names a V1Switch block by its declaration and ignores its @name
             self.st.pipeline_role = role     # which V1Switch block is being compiled (p4c-bm2-ss's blockConverted)
             if role == "parser":
                 assert isinstance(decl, A.ParserDecl)     # checked against `kinds` above

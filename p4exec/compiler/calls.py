@@ -87,6 +87,13 @@ class CallCompiler:
             if statement:
                 self.statements.action_effect(expr_text(n), n.loc)
             return self.methods.method_call(n, base, name)
+        if isinstance(ex, Sym) and ex.kind == "action" and isinstance(n.func, A.Name) and not n.func.glob \
+                and len(n.args) > len(ex.info.decl.params):
+            # p4c resolves a call by name and argument count: `action hash() { hash(x, ...); }` calls
+            # v1model's extern function, which the action's name only hides for a call that fits the action
+            other = self.st.globals.get(n.func.name)
+            if other is not None and other.kind == "extern_func":
+                ex = other
         if isinstance(ex, Sym):
             if ex.kind == "action":
                 if self.st.ctx is not None and self.st.ctx.kind == "parser":
@@ -149,8 +156,11 @@ class CallCompiler:
     def action_call(self, n, sym: Sym) -> E:
         info = sym.info
         d = info.decl
-        self.st.info.direct_actions.setdefault(info.name, info)
-        self.st.info.action_events.append((self.st.pipeline_role, info.name, "use"))
+        if self.st.ctx is None or self.st.ctx.kind != "action":
+            # p4c inlines an action called from another action before P4Info is written: only calls from an
+            # apply block (or a function) keep the callee listed
+            self.st.info.direct_actions.setdefault(info.name, info)
+            self.st.info.action_events.append((self.st.pipeline_role, info.name, "use"))
         prefix = self.st.block_ctx.ctx_args if sym.const == "local" else ""
         used = _names_in(d.body)
         plan = self.plan_call(n, d.params, info.pyfunc, f"call of action {info.local}", prefix,
@@ -212,6 +222,9 @@ class CallCompiler:
             return [(tir.Cast(T.Bits(1), e.node), 1)]
         if isinstance(t, T.EnumT) and t.base is not None:
             return [(e.node, t.base.width)]
+        if isinstance(t, T.EnumT | T.ErrorT):
+            # p4c-bm2-ss gives an error (its code) and a plain enum (its member's index) 32 bits
+            return [(e.node, 32)]
         if isinstance(t, T.Varbit):
             return [(tir.VarbitValue(T.Bits(t.width), e.node), tir.VarbitLength(T.Bits(32), e.node))]
         if isinstance(t, T.InfIntT):
@@ -352,8 +365,16 @@ class CallCompiler:
             if isinstance(dt, T.StructT | T.HeaderT):
                 dname = dt.name
                 fields = [(f, T.bit_width(ft) or 0) for f, ft in dt.fields.items()]
+            elif isinstance(dt, T.ListT | T.TupleT) and all(T.bit_width(it) for it in dt.items):
+                # p4c names a digest of a list/tuple itself, `digest_0`, `digest_1`, ... in the order of the
+                # calls, and P4Info describes it as a tuple
+                anon = self.st.anonymous_digests
+                dname = anon.setdefault(id(n), f"digest_{len(anon)}")
+                dt = T.TupleT(tuple(dt.items))
+                fields = [(f"f{i}", T.bit_width(it) or 0) for i, it in enumerate(dt.items)]
             else:
-                raise self.st.err("digest data must be a struct (P4Runtime needs its type name)", n.args[1])
+                raise self.st.err(f"digest data of type {data.type}: p4exec sends a struct, a header or a list of "
+                                  "fields (P4Runtime needs a type it can name)", n.args[1])
             if dname not in self.st.info.digests:
                 self.st.info.digests[dname] = controlplane.DigestInfo(dname, fields, dt)
             return E(T.VOID, "", extra=tir.Digest(dname, tuple(v for v, _ in self.field_values(data, n))))

@@ -83,7 +83,7 @@ class Compiler:
         c.decls, c.exprs, c.methods, c.pytypes, c.statements = d, x, m, py, s
         m.calls, m.decls, m.exprs, m.pytypes = c, d, x, py
         s.calls, s.decls, s.exprs, s.pytypes = c, d, x, py
-        t.calls, t.decls, t.exprs, t.statements = c, d, x, s
+        t.calls, t.decls, t.exprs, t.instances, t.statements = c, d, x, i, s
         i.block, i.calls, i.decls, i.exprs, i.tables = b, c, d, x, t
         b.calls, b.checks, b.decls, b.exprs, b.instances, b.pytypes, b.statements, b.tables = c, r, d, x, i, py, s, t
 

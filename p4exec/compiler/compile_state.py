@@ -43,6 +43,9 @@ class CompileState:
         self.hash_algos: set[str] = set()
         self.obj_paths: set[str] = set()     # python paths of header/struct objects (stable per packet)
         self.specialized: dict[tuple, T.Type] = {}   # generic struct/header specialisations
+        self.dead_code = 0        # > 0 while compiling a branch a constant condition rules out (statements.py)
+        self.anonymous_digests: dict[int, str] = {}       # id(digest call) -> p4c's name digest_N (calls.py)
+        self.odd_headers: list[tuple[Any, int]] = []     # (declaration, width) of headers BMv2 cannot hold (core.py)
         self.cp_names: dict[tuple[str, str], tuple[SourceLoc | None, Any]] = {}   # (kind, P4Info name) -> location (tables.py)
         self.native = NativeRecord()          # frames for the C generator (p4exec/native)
         self.pending_defs: list[tir.Stmt] = []   # helpers (tir.CallHelper) the statement being compiled needs

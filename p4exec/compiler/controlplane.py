@@ -69,6 +69,7 @@ class TableInfo:
     implementation: str | None = None
     annos: list = field(default_factory=list)
     hidden: bool = False
+    applied: bool = False          # applied somewhere a constant condition does not rule out (P4Info lists it)
     idle_timeout: bool = False
     pyfunc: str = ""
     pyobj: str = ""
@@ -131,7 +132,8 @@ class ProgramInfo:
     arch: str = "v1model"
     # `file:line:col: warning: ...` for what p4c-bm2-ss accepts with a warning but BMv2 runs differently
     warnings: list[str] = field(default_factory=list)
-    # actions called directly from a control's apply block or another action (P4Info lists them as p4c does)
+    # actions called directly from a control's apply block (P4Info lists them as p4c does; not those only called
+    # from other actions, which p4c inlines first)
     direct_actions: dict[str, ActionInfo] = field(default_factory=dict)
     # the program calls an extern function (mark_to_drop, hash, verify_checksum, ...): p4c's P4Info serializer
     # then writes a type_info, empty or not

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from p4exec.compiler import controlplane
+from p4exec.compiler import controlplane, frontend_rules
 from p4exec.compiler import types as T
 from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.direct_calls import instantiate_direct_calls
@@ -13,6 +13,7 @@ from p4exec.compiler.parts import BlockPart, ExpressionPart, InstancePart, Rules
 from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, expr_text, wrap
 from p4exec.errors import P4Unsupported, SourceLoc
 from p4exec.frontend import ast as A
+from p4exec.frontend.parser import name_loc
 
 # Type references that name one fixed type (exact classes: none of them has subclasses).
 _SIMPLE_TYPES: dict[type, T.Type] = {
@@ -109,6 +110,7 @@ class DeclarationCompiler:
 
     # ------------------------------------------------------------------ top-level declarations
     def run(self):
+        frontend_rules.check_action_control_plane_names(self.st.program, self.st.err)
         main = None
         for d in self.st.program.decls:
             if isinstance(d, A.Instantiation) and not self._is_extern_type(d.type):
@@ -130,15 +132,26 @@ class DeclarationCompiler:
         self.block.compile_main(main)
         self.checks.check_direct_meter_reads()
         self.checks.check_pipeline_control_flow()
+        for d, width in self.st.odd_headers:
+            # a back-end rule of p4c-bm2-ss: reported after every frontend error, so those come first
+            raise self.st.err(f"header {d.name}: Found header with fields totaling {width} bits.  BMv2 target only "
+                              "supports headers with fields totaling a multiple of 8 bits (p4exec too)",
+                              name_loc(d.name, d.loc))
 
     def check_v1model_version(self, d) -> None:
-        """v1model.p4 turns `#define V1MODEL_VERSION N` into `__v1model_version`. Any number is accepted, as
-        p4c does: v1model.p4 only compares it with 20200408 (`#if V1MODEL_VERSION >= 20200408`)."""
+        """v1model.p4 turns `#define V1MODEL_VERSION N` into `__v1model_version`. p4c's frontend
+        (getV1ModelVersion.h, since p4lang/p4c#5296) refuses a number outside the versions its v1model.p4
+        knows, 20180101 to 20200408; 1.2.4.17 still accepted any number. An unknown version would silently
+        select declarations the program was not written for, so p4exec follows the newer rule."""
         v = d.value
-        if isinstance(v, A.IntLit):
-            return
         known = " and ".join(map(str, self.V1MODEL_VERSIONS))
         where = self._define_location("V1MODEL_VERSION") or d
+        if isinstance(v, A.IntLit):
+            lo, hi = self.V1MODEL_VERSIONS[0], self.V1MODEL_VERSIONS[-1]
+            if not lo <= v.value <= hi:
+                raise self.st.err(f"{v.value}: unknown v1model version; initial supported version is {lo}, "
+                                  f"latest is {hi}", where)
+            return
         raise self.st.err(f"malformed V1MODEL_VERSION: expected a number ({known}), got "
                        f"'{expr_text(v)}'", where)
 
@@ -295,19 +308,29 @@ class DeclarationCompiler:
             t.annos[f.name] = f.annos
         if isinstance(t, T.HeaderT):
             if t.width % 8:
-                raise self.st.err(f"header {d.name} is {t.width} bits long; p4exec (like BMv2) needs headers to be a "
-                               "multiple of 8 bits", d)
+                self.st.odd_headers.append((d, t.width))     # p4c-bm2-ss's back end says so after the rest
             ch = _anno_arg(d.annos, "controller_header")
             if ch is not None:
-                widths = []
-                for n, ft in t.fields.items():
-                    w = T.bit_width(ft)
-                    if w is None:      # P4Info gives each metadata field a bit width
-                        raise self.st.err(f"unsupported: field '{n}' of @controller_header header {d.name} is not "
-                                          f"bit<W>, int<W>, bool or a serializable enum", d, P4Unsupported)
-                    widths.append((n, w, t.annos[n]))
+                widths: list[tuple[str, int, list]] = []
+                ftypes: list[T.Type] = []
+
+                def flatten(prefix: str, fields: dict, annos: dict) -> None:
+                    # p4c lists a struct-typed field's members, `b.b`, `b.c`, in order (same bytes on the wire)
+                    for n, ft in fields.items():
+                        inner = T.strip_new(ft)
+                        if isinstance(inner, T.StructT):
+                            flatten(f"{prefix}{n}.", inner.fields, inner.annos)
+                            continue
+                        w = T.bit_width(ft)
+                        if w is None:      # P4Info gives each metadata field a bit width
+                            raise self.st.err(f"unsupported: field '{n}' of @controller_header header {d.name} is "
+                                              f"not bit<W>, int<W>, bool or a serializable enum", d, P4Unsupported)
+                        widths.append((prefix + n, w, annos.get(n, [])))
+                        ftypes.append(ft)
+
+                flatten("", t.fields, t.annos)
                 self.st.info.controller_headers[ch] = controlplane.ControllerHeaderInfo(ch, d.name, widths, d.annos,
-                                                                              list(t.fields.values()))
+                                                                                       ftypes)
         return t
 
     def enum_decl(self, d):

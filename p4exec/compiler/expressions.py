@@ -55,6 +55,10 @@ class ExpressionCompiler:
                 return e
         if (isinstance(st, T.NewT) or isinstance(t, T.NewT)) and T.same_type(bs, bt):
             return E(t, e.node, e.const, e.lv, e.loc)
+        if isinstance(bs, T.EnumT) and bs.base is not None and T.same_type(bs.base, t):
+            # P4_16 (and p4c): a serializable enum converts implicitly to its underlying type; its value is the
+            # number already
+            return E(t, e.node, e.const)
         if isinstance(bs, T.ListT) and isinstance(bt, T.HeaderT | T.StructT | T.TupleT):
             items = e.extra
             ftypes = list(bt.items) if isinstance(bt, T.TupleT) else list(bt.fields.values())
@@ -293,8 +297,11 @@ class ExpressionCompiler:
 
     def x_Cond(self, n, expected=None):
         c = self.coerce(self.expr(n.cond), T.BOOL, n.cond, "condition of ?:")
+        self.st.dead_code += c.const is False
         a = self.expr(n.then, expected)
+        self.st.dead_code += (c.const is True) - (c.const is False)
         b = self.expr(n.other, expected)
+        self.st.dead_code -= c.const is True
         a, b = self.ops.unify(a, b, n, "?:")
         if c.const is not None:
             return a if c.const else b

@@ -107,15 +107,20 @@ class InstanceCompiler:
         self.st.info.externs[fqn] = inst
         return inst
 
+    def bound_extern(self, t: T.ExternT, args, fqn: str, node, annos) -> controlplane.ExternInstance:
+        """An extern instance the generated module builds and binds, named ``fqn`` for the control plane."""
+        inst = self.extern_instance(t, args, fqn, node, annos)
+        py = self.st.unique("X_" + fqn)
+        inst.pyobj = py
+        self.st.bind.append((py, inst.kind, fqn))
+        return inst
+
     def instantiation(self, d: A.Instantiation, prefix: str) -> None:
         t = self.decls.resolve_type(d.type)
         fqn = self.tables.fq(prefix, d.name, d.annos)
         if isinstance(t, T.ExternT):
-            inst = self.extern_instance(t, d.args, fqn, d, d.annos)
-            py = self.st.unique("X_" + fqn)
-            inst.pyobj = py
-            self.st.bind.append((py, inst.kind, fqn))
-            self.st.declare(d.name, Sym("instance", t, py, info=inst), d)
+            inst = self.bound_extern(t, d.args, fqn, d, d.annos)
+            self.st.declare(d.name, Sym("instance", t, inst.pyobj, info=inst), d)
             return
         if isinstance(t, T.BlockT) and t.kind == "control":
             consts = self.ctor_consts(t.decl, d.args, d)
@@ -150,8 +155,34 @@ class InstanceCompiler:
             t = self.decls.resolve_type(p.type)
             if a is None or a.value is None:
                 raise self.st.err(f"missing constructor argument '{p.name}'", node)
+            if isinstance(t, T.BlockT) and t.kind in ("control", "parser"):
+                out.append((p.name, self._block_argument(t, p, a.value)))
+                continue
             e = self.exprs.coerce(self.exprs.expr(a.value, t), t, a.value, f"constructor argument '{p.name}'")
             if e.const is None:
                 raise self.st.err(f"constructor argument '{p.name}' must be a compile-time constant", a.value)
             out.append((p.name, Sym("const", t, e.code, e.const, decl=p)))
         return out
+
+    def _block_argument(self, t: T.BlockT, p, value) -> Sym:
+        """A control- or parser-typed constructor parameter: the argument names an instance declared before, and
+        the parameter becomes that instance inside the block (one instance, shared, as in p4c)."""
+        if not isinstance(value, A.Name):
+            raise self.st.err(f"unsupported: constructor argument '{p.name}' of type {t} must name an instance "
+                              f"declared before", value, P4Unsupported)
+        sym = self.st.lookup(value.name, value)
+        it = sym.type if sym.kind == "instance" else None
+        if not (isinstance(it, T.BlockT) and it.kind == t.kind and self._same_signature(it.decl, t.decl)):
+            raise self.st.err(f"constructor argument '{p.name}': {value.name} is not a {t.kind} of type {t}", value)
+        return sym
+
+    def _same_signature(self, impl, typ) -> bool:
+        """A parser/control declaration matches a parser/control type with the same parameters (directions and
+        types; names may differ)."""
+        if impl is typ:
+            return True
+        a, b = impl.params, typ.params
+        return len(a) == len(b) and all(
+            x.direction == y.direction
+            and T.same_type(self.decls.resolve_type(x.type), self.decls.resolve_type(y.type))
+            for x, y in zip(a, b, strict=True))

@@ -65,6 +65,7 @@ class MethodCompiler:
         if isinstance(bt, T.TableT):
             noargs()
             info = bt.info
+            info.applied = info.applied or not self.st.dead_code
             rt = T.ApplyResultT(info)
             return E(rt, tir.TableApply(rt, info.pyfunc, self.st.block_ctx.ctx_args))
         if isinstance(bt, T.BlockT) and isinstance(bt.decl, A.ParserDecl):
@@ -230,6 +231,13 @@ class MethodCompiler:
         if name == "extract":
             if len(args) not in (1, 2):
                 raise self.st.err("extract takes 1 or 2 arguments", n)
+            if len(args) == 1 and args[0].value is None and len(n.type_args) == 1:
+                # `extract<H>(_)`: p4c extracts into a temporary nobody reads, so the packet advances by H's
+                # size (PacketTooShort when it is not there)
+                ht = T.strip_new(self.decls.resolve_type(n.type_args[0]))
+                if not isinstance(ht, T.HeaderT) or T.varbit_field(ht) is not None:
+                    raise self.st.err(f"extract<{ht}>(_) needs a header type without varbit fields", n)
+                return E(T.VOID, "", extra=tir.Advance(self.exprs.lit(ht.width, T.Bits(32)).node))
             target = self.exprs.expr(args[0].value)
             vlen = None
             if len(args) == 2:

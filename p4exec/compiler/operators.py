@@ -31,8 +31,10 @@ class OperatorCompiler:
             return a, self.exprs.coerce(b, a.type, node, f"operand of '{op}'")
         if T.same_type(ta, tb):
             return a, b
-        if isinstance(ta, T.EnumT) and ta.base is not None and T.same_type(ta.base, tb):
-            raise self.st.err(f"operands of '{op}' have different types {a.type} and {b.type} (cast needed)", node)
+        if isinstance(ta, T.EnumT) and ta.base is not None and T.same_type(ta.base, b.type):
+            return self.exprs.coerce(a, b.type, node, f"operand of '{op}'"), b
+        if isinstance(tb, T.EnumT) and tb.base is not None and T.same_type(tb.base, a.type):
+            return a, self.exprs.coerce(b, a.type, node, f"operand of '{op}'")
         raise self.st.err(f"operands of '{op}' have different types {a.type} and {b.type}", node)
 
     def x_Unary(self, n):
@@ -146,7 +148,9 @@ class OperatorCompiler:
     BMV2_MAX_SHIFT_WIDTH = 8
 
     def shift(self, n, op, a, b):
-        ta, tb = T.strip_new(a.type), T.strip_new(b.type)
+        ta, tb = T.strip_new(a.type), b.type
+        if isinstance(tb, T.EnumT) and tb.base is not None:
+            tb = tb.base        # p4c shifts by a serializable enum's underlying number
         if isinstance(tb, T.Bits):
             if tb.signed:
                 raise self.st.err(f"shift amount must be unsigned, not {b.type}", n.right)
@@ -154,7 +158,9 @@ class OperatorCompiler:
             if b.const is None or b.const < 0:
                 raise self.st.err("shift amount must be a non-negative constant or an unsigned value", n.right)
         else:
-            raise self.st.err(f"shift amount must be a number, not {b.type}", n.right)
+            # p4c (typeCheckExpr.cpp, since p4lang/p4c#5094): a `type` is not its base here, nor is an enum
+            raise self.st.err(f"The right operand of shift must be either an expression of type bit<S> or a "
+                              f"compile-time known value that is a non-negative integer, but is {b.type}", n.right)
         if not (isinstance(ta, T.InfIntT) and a.const is not None):
             # p4c's BMv2 back end (LowerExpressions::shift in backends/bmv2/common/lower.cpp) rejects a
             # shift whose amount is a run-time value wider than 8 bits, or an 'int' constant above 256.

@@ -79,7 +79,9 @@ def action_order(events: list[tuple[str | None, str, str]]) -> list[str]:
 def build_p4info(info: controlplane.ProgramInfo) -> p4info_pb2.P4Info:
     p4 = p4info_pb2.P4Info()
     p4.pkg_info.arch = "v1model"
-    tables = [t for t in info.tables.values() if not t.hidden]
+    # p4c's mid-end removes a table nothing live applies ("Table t is not used; removing"), and with it a direct
+    # counter/meter no remaining table uses
+    tables = [t for t in info.tables.values() if not t.hidden and t.applied]
     used_actions: dict[str, controlplane.ActionInfo] = {}
     for t in tables:
         for r in t.actions:
@@ -88,7 +90,9 @@ def build_p4info(info: controlplane.ProgramInfo) -> p4info_pb2.P4Info:
     for a in info.direct_actions.values():      # called from apply blocks / other actions: p4c lists them too
         if A.anno(a.annos, "hidden") is None:
             used_actions.setdefault(a.name, a)
-    externs = list(info.externs.values())
+    live_tables = {t.name for t in info.tables.values() if t.applied}
+    externs = [x for x in info.externs.values()
+               if x.kind not in ("direct_counter", "direct_meter") or live_tables.intersection(x.tables)]
     check_translations(info, set(used_actions))
     rank = {n: i for i, n in enumerate(action_order(info.action_events))}
 
@@ -242,6 +246,10 @@ def build_p4info(info: controlplane.ProgramInfo) -> p4info_pb2.P4Info:
     for d in info.digests.values():
         m = p4.digests.add()
         pre(m, Prefix.DIGEST, d.name, [])
+        if isinstance(d.type, T.TupleT):
+            for it in d.type.items:
+                _type_spec(p4.type_info, m.type_spec.tuple.members.add(), it)
+            continue
         m.type_spec.struct.name = d.name
         _add_type_info(p4.type_info, d.type)
     if info.calls_extern_functions or info.externs or any(len(getattr(p4, f)) for f in _TYPE_CONVERTING):
@@ -250,6 +258,8 @@ def build_p4info(info: controlplane.ProgramInfo) -> p4info_pb2.P4Info:
         # and one only called directly has no parameters left), nor does a parser value_set (measured with
         # p4c-bm2-ss 1.2.4.17).
         p4.type_info.SetInParent()
+    if p4.type_info.HasField("error"):
+        p4.type_info.error.members[:] = list(info.errors)     # every error, core.p4's first, as p4c lists them
     return p4
 
 
@@ -280,6 +290,11 @@ def _add_type_info(ti: p4types_pb2.P4TypeInfo, t: T.Type) -> None:
 def _type_name(ti: p4types_pb2.P4TypeInfo, msg: Any, t: T.Type | None) -> None:
     """A match field or param of a `type` declaration names it (type_name) and the type goes into
     type_info.new_types, as p4c writes them; typedefs are transparent."""
+    if isinstance(t, T.EnumT) and t.base is not None:
+        # p4c converts the field's type, which lists the serializable enum in type_info (the field itself
+        # keeps only its bit width)
+        _serializable_enum(ti, t)
+        return
     if not isinstance(t, T.NewT):
         return
     msg.type_name.name = t.name
@@ -381,6 +396,12 @@ def _type_spec(ti: p4types_pb2.P4TypeInfo, spec: Any, t: T.Type) -> None:
         _serializable_enum(ti, b)
     elif isinstance(b, T.ErrorT):
         spec.error.SetInParent()
+        ti.error.SetInParent()          # its members are filled in by build_p4info
+    elif isinstance(b, T.EnumT):
+        spec.enum.name = b.name
+        if b.name not in ti.enums:
+            for m in b.members:
+                ti.enums[b.name].members.add().name = m
     else:
         spec.bitstring.bit.bitwidth = T.bit_width(b) or 0
 

@@ -82,20 +82,31 @@ class StatementCompiler:
         outer = chain = self.st.block_ctx.conditional
         arms: list[tuple[tir.Expr, tuple[tir.Stmt, ...]]] = []
         other: tuple[tir.Stmt, ...] | None = None
+        decided = False           # an earlier arm's condition is constant true: the rest is dead code
         while True:               # else-if chains become elif (no deep nesting in the generated code)
             c = self.exprs.coerce(self.exprs.expr(s.cond), T.BOOL, s.cond, "if condition")
             chain = chain or c.const is None      # p4c folds a constant condition away
             self.st.block_ctx.conditional = chain
-            arms.append((c.node, self.sub_nodes(s.then)))
+            arms.append((c.node, self._maybe_dead(decided or c.const is False, s.then)))
+            decided = decided or c.const is True
             if isinstance(s.other, A.If):
                 s = s.other
                 continue
             if s.other is not None:
-                other = self.sub_nodes(s.other)
+                other = self._maybe_dead(decided, s.other)
             break
         # after an `if` that may return, the rest of the action runs only on some paths
         self.st.block_ctx.conditional = outer or (chain and _may_return(top))
         return tir.If(tuple(arms), other)
+
+    def _maybe_dead(self, dead: bool, s) -> tuple[tir.Stmt, ...]:
+        """Compile a branch, marked as dead code when a constant condition rules it out (p4c removes what only
+        dead code uses, e.g. a table applied there, from P4Info)."""
+        self.st.dead_code += dead
+        try:
+            return self.sub_nodes(s)
+        finally:
+            self.st.dead_code -= dead
 
     def sub_nodes(self, s) -> tuple[tir.Stmt, ...]:
         """The statements of a branch, in a scope of their own."""

@@ -8,11 +8,25 @@ from p4exec.compiler import controlplane, nrecord, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.emit import Emitter, pyident
-from p4exec.compiler.parts import CallPart, DeclarationPart, ExpressionPart, StatementPart
+from p4exec.compiler.parts import CallPart, DeclarationPart, ExpressionPart, InstancePart, StatementPart
 from p4exec.compiler.symbols import Ctx, Sym, _anno_arg, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import name_loc
+
+
+def _literal_name(e: A.IntLit) -> str:
+    """A constant as p4c prints it in a key name: its value in the base it was written in, no width."""
+    text = re.sub(r"^\d+[ws]", "", e.text or str(e.value)).lower().replace("_", "")
+    prefix = text[:2] if text[:2] in ("0x", "0b", "0o") else ""
+    base = {"0x": 16, "0b": 2, "0o": 8}.get(prefix, 10)
+    v, digits = abs(e.value), ""
+    while True:
+        digits = "0123456789abcdef"[v % base] + digits
+        v //= base
+        if not v:
+            break
+    return ("-" if e.value < 0 else "") + prefix + digits
 
 
 class TableCompiler:
@@ -21,6 +35,7 @@ class TableCompiler:
     calls: CallPart
     decls: DeclarationPart
     exprs: ExpressionPart
+    instances: InstancePart
     statements: StatementPart
 
     def __init__(self, st: CompileState) -> None:
@@ -36,12 +51,35 @@ class TableCompiler:
             name = n
         return f"{prefix}.{name}" if prefix else name
 
-    @staticmethod
-    def _key_name(e) -> str:
-        """p4c's control-plane name of a key: the expression's text, `h.$valid$` for `h.isValid()`."""
+    def _key_name(self, e) -> str:
+        """p4c's control-plane name of a key without `@name` (KeyNameGenerator in tableKeyNames.cpp): names,
+        fields (a field's own `@name`; one starting with '.' drops the left-hand side), constant indices and
+        slices, `&`, `h.isValid()` as `h.$valid$`, constants in their base without width (`0xf0f`). Anything
+        else needs a `@name`."""
+        if isinstance(e, A.Name):
+            return expr_text(e)
+        if isinstance(e, A.IntLit):
+            return _literal_name(e)
         if isinstance(e, A.Call) and isinstance(e.func, A.Member) and e.func.name == "isValid" and not e.args:
-            return f"{expr_text(e.func.expr)}.$valid$"
-        return expr_text(e)
+            if isinstance(T.strip_new(self.exprs.expr(e.func.expr).type), T.HeaderT | T.UnionT):
+                return f"{self._key_name(e.func.expr)}.$valid$"
+        if isinstance(e, A.Member):
+            fname = e.name
+            lt = self.exprs.expr(e.expr).type
+            if isinstance(lt, T.FieldsType):
+                named = _anno_arg(lt.annos.get(e.name, []), "name")
+                if isinstance(named, str) and named:
+                    fname = named
+            if fname.startswith("."):
+                return fname[1:]
+            return f"{self._key_name(e.expr)}.{fname}"
+        if isinstance(e, A.Index):
+            return f"{self._key_name(e.expr)}[{self._key_name(e.index)}]"
+        if isinstance(e, A.Slice):
+            return f"{self._key_name(e.expr)}[{self._key_name(e.hi)}:{self._key_name(e.lo)}]"
+        if isinstance(e, A.Binary) and e.op == "&":
+            return f"{self._key_name(e.left)} & {self._key_name(e.right)}"
+        raise self.st.err(f"{expr_text(e)}: Complex key expression requires a @name annotation", e)
 
     def claim_control_plane_name(self, fqn: str, kind: str, node) -> None:
         """p4c: two tables may not share a fully-qualified name (after @name), e.g. two tables @name("t"), or one
@@ -68,7 +106,8 @@ class TableCompiler:
                 if w is None or not T.strip_new(t).is_scalar:
                     raise self.st.err(f"action parameter '{p.name}' has type {t}; control-plane parameters must be "
                                    "bit<N>, int<N>, bool or a serializable enum", p)
-                cp.append(controlplane.ParamInfo(p.name, w, p.annos, t))
+                named = _anno_arg(p.annos, "name")    # a parameter's @name is its control-plane name (p4c)
+                cp.append(controlplane.ParamInfo(named if isinstance(named, str) and named else p.name, w, p.annos, t))
             elif seen_dirless:
                 raise self.st.err(f"directional parameter '{p.name}' after a directionless one (directional "
                                "parameters come first)", p)
@@ -76,8 +115,8 @@ class TableCompiler:
         info = controlplane.ActionInfo(fqn, d.name, cp, d.annos, pyf, len(d.params) - len(cp), decl=d)
         sym = Sym("action", py=pyf, info=info, const="local" if prefix else "global")
         self.st.info.action_events.append((self.st.pipeline_role, fqn, "decl" if prefix else "global"))
-        # two actions may share a control-plane name (@name): p4c-bm2-ss accepts that, and P4Info lists the name
-        # once; only a table listing both is an error (see table_decl)
+        # two action declarations may not share a control-plane name (frontend_rules, before compiling); one
+        # declaration compiled for each instance of its control keeps its one name
         self.st.declare(d.name, sym, d)
         saved = self.st.block_ctx
         ctx = Ctx("action", prefix, saved.ctx_args if prefix else "", saved.frame, control=saved.control,
@@ -134,6 +173,9 @@ class TableCompiler:
             if p.name in props:
                 raise self.st.err(f"table property '{p.name}' given twice", p)
             props[p.name] = p
+            if p.name == "entries" and "key" not in props and any(q.name == "key" for q in d.props):
+                # p4c's type checker reads the entries against the key declared before them
+                raise self.st.err("EntriesList: Entries list must be after table key", p)
         if "actions" not in props:
             raise self.st.err(f"table {d.name} has no 'actions' property", d)
         info = controlplane.TableInfo(fqn, d.name, [], [], annos=d.annos, hidden=A.anno(d.annos, "hidden") is not None)
@@ -206,13 +248,13 @@ class TableCompiler:
             elif pname == "size":
                 info.size = self.decls.const_int(v, "table size")
             elif pname == "counters":
-                inst = self._instance_ref(v, "direct_counter", d, fqn)
+                inst = self._instance_ref(v, "direct_counter", d, fqn, p.annos)
                 info.direct_counter = inst.name
             elif pname == "meters":
-                inst = self._instance_ref(v, "direct_meter", d, fqn)
+                inst = self._instance_ref(v, "direct_meter", d, fqn, p.annos)
                 info.direct_meter = inst.name
             elif pname == "implementation":
-                inst = self._instance_ref(v, ("action_profile", "action_selector"), d, fqn)
+                inst = self._instance_ref(v, ("action_profile", "action_selector"), d, fqn, p.annos)
                 info.implementation = inst.name
             elif pname == "support_timeout":
                 e = self.exprs.expr(v)
@@ -366,7 +408,7 @@ class TableCompiler:
             out.append(v)
         return tuple(out)
 
-    def _instance_ref(self, v, kinds, d, table_fqn):
+    def _instance_ref(self, v, kinds, d, table_fqn, prop_annos=()):
         if isinstance(kinds, str):
             kinds = (kinds,)
         if isinstance(v, A.Name):
@@ -378,8 +420,19 @@ class TableCompiler:
             t = self.decls.resolve_type(v.type)
             if not isinstance(t, T.ExternT) or t.name not in kinds:
                 raise self.st.err(f"expected a {' or '.join(kinds)}", v)
-            # p4c's P4Runtime serializer: an instance constructed in the property has no control-plane name
-            # (P4_16 has no syntax to annotate it), so p4c-bm2-ss rejects it; p4exec always serves P4Runtime
+            named = _anno_arg(list(prop_annos), "name")
+            if isinstance(named, str) and named:
+                # `@name("ap") implementation = action_profile(128);`: p4c names the instance by the
+                # property's annotation, as written (no control prefix)
+                fqn = named[1:] if named.startswith(".") else named
+                inst = self.st.info.externs.get(fqn)
+                if inst is None or inst.type_name != t.name:
+                    inst = self.instances.bound_extern(t, v.args, fqn, v, [])   # p4c keeps none of them
+                if table_fqn not in inst.tables:
+                    inst.tables.append(table_fqn)
+                return inst
+            # p4c's P4Runtime serializer: an instance constructed in the property without a @name has no
+            # control-plane name, so p4c-bm2-ss rejects it; p4exec always serves P4Runtime
             prop = {"direct_counter": "counters", "direct_meter": "meters"}.get(t.name, "implementation")
             raise self.st.err(f"Table '{table_fqn}' has an anonymous table property '{prop}' with no name "
                            "annotation, which is not supported by P4Runtime (declare the instance and name it)", v)
@@ -415,9 +468,16 @@ class TableCompiler:
             delta = self.decls.const_int(props["priority_delta"].value, "priority_delta")
             if delta <= 0:
                 raise self.st.err("priority_delta must be positive", props["priority_delta"].value)
-        if prop.const and explicit:
+        written = [e for e in entries if e.priority is not None]
+        if prop.const and written:
             # p4c's frontend (EntryPriorities, v1.2.4.17): priorities only in a table whose entries are not const
-            raise self.st.err("Entry: Table with 'const' entries cannot have priorities", explicit[0].keyset)
+            raise self.st.err("Entry: Table with 'const' entries cannot have priorities", written[0].keyset)
+        if prop.const:
+            explicit = []       # an @priority annotation there is BMv2's priority number (below)
+        if written and info.keys and all(k.match_kind in ("exact", "lpm") for k in info.keys):
+            # p4c's EntryPriorities: only a key with another match kind than exact and lpm orders entries
+            where = props["key"].value[0] if props["key"].value else props["key"]
+            raise self.st.err("Key key match type does not require priorities, but some are specified", where)
         n = len(entries)
         prev: int | None = None
         prios: list[int] = []
@@ -432,7 +492,18 @@ class TableCompiler:
             s = refs[aname][0]
             args = self._const_action_args(s.info, ent.action.args or [], ent.action)
             prio = 0
-            if needs_prio or explicit:
+            if prop.const and needs_prio:
+                # p4c-bm2-ss writes a const entry's BMv2 priority as its position (1 first) or its @priority
+                # annotation (p4c warns it "will be ignored", yet writes it); BMv2 prefers the smallest
+                anno = _anno_arg(ent.annos, "priority")
+                if anno is not None and (not isinstance(anno, int) or isinstance(anno, bool) or anno < 0):
+                    raise self.st.err(f"@priority of an entry must be a non-negative integer, not {anno!r}", ent)
+                if anno is not None:
+                    self.st.info.warnings.append(
+                        f"{ent.keyset.loc}: warning: @priority on a const entry is not P4_16 nor P4Runtime; "
+                        f"p4c-bm2-ss writes it as the entry's BMv2 priority (smaller wins), and so does p4exec")
+                prio = (1 << 24) - (int(anno) if anno is not None else i + 1)
+            elif needs_prio or explicit:
                 if ent.priority is not None:
                     prio = self.decls.const_int(ent.priority, "entry priority")
                 elif A.anno(ent.annos, "priority") is not None:

@@ -1,7 +1,8 @@
 """AST of P4_16 programs as p4exec parses them. Every node carries ``loc`` (a SourceLoc)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from p4exec.errors import SourceLoc
@@ -17,6 +18,20 @@ class Annotation(Node):
     name: str
     body: str = ""                      # raw text between the parentheses
     args: list[Any] = field(default_factory=list)   # parsed: ints, strings, identifiers (str), kv tuples
+
+
+def walk(node: object) -> Iterator[Node]:
+    """Every node in ``node`` (a node or a list of them), parents before children."""
+    if isinstance(node, list):
+        for x in node:
+            yield from walk(x)
+        return
+    if not isinstance(node, Node):
+        return
+    yield node
+    for f in fields(node):
+        if f.name != "loc":
+            yield from walk(getattr(node, f.name))
 
 
 def anno(annos: list[Annotation] | None, name: str) -> Annotation | None:

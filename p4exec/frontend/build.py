@@ -10,7 +10,7 @@ from lark import Token, v_args
 from p4exec.errors import P4Error
 from p4exec.frontend import ast as A
 from p4exec.frontend.build_decls import _DeclBuilder, _nodes
-from p4exec.frontend.literals import parse_int_literal
+from p4exec.frontend.literals import parse_int_literal, unescape
 
 
 @v_args(meta=True)
@@ -152,6 +152,8 @@ class _Builder(_DeclBuilder):
         annos = ch[0] or []
         rest = list(ch[1:])
         prio = None
+        if rest and isinstance(rest[0], Token) and rest[0].type == "CONST":
+            rest = rest[1:]     # an entry the control plane may not change: p4exec's initial entries are kept anyway
         if rest and isinstance(rest[0], Token) and rest[0].type == "PRIORITY":
             prio = rest[1]
             rest = rest[2:]
@@ -285,12 +287,7 @@ class _Builder(_DeclBuilder):
         return A.BoolLit(False, loc=self._loc(meta))
 
     def str_lit(self, meta, ch):
-        s = str(ch[0])[1:-1]
-        try:
-            s = bytes(s, "utf-8").decode("unicode_escape")
-        except UnicodeDecodeError:
-            pass
-        return A.StrLit(s, loc=self._loc(meta))
+        return A.StrLit(unescape(str(ch[0])[1:-1]), loc=self._loc(meta))
 
     def list_expr(self, meta, ch):
         return A.ListExpr(ch[0], loc=self._loc(meta))

@@ -36,7 +36,7 @@ def _parse_annotation(text: str, loc) -> A.Annotation:
                 break
             pos = mm.end()
             if mm.group(1) is not None:
-                cur.append(bytes(mm.group(1), "utf-8").decode("unicode_escape"))
+                cur.append(unescape(mm.group(1)))
             elif mm.group(2) is not None:
                 cur.append(mm.group(2))
             elif mm.group(3) is not None:
@@ -82,3 +82,12 @@ def parse_int_literal(text: str, loc) -> A.IntLit:
     if width is not None and width == 0 and not signed:
         raise P4Error("bit width of an integer literal must be positive", loc)
     return A.IntLit(value, width, signed, text, loc=loc)
+
+
+def unescape(s: str) -> str:
+    """A string literal's body with its backslash escapes resolved and every other character kept as written
+    (decoding the UTF-8 bytes as escapes would turn "é" into "Ã©", and P4Info would carry that twice-encoded)."""
+    try:
+        return s.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except UnicodeDecodeError:
+        return s

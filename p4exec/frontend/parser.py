@@ -8,6 +8,7 @@ public entry points; ``parse_int_literal`` and ``name_loc`` are re-exported from
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 from lark import Lark
@@ -55,6 +56,42 @@ def _pretty_terminal(name: str) -> str:
 
 
 def _syntax_error(e: UnexpectedInput, pre: Preprocessed) -> P4SyntaxError:
+    err = _syntax_error_at(e, pre)
+    line = getattr(e, "line", 0) or 0
+    if err.loc is not None and err.loc.file in ("<core.p4>", "<v1model.p4>"):
+        return _in_users_file(err, pre, line)
+    return err
+
+
+def _in_users_file(err: P4SyntaxError, pre: Preprocessed, line: int) -> P4SyntaxError:
+    """A syntax error inside a system header is the user's: a declaration left open before the `#include`
+    (the headers themselves parse). Point at that `#include` line of the user's file, naming where the parser
+    stopped, so the location is one the user can edit."""
+    inc = err.loc.file if err.loc is not None else ""
+    user: tuple[str, int] | None = None
+    for f, ln in reversed(pre.linemap[:max(line - 1, 0)]):
+        if not f.startswith("<"):
+            user = (f, ln)
+            break
+    if user is None:
+        return err
+    fname, last = user
+    where = SourceLoc(fname, last, 1)
+    try:
+        with open(fname, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().split("\n")
+        pat = re.compile(r"^\s*#\s*include\s*[<\"]" + re.escape(inc.strip("<>")) + r"[>\"]")
+        for i in range(last, len(lines)):
+            if pat.match(lines[i]):
+                where = SourceLoc(fname, i + 1, 1)
+                break
+    except OSError:
+        pass
+    return P4SyntaxError(f"{err.message} (at {err.loc} while reading {inc}: is a declaration before this #include "
+                         f"left unfinished?)", where)
+
+
+def _syntax_error_at(e: UnexpectedInput, pre: Preprocessed) -> P4SyntaxError:
     loc = pre.loc(getattr(e, "line", 0) or 0, getattr(e, "column", 0) or 0)
     expected = sorted({_pretty_terminal(x) for x in (getattr(e, "expected", None) or getattr(e, "allowed", None)
                                                     or ())})

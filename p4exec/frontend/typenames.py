@@ -162,3 +162,8 @@ def _classify(toks):
         if t.type == "LT" and i > 0 and toks[i - 1].type == "IDENTIFIER" and toks[i - 1].value in generic_fns \
                 and i + 1 < n and toks[i + 1].type in _TYPE_START:
             t.type = "L_ANGLE_ARGS"
+        elif t.type == "LT" and i > 1 and toks[i - 1].type == "TYPE_IDENTIFIER" and toks[i - 1].value in generic_fns \
+                and (toks[i - 2] == "." or toks[i - 2].type in _CLOSE or toks[i - 2].type in _TYPE_START):
+            # a generic method whose name is also a type (`bit<16> update<T>(...)` beside `control update`):
+            # after a '.' or a return type it is the method, as in p4c
+            t.type = "L_ANGLE_ARGS"

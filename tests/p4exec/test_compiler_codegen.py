@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import pytest
 
+from p4exec.compiler.program import compile_source
 from p4exec.errors import P4Error
 from p4exec.runtime import ActionCall, CloneSession, Exact, TableEntry
 from p4exec.runtime.p4info_ids import Prefix, id_for
-from tests.p4exec.p4prog import harness, run
+from tests.p4exec.p4prog import harness, program, run
 
 PKT = bytes([0x10, 0x20, 0x30, 0x40])
 
@@ -172,6 +173,58 @@ def test_registers_counters_digest_and_random() -> None:
     assert h.state.digests["d_t"].drain() == [(0x10, 9), (0x10, 9)]
 
 
+def test_digest_of_error_and_enum_values() -> None:
+    """p4c-bm2-ss sends an error (its code) and a plain enum (its member's index) as 32-bit fields of a digest;
+    P4Info names their types (checked against p4c in the reference test's programs)."""
+    h = harness(decls="enum colour_t { RED, GREEN, BLUE } struct d_t { error e; colour_t c; bit<8> a; }",
+                ingress="""
+        d_t d;
+        d.e = error.NoMatch;
+        d.c = colour_t.BLUE;
+        d.a = hdr.h.a;
+        digest<d_t>(1, d);
+        log_msg("e={} c={}", { d.e, d.c });
+    """)
+    h.send(0, PKT)
+    assert h.state.digests["d_t"].drain() == [(2, 2, 0x10)]
+
+
+def test_digest_of_a_list_is_named_as_p4c_names_it() -> None:
+    """`digest(1, { ... })` has no struct type: p4c calls it digest_0, digest_1, ... and P4Info gives a tuple
+    of the fields' types (p4c-bm2-ss 1.2.4.17's P4Info agreed on such a program)."""
+    h = harness(ingress="digest(1, { hdr.h.a }); digest(2, { hdr.h.b, hdr.h.c });")
+    h.send(0, PKT)
+    assert h.state.digests["digest_0"].drain() == [(0x10,)]
+    assert h.state.digests["digest_1"].drain() == [(0x20, 0x30)]
+    p = compile_source(program(ingress="digest(1, { hdr.h.a }); digest(2, { hdr.h.b, hdr.h.c });"), "d.p4").p4info
+    assert [d.preamble.name for d in p.digests] == ["digest_0", "digest_1"]
+    assert [len(d.type_spec.tuple.members) for d in p.digests] == [1, 2]
+    assert p.digests[1].type_spec.tuple.members[0].bitstring.bit.bitwidth == 8
+
+
+def test_control_typed_constructor_parameter_shares_one_instance() -> None:
+    """A control-typed constructor parameter takes an instance declared before; two users apply that one
+    instance (its counter counts both), as p4c does (its own sample issue1566-bmv2 agrees in P4Info)."""
+    decls = """
+control step_t(inout bit<8> x);
+control Inc(inout bit<8> x) {
+    counter(32w4, CounterType.packets) hits;
+    apply { x = x + 1; hits.count(0); }
+}
+control Twice(inout bit<8> x)(step_t s) {
+    apply { s.apply(x); s.apply(x); }
+}
+control Shift(inout bit<8> x)(step_t s) {
+    apply { x = x << 1; s.apply(x); }
+}
+"""
+    h = harness(decls=decls, ingress_decls="Inc() inc; Twice(inc) twice; Shift(inc) shift;",
+                ingress="twice.apply(hdr.h.a); shift.apply(hdr.h.b);")
+    out = h.send(0, PKT)
+    assert out == [(1, bytes([0x12, 0x41, 0x30, 0x40]))]
+    assert h.counter_read("MyIngress.inc.hits", 0)[0] == 3
+
+
 def test_functions_and_enums() -> None:
     h = harness(decls="""
 enum bit<8> Kind { A = 1, B = 2 }
@@ -314,3 +367,20 @@ def test_long_else_if_chains_compile() -> None:
     chain = " else ".join(f"if (hdr.h.a == {i}) {{ hdr.h.b = {i}; }}" for i in range(150))
     h = harness(ingress=chain)
     assert h.send(0, bytes([149, 0, 0, 0])) == [(1, bytes([149, 149, 0, 0]))]
+
+
+def test_action_named_like_the_extern_function_it_calls() -> None:
+    """`action hash() { hash(...); }`: the call has five arguments, so it is v1model's hash (p4c resolves by
+    name and argument count), not a recursive call of the action."""
+    h = harness(ingress_decls="action hash() { hash(hdr.h.d, HashAlgorithm.identity, 8w0, { hdr.h.a }, 16w256); }",
+                ingress="hash();")
+    assert h.send(0, PKT) == [(1, bytes([0x10, 0x20, 0x30, 0x10]))]
+
+
+def test_extract_into_dont_care_skips_the_header() -> None:
+    """`pkt.extract<h_t>(_)` skips an h_t-sized header (p4c extracts it into a temporary nobody reads); a packet
+    too short for it is PacketTooShort, as an extract would be."""
+    h = harness(parser="pkt.extract<h_t>(_);",
+                ingress="if (sm.parser_error == error.PacketTooShort) { hdr.h.d = 0xEE; }")
+    assert h.send(0, PKT + bytes([1, 2, 3, 4, 5])) == [(1, PKT + bytes([5]))]
+    assert h.send(0, PKT + bytes([1, 2])) == [(1, PKT[:3] + bytes([0xEE, 1, 2]))]

@@ -536,7 +536,7 @@ def _v1checker(kind: str) -> Compiler:
     for name, vt in variables:
         c.st.declare(name, Sym("param", vt, py=f"p_{name}", direction="inout"), None)
     fwd = SimpleNamespace(action=SimpleNamespace(local="fwd", name="C.fwd"))
-    table = SimpleNamespace(pyfunc="TA_t", local="t", actions=[fwd])
+    table = SimpleNamespace(pyfunc="TA_t", local="t", actions=[fwd], applied=False)
     c.st.declare("t", Sym("table", T.TableT(table), "TA_t", info=table), None)
     return c
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 from p4.config.v1 import p4info_pb2
 
-from p4exec.compiler.program import compile_file
-from tests.p4exec.p4prog import harness
+from p4exec.compiler.program import compile_file, compile_source
+from tests.p4exec.p4prog import harness, program
 
 DATA = Path(__file__).parent / "data"
 
@@ -154,3 +154,72 @@ def test_objects_come_in_p4c_order() -> None:
                                  "MyIngress.i_cnt_a", "MyEgress.e_cnt"]
     assert names(p.value_sets) == ["MyParser.pvs_z", "MyParser.pvs_a"]
     assert names(p.registers) == ["g_reg_z", "g_reg_a"]
+
+
+def test_names_of_inlined_actions_renamed_blocks_and_non_ascii() -> None:
+    """tests/p4exec/data/p4info_names.p4 (P4Info equal to p4c-bm2-ss 1.2.4.17's, checked when it was written):
+    `helper`, only called from `caller`, is inlined and absent; the ingress keeps its declaration's name; the
+    table's UTF-8 name is not encoded twice."""
+    p = compile_file(str(DATA / "p4info_names.p4")).p4info
+    actions = {a.preamble.name for a in p.actions}
+    assert "MyIngress.caller" in actions and "MyIngress.helper" not in actions
+    tables = {t.preamble.name for t in p.tables}
+    assert tables == {"MyIngress.sub.t", "MyIngress.tablé"}
+    assert "MyIngress.señal" in actions
+
+
+def test_dead_tables_and_their_direct_counters_are_left_out() -> None:
+    """p4c's mid-end removes a table only a constant-false branch applies (or a `false ?` arm), and a direct
+    counter no remaining table uses; registers and counters stay even unused (p4c-bm2-ss 1.2.4.17 agreed on
+    this program's P4Info)."""
+    p = compile_source(program(ingress_decls="""
+        action set(bit<8> v) { hdr.h.b = v; }
+        direct_counter(CounterType.packets) dead_dc;
+        direct_counter(CounterType.packets) lonely_dc;
+        table dead_t { key = { hdr.h.a: exact; } actions = { set; NoAction; } counters = dead_dc; }
+        table mux_t { key = { hdr.h.a: exact; } actions = { set; NoAction; } }
+        table live_t { key = { hdr.h.a: exact; } actions = { set; NoAction; } }
+        register<bit<8>>(4) unused_reg;
+    """, ingress="""
+        if (false) { dead_t.apply(); }
+        bool h = false ? mux_t.apply().hit : true;
+        if (h) { live_t.apply(); }
+    """), "dead.p4").p4info
+    assert [t.preamble.name for t in p.tables] == ["MyIngress.live_t"]
+    assert not p.direct_counters
+    assert [r.preamble.name for r in p.registers] == ["MyIngress.unused_reg"]
+
+
+def test_controller_header_struct_field_is_flattened() -> None:
+    """A struct-typed field of a @controller_header header is listed member by member (`b.b`, `b.c`), as p4c
+    writes it (p4c-bm2-ss 1.2.4.17 agreed on this program); the widths add up to the same bytes."""
+    p = compile_source(program(decls="""
+        struct inner_t { bit<8> b; bit<8> c; }
+        @controller_header("packet_in") header pin_t { bit<16> port; inner_t b; }
+    """, hdr_fields="pin_t pin;", ingress="hdr.pin.setValid(); hdr.pin.b.b = hdr.h.a;"), "cpu.p4").p4info
+    md = p.controller_packet_metadata[0].metadata
+    assert [(m.id, m.name, m.bitwidth) for m in md] == [(1, "port", 16), (2, "b.b", 8), (3, "b.c", 8)]
+
+
+def test_serializable_enum_key_and_param_types_are_in_type_info() -> None:
+    """A table key or action parameter of a serializable enum type keeps its bit width, and the enum is listed in
+    type_info.serializable_enums, as p4c writes it (p4c-bm2-ss 1.2.4.17 agreed on such a program)."""
+    p = compile_source(program(decls="enum bit<8> kind_t { X = 1, Y = 2 } enum bit<8> mark_t { M = 3 }",
+                               meta_fields="kind_t kind;", ingress_decls="""
+        action set(mark_t v) { hdr.h.b = (bit<8>)v; }
+        table t { key = { meta.kind: exact; } actions = { set; NoAction; } }
+    """, ingress="t.apply();"), "se.p4").p4info
+    assert set(p.type_info.serializable_enums) == {"kind_t", "mark_t"}
+    assert p.tables[0].match_fields[0].bitwidth == 8 and not p.tables[0].match_fields[0].HasField("type_name")
+    assert [(m.name, m.value) for m in p.type_info.serializable_enums["kind_t"].members] == [("X", b"\x01"),
+                                                                                            ("Y", b"\x02")]
+
+
+def test_action_parameter_name_annotation() -> None:
+    """`action foo(@name("orange") bit<9> port)`: P4Info names the parameter `orange`, as p4c does."""
+    p = compile_source(program(ingress_decls="""
+        action foo(@name("orange") bit<9> port) { sm.egress_spec = port; }
+        table t { key = { hdr.h.a: exact; } actions = { foo; NoAction; } }
+    """, ingress="t.apply();"), "pn.p4").p4info
+    foo = next(a for a in p.actions if a.preamble.name == "MyIngress.foo")
+    assert [(q.id, q.name, q.bitwidth, list(q.annotations)) for q in foo.params] == [(1, "orange", 9, [])]

@@ -97,3 +97,30 @@ def test_unknown_type_is_named() -> None:
     with pytest.raises(P4Error) as ei:
         parse_source(HEAD + "header h_t { nosuch_t a; }\n", "u.p4")
     assert "unknown type 'nosuch_t'" in str(ei.value)
+
+
+def test_entry_with_const_and_priority() -> None:
+    """P4_16's `entry: optCONST entryPriority keyset ':' action`: `const priority = 10: ...` inside `entries`
+    (p4c accepts it); the entry keeps its priority and the run uses it."""
+    h = Harness.from_source(program(
+        ingress_decls="action s(bit<8> v) { hdr.h.b = v; } table t { key = { hdr.h.a: ternary; } "
+                      "actions = { s; NoAction; } entries = { const priority = 10: 8w1 &&& 8w0x0F : s(8w1); "
+                      "priority = 20: 8w0x11 &&& 8w0xFF : s(8w2); } }",
+        ingress="t.apply();"), filename="entries.p4", seed=1)
+    assert h.send(0, bytes([0x11, 0, 0, 0])) == [(1, bytes([0x11, 2, 0, 0]))]
+    assert h.send(0, bytes([0x01, 0, 0, 0])) == [(1, bytes([0x01, 1, 0, 0]))]
+
+
+def test_generic_method_named_like_a_type() -> None:
+    """`update` names a control type and a generic method of an extern: after a return type (or a '.') the
+    name is the method and `<T>` its type parameters, as p4c parses it."""
+    prog = parse_source(HEAD + """
+control update(inout bit<8> x);
+extern Summer {
+    Summer();
+    bit<16> update<T>(in T data);
+    void clear();
+}
+""", "names.p4")
+    ext = next(d for d in prog.decls if getattr(d, "name", "") == "Summer")
+    assert ext is not None

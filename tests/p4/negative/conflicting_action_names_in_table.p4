@@ -1,6 +1,6 @@
-// expect-error: 29:28: lists two actions with the control-plane name 'MyIngress.set'
-// two actions may share a control-plane name (@name; p4c lists it once in P4Info), but not in one table:
-// p4c-bm2-ss cannot write both into the table's BMv2 JSON
+// expect-error: 26:5: conflicting control plane name
+// two action declarations may not share a control-plane name (p4c's frontend; p4c-bm2-ss 1.2.4.17 also
+// refused this one, later: it cannot write both into the table's BMv2 JSON)
 #include <core.p4>
 #include <v1model.p4>
 
