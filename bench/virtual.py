@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from controller.policies import make_policy  # noqa: E402
+from p4exec.native.select import pipeline_choice  # noqa: E402
 from p4exec.runtime import ActionCall, Lpm, TableEntry  # noqa: E402
 from p4exec.runtime.hashes import csum16  # noqa: E402
 from p4exec.switch.program import load_program  # noqa: E402
@@ -263,7 +264,7 @@ def frames_note(fab) -> str:
             "frames)")
 
 
-def scale_erack(mtu: int, workers: int) -> None:
+def scale_erack(mtu: int, workers: int) -> dict:
     t0 = time.perf_counter()
     topo = erack(gpus=64, planes=8, radix=64, rate_gbps=400, delay_us=0.0)
     fab, control = build(topo, mtu=mtu)
@@ -282,6 +283,7 @@ def scale_erack(mtu: int, workers: int) -> None:
           f"(goal ≤ 180 s; event loop {loop_wall:.1f} s wall, {cpu:.1f} s CPU), {out.stopped_by}, virtual {rec['time_s'] or 0:.6f} s, "
           f"busbw {rec['busbw_GBps'] or 0:.1f} GB/s, {n:,} pipeline packets ({n / loop_wall:,.0f}/s wall, "
           f"{n / cpu:,.0f}/s CPU over {cpu:.0f} s CPU of {out.stats.processes} process(es)), {out.stats.events:,} events, RSS {rss_gib():.2f} GiB, {load_note()}")
+    return {"wall": wall, "records": m.records, "summary": m.summary}
 
 
 #: The UPN run's per-port queue depth: 128 frames of 4154 B = 532 KB per 200 Gbit/s port (21 µs of
@@ -291,7 +293,7 @@ def scale_erack(mtu: int, workers: int) -> None:
 UPN_QUEUE_DEPTH = 128
 
 
-def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth: int, transport: str) -> None:
+def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth: int, transport: str) -> dict:
     t0 = time.perf_counter()
     topo = upn(gpus=512, planes=4, radix=128, rate_gbps=200, delay_us=0.0)
     fab, control = build(topo, mtu=mtu, queue_depth=queue_depth, transport=transport)
@@ -333,6 +335,7 @@ def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth
           f"{fab.executions() / max(cpu, 1e-9):,.0f}/s CPU)")
     print(f"  memory: this process's RSS {rss_gib():.2f} GiB (goal ≤ 8 GiB of all processes; the PSS line above "
           f"counts all); {load_note()}")
+    return {"wall": total, "records": m.records, "summary": m.summary}
 
 
 def cpu_seconds() -> float:
@@ -364,16 +367,34 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="processes for the scale runs' independent partitions (planes; vfabric/partition.py); "
                          "1 = one process")
+    ap.add_argument("--pipeline", choices=["python", "native", "both"], default=None,
+                    help="the switches' pipeline for the scale runs (both: each scale run once per pipeline, side "
+                         "by side, wall-time ratio and whether the records are identical)")
+    ap.add_argument("--scale-only", action="store_true", help="skip parts 1 and 2")
     a = ap.parse_args()
-    pipeline_rate(a.size_kib << 10, a.rounds)
-    p4sim_case(a.p4sim_packets)
+    if not a.scale_only:
+        pipeline_rate(a.size_kib << 10, a.rounds)
+        p4sim_case(a.p4sim_packets)
     if a.scale is not None:
         print(f"scale runs: IP MTU {a.scale_mtu}" + (" = RoCEv2 path MTU 4096 (RoCEv2 fabrics run 4096-byte "
               "payloads; the topologies say nothing about frame size)" if a.scale_mtu == ROCE_PATH_MTU_IP else ""))
-    if a.scale in ("erack", "all"):
-        scale_erack(a.scale_mtu, a.workers)
-    if a.scale in ("upn", "all"):
-        scale_upn(a.upn_wall_s, a.scale_mtu, a.workers, a.upn_algorithm, a.upn_queue_depth, a.upn_transport)
+    kinds = ["python", "native"] if a.pipeline == "both" else [a.pipeline]
+    runs: dict[tuple[str, str | None], dict] = {}
+    for kind in kinds:
+        with pipeline_choice(kind):
+            if kind:
+                print(f"== pipeline {kind}", flush=True)
+            if a.scale in ("erack", "all"):
+                runs[("ERack+ 64×8 ring all-reduce", kind)] = scale_erack(a.scale_mtu, a.workers)
+            if a.scale in ("upn", "all"):
+                runs[("UPN 512 all-to-all", kind)] = scale_upn(a.upn_wall_s, a.scale_mtu, a.workers, a.upn_algorithm,
+                                                             a.upn_queue_depth, a.upn_transport)
+    if a.pipeline == "both":
+        for name in dict.fromkeys(n for n, _ in runs):
+            py, na = runs[(name, "python")], runs[(name, "native")]
+            same = py["records"] == na["records"] and py["summary"] == na["summary"]
+            print(f"{name}: python {py['wall']:.1f} s, native {na['wall']:.1f} s wall -> "
+                  f"{py['wall'] / na['wall']:.2f}x; records identical: {'yes' if same else 'NO'}")
     return 0
 
 

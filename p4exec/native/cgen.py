@@ -1424,6 +1424,7 @@ int p4n_table_add(p4n_table *t, const u64 *val, const u64 *mask, int32_t prio, u
                   int32_t group, const u64 *args, int nargs);
 void p4n_table_finish(p4n_table *t);
 void p4n_table_set_default(p4n_table *t, int32_t action, const u64 *args, int nargs);
+void p4n_table_range(p4n_table *t, int k, u64 lo, u64 hi);
 void p4n_table_set_selectors(p4n_table *t, int nsel, const int32_t *off, const int32_t *len, int nmem,
                              const int32_t *actions, const u64 *args);
 """

@@ -16,7 +16,7 @@ from typing import Any
 from p4exec.native import cgen
 from p4exec.native.build import build
 from p4exec.runtime import changes
-from p4exec.runtime.match import Exact, Lpm, MatchKind, Optional_, Ternary
+from p4exec.runtime.match import Exact, Lpm, MatchKind, Optional_, Range, Ternary
 from p4exec.v1model import rt
 
 log = logging.getLogger("p4exec.native")
@@ -73,6 +73,16 @@ def _log(h: int, m: int, vals, n: int) -> None:
     p.on_log(rt.format_log(p.cprog.log_msgs[m], tuple(vals[i] for i in range(n))))
 
 
+def _cprog(program: Any) -> cgen.CProgram:
+    """The C of a compiled program, generated once and shared by its instances (a vfabric fabric loads one
+    program per switch; generating takes 0.1-0.3 s, the build itself is cached by digest)."""
+    cp = program.__dict__.get("_native_cprog")
+    if cp is None:
+        cp = cgen.generate(program)
+        program.__dict__["_native_cprog"] = cp
+    return cp
+
+
 class NativePipeline:
     """One instance of a program on its DeviceState (see module doc)."""
 
@@ -88,7 +98,7 @@ class NativePipeline:
         self.digest_sink = None
         self.last_malformed = False
         self.max_logs = 10000
-        self.cprog = cprog if cprog is not None else cgen.generate(program)
+        self.cprog = cprog if cprog is not None else _cprog(program)
         mod = build(self.cprog.source, self.cprog.cdef)
         self.ffi, self.lib = mod.ffi, mod.lib
         if id(mod) not in _registered:
@@ -157,8 +167,6 @@ class NativePipeline:
 
     @staticmethod
     def _check_table(t: Any, trec: cgen.TableRec) -> None:
-        if any(f.kind is MatchKind.RANGE for f in t.fields):
-            raise cgen.Unsupported(f"table {t.name}: range match")
         if t.direct_counter or t.direct_meter is not None or t.idle_timeout:
             raise cgen.Unsupported(f"table {t.name}: direct counter/meter or idle timeout")
         if any(f.bitwidth > 64 for f in t.fields):
@@ -192,10 +200,14 @@ class NativePipeline:
         args = ffi.new("u64[]", _MAXA)
         prof = t.profile
         for e in entries:
+            ranges = []
             for i, (f, m) in enumerate(zip(t.fields, e.match, strict=True)):
                 full = (1 << f.bitwidth) - 1
                 if m is None:
                     val[i], mask[i] = 0, 0
+                elif isinstance(m, Range):
+                    val[i], mask[i] = 0, 0
+                    ranges.append((i, m.low, m.high))
                 elif isinstance(m, Exact | Optional_):
                     val[i], mask[i] = m.value, full
                 elif isinstance(m, Lpm):
@@ -219,6 +231,8 @@ class NativePipeline:
                 act = ids[call.action] if call is not None else -1
                 n = self._args(args, call.args if call is not None else ())
             lib.p4n_table_add(ct, val, mask, e.priority, e._seq, act, group, args, n)
+            for i, lo, hi in ranges:
+                lib.p4n_table_range(ct, i, lo, hi)
         lib.p4n_table_finish(ct)
         d = t.default_action
         n = self._args(args, d.args if d is not None else ())
