@@ -293,20 +293,21 @@ def scale_erack(mtu: int, workers: int) -> dict:
 UPN_QUEUE_DEPTH = 128
 
 
-def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth: int, transport: str) -> dict:
+def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth: int, transport: str,
+              gpus: int = 512) -> dict:
     t0 = time.perf_counter()
-    topo = upn(gpus=512, planes=4, radix=128, rate_gbps=200, delay_us=0.0)
+    topo = upn(gpus=gpus, planes=4, radix=128, rate_gbps=200, delay_us=0.0)
     fab, control = build(topo, mtu=mtu, queue_depth=queue_depth, transport=transport)
     bring = time.perf_counter() - t0
     eps = fab.endpoints
-    print(f"UPN 512: {len(topo.switches)} switches, {len(topo.links)} links, bring-up {bring:.1f} s, "
+    print(f"UPN {gpus}: {len(topo.switches)} switches, {len(topo.links)} links, bring-up {bring:.1f} s, "
           f"{frames_note(fab)}, RSS {rss_gib():.2f} GiB", flush=True)
     print(f"  workload: all-to-all 64 KiB per pair, algorithm {algorithm}, transport {eps.config.transport}, "
           f"reaction {eps.config.reaction}, queue depth {queue_depth} frames per port "
           f"({queue_depth * (eps.payload + eps.fmt.l3_overhead + 14) / 1e3:.0f} kB), policy ecmp", flush=True)
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     params: dict[str, Any] = {"seed": 1} if algorithm == "direct" else {}
-    plan = pattern_plan("all_to_all", eids, 64 * 1024 * 512, 1, algorithm, planes=4, **params)
+    plan = pattern_plan("all_to_all", eids, 64 * 1024 * gpus, 1, algorithm, planes=4, **params)
     c0 = cpu_seconds()
     w0 = time.perf_counter()
     out, loop_wall, cpu = run_plan(fab, control, plan, wall_s=wall_s, show=True, workers=workers)
@@ -322,7 +323,7 @@ def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth
         for reason, count in sw.drops.items():
             drops[reason] = drops.get(reason, 0) + count
     total = bring + wall
-    print(f"\nUPN 512 all-to-all 64 KiB/pair ({algorithm}, transport {eps.config.transport}, queue depth "
+    print(f"\nUPN {gpus} all-to-all 64 KiB/pair ({algorithm}, transport {eps.config.transport}, queue depth "
           f"{queue_depth}): {out.stopped_by}; delivered {delivered:,} of {planned:,} data frames "
           f"({delivered / max(planned, 1):.2%}), lost {lost}, switch drops "
           f"{ {k: v for k, v in drops.items() if v} or 0}, retransmitted {m.summary.get('retransmitted')} "
@@ -371,6 +372,7 @@ def main() -> int:
                     help="the switches' pipeline for the scale runs (both: each scale run once per pipeline, side "
                          "by side, wall-time ratio and whether the records are identical)")
     ap.add_argument("--scale-only", action="store_true", help="skip parts 1 and 2")
+    ap.add_argument("--upn-gpus", type=int, default=512, help="GPUs of the UPN run (512; fewer where time is short)")
     a = ap.parse_args()
     if not a.scale_only:
         pipeline_rate(a.size_kib << 10, a.rounds)
@@ -387,8 +389,9 @@ def main() -> int:
             if a.scale in ("erack", "all"):
                 runs[("ERack+ 64×8 ring all-reduce", kind)] = scale_erack(a.scale_mtu, a.workers)
             if a.scale in ("upn", "all"):
-                runs[("UPN 512 all-to-all", kind)] = scale_upn(a.upn_wall_s, a.scale_mtu, a.workers, a.upn_algorithm,
-                                                             a.upn_queue_depth, a.upn_transport)
+                runs[(f"UPN {a.upn_gpus} all-to-all", kind)] = scale_upn(
+                    a.upn_wall_s, a.scale_mtu, a.workers, a.upn_algorithm, a.upn_queue_depth, a.upn_transport,
+                    a.upn_gpus)
     if a.pipeline == "both":
         for name in dict.fromkeys(n for n, _ in runs):
             py, na = runs[(name, "python")], runs[(name, "native")]

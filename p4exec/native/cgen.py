@@ -789,6 +789,11 @@ class CGen:
                     v = a.value.value if isinstance(a.value, tir.Copy) else a.value
                     if not isinstance(v, tir.Name | tir.Field):
                         raise Unsupported("object argument that is not a path")
+                    if isinstance(a.value, tir.Copy):   # an `in` object: the callee sees the value at the call
+                        tv = self.newtmp()
+                        self.pre.append(f"{self.ctype(t)} {tv} = {self.e(v)};")
+                        args.append(f"&{tv}")
+                        continue
                     args.append(f"&{self.e(v)}")
                 elif d in ("out", "inout"):
                     tv = self.newtmp()
