@@ -283,7 +283,7 @@ def scale_erack(mtu: int, workers: int) -> dict:
           f"(goal ≤ 180 s; event loop {loop_wall:.1f} s wall, {cpu:.1f} s CPU), {out.stopped_by}, virtual {rec['time_s'] or 0:.6f} s, "
           f"busbw {rec['busbw_GBps'] or 0:.1f} GB/s, {n:,} pipeline packets ({n / loop_wall:,.0f}/s wall, "
           f"{n / cpu:,.0f}/s CPU over {cpu:.0f} s CPU of {out.stats.processes} process(es)), {out.stats.events:,} events, RSS {rss_gib():.2f} GiB, {load_note()}")
-    return {"wall": wall, "records": m.records, "summary": m.summary}
+    return {"wall": wall, "cpu": cpu, "records": m.records, "summary": m.summary}
 
 
 #: The UPN run's per-port queue depth: 128 frames of 4154 B = 532 KB per 200 Gbit/s port (21 µs of
@@ -336,7 +336,7 @@ def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth
           f"{fab.executions() / max(cpu, 1e-9):,.0f}/s CPU)")
     print(f"  memory: this process's RSS {rss_gib():.2f} GiB (goal ≤ 8 GiB of all processes; the PSS line above "
           f"counts all); {load_note()}")
-    return {"wall": total, "records": m.records, "summary": m.summary}
+    return {"wall": total, "cpu": cpu, "records": m.records, "summary": m.summary}
 
 
 def cpu_seconds() -> float:
@@ -397,7 +397,8 @@ def main() -> int:
             py, na = runs[(name, "python")], runs[(name, "native")]
             same = py["records"] == na["records"] and py["summary"] == na["summary"]
             print(f"{name}: python {py['wall']:.1f} s, native {na['wall']:.1f} s wall -> "
-                  f"{py['wall'] / na['wall']:.2f}x; records identical: {'yes' if same else 'NO'}")
+                  f"{py['wall'] / na['wall']:.2f}x; event-loop CPU {py['cpu']:.1f} s vs {na['cpu']:.1f} s -> "
+                  f"{py['cpu'] / max(na['cpu'], 1e-9):.2f}x; records identical: {'yes' if same else 'NO'}")
     return 0
 
 
