@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 from controller.policies import make_policy  # noqa: E402
 from linklayer import LinkLayerConfig  # noqa: E402
 from p4exec.device.program import load_program  # noqa: E402
+from p4exec.native.select import pipeline_choice  # noqa: E402
 from p4exec.runtime import ActionCall, Lpm, TableEntry  # noqa: E402
 from p4exec.runtime.hashes import csum16  # noqa: E402
 from topologies.builtins import erack, line, upn  # noqa: E402
@@ -301,7 +302,7 @@ def frames_note(fab) -> str:
             "frames)")
 
 
-def scale_erack(mtu: int, workers: int) -> None:
+def scale_erack(mtu: int, workers: int) -> dict:
     t0 = time.perf_counter()
     topo = erack(gpus=64, planes=8, radix=64, rate_gbps=400, delay_us=0.0)
     fab, control = build(topo, mtu=mtu)
@@ -320,6 +321,7 @@ def scale_erack(mtu: int, workers: int) -> None:
           f"(goal ≤ 180 s; event loop {loop_wall:.1f} s wall, {cpu:.1f} s CPU), {out.stopped_by}, virtual {rec['time_s'] or 0:.6f} s, "
           f"busbw {rec['busbw_GBps'] or 0:.1f} GB/s, {n:,} pipeline packets ({n / loop_wall:,.0f}/s wall, "
           f"{n / cpu:,.0f}/s CPU over {cpu:.0f} s CPU of {out.stats.processes} process(es)), {out.stats.events:,} events, RSS {rss_gib():.2f} GiB, {load_note()}")
+    return {"wall": wall, "cpu": cpu, "records": m.records, "summary": m.summary}
 
 
 #: The UPN run's per-port queue depth: 128 frames of 4154 B = 532 KB per 200 Gbit/s port (21 µs of
@@ -329,20 +331,21 @@ def scale_erack(mtu: int, workers: int) -> None:
 UPN_QUEUE_DEPTH = 128
 
 
-def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth: int, transport: str) -> None:
+def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth: int, transport: str,
+              gpus: int = 512) -> dict:
     t0 = time.perf_counter()
-    topo = upn(gpus=512, planes=4, radix=128, rate_gbps=200, delay_us=0.0)
+    topo = upn(gpus=gpus, planes=4, radix=128, rate_gbps=200, delay_us=0.0)
     fab, control = build(topo, mtu=mtu, queue_depth=queue_depth, transport=transport)
     bring = time.perf_counter() - t0
     eps = fab.endpoints
-    print(f"UPN 512: {len(topo.switches)} switches, {len(topo.links)} links, bring-up {bring:.1f} s, "
+    print(f"UPN {gpus}: {len(topo.switches)} switches, {len(topo.links)} links, bring-up {bring:.1f} s, "
           f"{frames_note(fab)}, RSS {rss_gib():.2f} GiB", flush=True)
     print(f"  workload: all-to-all 64 KiB per pair, algorithm {algorithm}, transport {eps.config.transport}, "
           f"reaction {eps.config.reaction}, queue depth {queue_depth} frames per port "
           f"({queue_depth * (eps.payload + eps.fmt.l3_overhead + 14) / 1e3:.0f} kB), policy ecmp", flush=True)
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     params: dict[str, Any] = {"seed": 1} if algorithm == "direct" else {}
-    plan = pattern_plan("all_to_all", eids, 64 * 1024 * 512, 1, algorithm, planes=4, **params)
+    plan = pattern_plan("all_to_all", eids, 64 * 1024 * gpus, 1, algorithm, planes=4, **params)
     c0 = cpu_seconds()
     w0 = time.perf_counter()
     out, loop_wall, cpu = run_plan(fab, control, plan, wall_s=wall_s, show=True, workers=workers)
@@ -358,7 +361,7 @@ def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth
         for reason, count in sw.drops.items():
             drops[reason] = drops.get(reason, 0) + count
     total = bring + wall
-    print(f"\nUPN 512 all-to-all 64 KiB/pair ({algorithm}, transport {eps.config.transport}, queue depth "
+    print(f"\nUPN {gpus} all-to-all 64 KiB/pair ({algorithm}, transport {eps.config.transport}, queue depth "
           f"{queue_depth}): {out.stopped_by}; delivered {delivered:,} of {planned:,} data frames "
           f"({delivered / max(planned, 1):.2%}), lost {lost}, switch drops "
           f"{ {k: v for k, v in drops.items() if v} or 0}, retransmitted {m.summary.get('retransmitted')} "
@@ -371,6 +374,7 @@ def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth
           f"{fab.executions() / max(cpu, 1e-9):,.0f}/s CPU)")
     print(f"  memory: this process's RSS {rss_gib():.2f} GiB (goal ≤ 8 GiB of all processes; the PSS line above "
           f"counts all); {load_note()}")
+    return {"wall": total, "cpu": cpu, "records": m.records, "summary": m.summary}
 
 
 def cpu_seconds() -> float:
@@ -494,6 +498,11 @@ def main() -> int:
     ap.add_argument("--sync-windows", type=int, default=None, help=argparse.SUPPRESS)  # the MPI side of --ranks
     ap.add_argument("--link-layer", action="store_true",
                     help="only the link layer's cost: absent vs LLR on at FER 0, side by side")
+    ap.add_argument("--pipeline", choices=["python", "native", "both"], default=None,
+                    help="the switches' pipeline for the scale runs (both: each scale run once per pipeline, side "
+                         "by side, wall-time ratio and whether the records are identical)")
+    ap.add_argument("--scale-only", action="store_true", help="skip parts 1 and 2")
+    ap.add_argument("--upn-gpus", type=int, default=512, help="GPUs of the UPN run (512; fewer where time is short)")
     a = ap.parse_args()
     if a.sync_windows is not None:
         sync_windows(a.sync_windows)
@@ -506,15 +515,31 @@ def main() -> int:
     if a.link_layer:
         link_layer_cost(a.size_kib << 10, a.rounds)
         return 0
-    pipeline_rate(a.size_kib << 10, a.rounds)
-    p4sim_case(a.p4sim_packets)
+    if not a.scale_only:
+        pipeline_rate(a.size_kib << 10, a.rounds)
+        p4sim_case(a.p4sim_packets)
     if a.scale is not None:
         print(f"scale runs: IP MTU {a.scale_mtu}" + (" = RoCEv2 path MTU 4096 (RoCEv2 fabrics run 4096-byte "
               "payloads; the topologies say nothing about frame size)" if a.scale_mtu == ROCE_PATH_MTU_IP else ""))
-    if a.scale in ("erack", "all"):
-        scale_erack(a.scale_mtu, a.workers)
-    if a.scale in ("upn", "all"):
-        scale_upn(a.upn_wall_s, a.scale_mtu, a.workers, a.upn_algorithm, a.upn_queue_depth, a.upn_transport)
+    kinds = ["python", "native"] if a.pipeline == "both" else [a.pipeline]
+    runs: dict[tuple[str, str | None], dict] = {}
+    for kind in kinds:
+        with pipeline_choice(kind):
+            if kind:
+                print(f"== pipeline {kind}", flush=True)
+            if a.scale in ("erack", "all"):
+                runs[("ERack+ 64×8 ring all-reduce", kind)] = scale_erack(a.scale_mtu, a.workers)
+            if a.scale in ("upn", "all"):
+                runs[(f"UPN {a.upn_gpus} all-to-all", kind)] = scale_upn(
+                    a.upn_wall_s, a.scale_mtu, a.workers, a.upn_algorithm, a.upn_queue_depth, a.upn_transport,
+                    a.upn_gpus)
+    if a.pipeline == "both":
+        for name in dict.fromkeys(n for n, _ in runs):
+            py, na = runs[(name, "python")], runs[(name, "native")]
+            same = py["records"] == na["records"] and py["summary"] == na["summary"]
+            print(f"{name}: python {py['wall']:.1f} s, native {na['wall']:.1f} s wall -> "
+                  f"{py['wall'] / na['wall']:.2f}x; event-loop CPU {py['cpu']:.1f} s vs {na['cpu']:.1f} s -> "
+                  f"{py['cpu'] / max(na['cpu'], 1e-9):.2f}x; records identical: {'yes' if same else 'NO'}")
     return 0
 
 

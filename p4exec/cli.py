@@ -93,7 +93,7 @@ def register(sub) -> None:
     s.add_argument("-I", dest="include", action="append", default=[], help="include directory")
     s.add_argument("--seed", type=int, default=1, help="seed of random()")
     s.add_argument("--pipeline", choices=["python", "native"],
-                   help="run on the generated Python or the native C pipeline (default: $P4EXEC_PIPELINE or python)")
+                   help="run on the generated Python or the native C pipeline (default: $P4EXEC_PIPELINE, else native where a C compiler is present)")
     s.set_defaults(func=_cmd_stf)
 
 

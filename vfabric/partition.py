@@ -188,8 +188,10 @@ def collect_group(run: Any, group: tuple[list[int], list[str], list[int]]) -> di
     for name in sws:
         sw = fab.switches[name]
         state = sw.program.state if sw.program is not None else None
-        regs = {k: r.values for k, r in state.registers.items()} if state is not None else {}
-        ctrs = {k: (c.packets, c.bytes) for k, c in state.counters.items()} if state is not None else {}
+        # lists: the native pipeline keeps these cells in C arrays (the same objects' cells), which do not pickle
+        regs = {k: list(r.values) for k, r in state.registers.items()} if state is not None else {}
+        ctrs = ({k: (list(c.packets), list(c.bytes)) for k, c in state.counters.items()}
+                if state is not None else {})
         meters = ({k: [(c.tokens, c.last) for c in m.cells] for k, m in state.meters.items()}
                   if state is not None else {})
         queues = {port: (pq.backlog, pq.drops, pq.max_depth) for port, pq in sw.tm.ports.items()}
@@ -234,11 +236,11 @@ def merge_group(run: Any, data: dict[str, Any]) -> None:
         sw = fab.switches[name]
         state = sw.program.state if sw.program is not None else None
         if state is not None:
-            for k, values in regs.items():
-                state.registers[k].values[:] = values
+            for k, values in regs.items():     # in place, with bounds: a C array takes no open slice
+                state.registers[k].values[0:len(values)] = values
             for k, (packets, nbytes) in ctrs.items():
-                state.counters[k].packets[:] = packets
-                state.counters[k].bytes[:] = nbytes
+                state.counters[k].packets[0:len(packets)] = packets
+                state.counters[k].bytes[0:len(nbytes)] = nbytes
             for k, cells in meters.items():
                 for cell, (tokens, last) in zip(state.meters[k].cells, cells, strict=True):
                     cell.tokens, cell.last = tokens, last

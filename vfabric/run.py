@@ -339,6 +339,9 @@ class VirtualRun:
                     data["stats"] = (stats.events, stats.cpu_s)
                     partition.send(up_w, data)
                     code = 0
+                except BaseException:  # noqa: BLE001 - say why before the parent sees only a closed pipe
+                    import traceback
+                    traceback.print_exc()
                 finally:
                     os._exit(code)
             os.close(up_w)

@@ -153,16 +153,31 @@ class VirtualSwitch(SwitchLoop, DeviceBase):
             if self._instants.pop(sim.now, None) is not due:
                 return  # this batch already ran, from the earlier place of a frame added later
             due.sort(key=_place)  # channel places, not sending order: the order one event per frame has
-        receive = self.receive
-        port, frame, _seq = due[i]
-        receive(port, frame)
-        first = sim.first_place_now()  # what this instant still runs; nothing earlier arrives meanwhile
-        for k in range(i + 1, len(due)):
-            port, frame, seq = due[k]
-            if seq > first:
-                sim.push((sim.now, seq, self._receive_from, (due, k)))
-                return
-            receive(port, frame)
+        # what this instant still runs; receiving frames only schedules events at later places (a frame's
+        # arrival is always in the future, every other event takes a place after every channel's)
+        first = sim.first_place_now()
+        end = i + 1
+        while end < len(due) and due[end][2] <= first:
+            end += 1
+        if end - i == 1:
+            port, frame, _seq = due[i]
+            self.receive(port, frame)
+        else:
+            self.receive_batch(due[i:end])
+        if end < len(due):
+            sim.push((sim.now, due[end][2], self._receive_from, (due, end)))
+
+    def receive_batch(self, frames: list[tuple[int, bytes, int]]) -> None:
+        """`receive` of each frame in turn, handed to the switch loop as one batch."""
+        up, cpu = self.up, self.cpu_port
+        items = []
+        for port, frame, _seq in frames:
+            self.received += 1
+            if port != cpu and not up[port]:
+                self.ports[port].link.lost += 1
+                continue
+            items.append((port, frame, None))
+        self.ingress_batch(items)
 
     def receive(self, port: int, frame: bytes) -> None:
         """A frame has arrived on `port` and passed the pipeline latency: the switch loop takes it."""

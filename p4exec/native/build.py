@@ -24,9 +24,11 @@ class BuildError(Exception):
 
 
 def compiler_available() -> str | None:
-    """The C compiler's path, or None."""
-    cc = os.environ.get("CC") or "cc"
-    return shutil.which(cc) or shutil.which("gcc") or shutil.which("cc")
+    """The C compiler's path, or None ($CC when set, as cffi's build uses it; else cc or gcc on PATH)."""
+    cc = os.environ.get("CC", "").strip()
+    if cc:
+        return shutil.which(cc.split()[0])
+    return shutil.which("cc") or shutil.which("gcc")
 
 
 def _cache_dir() -> Path:
@@ -48,7 +50,7 @@ def build(source: str, cdef: str) -> ModuleType:
         so = next(iter(sorted(cache.glob(f"{name}.*.so"))), None) or (cache / f"{name}.so" if (cache / f"{name}.so").exists() else None)
         if so is None:
             if compiler_available() is None:
-                raise BuildError("no C compiler found (cc/gcc on PATH)")
+                raise BuildError(f"no C compiler found ({os.environ.get('CC') or 'cc/gcc on PATH'})")
             try:
                 import cffi
             except ImportError as e:          # pragma: no cover - cffi is a dependency

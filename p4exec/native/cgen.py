@@ -44,6 +44,10 @@ class CProgram:
     tables: list[tuple[Extern, TableRec]] = field(default_factory=list)
     digests: list[str] = field(default_factory=list)        # digest names, by the index the C code passes back
     log_msgs: list[str] = field(default_factory=list)
+    hcap: int = 1024            # bytes the deparser may write before the payload (all headers valid)
+
+
+HEADER_BYTES_MAX = 3072     # below the per-frame output buffer (pipeline.OUT_CAP)
 
 
 def _mask(w: int) -> str:
@@ -785,6 +789,11 @@ class CGen:
                     v = a.value.value if isinstance(a.value, tir.Copy) else a.value
                     if not isinstance(v, tir.Name | tir.Field):
                         raise Unsupported("object argument that is not a path")
+                    if isinstance(a.value, tir.Copy):   # an `in` object: the callee sees the value at the call
+                        tv = self.newtmp()
+                        self.pre.append(f"{self.ctype(t)} {tv} = {self.e(v)};")
+                        args.append(f"&{tv}")
+                        continue
                     args.append(f"&{self.e(v)}")
                 elif d in ("out", "inout"):
                     tv = self.newtmp()
@@ -1212,9 +1221,12 @@ static inline void p4n_set(uint8_t *p, int bit, int w, u64 x) {
         for i, x in enumerate(self.regs.values()):
             x.index = i
         e = entry
-        if _header_bytes(v1["H"]) > 1024:
-            raise Unsupported("more than 1024 bytes of headers")
+        hbytes = _header_bytes(v1["H"])
+        if hbytes > HEADER_BYTES_MAX:
+            raise Unsupported(f"more than {HEADER_BYTES_MAX} bytes of headers")
+        hcap = max(1024, (hbytes + 63) // 64 * 64)
         api = f"""
+#define P4N_HCAP {hcap}
 int p4n_finish(inst_t *I, job_t *K, uint8_t *o, int cap);
 int64_t p4n_parse(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now) {{
     if (!p4n_tabs_ready) p4n_tabs();
@@ -1287,6 +1299,9 @@ void p4n_field_list(int i, job_t *src, job_t *dst);
 int64_t p4n_parse(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now);
 int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_t *lens, const uint32_t *ports,
               const uint64_t *nows, uint8_t *out, uint32_t outcap, int64_t *res, uint32_t *stats);
+int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *data, const uint32_t *offs,
+                     const uint32_t *lens, const uint32_t *ports, uint64_t now, uint8_t *gate, uint8_t *out,
+                     uint32_t outcap, uint32_t *used_io, int64_t *res, uint32_t *tm);
 """
         src = "\n".join(head) + inst + helpers + "\n".join(self.protos) + "\n" + "\n".join(self.out) + api
         cdef = ("typedef uint64_t u64;\n" + _CDEF_RUNTIME + "\n".join(self.type_src) + inst + cdef_api
@@ -1295,7 +1310,7 @@ int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_
                 + 'extern "Python" void p4n_log(uint64_t, int, u64 *, int);\n')
         return CProgram(src, cdef, list(self.regs.values()), list(self.cnts.values()),
                         [(x, rec.tables[f]) for f, x in self.tbls.items()], digests=list(self.digests),
-                        log_msgs=list(self.log_msgs))
+                        log_msgs=list(self.log_msgs), hcap=hcap)
 
     def _frame_for(self, ctx_args: list[str], func: str) -> str | None:
         if "L" not in ctx_args:
@@ -1344,8 +1359,8 @@ int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_
         if (K->sm.mcast_grp || K->clone_type == 1 || K->resubmit || K->recirc) { res[i] = -3; continue; }
         if (K->sm.egress_spec == 511) { res[i] = -1; continue; }
         uint32_t pay = n - K->payload_off;
-        if (used + 1024 + pay > outcap) { res[i] = -4; continue; }
-        int len = p4n_egress(I, K, out + used, 1024, (uint32_t)K->sm.egress_spec, nows[i], 0, 0, 0, 0, 0);
+        if (used + P4N_HCAP + pay > outcap) { res[i] = -4; continue; }
+        int len = p4n_egress(I, K, out + used, P4N_HCAP, (uint32_t)K->sm.egress_spec, nows[i], 0, 0, 0, 0, 0);
         if (len == -1) { res[i] = -1; continue; }
         if (len == -3) { res[i] = -6; continue; }
         if (len < 0) { res[i] = -5; continue; }
@@ -1356,6 +1371,50 @@ int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_
         res[i] = tot | ((int64_t)(K->sm.egress_port & 0x1FF) << 32);
     }
     return (int)used;
+}
+/* The switch loop's batch (p4exec/switch/batch.py): frames start.. (at offs[i] in `data`) all at `now`, each through
+   ingress and, where the traffic manager lets a unicast copy leave at once (gate[port] 1: an idle unpaced port, stays
+   open; 2: an idle paced port, open for one frame, then 3), egress with the empty queue's metadata; tm[i] = egress
+   port | priority << 16 of unicast copies. res[i]: >= 0 as p4n_batch, -1 / -7 dropped in ingress (without / with a
+   parser error), -2 fault in ingress, -8 dropped in egress, -5 fault in egress, -9 the copy waits in the traffic
+   manager (gate 3: a busy, paced-out or down port; jobs[i] holds it; its egress runs later anyway). Stops at the first
+   frame Python must finish now: -3 after ingress (replication, clone, resubmit), -10 gate 0 (ask Python), -4 no room
+   in `out` (jobs[i] holds the job after ingress), -6 after egress (E2E clone, recirculation); returns its index (nf:
+   none). *used: bytes in `out`. */
+int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *data, const uint32_t *offs,
+                     const uint32_t *lens, const uint32_t *ports, uint64_t now, uint8_t *gate, uint8_t *out,
+                     uint32_t outcap, uint32_t *used_io, int64_t *res, uint32_t *tm) {
+    uint32_t used = *used_io;
+    int i = start;
+    for (; i < nf; i++) {
+        job_t *K = &jobs[i];
+        memset(K, 0, sizeof *K);
+        const uint8_t *d = data + offs[i];
+        uint32_t n = lens[i];
+        int64_t r = p4n_ingress(I, K, d, n, ports[i], now);
+        if (r < 0) { res[i] = -2; continue; }
+        if (K->sm.mcast_grp || K->clone_type == 1 || K->resubmit || K->recirc) { res[i] = -3; break; }
+        if (K->sm.egress_spec == 511) { res[i] = K->parser_err > 0 ? -7 : -1; continue; }
+        uint32_t port = (uint32_t)K->sm.egress_spec & 0x1FF;
+        uint8_t g = gate[port];
+        tm[i] = port | ((uint32_t)(K->sm.priority & 7) << 16);
+        if (g == 3) { res[i] = -9; continue; }
+        if (g != 1 && g != 2) { res[i] = -10; break; }
+        uint32_t pay = n - K->payload_off;
+        if (used + P4N_HCAP + pay > outcap) { res[i] = -4; break; }
+        if (g == 2) gate[port] = 3;
+        int len = p4n_egress(I, K, out + used, P4N_HCAP, port, now, 0, 0, 0, 0, 0);
+        if (len == -1) { res[i] = -8; continue; }
+        if (len == -3) { res[i] = -6; break; }
+        if (len < 0) { res[i] = -5; continue; }
+        memcpy(out + used + len, d + K->payload_off, pay);
+        int64_t tot = (int64_t)len + pay;
+        if (K->truncate >= 0 && K->truncate < tot) tot = K->truncate;
+        used += (uint32_t)tot;
+        res[i] = tot;
+    }
+    *used_io = used;
+    return i;
 }
 """
 
@@ -1370,6 +1429,7 @@ int p4n_table_add(p4n_table *t, const u64 *val, const u64 *mask, int32_t prio, u
                   int32_t group, const u64 *args, int nargs);
 void p4n_table_finish(p4n_table *t);
 void p4n_table_set_default(p4n_table *t, int32_t action, const u64 *args, int nargs);
+void p4n_table_range(p4n_table *t, int k, u64 lo, u64 hi);
 void p4n_table_set_selectors(p4n_table *t, int nsel, const int32_t *off, const int32_t *len, int nmem,
                              const int32_t *actions, const u64 *args);
 """

@@ -16,7 +16,7 @@ from typing import Any
 from p4exec.native import cgen
 from p4exec.native.build import build
 from p4exec.runtime import changes
-from p4exec.runtime.match import Exact, Lpm, MatchKind, Optional_, Ternary
+from p4exec.runtime.match import Exact, Lpm, MatchKind, Optional_, Range, Ternary
 from p4exec.v1model import rt
 
 log = logging.getLogger("p4exec.native")
@@ -73,6 +73,16 @@ def _log(h: int, m: int, vals, n: int) -> None:
     p.on_log(rt.format_log(p.cprog.log_msgs[m], tuple(vals[i] for i in range(n))))
 
 
+def _cprog(program: Any) -> cgen.CProgram:
+    """The C of a compiled program, generated once and shared by its instances (a vfabric fabric loads one
+    program per switch; generating takes 0.1-0.3 s, the build itself is cached by digest)."""
+    cp = program.__dict__.get("_native_cprog")
+    if cp is None:
+        cp = cgen.generate(program)
+        program.__dict__["_native_cprog"] = cp
+    return cp
+
+
 class NativePipeline:
     """One instance of a program on its DeviceState (see module doc)."""
 
@@ -88,7 +98,7 @@ class NativePipeline:
         self.digest_sink = None
         self.last_malformed = False
         self.max_logs = 10000
-        self.cprog = cprog if cprog is not None else cgen.generate(program)
+        self.cprog = cprog if cprog is not None else _cprog(program)
         mod = build(self.cprog.source, self.cprog.cdef)
         self.ffi, self.lib = mod.ffi, mod.lib
         if id(mod) not in _registered:
@@ -116,6 +126,9 @@ class NativePipeline:
         self._out = ffi.new("uint8_t[]", OUT_CAP)
         self._new = ffi.new
         self._batch_cap = 0
+        self._per = self.cprog.hcap + 2048      # batch output bytes per frame: headers + a large payload
+        self._tm: Any = ffi.new("uint32_t[]", 64)   # the switch loop's batch: egress port | priority per frame
+        self._used: Any = ffi.new("uint32_t[]", 1)
         self._bstats = ffi.new("uint32_t[]", 4)
         self._buffer = ffi.buffer
         self._pre = state.pre
@@ -154,8 +167,6 @@ class NativePipeline:
 
     @staticmethod
     def _check_table(t: Any, trec: cgen.TableRec) -> None:
-        if any(f.kind is MatchKind.RANGE for f in t.fields):
-            raise cgen.Unsupported(f"table {t.name}: range match")
         if t.direct_counter or t.direct_meter is not None or t.idle_timeout:
             raise cgen.Unsupported(f"table {t.name}: direct counter/meter or idle timeout")
         if any(f.bitwidth > 64 for f in t.fields):
@@ -189,10 +200,14 @@ class NativePipeline:
         args = ffi.new("u64[]", _MAXA)
         prof = t.profile
         for e in entries:
+            ranges = []
             for i, (f, m) in enumerate(zip(t.fields, e.match, strict=True)):
                 full = (1 << f.bitwidth) - 1
                 if m is None:
                     val[i], mask[i] = 0, 0
+                elif isinstance(m, Range):
+                    val[i], mask[i] = 0, 0
+                    ranges.append((i, m.low, m.high))
                 elif isinstance(m, Exact | Optional_):
                     val[i], mask[i] = m.value, full
                 elif isinstance(m, Lpm):
@@ -216,6 +231,8 @@ class NativePipeline:
                 act = ids[call.action] if call is not None else -1
                 n = self._args(args, call.args if call is not None else ())
             lib.p4n_table_add(ct, val, mask, e.priority, e._seq, act, group, args, n)
+            for i, lo, hi in ranges:
+                lib.p4n_table_range(ct, i, lo, hi)
         lib.p4n_table_finish(ct)
         d = t.default_action
         n = self._args(args, d.args if d is not None else ())
@@ -493,11 +510,11 @@ class NativePipeline:
             self._batch_cap = nf
             self._jobs = ffi.new("job_t[]", nf)
             self._res = ffi.new("int64_t[]", nf)
-            self._bout = ffi.new("uint8_t[]", nf * 2048)
+            self._bout = ffi.new("uint8_t[]", nf * self._per)
         stats = self._bstats
         stats[0] = 0
         used = lib.p4n_batch(self.I, self._jobs, nf, b"".join(datas), list(map(len, datas)), ports, nows,
-                             self._bout, nf * 2048, self._res, stats)
+                             self._bout, nf * self._per, self._res, stats)
         buf = self._buffer(self._bout, used)[:]
         out: list[tuple[int, int, bytes]] = []
         append = out.append
@@ -516,6 +533,80 @@ class NativePipeline:
             self.stats["dropped"] += drops
         self.last_malformed = bool(stats[0])
         return out
+
+    # ------------------------------------------------------------------ the switch loop's batch
+    def batch_load(self, ports: list[int], datas: list[bytes]) -> None:
+        """The frames of one `SwitchLoop.ingress_batch` (p4exec/switch/batch.py), copied into C once."""
+        if changes.WRITES.n != self._seen:
+            self._sync()
+        nf = len(datas)
+        ffi = self.ffi
+        if nf > self._batch_cap:
+            self._batch_cap = nf
+            self._jobs = ffi.new("job_t[]", nf)
+            self._res = ffi.new("int64_t[]", nf)
+            self._bout = ffi.new("uint8_t[]", nf * self._per)
+        if len(self._tm) < nf:
+            self._tm = ffi.new("uint32_t[]", max(nf, 64))
+        lens = list(map(len, datas))
+        offs = [0] * nf
+        o = 0
+        for i, n in enumerate(lens):
+            offs[i] = o
+            o += n
+        self._bdata = b"".join(datas)
+        self._blens, self._boffs, self._bports = lens, offs, ports
+        self._used[0] = 0
+
+    def batch_run(self, start: int, now_us: int, gate: Any) -> tuple[int, int, list[tuple[int, int, int]]]:
+        """Frames `start`.. of the loaded batch through C up to the first that Python must finish (see
+        p4n_switch_batch): (its index or the batch size, the C result code for it, [(result, tm word,
+        output offset)] of frames start..index-1)."""
+        used0 = self._used[0]
+        nf = len(self._blens)
+        stop = self.lib.p4n_switch_batch(self.I, self._jobs, start, nf, self._bdata, self._boffs, self._blens,
+                                         self._bports, now_us, gate, self._bout, nf * self._per, self._used, self._res,
+                                         self._tm)
+        res, tm = self._res, self._tm
+        out = []
+        o = used0
+        for i in range(start, stop):
+            r = res[i]
+            out.append((r, tm[i], o))
+            if r >= 0:
+                o += r
+        return stop, (res[stop] if stop < nf else 0), out
+
+    def batch_bytes(self, off: int, n: int) -> bytes:
+        return self._buffer(self._bout + off, n)[:]
+
+    def batch_fault(self, i: int, where: str) -> None:
+        self._fault(self._jobs + i, where)
+
+    def batch_jobs(self, i: int, r: int, now_us: int) -> list[NativeJob]:
+        """Frame i after ingress only (r -3, -4, -9, -10): the jobs `ingress` would have returned."""
+        K = self._new("job_t *")
+        self.ffi.memmove(K, self._jobs + i, self.ffi.sizeof("job_t"))
+        o, n = self._boffs[i], self._blens[i]
+        data = self._bdata[o:o + n]
+        payload = data[K.payload_off:]
+        self.last_malformed = K.parser_err > 0
+        if r != -3:
+            return [NativeJob(K.sm.egress_spec & 0x1FF, K, payload, K.sm.priority & 7, n,
+                              K.truncate if K.truncate >= 0 else None)]
+        jobs: list[NativeJob] = []
+        try:
+            self._after_ingress(K, self._bports[i], data, now_us, payload, jobs, 0)
+        except _Fault as f:
+            self.last_malformed = False
+            self._fault(f.K, "ingress")
+            return []
+        return jobs
+
+    def batch_tail(self, i: int, now_us: int) -> list[tuple[int, bytes]]:
+        """Frame i stopped after egress (r -6: E2E clone or recirculation): what `egress` gives for it."""
+        o, n = self._boffs[i], self._blens[i]
+        return self._batch_slow(i, -6, self._bdata[o:o + n], now_us)
 
     def _batch_slow(self, i: int, r: int, data: bytes, now: int) -> list[tuple[int, bytes]]:
         K = self._new("job_t *")

@@ -22,6 +22,7 @@ typedef struct {
     int32_t group;            /* selector group index into the table's groups, -1 for a direct action */
     int32_t mg;               /* its mask group */
     u64 args[P4N_MAXA];
+    u64 lo[P4N_MAXK], hi[P4N_MAXK];   /* range tables: bounds of range fields (others 0 .. ~0) */
 } p4n_entry;
 
 typedef struct {
@@ -49,6 +50,7 @@ typedef struct {
     p4n_member *mem;
     int32_t def_action;
     u64 def_args[P4N_MAXA];
+    int rng;                  /* a table with range fields: every entry is checked (highest priority wins) */
 } p4n_table;
 
 static uint64_t p4n_hash_words(const u64 *k, int n) {
@@ -66,8 +68,9 @@ p4n_table *p4n_table_new(int nk, int prio_mode) {
 void p4n_table_clear(p4n_table *t) {
     for (int g = 0; g < t->ngroups; g++) free(t->groups[g].slot);
     free(t->groups); free(t->ent); free(t->sel_off); free(t->sel_len); free(t->mem);
-    int nk = t->nk, pm = t->prio_mode;
+    int nk = t->nk, pm = t->prio_mode, rng = t->rng;
     memset(t, 0, sizeof *t);
+    t->rng = rng;
     t->nk = nk; t->prio_mode = pm; t->def_action = -1;
 }
 
@@ -84,6 +87,7 @@ int p4n_table_add(p4n_table *t, const u64 *val, const u64 *mask, int32_t prio, u
     memset(e, 0, sizeof *e);
     for (int i = 0; i < t->nk; i++) e->key[i] = val[i] & mask[i];
     e->prio = prio; e->seq = seq; e->action = action; e->group = group;
+    for (int i = 0; i < t->nk; i++) e->hi[i] = ~0ULL;
     for (int i = 0; i < nargs && i < P4N_MAXA; i++) e->args[i] = args[i];
     int g;
     for (g = 0; g < t->ngroups; g++)
@@ -130,6 +134,13 @@ void p4n_table_finish(p4n_table *t) {
     }
 }
 
+/* the bounds of range field k of the entry added last (a range table) */
+void p4n_table_range(p4n_table *t, int k, u64 lo, u64 hi) {
+    t->rng = 1;
+    t->ent[t->nent - 1].lo[k] = lo;
+    t->ent[t->nent - 1].hi[k] = hi;
+}
+
 int p4n_table_group_of(p4n_table *t, const u64 *mask) {
     for (int g = 0; g < t->ngroups; g++)
         if (memcmp(t->groups[g].mask, mask, (size_t)t->nk * sizeof(u64)) == 0) return g;
@@ -161,6 +172,18 @@ void p4n_table_set_selectors(p4n_table *t, int nsel, const int32_t *off, const i
 static inline const p4n_entry *p4n_find(const p4n_table *t, const u64 *key) {
     const p4n_entry *best = NULL;
     u64 mk[P4N_MAXK];
+    if (t->rng) {
+        for (int i = 0; i < t->nent; i++) {
+            const p4n_entry *e = &t->ent[i];
+            const u64 *m = t->groups[e->mg].mask;
+            int k;
+            for (k = 0; k < t->nk; k++)
+                if ((key[k] & m[k]) != e->key[k] || key[k] < e->lo[k] || key[k] > e->hi[k]) break;
+            if (k == t->nk && (!best || e->prio > best->prio || (e->prio == best->prio && e->seq < best->seq)))
+                best = e;
+        }
+        return best;
+    }
     for (int g = 0; g < t->ngroups; g++) {
         const p4n_mgroup *G = &t->groups[g];
         for (int k = 0; k < t->nk; k++) mk[k] = key[k] & G->mask[k];

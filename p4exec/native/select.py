@@ -1,7 +1,8 @@
 """The one choice between the Python and the native pipeline (`--pipeline`, `fabric.pipeline`, P4EXEC_PIPELINE).
 
-`native` builds the C pipeline when the program's constructs are supported and a C compiler is present, and
-otherwise logs one line saying why and runs the Python pipeline, which stays the reference.
+`native` (the default where a C compiler is present) builds the C pipeline when the program's constructs are
+supported, and otherwise logs one line saying why and runs the Python pipeline, which stays the reference. With
+no C compiler the default is `python`, said once per process.
 """
 from __future__ import annotations
 
@@ -49,12 +50,25 @@ def pipeline_choice(kind: str | None) -> Iterator[None]:
             os.environ["P4EXEC_PIPELINE"] = env
 
 
+_said_no_cc: list[bool] = []
+
+
 def default_pipeline() -> str:
-    """`--pipeline`, else $P4EXEC_PIPELINE, else python (the reference; see docs/p4exec-native.md)."""
+    """`--pipeline`, else $P4EXEC_PIPELINE, else native where a C compiler is present (python otherwise, said
+    once: the two give the same packets, see docs/p4exec-native.md)."""
     if _override:
         return _override[0]
     v = os.environ.get("P4EXEC_PIPELINE", "").strip().lower()
-    return v if v in CHOICES else "python"
+    if v in CHOICES:
+        return v
+    from p4exec.native.build import compiler_available
+    if compiler_available() is not None:
+        return "native"
+    if not _said_no_cc:
+        _said_no_cc.append(True)
+        log.warning("p4exec: no C compiler found (%s); running the Python pipeline",
+                    os.environ.get("CC") or "cc/gcc on PATH")
+    return "python"
 
 
 def make_pipeline(compiled: Any, state: Any, seed: int = 0, kind: str | None = None) -> Any:

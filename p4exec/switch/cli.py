@@ -68,7 +68,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="this switch's node name: its ports' link errors are keyed by NAME:PORT")
     p.add_argument("--pipeline", choices=["python", "native"], default=None,
                    help="run programs on the generated Python or the native C pipeline (default: $P4EXEC_PIPELINE "
-                        "or python; docs/p4exec-native.md)")
+                        "or native where a C compiler is present; docs/p4exec-native.md)")
     p.add_argument("--no-p4", action="store_true", help="start without a program (wait for the controller)")
     p.add_argument("--thrift-port", type=integer(0, 65535), default=None, help="accepted for BMv2 compatibility; unused")
     p.add_argument("--queue-depth", type=integer(0, MAX_DEPTH), default=64, help="default egress queue depth, packets")

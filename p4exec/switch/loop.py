@@ -170,6 +170,26 @@ class SwitchLoop:
         if not jobs:
             self._lost(ctx, MALFORMED if malformed() else PIPELINE)
             return
+        self._admit(jobs, ctx, egress, now, now_us, port)
+
+    def ingress_batch(self, items: list[tuple[int, bytes, Any]]) -> None:
+        """Frames (port, frame, ctx) that arrived in the same instant, in order: exactly `ingress` of each in
+        turn; a pipeline with a batch entry (the native one) takes them in a few calls (p4exec/switch/batch.py)."""
+        live = self.live
+        # flow control decides per copy on the ingress buffer, which the batch path's gates do not model
+        if (self._halves is not None and len(items) > 1 and live is not None and live.batch is not None
+                and self.flow_config is None):
+            from p4exec.switch.batch import run_batch
+            run_batch(self, live.batch, items)
+            return
+        for port, frame, ctx in items:
+            self.ingress(port, frame, ctx)
+
+    def _admit(self, jobs: list[Any], ctx: Any, egress: Callable[..., Any], now: int, now_us: int,
+               port: int) -> None:
+        """The copies of one packet that came in on `port`, after ingress: the traffic manager (which accounts
+        it to `port`'s ingress buffer under flow control), or straight out of an idle port."""
+        tm = self.tm
         fate = self._copies(ctx, len(jobs))
         up = self.up_state
         serving = self._serving
@@ -242,6 +262,10 @@ class SwitchLoop:
             self._dropped(fate, PIPELINE)
             self._copy_done(fate, 0, 0)
             return
+        self._send_out(frames, fate, start)
+
+    def _send_out(self, frames: list[tuple[int, bytes]], fate: Any, start: float) -> None:
+        """A copy's egress output onto the wire at `start` (or to the CPU)."""
         nfwd = ncpu = 0
         cpu_port, out, up = self.cpu_port, self.out, self.up_state
         for oport, data in frames:

@@ -28,6 +28,7 @@ class Live:
     egress: Any = None  # pipeline.egress(job, now_us, queue_info) -> list[(port, bytes)]
     liveness: list = field(default_factory=list)  # [(register, value_if_up, value_if_down)]
     malformed: Callable[[], bool] = lambda: False  # did the last ingress fail to parse/process its frame?
+    batch: Any = None  # the native pipeline, which takes same-instant frames in few calls (p4exec/switch/batch.py)
 
     def set_port_up(self, port: int, up: bool) -> None:
         for reg, if_up, if_down in self.liveness:
@@ -44,6 +45,7 @@ def make_live(program: Program) -> Live:
         pipeline = program.loaded.pipeline
         live.ingress, live.egress = pipeline.ingress, pipeline.egress
         live.malformed = lambda: pipeline.last_malformed
+        live.batch = pipeline if hasattr(pipeline, "batch_run") else None
     for name, (if_up, if_down) in LIVENESS_REGISTERS.items():
         reg = find_register(program.state, name)
         if reg is not None:

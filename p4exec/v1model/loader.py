@@ -31,8 +31,9 @@ class LoadedProgram:
         return self.compiled.p4info
 
     def instantiate(self, seed: int | None = None) -> LoadedProgram:
-        """Another instance of the same program with fresh state (same seed unless given)."""
-        return load(self.compiled, self.seed if seed is None else seed)
+        """Another instance of the same program with fresh state (same seed unless given, same pipeline kind)."""
+        kind = "python" if isinstance(self.pipeline, V1Pipeline) else "native"
+        return load(self.compiled, self.seed if seed is None else seed, pipeline=kind)
 
     def run(self, port: int, frame: bytes, now_us: int = 0) -> list[tuple[int, bytes]]:
         """Ingress then egress with empty queues: the frames that leave (no traffic manager)."""

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from p4exec.native.build import compiler_available
 from tests.dataplane import gen_inc_stf, gen_stf
 
 HERE = Path(__file__).resolve().parent
@@ -30,11 +31,15 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("pipeline", ["python", "native"])
 @pytest.mark.parametrize(("program", "stf"), CASES, ids=[s for _, s in CASES])
-def test_stf(program: str, stf: str) -> None:
-    run = subprocess.run([str(P4EXEC), "stf", str(ROOT / "p4src" / program), str(HERE / stf)],
+def test_stf(program: str, stf: str, pipeline: str) -> None:
+    """Each file on both pipelines; the native one must really run (these programs are all in its reach)."""
+    run = subprocess.run([str(P4EXEC), "stf", "--pipeline", pipeline, str(ROOT / "p4src" / program), str(HERE / stf)],
                          capture_output=True, text=True, timeout=240, cwd=ROOT)
     assert run.returncode == 0, run.stdout + run.stderr
+    if pipeline == "native" and compiler_available() is not None:
+        assert "native pipeline not used" not in run.stderr, run.stderr
 
 
 def test_every_stf_file_is_run() -> None:

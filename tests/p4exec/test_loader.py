@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from scapy.all import IP, UDP, Ether
 
 from p4exec.compiler import compile_file
@@ -17,12 +18,15 @@ def ipv4_frame(dst: str) -> bytes:
     return bytes(Ether(dst="00:00:00:00:00:aa", src="00:00:00:00:01:01") / IP(src="10.0.1.1", dst=dst) / UDP())
 
 
-def test_instances_share_code_not_state() -> None:
+@pytest.mark.parametrize("pipeline", ["python", "native"])
+def test_instances_share_code_not_state(pipeline: str) -> None:
     compiled = compile_file(str(BASIC))
-    a = load(compiled, seed=1)
+    a = load(compiled, seed=1, pipeline=pipeline)
     b = a.instantiate()
     assert a.compiled is b.compiled and a.p4info is b.p4info
     assert a.state is not b.state and a.pipeline is not b.pipeline
+    kind = {"python": "V1Pipeline", "native": "NativePipeline"}[pipeline]
+    assert type(a.pipeline).__name__ == type(b.pipeline).__name__ == kind
     table = a.state.tables["MyIngress.ipv4_lpm"]
     entry = normalize_entry(table, [Lpm(0x0A000200, 24)],
                             action=ActionCall("MyIngress.ipv4_forward", (0x000000000202, 2)))
@@ -40,9 +44,10 @@ def test_instances_share_code_not_state() -> None:
 
 def test_instances_share_header_classes_not_header_values() -> None:
     """One set of generated classes per program (the interpreter's attribute caches stay valid when packets
-    alternate between switches), while each instance's packets still get their own header objects."""
+    alternate between switches), while each instance's packets still get their own header objects. (Python
+    pipeline internals: pinned to it, whatever the default.)"""
     compiled = compile_file(str(BASIC))
-    a = load(compiled, seed=1)
+    a = load(compiled, seed=1, pipeline="python")
     b = a.instantiate()
     assert a.pipeline.ns["NEW_H"] is b.pipeline.ns["NEW_H"]
     assert a.pipeline.ns is not b.pipeline.ns
@@ -64,7 +69,7 @@ def test_classes_that_name_an_instance_object_are_built_per_instance() -> None:
     types = "\n".join(compiled.pysource.split("\n")[:compiled.types_lines])
     clone.types_code = compile(types + "\nclass Sneaky:\n    def f(self):\n        return PK\n", "<test>", "exec")
     assert namespace._shared_types(clone) is None
-    a, b = load(clone, seed=1), load(clone, seed=1)
+    a, b = load(clone, seed=1, pipeline="python"), load(clone, seed=1, pipeline="python")
     assert a.pipeline.ns["Sneaky"] is not b.pipeline.ns["Sneaky"]
     assert a.pipeline.ns["Sneaky"]().f() is a.pipeline.pk
 

@@ -1,5 +1,7 @@
 """Conformance corpus: every tests/p4/NN_topic.p4 must pass its STF test under `p4exec stf`.
 
+Here on the Python pipeline (the reference); tests/native/test_stf_native.py runs the same files on the native one.
+
 The programs are plain P4_16 for v1model (p4c-bm2-ss accepts them too); the STF files are in p4c's
 bmv2 test-driver format with literal expected packets, so a failure here is a behavioural
 difference from BMv2, not a formatting quirk.
@@ -59,7 +61,7 @@ def _stf(prog: Path) -> subprocess.CompletedProcess[str]:
     for attempt in range(3):
         try:
             return subprocess.run(
-                [str(P4EXEC), "stf", str(prog), str(prog.with_suffix(".stf"))],
+                [str(P4EXEC), "stf", "--pipeline", "python", str(prog), str(prog.with_suffix(".stf"))],
                 capture_output=True, text=True, timeout=180,
             )
         except OSError as err:

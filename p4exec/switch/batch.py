@@ -1,0 +1,128 @@
+"""Same-instant frames through a pipeline with a batch entry (the native one) in a few calls into C, with exactly
+the effects of `SwitchLoop.ingress` on each frame in turn.
+
+C runs ingress and, for a unicast copy whose egress port would let it leave at once (`TrafficManager.pass_through`:
+up, nothing queued, not paced past this nanosecond), egress too, frame after frame. A copy for a port that
+cannot take it now (queued, paced out, down: its egress runs later in any case) is left for the traffic
+manager. Where Python must act at once (multicast, clones, a port not judged yet, the CPU port) C stops and that
+frame takes the Python path; then C goes on. The gate per port: 1 an idle unpaced port, 2 an idle paced port
+(open for one frame, then 3), 3 the copy waits for the traffic manager, 0 ask Python. Python then does each
+frame's bookkeeping in order: the traffic manager (`pass_through` returns what C assumed, or `_admit`), the
+side's hooks and the wire.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from p4exec.switch.stats import MALFORMED, PIPELINE
+
+if TYPE_CHECKING:
+    from p4exec.switch.loop import SwitchLoop
+
+GATE_PORTS = 512
+
+
+class Gates:
+    """One switch's gate array for one pipeline, and the ports judged so far (judged again every batch)."""
+
+    def __init__(self, pipe: Any) -> None:
+        self.pipe = pipe
+        self.cells = pipe.ffi.new("uint8_t[]", GATE_PORTS)
+        self.open: set[int] = set()
+
+    def refresh(self, loop: SwitchLoop, ports: Any, now: int) -> None:
+        cells, open_ = self.cells, self.open
+        for port in ports:
+            g = gate(loop, port, now)
+            if g:
+                cells[port] = g
+                open_.add(port)
+
+
+def gate(loop: SwitchLoop, port: int, now: int) -> int:
+    """1: a copy for `port` passes the traffic manager at once now, and so would the next; 2: only this one;
+    3: it waits in (or is dropped by) the traffic manager; 0: the Python path decides."""
+    if not 0 <= port < GATE_PORTS or port == loop.cpu_port:
+        return 0
+    if port in loop._serving or not loop.up_state.get(port):
+        return 3
+    pq = loop.tm.ports.get(port)
+    if pq is None:
+        return 0
+    if pq.backlog:
+        return 3
+    if pq.paced:
+        return 2 if pq.next_tx < now + 1 else 3
+    return 1
+
+
+def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) -> None:
+    halves = loop._halves
+    assert halves is not None
+    _ingress, egress, _malformed = halves
+    tm = loop.tm
+    now = tm.clock.now_ns()
+    now_us = (now - tm.start_ns) // 1000
+    loop.executions += len(items)
+    gates: Gates | None = getattr(loop, "_gates", None)
+    if gates is None or gates.pipe is not pipe:
+        gates = loop._gates = Gates(pipe)  # type: ignore[attr-defined]
+    gates.refresh(loop, list(gates.open), now)
+    cells = gates.cells
+    pipe.batch_load([it[0] for it in items], [it[1] for it in items])
+    stats = pipe.stats
+    min_frame, overhead = loop.min_frame, loop.wire_overhead
+    n = len(items)
+    start = 0
+    while True:
+        stop, code, results = pipe.batch_run(start, now_us, cells)
+        i = start
+        for r, word, off in results:
+            ctx = items[i][2]
+            if r in (-1, -7, -2):
+                if r == -2:
+                    pipe.batch_fault(i, "ingress")
+                else:
+                    stats["dropped"] += 1
+                loop._lost(ctx, MALFORMED if r == -7 else PIPELINE)
+                i += 1
+                continue
+            if r == -9:
+                loop._admit(pipe.batch_jobs(i, r, now_us), ctx, egress, now, now_us, items[i][0])
+                i += 1
+                continue
+            eport, prio = word & 0x1FF, word >> 16
+            fate = loop._copies(ctx, 1)
+            length = len(items[i][1])
+            tm.pass_through(eport, prio, (length if length > min_frame else min_frame) + overhead, now)
+            if r >= 0:
+                loop._send_out([(eport, pipe.batch_bytes(off, r))], fate, tm.ports[eport].departed_ns)
+            else:
+                if r == -5:
+                    pipe.batch_fault(i, "egress")
+                else:
+                    stats["dropped"] += 1
+                loop._dropped(fate, PIPELINE)
+                loop._copy_done(fate, 0, 0)
+            i += 1
+        if stop >= n:
+            return
+        ctx = items[stop][2]
+        if code == -6:     # egress ran in C and asked for an E2E clone or recirculation
+            word = pipe._tm[stop]
+            eport, prio = word & 0x1FF, word >> 16
+            fate = loop._copies(ctx, 1)
+            length = len(items[stop][1])
+            qinfo = tm.pass_through(eport, prio, (length if length > min_frame else min_frame) + overhead, now)
+            tail = pipe.batch_tail(stop, now_us)
+            loop._egress(None, lambda _j, _n, _q, out=tail: out, fate, qinfo, tm.ports[eport].departed_ns, now_us)
+            touched = [eport]
+        else:
+            jobs = pipe.batch_jobs(stop, code, now_us)
+            if not jobs:
+                loop._lost(ctx, MALFORMED if pipe.last_malformed else PIPELINE)
+            else:
+                loop._admit(jobs, ctx, egress, now, now_us, items[stop][0])
+            touched = [j.egress_port for j in jobs]
+        gates.refresh(loop, list(gates.open.union(touched)), now)
+        start = stop + 1
