@@ -14,6 +14,7 @@ from rich.text import Text
 from ethlab.bringup import TARGETS
 from ethlab.checks import bounded_int
 from ethlab.experiment.aggregate import comparison_table
+from ethlab.experiment.ranks import run_on_ranks
 from ethlab.experiment.runner import results_dir, run_experiment
 from ethlab.experiment.spec import MAX_REPETITIONS, SpecError, check_link_layer_target, load_spec
 from ethlab.outdir import claim_out_dir
@@ -79,7 +80,10 @@ def run(args: argparse.Namespace) -> int:
         def progress(msg: str, done: int, total: int) -> None:
             bar.update(task, description=msg[:90], completed=done, total=total)
 
-        outcome = run_experiment(spec, root, progress, comm=comm)
+        if comm is not None and comm.Get_size() > 1:
+            outcome = run_on_ranks(spec, root, progress, True, comm)
+        else:
+            outcome = run_experiment(spec, root, progress)
     if rank != 0:
         return 0 if outcome.state in ("worker", "idle", "complete") else 1
     if outcome.aggregates:

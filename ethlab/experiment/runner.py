@@ -155,15 +155,10 @@ def _run_one(ctx: _Context, rep: int, variant: Any, tdir: Path, done: int, comm:
 
 
 def run_experiment(spec: Spec, root: Path, progress: Callable[[str, int, int], None] | None = None,
-                   plots: bool = True, comm: Any = None) -> ExperimentOutcome:
-    """Run everything; never raises for a trial failure or Ctrl-C (the outcome says), always tears down.
-
-    `comm`: the MPI ranks this process is one of (ethlab/experiment/ranks.py); every rank calls this with
-    the same spec, rank 0 with the results directory. Only rank 0 writes `root`."""
-    if comm is not None and comm.Get_size() > 1:
-        from ethlab.experiment.ranks import run_on_ranks
-
-        return run_on_ranks(spec, root, progress, plots, comm)
+                   plots: bool = True) -> ExperimentOutcome:
+    """Run everything in this process; never raises for a trial failure or Ctrl-C (the outcome says), always
+    tears down. On several MPI ranks, `ethlab.experiment.ranks.run_on_ranks` runs the same trials and writes
+    the same files."""
     say = progress or (lambda _msg, _done, _total: None)
     out, ctx = _begin(spec, root, say)
     current = None

@@ -12,12 +12,34 @@ side's hooks and the wire.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from p4exec.switch.stats import MALFORMED, PIPELINE
+from p4exec.switch.tm import TrafficManager
 
-if TYPE_CHECKING:
-    from p4exec.switch.loop import SwitchLoop
+
+class SwitchLoop(Protocol):
+    """What a batch needs of `p4exec.switch.loop.SwitchLoop` (the loop calls in here, never the other way)."""
+
+    tm: TrafficManager
+    cpu_port: int | None
+    up_state: Any
+    executions: int
+    min_frame: int
+    wire_overhead: int
+    _halves: tuple[Callable[..., Any], Callable[..., Any], Callable[[], bool]] | None
+    _serving: set[int]
+
+    def _lost(self, ctx: Any, reason: str) -> None: ...
+    def _copies(self, ps: Any, copies: int) -> Any: ...
+    def _dropped(self, fate: Any, reason: str) -> None: ...
+    def _copy_done(self, fate: Any, fwd: int, cpu: int) -> None: ...
+    def _admit(self, jobs: list[Any], ctx: Any, egress: Callable[..., Any], now: int, now_us: int,
+               port: int) -> None: ...
+    def _egress(self, job: Any, egress: Callable[..., Any], fate: Any, qinfo: Any, start: float,
+                now_us: int) -> None: ...
+    def _send_out(self, frames: list[tuple[int, bytes]], fate: Any, start: float) -> None: ...
 
 GATE_PORTS = 512
 

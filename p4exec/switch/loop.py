@@ -17,6 +17,7 @@ from typing import Any, Protocol, cast
 from linklayer import LinkLayerConfig, LinkPort
 from linklayer.attach import on_link_port
 from linklayer.flow import FlowStats, PortFlow
+from p4exec.switch.batch import run_batch
 from p4exec.switch.program import Live
 from p4exec.switch.stats import MALFORMED, NO_PORT, PIPELINE, PORT_DOWN, QUEUE_FULL, TX_ERROR
 from p4exec.switch.tm import TrafficManager
@@ -179,7 +180,6 @@ class SwitchLoop:
         # flow control decides per copy on the ingress buffer, which the batch path's gates do not model
         if (self._halves is not None and len(items) > 1 and live is not None and live.batch is not None
                 and self.flow_config is None):
-            from p4exec.switch.batch import run_batch
             run_batch(self, live.batch, items)
             return
         for port, frame, ctx in items:
