@@ -55,13 +55,13 @@ class LlrSender:
         self.resync = False  # frames were discarded: the next frame sent tells the receiver
 
     def wrap(self, frame: bytes) -> bytes:
-        """The frame as it goes on the wire: with the next sequence number, kept for replay; or unchanged
-        (best effort) when the replay buffer is full."""
+        """The frame as it goes on the wire: with the next sequence number, kept for replay; or, when the
+        replay buffer is full, best effort with a PLAIN shim (no number, never replayed)."""
         cfg = self.cfg
         n = len(frame)
         if len(self.buf) >= cfg.max_outstanding_frames or self.buf_bytes + n > cfg.max_outstanding_bytes:
             self.c.llr_tx_best_effort += 1
-            return frame
+            return shim.add_shim(frame, 0, 0, shim.PLAIN)
         seq = self.next_seq
         self.next_seq = seq + 1
         if type(frame) is not bytes:  # a sender's reused buffer (the NIC's frame template): keep a copy

@@ -151,16 +151,15 @@ class LinkPort:
         if errors is not None and errors.bad(wire_bytes(len(frame))):
             self.counters.rx_bad += 1
             return None
-        if frame[12:14] == b"\x88\xb6":
+        rx = self.rx
+        if rx is not None and frame[12:14] == b"\x88\xb6":  # with LLR on, every frame from the peer is shimmed
             kind, flags, seq = shim.parse(frame)
             if kind == shim.DATA:
-                rx = self.rx
-                if rx is None:  # a peer with LLR on and us off: take the frame as it is
-                    frame = shim.strip(frame)
-                elif not rx.accept(flags, seq):
+                if not rx.accept(flags, seq):
                     return None
-                else:
-                    frame = shim.strip(frame)
+                frame = shim.strip(frame)
+            elif kind == shim.PLAIN:
+                frame = shim.strip(frame)
             else:
                 tx = self.tx
                 if tx is not None:

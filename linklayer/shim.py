@@ -10,6 +10,11 @@ docs/ethplus-header.md says why a shim and what it costs.
     control: 01-80-C2-00-00-0E src(6) 0x88B6 kind=ACK|NAK 0 seq(4) | zero padding to 60 bytes
 
 An ACK or NAK carries the receiver's next expected sequence number (everything before it arrived).
+
+ethlab's in-network aggregation frames (p4src/include/inc_headers.p4) use 0x88B6 too. So on a link running
+LLR every data frame carries the shim: a frame LLR does not cover (the replay buffer was full) goes out with
+kind PLAIN, which the receiver only strips; and a port without LLR never reads 0x88B6 as the shim. Both
+stay unambiguous whatever the frame's own EtherType.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import struct
 ETHERTYPE_LLR = 0x88B6
 SHIM_BYTES = 8
 MIN_FRAME = 60  # without FCS
-DATA, ACK, NAK = 1, 2, 3
+DATA, ACK, NAK, PLAIN = 1, 2, 3, 4  # PLAIN: a data frame LLR does not cover (best effort)
 FLAG_RESYNC = 0x01  # the sender discarded frames before this one: the receiver takes its number as expected
 SEQ_MASK = 0xFFFFFFFF
 #: the "nearest bridge" group address: link-local, no bridge forwards it
@@ -29,9 +34,9 @@ _SHIM = struct.Struct("!HBBI")
 _ETHERTYPE_LLR = ETHERTYPE_LLR.to_bytes(2, "big")
 
 
-def add_shim(frame: bytes, seq: int, flags: int = 0) -> bytes:
+def add_shim(frame: bytes, seq: int, flags: int = 0, kind: int = DATA) -> bytes:
     """`frame` with the LLR data shim carrying `seq` after its MAC addresses."""
-    return frame[:12] + _SHIM.pack(ETHERTYPE_LLR, DATA, flags, seq & SEQ_MASK) + frame[12:]
+    return frame[:12] + _SHIM.pack(ETHERTYPE_LLR, kind, flags, seq & SEQ_MASK) + frame[12:]
 
 
 def control_frame(kind: int, seq: int, src: bytes) -> bytes:

@@ -157,3 +157,26 @@ def test_shim_costs_its_bytes_on_the_wire() -> None:
     end0 = a.send(frame(0), 0.0)
     assert a.wire.tx_bytes == 1000 + shim.SHIM_BYTES
     assert end0 == (1000 + shim.SHIM_BYTES + 24) * 8e9 / RATE
+
+
+def inc_frame(i: int, n: int = 200) -> bytes:
+    """An in-network aggregation frame: its own EtherType is 0x88B6, the LLR shim's too."""
+    return bytes(6) + bytes.fromhex("020000000001") + b"\x88\xb6" + i.to_bytes(4, "big") + bytes(n - 18)
+
+
+def test_inc_frames_pass_a_port_without_llr_unchanged() -> None:
+    sim, a, _b, got = pair({"flow_control": "pfc"})
+    for i in range(5):
+        sim.at(i * 100, a.send, inc_frame(i), float(i * 100))
+    sim.run()
+    assert got == [inc_frame(i) for i in range(5)]
+
+
+def test_inc_frames_keep_their_ethertype_under_llr_even_best_effort() -> None:
+    """A replay buffer of one frame: most frames go best effort (PLAIN shim), and every one arrives intact."""
+    sim, a, _b, got = pair({"llr": {"max_outstanding_frames": 1}})
+    for i in range(20):
+        sim.at(i, a.send, inc_frame(i), float(i))
+    sim.run()
+    assert got == [inc_frame(i) for i in range(20)]
+    assert a.counters.llr_tx_best_effort > 0
