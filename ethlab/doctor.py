@@ -89,9 +89,22 @@ def checks() -> list[Check]:
     for name in ("ethlab", "p4runtime", "protobuf", "grpcio", "lark", "scapy"):
         result.append(_package(name))
     result.append(_tool("p4exec", "make setup (installs the embedded target into .venv)"))
+    result.append(native_check())
     result.append(mpi_check())
     result += bmv2_checks()
     return result
+
+
+def native_check() -> Check:
+    """The C compiler the native pipeline needs (p4exec/native/): without one p4exec runs the Python pipeline."""
+    from p4exec.native.build import compiler_available
+
+    cc = compiler_available()
+    if cc is None:
+        return Check("C compiler (native pipeline)", False, "none ($CC, cc, gcc): p4exec runs the Python pipeline",
+                     "make setup (installs gcc)", required=False)
+    return Check("C compiler (native pipeline)", True, f"{cc}: p4exec compiles each program to C (the default)",
+                 required=False)
 
 
 def mpi_check() -> Check:

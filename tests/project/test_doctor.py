@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,3 +55,15 @@ def test_the_installed_toolchain_is_reported(tool: str) -> None:
     assert version is not None and re.fullmatch(r"\d+\.\d+\.\d+[\w.-]*", version)
     check = _by_name()[tool]
     assert check.ok and version in check.detail and str(shutil.which(tool)) in check.detail
+
+
+def test_native_pipeline_row_follows_the_c_compiler(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a compiler: native is the default; without: an optional row saying p4exec runs Python."""
+    from ethlab.doctor import native_check
+
+    monkeypatch.setenv("CC", sys.executable)  # any executable stands for a compiler here
+    found = native_check()
+    assert found.ok and "default" in found.detail
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    missing = native_check()
+    assert not missing.ok and not missing.required and "Python pipeline" in missing.detail
