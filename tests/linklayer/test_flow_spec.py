@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ethlab.experiment.runner import run_experiment
 from ethlab.experiment.spec import SpecError, parse_spec
+from tests.support.reruns import records_of_two_runs
 
 BASE = {"name": "fc-spec", "topology": {"name": "erack", "params": {"gpus": 5, "planes": 1, "radix": 8,
                                                                      "rate_gbps": 100}},
@@ -37,17 +37,9 @@ def test_bad_flow_control_in_a_variant_is_refused_naming_the_key(variant: dict, 
     assert str(err.value).startswith(key), str(err.value)
 
 
-RECORDS = ("metrics.json", "flows.csv", "links.csv")
-
-
 def test_pfc_and_cbfc_records_and_identical_reruns(tmp_path: Path) -> None:
     spec = parse_spec(BASE)
-    runs = []
-    for k in range(2):
-        out = run_experiment(spec, tmp_path / str(k), plots=False)
-        assert out.state == "complete", out.error
-        runs.append({p.relative_to(tmp_path / str(k)).as_posix(): p.read_bytes()
-                     for p in sorted((tmp_path / str(k)).glob("runs/*/*/*")) if p.name in RECORDS})
+    runs = records_of_two_runs(spec, tmp_path)
     assert runs[0] == runs[1] and len(runs[0]) == 6
     root = tmp_path / "0"
     pfc = json.loads((root / "runs/pfc/rep0/metrics.json").read_text())["summary"]

@@ -11,6 +11,7 @@ import pytest
 
 from ethlab.experiment.runner import run_experiment
 from ethlab.experiment.spec import SpecError, check_link_layer_target, parse_spec
+from tests.support.reruns import records_of_two_runs
 
 BASE = {"name": "ll-spec", "topology": {"name": "erack", "params": {"gpus": 4, "planes": 1, "radix": 4}},
         "traffic": {"pattern": "all_reduce", "algorithm": "ring", "size": "256KiB"}, "clock": "virtual",
@@ -62,17 +63,9 @@ def test_variant_merges_over_the_top_level() -> None:
     assert c.llr.enabled and c.llr.ack_every == 4 and c.llr.max_replays == 2
 
 
-RECORDS = ("metrics.json", "flows.csv", "links.csv")
-
-
 def test_records_carry_the_link_layer_and_reruns_are_identical(tmp_path: Path) -> None:
     spec = parse_spec(BASE)
-    runs = []
-    for k in range(2):
-        out = run_experiment(spec, tmp_path / str(k), plots=False)
-        assert out.state == "complete", out.error
-        runs.append({p.relative_to(tmp_path / str(k)).as_posix(): p.read_bytes()
-                     for p in sorted((tmp_path / str(k)).glob("runs/*/*/*")) if p.name in RECORDS})
+    runs = records_of_two_runs(spec, tmp_path)
     assert runs[0] == runs[1]
     root = tmp_path / "0"
     off = json.loads((root / "runs/off/rep0/metrics.json").read_text())["summary"]
