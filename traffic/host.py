@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from typing import Any, Protocol, cast
 
 from linklayer.attach import on_link_port
@@ -37,6 +36,7 @@ from traffic.records import (
     CollectiveRecord,
     EngineConfig,
     FlowRecord,
+    HostConfig,
     NicAddress,
     PlannedCollective,
     RunResult,
@@ -55,43 +55,6 @@ UNKNOWN_RATE_BPS = 1e9  # a port of unknown rate (an unpaced socket) times PFC q
 #: them (unpaced, unreliable, pinned flows, virtual time): 1 µs, ~32 full frames at 400 Gbit/s. A flow that
 #: becomes ready meanwhile waits at most this long for its first turn.
 TX_AHEAD_NS = 1000
-
-
-@dataclass
-class HostConfig:
-    """How endpoints behave; times in ns, rates in bit/s. The host model's view of a run's options: a run
-    makes it from its `EngineConfig` with `from_engine` (the one conversion, whatever the clock), a clock
-    changing only what is its own; tests and benchmarks of the model alone build it directly.
-    `flow_rate_bps` None: each flow may send at its NIC port's rate (the NIC then shares the port among its flows). Reaction parameters default to the published
-    constants in traffic/reaction.py. `catch_up_frames`: how many frames a flow or a port may send back to back
-    to make up for time lost to a late turn (real time; virtual time is never late: 0, and flows then never
-    catch up either)."""
-
-    frame_format: str = "roce"
-    mtu: int = 1500
-    ecn: bool = True
-    reaction: str = "none"
-    reaction_params: dict | None = None
-    flow_rate_bps: float | None = None
-    loss_grace_ns: int = 1_000_000
-    max_packets: int = 50_000_000
-    transport: str = "none"
-    transport_params: dict | None = None
-    plane_policy: str = "pinned"  # pinned | round-robin | least-loaded (traffic/planes.py)
-    spray_unit: str = "packet"  # packet | flowlet
-    flowlet_gap_ns: int = 100_000
-    catch_up_frames: int = 0
-
-    @classmethod
-    def from_engine(cls, cfg: EngineConfig, **changes: Any) -> HostConfig:
-        """The host part of a run's options (seconds there, ns here), with `changes` (e.g. a virtual run's
-        line-rate flows: flow_rate_bps=None, catch_up_frames=0)."""
-        return replace(cls(frame_format=cfg.frame_format, mtu=cfg.mtu, ecn=cfg.ecn, reaction=cfg.reaction,
-                   reaction_params=dict(cfg.reaction_params), flow_rate_bps=cfg.rate_bps,
-                   loss_grace_ns=int(round(cfg.loss_grace_s * 1e9)), max_packets=cfg.max_packets,
-                   transport=cfg.transport, transport_params=dict(cfg.transport_params),
-                   plane_policy=cfg.plane_policy, spray_unit=cfg.spray_unit,
-                   flowlet_gap_ns=int(round(cfg.flowlet_gap_s * 1e9)), catch_up_frames=cfg.burst), **changes)
 
 
 class TxRefused(Exception):

@@ -3,7 +3,8 @@ and per-collective records). Plain data, shared by the engine, the metrics and t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from traffic.schedule import Schedule
 
@@ -110,6 +111,43 @@ class EngineConfig:
         if self.spray_unit not in SPRAY_UNITS:
             raise ValueError(f"unknown spray unit {self.spray_unit!r}; known: {', '.join(SPRAY_UNITS)}")
         return self
+
+
+@dataclass
+class HostConfig:
+    """How endpoints behave; times in ns, rates in bit/s. The host model's view of a run's options: a run
+    makes it from its `EngineConfig` with `from_engine` (the one conversion, whatever the clock), a clock
+    changing only what is its own; tests and benchmarks of the model alone build it directly.
+    `flow_rate_bps` None: each flow may send at its NIC port's rate (the NIC then shares the port among its flows). Reaction parameters default to the published
+    constants in traffic/reaction.py. `catch_up_frames`: how many frames a flow or a port may send back to back
+    to make up for time lost to a late turn (real time; virtual time is never late: 0, and flows then never
+    catch up either)."""
+
+    frame_format: str = "roce"
+    mtu: int = 1500
+    ecn: bool = True
+    reaction: str = "none"
+    reaction_params: dict | None = None
+    flow_rate_bps: float | None = None
+    loss_grace_ns: int = 1_000_000
+    max_packets: int = 50_000_000
+    transport: str = "none"
+    transport_params: dict | None = None
+    plane_policy: str = "pinned"  # pinned | round-robin | least-loaded (traffic/planes.py)
+    spray_unit: str = "packet"  # packet | flowlet
+    flowlet_gap_ns: int = 100_000
+    catch_up_frames: int = 0
+
+    @classmethod
+    def from_engine(cls, cfg: EngineConfig, **changes: Any) -> HostConfig:
+        """The host part of a run's options (seconds there, ns here), with `changes` (e.g. a virtual run's
+        line-rate flows: flow_rate_bps=None, catch_up_frames=0)."""
+        return replace(cls(frame_format=cfg.frame_format, mtu=cfg.mtu, ecn=cfg.ecn, reaction=cfg.reaction,
+                   reaction_params=dict(cfg.reaction_params), flow_rate_bps=cfg.rate_bps,
+                   loss_grace_ns=int(round(cfg.loss_grace_s * 1e9)), max_packets=cfg.max_packets,
+                   transport=cfg.transport, transport_params=dict(cfg.transport_params),
+                   plane_policy=cfg.plane_policy, spray_unit=cfg.spray_unit,
+                   flowlet_gap_ns=int(round(cfg.flowlet_gap_s * 1e9)), catch_up_frames=cfg.burst), **changes)
 
 
 @dataclass
