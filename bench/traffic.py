@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from traffic.collectives import make_schedule  # noqa: E402
-from traffic.engine import Engine, EngineConfig, PlannedCollective  # noqa: E402
+from traffic.engine import Engine, HostConfig, PlannedCollective  # noqa: E402
 from traffic.frames import FORMATS, Addr  # noqa: E402
 from traffic.netns import open_packet_socket  # noqa: E402
 from traffic.vethlab import VethLab  # noqa: E402
@@ -57,8 +57,9 @@ def engine_rate(ports, transport: str = "none") -> tuple[float, float, int, floa
     """(sent frames per second while sending, delivered / sent, rx socket drops, CPU us per sent frame)."""
     s = make_schedule("incast", [1, 0], PACKETS * 1456)
     # the window must cover what is in flight on a fast veth, else rc-gbn measures its window, not its cost
-    cfg = EngineConfig(rate_bps=100e9, time_limit_s=SECONDS, loss_grace_s=0.2, burst=64, transport=transport,
-                       transport_params={"window": 4096} if transport != "none" else {})
+    cfg = HostConfig(flow_rate_bps=100e9, time_limit_ns=int(SECONDS * 1e9), loss_grace_ns=200_000_000,
+                     catch_up_frames=64, max_packets=2_000_000, transport=transport,
+                     transport_params={"window": 4096} if transport != "none" else {})
     with Engine(ports, cfg) as eng:
         c0 = os.times()
         r = eng.run([PlannedCollective("bench", 0, s)])

@@ -46,7 +46,6 @@ from p4exec.runtime import ActionCall, Lpm, TableEntry  # noqa: E402
 from p4exec.runtime.hashes import csum16  # noqa: E402
 from topologies.builtins import erack, line, upn  # noqa: E402
 from traffic.metrics import summarize  # noqa: E402
-from traffic.records import EngineConfig  # noqa: E402
 from traffic.replay import pattern_plan  # noqa: E402
 from vfabric.control import ControlPlane  # noqa: E402
 from vfabric.fabric import FabricConfig, VirtualFabric  # noqa: E402
@@ -82,7 +81,7 @@ SCALE_TRANSPORT_PARAMS = {"rto_s": 100e-6, "rto_init_s": 100e-6, "ack_delay_s": 
 def build(topo, policy: str = "ecmp", mtu: int = 1500, queue_depth: int = FabricConfig.queue_depth,
           transport: str = "none", link_layer: LinkLayerConfig | None = None):
     hosts = HostConfig(mtu=mtu, transport=transport,
-                       transport_params=SCALE_TRANSPORT_PARAMS if transport != "none" else None)
+                       transport_params=SCALE_TRANSPORT_PARAMS if transport != "none" else {})
     fab = VirtualFabric(topo, FabricConfig(queue_depth=queue_depth, link_layer=link_layer or LinkLayerConfig()),
                         hosts)
     control = ControlPlane(fab, make_policy(policy))
@@ -107,7 +106,7 @@ def run_plan(fab, control, plan, limit_s: float = 1.0, wall_s: float = 1800.0, s
                   f"{p.executions / max(p.wall_s, 1e-9):7,.0f} pkt/s wall, {p.wall_s:6.0f} s, RSS {rss_gib():.2f} GiB",
                   end="", flush=True)
 
-    out = run.run(plan, EngineConfig(rate_bps=400e9), progress=progress)
+    out = run.run(plan, HostConfig(flow_rate_bps=400e9), progress=progress)
     if show:
         print()
         from vfabric.partition import pss_bytes

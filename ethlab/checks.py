@@ -13,7 +13,7 @@ from typing import Any
 from topologies.model import Topology
 from traffic.engine import Engine
 from traffic.reaction import make_reaction
-from traffic.records import EngineConfig, PlannedCollective
+from traffic.records import HostConfig, PlannedCollective
 
 LINK_MTU = 1500  # the fabric's veths: an IP packet larger than this cannot leave a host
 
@@ -70,18 +70,19 @@ def positive(value: float | None, what: str, allow_none: bool = True) -> None:
     need(value > 0, what, f"must be > 0 (got {value:g})")
 
 
-def check_engine(config: EngineConfig, what: str = "engine") -> None:
-    """Every engine setting, with the engine's own rules for the frame format and the MTU."""
-    positive(config.rate_bps, f"{what} rate", allow_none=False)
+def check_engine(config: HostConfig, what: str = "engine") -> None:
+    """Every engine setting, with the engine's own rules for the frame format and the MTU (the user's
+    units, seconds, in the messages)."""
+    positive(config.flow_rate_bps, f"{what} rate", allow_none=False)
     positive(config.port_rate_bps, f"{what} port rate")
-    positive(config.time_limit_s, f"{what} time limit", allow_none=False)
-    need(config.loss_grace_s >= 0, f"{what} loss grace", f"must be >= 0 (got {config.loss_grace_s:g})")
+    positive(config.time_limit_ns / 1e9, f"{what} time limit", allow_none=False)
+    need(config.loss_grace_ns >= 0, f"{what} loss grace", f"must be >= 0 (got {config.loss_grace_ns / 1e9:g})")
     need(config.max_packets >= 1, f"{what} max packets", f"must be >= 1 (got {config.max_packets})")
-    need(config.burst >= 1, f"{what} burst", f"must be >= 1 (got {config.burst})")
+    need(config.catch_up_frames >= 1, f"{what} burst", f"must be >= 1 (got {config.catch_up_frames})")
     need(config.mtu <= LINK_MTU, f"{what} MTU", f"{config.mtu} is above the fabric's link MTU {LINK_MTU}")
     try:
         Engine({}, config)  # no ports: only its checks of the frame format and the MTU run
-        make_reaction(config.reaction, config.rate_bps, **config.reaction_params)
+        make_reaction(config.reaction, config.flow_rate_bps or 0.0, **config.reaction_params)
     except (ValueError, TypeError) as err:
         raise UsageError(f"{what}: {err}") from None
 

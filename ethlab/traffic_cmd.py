@@ -31,7 +31,7 @@ from ethlab.experiment.trial import SwitchCrashed, TrialSetup
 from ethlab.outdir import claim_out_dir, open_result
 from ethlab.topo_cmd import load_from_args
 from linklayer import LinkLayerConfig, LinkLayerError
-from traffic.records import EngineConfig
+from traffic.records import DEFAULT_BURST, HostConfig, ns
 from traffic.replay import pattern_plan, results_table
 from traffic.simai import load_simai
 from traffic.trace import load as load_trace
@@ -108,14 +108,14 @@ def prepare(args: argparse.Namespace) -> TrialSetup:
     check_plan(plan, topo)
     need(args.reaction != "none" or not args.reaction_param, "--reaction-param",
          "needs --reaction dcqcn or hpcc")
-    engine = EngineConfig(rate_bps=args.rate_mbps * 1e6, mtu=args.mtu, reaction=args.reaction,
-                          reaction_params=_kv(args.reaction_param, "--reaction-param"), frame_format=args.format,
-                          time_limit_s=args.time_limit, loss_grace_s=args.loss_grace,
-                          max_packets=args.max_packets,
-                          port_rate_bps=args.port_rate_mbps * 1e6 if args.port_rate_mbps is not None else None,
-                          transport=args.transport,
-                          transport_params=_kv(args.transport_param, "--transport-param"),
-                          plane_policy=args.plane_policy, spray_unit=args.spray_unit)
+    engine = HostConfig(flow_rate_bps=args.rate_mbps * 1e6, mtu=args.mtu, reaction=args.reaction,
+                        reaction_params=_kv(args.reaction_param, "--reaction-param"), frame_format=args.format,
+                        time_limit_ns=ns(args.time_limit), loss_grace_ns=ns(args.loss_grace),
+                        max_packets=args.max_packets,
+                        port_rate_bps=args.port_rate_mbps * 1e6 if args.port_rate_mbps is not None else None,
+                        transport=args.transport,
+                        transport_params=_kv(args.transport_param, "--transport-param"),
+                        plane_policy=args.plane_policy, spray_unit=args.spray_unit, catch_up_frames=DEFAULT_BURST)
     need(args.transport != "none" or not args.transport_param, "--transport-param", "needs --transport rc-gbn or sr")
     check_engine(engine)
     check_fabric(args.rate_scale, args.queue_depth)

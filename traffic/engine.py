@@ -4,8 +4,8 @@ scheduler (traffic/realtime.py), each NIC port an AF_PACKET socket in its endpoi
 
 Each endpoint plane is a `NicAddress` (namespace + interface + MAC/IP). The engine opens one socket per port the
 plan uses, hands every frame read from it to the model's receive path and lets the model's NIC ports send
-through it. Nothing runs unbounded: `time_limit_s` and `max_packets` stop the run, and a flow whose last
-packet was sent is settled after `loss_grace_s` even if packets are missing.
+through it. Nothing runs unbounded: `time_limit_ns` and `max_packets` stop the run, and a flow whose last
+packet was sent is settled after `loss_grace_ns` even if packets are missing.
 """
 
 from __future__ import annotations
@@ -18,19 +18,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from linklayer import LinkLayerConfig, LinkPort
-from traffic.host import UNKNOWN_RATE_BPS, Endpoints, HostConfig, TxRefused
+from traffic.host import UNKNOWN_RATE_BPS, Endpoints, TxRefused
 from traffic.netns import open_packet_socket, socket_drops
 from traffic.realtime import RealTimeScheduler
 from traffic.records import (
     CollectiveRecord,
-    EngineConfig,
     FlowRecord,
+    HostConfig,
     NicAddress,
     PlannedCollective,
     RunResult,
 )
 
-__all__ = ["CollectiveRecord", "Engine", "EngineConfig", "FlowRecord", "PlannedCollective", "NicAddress", "RunResult"]
+__all__ = ["CollectiveRecord", "Engine", "HostConfig", "FlowRecord", "PlannedCollective", "NicAddress", "RunResult"]
 
 _GONE = (errno.ENOBUFS, errno.ENETDOWN, errno.ENXIO)  # the port's queue or link went away under a fault
 RECV_BUDGET = 1024  # frames read from one socket per turn: receiving is dearer than sending and must keep up
@@ -91,12 +91,13 @@ class NicLinkLayer:
 class Engine:
     """Replays planned collectives on the given ports. Use as a context manager so sockets get closed."""
 
-    def __init__(self, ports: dict[tuple[int, int], NicAddress], config: EngineConfig | None = None,
+    def __init__(self, ports: dict[tuple[int, int], NicAddress], config: HostConfig,
                  link: NicLinkLayer | None = None) -> None:
         self.ports = dict(ports)
         self.link = link if link is not None and link.config.active else None
-        self.config = config or EngineConfig()
-        self.host_config = HostConfig.from_engine(self.config.validate())
+        self.config = config.validate()
+        if self.config.flow_rate_bps is None:
+            raise ValueError("a real-time run paces every flow: give it a rate (rate_mbps)")
         self._socks: dict[tuple[str | None, str], socket.socket] = {}
         self._owner: dict[tuple[str | None, str], tuple[int, int]] = {}
 
@@ -162,7 +163,7 @@ class Engine:
     def run(self, plan: list[PlannedCollective]) -> RunResult:
         cfg = self.config
         with RealTimeScheduler(batch=cfg.send_batch) as sched:
-            hosts = Endpoints(sched, self.ports, self.host_config, count_strays=False, copy_frames=False,
+            hosts = Endpoints(sched, self.ports, cfg, count_strays=False, copy_frames=False,
                               open_io=lambda key: self._open(key, sched, hosts.receive))
             self._owner.clear()
             hosts.load(plan, None)
@@ -176,7 +177,7 @@ class Engine:
             hosts.build_templates()
             t0 = sched.now = time.monotonic_ns()
             hosts.begin(t0)
-            timed_out = sched.run(lambda: hosts.unsettled > 0, t0 + int(cfg.time_limit_s * 1e9))
+            timed_out = sched.run(lambda: hosts.unsettled > 0, t0 + cfg.time_limit_ns)
             end = time.monotonic_ns()
             sched.now = end
             hosts.close_flows()

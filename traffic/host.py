@@ -34,7 +34,6 @@ from traffic.reaction import FlowCC, NoReaction, make_reaction
 from traffic.receiver import FlowRx, RxAccounting
 from traffic.records import (
     CollectiveRecord,
-    EngineConfig,
     FlowRecord,
     HostConfig,
     NicAddress,
@@ -870,7 +869,7 @@ class Endpoints:
             self._settle(p.flow)
 
     # ---------------------------------------------------------------- result
-    def result(self, duration_ns: int, timed_out: bool, engine_config: EngineConfig, end_ns: int | None = None,
+    def result(self, duration_ns: int, timed_out: bool, config: HostConfig, end_ns: int | None = None,
                rx_socket_drops: int = 0) -> RunResult:
         end = self.sim.now if end_ns is None else end_ns
         finish_records(self.flows, self.colls, self.reliable, self.payload, end)
@@ -880,4 +879,4 @@ class Endpoints:
                     self.colls[ci].inc = self.inc.stats(ci)
         foreign = self.receiver.foreign + (self.foreign if self.count_strays else 0)
         return RunResult([f.rec for f in self.flows], self.colls, duration_ns / 1e9, self.packets, timed_out,
-                         self.limit_hit, rx_socket_drops, foreign, engine_config)
+                         self.limit_hit, rx_socket_drops, foreign, config)

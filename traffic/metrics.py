@@ -173,7 +173,7 @@ def summarize(result: RunResult) -> Metrics:
         "step_time_max_s": max(done) if done else None,
         "fct_p50_s": percentile(fcts, 50),
         "fct_p99_s": percentile(fcts, 99),
-        "rate_bps": result.config.rate_bps,
+        "rate_bps": result.config.flow_rate_bps,
         "mtu": result.config.mtu,
         "reaction": result.config.reaction,
         "transport": result.config.transport,

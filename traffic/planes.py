@@ -1,5 +1,5 @@
 """How a NIC picks, for each packet (or flowlet) of a flow, one of the planes both endpoints have
-(`EngineConfig.plane_policy`): `round-robin` takes the next plane, `least-loaded` the one whose local NIC
+(`HostConfig.plane_policy`): `round-robin` takes the next plane, `least-loaded` the one whose local NIC
 port frees up first. Either steers around a plane on which it saw loss — a retransmission marks the plane
 the lost copy took as suspect for a while, longer on repeated trouble — as ETH+/UEC NICs do.
 

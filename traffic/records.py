@@ -3,12 +3,11 @@ and per-collective records). Plain data, shared by the engine, the metrics and t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
 
 from traffic.schedule import Schedule
 
-# How a NIC picks one of its planes per packet, and what unit it sprays (EngineConfig.plane_policy/spray_unit).
+# How a NIC picks one of its planes per packet, and what unit it sprays (HostConfig.plane_policy/spray_unit).
 PLANE_POLICIES = ("pinned", "round-robin", "least-loaded")
 SPRAY_UNITS = ("packet", "flowlet")
 
@@ -41,28 +40,52 @@ class PlannedCollective:
         return (self.name, self.iteration)
 
 
+#: What `burst` (HostConfig.catch_up_frames) is when a user leaves it out: a real-time host that fell behind
+#: its pacing schedule may send this many frames back to back.
+DEFAULT_BURST = 8
+
+
+def ns(seconds: float, name: str = "time") -> int:
+    """Seconds as the host model's integer nanoseconds: the one conversion, made where a user's value enters
+    (spec, command line). ValueError (naming `name`) for what is not a finite number."""
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        raise ValueError(f"{name} must be a finite number of seconds, got {seconds!r}")
+    return int(round(seconds * 1e9))
+
+
 @dataclass
-class EngineConfig:
+class HostConfig:
+    """A run's host/NIC options, whatever the clock; times in ns, rates in bit/s. Users write seconds and
+    Mbit/s: the spec and the command line convert them once (`ns`), a clock then changes only what is its own
+    (the virtual clock: ethlab/experiment/virtual_trial.py `virtual_host_changes`).
+
+    `flow_rate_bps` None: each flow may send at its NIC port's rate (the NIC then shares the port among its
+    flows); `port_rate_bps` caps a real-time port's sockets (None: as fast as the host sends). Reaction
+    parameters default to the published constants in traffic/reaction.py. `catch_up_frames` (the spec's
+    `burst`): how many frames a flow or a port may send back to back to make up for time lost to a late turn
+    (real time; virtual time is never late: 0, and flows then never catch up either). `time_limit_ns` and
+    `send_batch` bound a real-time run (the virtual clock has its own limits: vfabric/run.py)."""
+
+    frame_format: str = "roce"
     mtu: int = 1500  # IP MTU; payload per frame = mtu - 44 for RoCEv2
-    rate_bps: float = 200e6  # per-flow pacing rate (bits of frame per second)
-    port_rate_bps: float | None = None  # cap on all flows leaving one port together (NIC line rate)
+    ecn: bool = True
     reaction: str = "none"
     reaction_params: dict = field(default_factory=dict)
-    ecn: bool = True
-    time_limit_s: float = 30.0
-    max_packets: int = 2_000_000
-    loss_grace_s: float = 0.05
-    burst: int = 8  # packets a flow may send back to back when it is behind its pacing schedule
-    send_batch: int = 32  # packets sent per loop turn before the sockets are read again
-    frame_format: str = "roce"
+    flow_rate_bps: float | None = None  # per-flow pacing rate (bits of frame per second)
+    port_rate_bps: float | None = None  # cap on all flows leaving one port together (NIC line rate)
+    loss_grace_ns: int = 1_000_000
+    max_packets: int = 50_000_000
     transport: str = "none"  # none (unreliable), rc-gbn, sr: see traffic/transport
     transport_params: dict = field(default_factory=dict)  # TransportParams keys (times also as *_s)
-    plane_policy: str = "pinned"  # pinned, round-robin, least-loaded: how the NIC picks a plane per packet
-    spray_unit: str = "packet"  # packet or flowlet: how often a spraying NIC may pick a new plane/entropy
-    flowlet_gap_s: float = 100e-6  # a new flowlet after this much silence (spray_unit flowlet)
+    plane_policy: str = "pinned"  # pinned | round-robin | least-loaded (traffic/planes.py)
+    spray_unit: str = "packet"  # packet | flowlet: how often a spraying NIC may pick a new plane/entropy
+    flowlet_gap_ns: int = 100_000  # a new flowlet after this much silence (spray_unit flowlet)
+    catch_up_frames: int = 0
+    time_limit_ns: int = 30_000_000_000
+    send_batch: int = 32  # packets sent per loop turn before the sockets are read again (real time)
 
-    def validate(self) -> EngineConfig:
-        """Raise ValueError (one clear sentence) for anything the engine could not run with; checked before
+    def validate(self) -> HostConfig:
+        """Raise ValueError (one clear sentence) for anything the hosts could not run with; checked before
         any fabric comes up, so a typo costs a second, not a bring-up."""
         from traffic.frames import FORMATS, PROBE
         from traffic.reaction import make_reaction
@@ -82,18 +105,19 @@ class EngineConfig:
         if not isinstance(self.mtu, int) or isinstance(self.mtu, bool) or not low <= self.mtu <= 9216:
             raise ValueError(f"MTU must be an integer from {low} (headers + ethlab's probe record) to 9216, "
                              f"got {self.mtu!r}")
-        positive("rate (rate_mbps)", self.rate_bps)
+        if self.flow_rate_bps is not None:
+            positive("rate (rate_mbps)", self.flow_rate_bps)
         if self.port_rate_bps is not None:
             positive("port rate (port_rate_mbps)", self.port_rate_bps)
-        positive("time limit", self.time_limit_s)
-        positive("loss grace", self.loss_grace_s, allow_zero=True)
-        positive("flowlet gap", self.flowlet_gap_s)
-        for name in ("max_packets", "burst", "send_batch"):
+        positive("time limit (ns)", self.time_limit_ns)
+        positive("loss grace (ns)", self.loss_grace_ns, allow_zero=True)
+        positive("flowlet gap (ns)", self.flowlet_gap_ns)
+        for name, least in (("max_packets", 1), ("send_batch", 1), ("catch_up_frames", 0)):
             v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+            if not isinstance(v, int) or isinstance(v, bool) or v < least:
+                raise ValueError(f"{name} must be {'a positive' if least else 'a non-negative'} integer, got {v!r}")
         try:
-            make_reaction(self.reaction, self.rate_bps, **self.reaction_params)
+            make_reaction(self.reaction, self.flow_rate_bps or 1e9, **self.reaction_params)
         except TypeError:
             import inspect
 
@@ -111,43 +135,6 @@ class EngineConfig:
         if self.spray_unit not in SPRAY_UNITS:
             raise ValueError(f"unknown spray unit {self.spray_unit!r}; known: {', '.join(SPRAY_UNITS)}")
         return self
-
-
-@dataclass
-class HostConfig:
-    """How endpoints behave; times in ns, rates in bit/s. The host model's view of a run's options: a run
-    makes it from its `EngineConfig` with `from_engine` (the one conversion, whatever the clock), a clock
-    changing only what is its own; tests and benchmarks of the model alone build it directly.
-    `flow_rate_bps` None: each flow may send at its NIC port's rate (the NIC then shares the port among its flows). Reaction parameters default to the published
-    constants in traffic/reaction.py. `catch_up_frames`: how many frames a flow or a port may send back to back
-    to make up for time lost to a late turn (real time; virtual time is never late: 0, and flows then never
-    catch up either)."""
-
-    frame_format: str = "roce"
-    mtu: int = 1500
-    ecn: bool = True
-    reaction: str = "none"
-    reaction_params: dict | None = None
-    flow_rate_bps: float | None = None
-    loss_grace_ns: int = 1_000_000
-    max_packets: int = 50_000_000
-    transport: str = "none"
-    transport_params: dict | None = None
-    plane_policy: str = "pinned"  # pinned | round-robin | least-loaded (traffic/planes.py)
-    spray_unit: str = "packet"  # packet | flowlet
-    flowlet_gap_ns: int = 100_000
-    catch_up_frames: int = 0
-
-    @classmethod
-    def from_engine(cls, cfg: EngineConfig, **changes: Any) -> HostConfig:
-        """The host part of a run's options (seconds there, ns here), with `changes` (e.g. a virtual run's
-        line-rate flows: flow_rate_bps=None, catch_up_frames=0)."""
-        return replace(cls(frame_format=cfg.frame_format, mtu=cfg.mtu, ecn=cfg.ecn, reaction=cfg.reaction,
-                   reaction_params=dict(cfg.reaction_params), flow_rate_bps=cfg.rate_bps,
-                   loss_grace_ns=int(round(cfg.loss_grace_s * 1e9)), max_packets=cfg.max_packets,
-                   transport=cfg.transport, transport_params=dict(cfg.transport_params),
-                   plane_policy=cfg.plane_policy, spray_unit=cfg.spray_unit,
-                   flowlet_gap_ns=int(round(cfg.flowlet_gap_s * 1e9)), catch_up_frames=cfg.burst), **changes)
 
 
 @dataclass
@@ -229,4 +216,4 @@ class RunResult:
     packet_limit_hit: bool
     rx_socket_drops: int
     foreign_frames: int
-    config: EngineConfig
+    config: HostConfig

@@ -12,7 +12,7 @@ from rich.table import Table
 from traffic.collectives import make_schedule
 from traffic.engine import Engine, NicLinkLayer
 from traffic.metrics import Metrics, summarize, write_all
-from traffic.records import EngineConfig, NicAddress, PlannedCollective, RunResult
+from traffic.records import HostConfig, NicAddress, PlannedCollective, RunResult
 from traffic.schedule import apply_offsets
 
 
@@ -55,7 +55,7 @@ def ports_for_topology(topo: Any, netns_of: Callable[[str], str],
 
 
 def replay(plan: list[PlannedCollective], ports: dict[tuple[int, int], NicAddress],
-           config: EngineConfig | None = None, out_dir: str | Path | None = None,
+           config: HostConfig, out_dir: str | Path | None = None,
            link: NicLinkLayer | None = None) -> tuple[RunResult, Metrics]:
     """Run the plan; write metrics.json, metrics.csv and flows.csv into `out_dir` when given. `link`: the link
     layer on the NIC ports (its counters are there after the run)."""

@@ -16,7 +16,7 @@ import yaml
 
 from traffic.checker import ScheduleError
 from traffic.collectives import PATTERNS, canonical
-from traffic.records import EngineConfig, PlannedCollective
+from traffic.records import DEFAULT_BURST, HostConfig, PlannedCollective, ns
 from traffic.replay import pattern_plan
 from traffic.simai import load_simai
 from traffic.trace import TraceError, load, parse_size
@@ -135,19 +135,19 @@ def plan_from_args(a: argparse.Namespace, endpoints: Sequence[int]) -> list[Plan
                         **parse_params(a.param))
 
 
-def config_from_args(a: argparse.Namespace) -> EngineConfig:
+def config_from_args(a: argparse.Namespace) -> HostConfig:
     if a.reaction_param and a.reaction == "none":
         raise ValueError("--reaction-param needs --reaction dcqcn or hpcc")
     if getattr(a, "transport_param", None) and getattr(a, "transport", "none") == "none":
         raise ValueError("--transport-param needs --transport rc-gbn or sr")
-    return EngineConfig(rate_bps=a.rate_mbps * 1e6, mtu=int(a.mtu), reaction=a.reaction,
-                        time_limit_s=a.time_limit, reaction_params=parse_params(a.reaction_param, "--reaction-param"),
-                        loss_grace_s=a.loss_grace, frame_format=a.format, max_packets=int(a.max_packets),
-                        port_rate_bps=a.port_rate_mbps * 1e6 if a.port_rate_mbps else None,
-                        transport=getattr(a, "transport", "none"),
-                        transport_params=parse_params(getattr(a, "transport_param", []), "--transport-param"),
-                        plane_policy=getattr(a, "plane_policy", "pinned"),
-                        spray_unit=getattr(a, "spray_unit", "packet")).validate()
+    return HostConfig(flow_rate_bps=a.rate_mbps * 1e6, mtu=int(a.mtu), reaction=a.reaction,
+                      time_limit_ns=ns(a.time_limit), reaction_params=parse_params(a.reaction_param, "--reaction-param"),
+                      loss_grace_ns=ns(a.loss_grace), frame_format=a.format, max_packets=int(a.max_packets),
+                      port_rate_bps=a.port_rate_mbps * 1e6 if a.port_rate_mbps else None,
+                      transport=getattr(a, "transport", "none"),
+                      transport_params=parse_params(getattr(a, "transport_param", []), "--transport-param"),
+                      plane_policy=getattr(a, "plane_policy", "pinned"),
+                      spray_unit=getattr(a, "spray_unit", "packet"), catch_up_frames=DEFAULT_BURST).validate()
 
 
 def check_workload(a: argparse.Namespace, endpoints: Sequence[int]) -> None:

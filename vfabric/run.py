@@ -20,7 +20,7 @@ from typing import Any
 
 from topologies.faults import Fault, FaultEvent, FaultInjector, events_dicts
 from traffic.inc.jobs import setup_jobs
-from traffic.records import EngineConfig, PlannedCollective, RunResult
+from traffic.records import HostConfig, PlannedCollective, RunResult
 from vfabric import partition
 from vfabric.control import ControlPlane
 from vfabric.events import RunStats, SimError
@@ -242,7 +242,7 @@ class VirtualRun:
         self.sim.at(self.start_ns + ns(interval), tick)
 
     # ---------------------------------------------------------------- run
-    def run(self, plan: list[PlannedCollective], engine_config: EngineConfig, faults: Sequence[Fault] = (),
+    def run(self, plan: list[PlannedCollective], config: HostConfig, faults: Sequence[Fault] = (),
             sample: Callable[[float], None] | None = None,
             progress: Callable[[Progress], None] | None = None) -> VirtualOutcome:
         sim = self.sim
@@ -313,7 +313,7 @@ class VirtualRun:
             settle += [eps.colls[ci].end_ns for ci in eps.inc.collectives if eps.colls[ci].end_ns]
         end_ns = max(settle) if settle and eps.unsettled == 0 else sim.now
         timed_out = eps.unsettled > 0
-        result = eps.result(max(0, end_ns - self.start_ns), timed_out, engine_config)
+        result = eps.result(max(0, end_ns - self.start_ns), timed_out, config)
         return VirtualOutcome(result, stats, self.events, interrupted=interrupted, partitions=note)
 
     # ---------------------------------------------------------------- independent partitions

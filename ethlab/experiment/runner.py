@@ -30,7 +30,7 @@ from ethlab.experiment.plots import draw_all
 from ethlab.experiment.spec import Spec, schedule_digest
 from ethlab.experiment.trial import TrialSetup
 from p4exec.native.select import pipeline_choice
-from traffic.records import EngineConfig
+from traffic.records import HostConfig
 
 
 @dataclass
@@ -87,15 +87,16 @@ def _status(root: Path, out: ExperimentOutcome, spec: Spec, total: int, current:
         "policies": [v.label for v in spec.variants], "error": out.error}, indent=1))
 
 
-def paced(spec: Spec, engine: EngineConfig, rate_scale: float | None) -> tuple[EngineConfig, float | None, float]:
+def paced(spec: Spec, engine: HostConfig, rate_scale: float | None) -> tuple[HostConfig, float | None, float]:
     """The spec's engine and queue rates slowed down together for a target that cannot take the spec's
     per-flow rate (Target.pace_factor: BMv2); the virtual clock has no switch processes to pace."""
-    factor = 1.0 if spec.clock == "virtual" else target_named(spec.target).pace_factor(engine.rate_bps)
+    factor = 1.0 if spec.clock == "virtual" else target_named(spec.target).pace_factor(engine.flow_rate_bps or 0.0)
     if factor >= 1.0:
         return engine, rate_scale, 1.0
     port = engine.port_rate_bps * factor if engine.port_rate_bps else engine.port_rate_bps
-    engine = replace(engine, rate_bps=engine.rate_bps * factor, port_rate_bps=port,
-                     time_limit_s=engine.time_limit_s / factor)
+    flow_rate = engine.flow_rate_bps * factor if engine.flow_rate_bps else engine.flow_rate_bps
+    engine = replace(engine, flow_rate_bps=flow_rate, port_rate_bps=port,
+                     time_limit_ns=int(round(engine.time_limit_ns / factor)))
     return engine, (rate_scale * factor if rate_scale else rate_scale), factor
 
 
@@ -139,7 +140,7 @@ def _run_one(ctx: _Context, rep: int, variant: Any, tdir: Path, done: int, comm:
     fab = spec.fabric_options(variant)
     engine, rate_scale, factor = paced(spec, spec.engine_config(variant), fab["rate_scale"])
     if factor < 1.0:
-        say(f"{current}: paced for {spec.target}: flows at {engine.rate_bps / 1e6:g} Mbit/s, "
+        say(f"{current}: paced for {spec.target}: flows at {(engine.flow_rate_bps or 0.0) / 1e6:g} Mbit/s, "
             f"queues and time limit x{factor:g}", done, total)
     setup = TrialSetup(ctx.topo, variant.make_policy(), ctx.plan, engine, spec.target,
                        rate_scale, fab["queue_depth"], seed, list(spec.faults),

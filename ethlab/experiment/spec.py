@@ -38,7 +38,7 @@ from linklayer import LinkLayerConfig, LinkLayerError
 from p4exec.textfile import InputFileError, read_user_text
 from topologies.model import Topology
 from topologies.yaml_loader import load as load_topology
-from traffic.records import EngineConfig, PlannedCollective
+from traffic.records import DEFAULT_BURST, HostConfig, PlannedCollective, ns
 from traffic.replay import pattern_plan
 from traffic.trace import load as load_trace
 from traffic.trace import parse_size
@@ -97,18 +97,27 @@ class Spec:
     def build_topology(self) -> Topology:
         return load_topology(self.topology, **self.topology_params)
 
-    def engine_config(self, variant: Variant) -> EngineConfig:
-        e = {"rate_mbps": 20.0, "loss_grace_s": 0.3, "time_limit_s": 60.0, **self.engine, **variant.engine}
-        return EngineConfig(rate_bps=float(e["rate_mbps"]) * 1e6, mtu=int(e.get("mtu", 1500)),
-                            reaction=e.get("reaction", "none"),
-                            reaction_params=dict(e.get("reaction_params") or {}) if e.get("reaction", "none") != "none"
-                            else {},
-                            frame_format=e.get("format", "roce"), time_limit_s=float(e["time_limit_s"]),
-                            loss_grace_s=float(e["loss_grace_s"]), max_packets=int(e.get("max_packets", 2_000_000)),
-                            burst=int(e.get("burst", 8)), transport=e.get("transport", "none"),
-                            transport_params=dict(e.get("transport_params") or {}),
-                            plane_policy=e.get("plane_policy", "pinned"), spray_unit=e.get("spray_unit", "packet"),
-                            flowlet_gap_s=float(e.get("flowlet_gap_s", 100e-6)))
+    def engine_options(self, variant: Variant) -> dict[str, Any]:
+        """The variant's `engine` keys over the spec's, every default filled in, in the spec's own units."""
+        e = {"rate_mbps": 20.0, "mtu": 1500, "reaction": "none", "reaction_params": {}, "format": "roce",
+             "time_limit_s": 60.0, "loss_grace_s": 0.3, "max_packets": 2_000_000, "burst": DEFAULT_BURST,
+             "transport": "none", "transport_params": {}, "plane_policy": "pinned", "spray_unit": "packet",
+             "flowlet_gap_s": 100e-6, **self.engine, **variant.engine}
+        if e["reaction"] == "none":
+            e["reaction_params"] = {}
+        return e
+
+    def engine_config(self, variant: Variant) -> HostConfig:
+        """The hosts' options of a variant: the spec's seconds and Mbit/s converted here, once."""
+        e = self.engine_options(variant)
+        return HostConfig(flow_rate_bps=float(e["rate_mbps"]) * 1e6, mtu=int(e["mtu"]), reaction=e["reaction"],
+                          reaction_params=dict(e["reaction_params"] or {}), frame_format=e["format"],
+                          time_limit_ns=ns(float(e["time_limit_s"]), "time_limit_s"),
+                          loss_grace_ns=ns(float(e["loss_grace_s"]), "loss_grace_s"),
+                          max_packets=int(e["max_packets"]), catch_up_frames=int(e["burst"]),
+                          transport=e["transport"], transport_params=dict(e["transport_params"] or {}),
+                          plane_policy=e["plane_policy"], spray_unit=e["spray_unit"],
+                          flowlet_gap_ns=ns(float(e["flowlet_gap_s"]), "flowlet_gap_s"))
 
     def link_layer_config(self, variant: Variant) -> LinkLayerConfig:
         """The spec's `link_layer` with the variant's keys over it (nested mappings merged key by key)."""
@@ -154,7 +163,7 @@ class Spec:
                 "fabric": self.fabric, "engine": self.engine, "traffic": self.traffic,
                 "policies": [{"label": v.label, "name": v.policy, "ecn": v.ecn, "options": v.options,
                               "engine": v.engine, "fabric": v.fabric,
-                              "resolved_engine": asdict(self.engine_config(v)),
+                              "resolved_engine": self.engine_options(v),
                               "resolved_fabric": self.fabric_options(v),
                               **({"link_layer": v.link_layer} if v.link_layer else {})} for v in self.variants],
                 "faults": [asdict(f) for f in self.faults], "sample_interval_s": self.sample_interval_s,

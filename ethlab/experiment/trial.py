@@ -27,7 +27,7 @@ from linklayer import LinkCounters, LinkLayerConfig, run_totals
 from topologies.faults import Fault
 from topologies.model import Topology
 from traffic.metrics import Metrics
-from traffic.records import EngineConfig, PlannedCollective
+from traffic.records import HostConfig, PlannedCollective
 
 
 @dataclass
@@ -35,7 +35,7 @@ class TrialSetup:
     topo: Topology
     policy: Policy
     plan: list[PlannedCollective]
-    engine: EngineConfig
+    engine: HostConfig
     target: str = "p4exec"
     rate_scale: float | None = None
     queue_depth: int | None = None

@@ -140,9 +140,8 @@ class VirtualSession:
             say(progress_text(p))
 
         line_rate = max((ln.rate_gbps for ln in setup.topo.links), default=100.0) * 1e9
-        engine_cfg = replace(setup.engine, rate_bps=self.hosts.flow_rate_bps or line_rate,
-                             reaction_params=dict(self.hosts.reaction_params or {}))
-        outcome = self.outcome = run.run(setup.plan, engine_cfg, setup.faults,
+        recorded = replace(self.hosts, flow_rate_bps=self.hosts.flow_rate_bps or line_rate)  # metrics.json's rate
+        outcome = self.outcome = run.run(setup.plan, recorded, setup.faults,
                                          sample if limits.sample_interval_s else None, tick)
         metrics = write_all(out_dir, outcome.result)
         metrics.summary["clock"] = "virtual"
@@ -181,8 +180,8 @@ class VirtualSession:
 
 
 def virtual_host_changes(opts: dict[str, Any]) -> dict[str, Any]:
-    """What the virtual clock changes in the run's host options (`HostConfig.from_engine` makes the rest, as
-    for the emulated clock): flows at their NIC port's line rate unless `flow_rate_gbps` says otherwise, no
+    """What the virtual clock changes in the run's host options (the spec makes the rest, as for the
+    emulated clock): flows at their NIC port's line rate unless `flow_rate_gbps` says otherwise, no
     catch-up bursts (virtual time is never late), and its own loss grace (1 ms unless `loss_grace_s`: RTTs
     are µs here) and reaction parameters."""
     return {"flow_rate_bps": float(opts["flow_rate_gbps"]) * 1e9 if "flow_rate_gbps" in opts else None,
@@ -201,8 +200,7 @@ class VirtualClock:
     @contextmanager
     def session(self, setup: TrialSetup, out_dir: Path, say: Callable[[str], None]) -> Iterator[VirtualSession]:
         opts = check_options(self.options)
-        eng = setup.engine
-        hosts = HostConfig.from_engine(eng, **virtual_host_changes(opts))
+        hosts = replace(setup.engine, **virtual_host_changes(opts))
         fabric_cfg = FabricConfig(queue_depth=int(opts.get("queue_depth") or setup.queue_depth or 64),
                                   pipeline_latency_ns=int(opts.get("pipeline_latency_ns", 400)),
                                   seed=setup.seed or 0, link_layer=setup.link_layer)

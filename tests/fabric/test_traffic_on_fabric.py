@@ -12,7 +12,7 @@ from controller.policies import make_policy
 from ethlab.experiment.emulated import run_emulated_trial
 from ethlab.experiment.trial import TrialSetup
 from topologies.yaml_loader import load as load_topology
-from traffic.records import EngineConfig
+from traffic.records import DEFAULT_BURST, HostConfig, ns
 from traffic.replay import pattern_plan
 
 pytestmark = [pytest.mark.netns, pytest.mark.timeout(180)]
@@ -25,8 +25,8 @@ def _run(tmp_path, pattern, size, policy="ecmp", reaction="none", rate_mbps=20.0
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     params = kw.pop("params", {})
     plan = pattern_plan(pattern, eids, size, **params)
-    engine = EngineConfig(rate_bps=rate_mbps * 1e6, reaction=reaction, time_limit_s=30, loss_grace_s=0.5,
-                          reaction_params=kw.pop("reaction_params", {}))
+    engine = HostConfig(flow_rate_bps=rate_mbps * 1e6, reaction=reaction, time_limit_ns=ns(30), loss_grace_ns=ns(0.5),
+                          reaction_params=kw.pop("reaction_params", {}), catch_up_frames=DEFAULT_BURST)
     setup = TrialSetup(topo, make_policy(policy, ecn=kw.pop("ecn", True)), plan, engine, seed=1, **kw)
     return topo, run_emulated_trial(setup, tmp_path)
 

@@ -13,7 +13,7 @@ from ethlab.experiment.emulated import run_emulated_trial
 from ethlab.experiment.trial import TrialSetup
 from ethlab.experiment.virtual_trial import run_virtual_trial
 from topologies import load
-from traffic.records import EngineConfig
+from traffic.records import DEFAULT_BURST, HostConfig, ns
 from traffic.replay import pattern_plan
 
 pytestmark = [pytest.mark.netns, pytest.mark.timeout(400)]
@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.netns, pytest.mark.timeout(400)]
 def _setup(topo, size: int, planes: int, target: str = "p4exec") -> TrialSetup:
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("all_reduce", eids, size, algorithm="inc", planes=planes, slots=8, timeout_us=100_000.0)
-    engine = EngineConfig(rate_bps=20e6, time_limit_s=120, loss_grace_s=0.5, frame_format="ethplus")
+    engine = HostConfig(flow_rate_bps=20e6, time_limit_ns=ns(120), loss_grace_ns=ns(0.5), frame_format="ethplus", catch_up_frames=DEFAULT_BURST)
     return TrialSetup(topo, make_policy("ecmp"), plan, engine, target=target, seed=1, sample_interval_s=None,
                       rate_scale=1e-3 if target == "bmv2" else None)
 

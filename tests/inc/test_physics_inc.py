@@ -10,7 +10,7 @@ from tests.inc.support import inc_fabric
 from traffic.collectives import make_schedule
 from traffic.inc import wire
 from traffic.metrics import summarize
-from traffic.records import EngineConfig, PlannedCollective
+from traffic.records import HostConfig, PlannedCollective
 from vfabric.links import wire_bytes
 from vfabric.run import VirtualLimits, VirtualRun
 from vfabric.switch import DEFAULT_PIPELINE_LATENCY_NS
@@ -36,7 +36,7 @@ def test_inc_matches_the_alpha_beta_model_and_beats_ring_by_1_7x() -> None:
     plan = [PlannedCollective("ring", 0, make_schedule("all_reduce", eids, size, "ring")),
             PlannedCollective("inc", 0, make_schedule("all_reduce", eids, size, "inc"), after=(("ring", 0),))]
     with inc_fabric(topo) as (fab, control):
-        outcome = VirtualRun(fab, control, VirtualLimits(time_limit_s=0.01)).run(plan, EngineConfig(rate_bps=RATE))
+        outcome = VirtualRun(fab, control, VirtualLimits(time_limit_s=0.01)).run(plan, HostConfig(flow_rate_bps=RATE))
     ring, inc = summarize(outcome.result).records
     assert ring["complete"] and inc["complete"] and inc["inc"]["verified"]
     model = inc_model_s(size, 1)

@@ -14,7 +14,7 @@ import topologies
 from tests.inc.support import inc_fabric
 from traffic.inc.data import Vectors
 from traffic.metrics import write_all
-from traffic.records import EngineConfig
+from traffic.records import HostConfig
 from traffic.replay import pattern_plan
 from vfabric.run import VirtualLimits, VirtualRun
 
@@ -54,7 +54,7 @@ def _run(topo, size: int, iterations: int = 1, loss: float = 0.0, limit_s: float
                 inc.on_frame = lossy_frame  # type: ignore[method-assign]
 
             eps.load = load  # type: ignore[method-assign]
-        outcome = run.run(plan, EngineConfig(rate_bps=400e9))
+        outcome = run.run(plan, HostConfig(flow_rate_bps=400e9))
         counters = {name: control.controller.connection(name).read_counter("inc_events")
                     for name in sorted(fab.switches)}
     return outcome, counters, (lost if loss else None)
@@ -144,7 +144,7 @@ def test_small_messages_over_iterations_and_many_collectives_share_the_slot_pool
         plan.append(PlannedCollective(f"ar{i}", 0, make_schedule("all_reduce", eids, 256 * 1024, "inc", slots=128),
                                       after=((f"ar{i - 1}", 0),) if i else ()))
     with inc_fabric(topo) as (fab, control):
-        result = VirtualRun(fab, control, VirtualLimits(time_limit_s=0.01)).run(plan, EngineConfig(rate_bps=400e9))
+        result = VirtualRun(fab, control, VirtualLimits(time_limit_s=0.01)).run(plan, HostConfig(flow_rate_bps=400e9))
         jobs = control.controller.inc.jobs
         assert len(jobs) == 5 and sum(j.slots for j in jobs.values()) <= 256
     assert all(c.inc is not None and c.inc["verified"] for c in result.result.collectives)

@@ -16,7 +16,7 @@ from ethlab.experiment.trial import TrialResult, TrialSetup
 from ethlab.experiment.virtual_trial import run_virtual_trial
 from linklayer import LinkLayerConfig
 from topologies.yaml_loader import load as load_topology
-from traffic.records import EngineConfig
+from traffic.records import DEFAULT_BURST, HostConfig, ns
 from traffic.replay import pattern_plan
 
 pytestmark = [pytest.mark.netns, pytest.mark.timeout(400)]
@@ -32,7 +32,7 @@ def _setup() -> TrialSetup:
     topo = load_topology("leafspine")  # 10 Gbit/s links; emulated at 1e-3 of that: 10 Mbit/s queues
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("incast", eids, 192 * 1024, 1, None, sink=eids[0])
-    engine = EngineConfig(rate_bps=10e6, time_limit_s=60, loss_grace_s=1.0)
+    engine = HostConfig(flow_rate_bps=10e6, time_limit_ns=ns(60), loss_grace_ns=ns(1.0), catch_up_frames=DEFAULT_BURST)
     return TrialSetup(topo, make_policy("ecmp"), plan, engine, seed=3, sample_interval_s=None, rate_scale=1e-3,
                       link_layer=LINK)
 

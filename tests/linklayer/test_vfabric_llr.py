@@ -69,10 +69,9 @@ def test_reruns_are_identical() -> None:
 def test_link_down_with_llr_flushes_the_replay_buffer() -> None:
     """A link that goes down takes its replay buffer with it (counted as discards); the transport repairs."""
     from topologies.faults import Fault
-    from traffic.records import EngineConfig
+    from traffic.records import HostConfig
     from vfabric.control import ControlPlane
     from vfabric.fabric import VirtualFabric
-    from vfabric.hosts import HostConfig
     from vfabric.run import VirtualLimits, VirtualRun
 
     topo = erack(gpus=4, planes=1, radix=4, rate_gbps=400, delay_us=0.5)
@@ -84,7 +83,7 @@ def test_link_down_with_llr_flushes_the_replay_buffer() -> None:
     with ControlPlane(fab, make_policy("ecmp")) as control:
         control.start()
         run = VirtualRun(fab, control, VirtualLimits(time_limit_s=0.01, control_delay_s=5e-6))
-        out = run.run(plan, EngineConfig(rate_bps=400e9),
+        out = run.run(plan, HostConfig(flow_rate_bps=400e9),
                       [Fault(at_s=5e-6, action="link_down", a="gpu0", b="p0", for_s=10e-6)])
     from traffic.metrics import summarize
 

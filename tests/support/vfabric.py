@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from controller.policies import make_policy
 from topologies.model import Topology
 from traffic.metrics import Metrics, summarize
-from traffic.records import EngineConfig, PlannedCollective, RunResult
+from traffic.records import HostConfig, PlannedCollective, RunResult
 from vfabric.control import ControlPlane
 from vfabric.fabric import FabricConfig, VirtualFabric
-from vfabric.hosts import HostConfig
 from vfabric.run import VirtualLimits, VirtualOutcome, VirtualRun
 
 
@@ -34,5 +33,5 @@ def replay(topo: Topology, plan: list[PlannedCollective], policy: str = "ecmp", 
     with ControlPlane(fab, make_policy(policy, **policy_options)) as control:
         control.start()
         run = VirtualRun(fab, control, limits or VirtualLimits(time_limit_s=0.05))
-        outcome = run.run(plan, EngineConfig(rate_bps=1e9))
+        outcome = run.run(plan, HostConfig(flow_rate_bps=1e9))
     return Replayed(fab, outcome)

@@ -7,13 +7,13 @@ import time
 
 import pytest
 
+from tests.support.realtime import real_time
 from traffic.checker import check
 from traffic.collectives import make_schedule
-from traffic.engine import Engine, EngineConfig, PlannedCollective
+from traffic.engine import Engine, PlannedCollective
 from traffic.metrics import summarize
 from traffic.netns import sh
-
-pytestmark = pytest.mark.netns
+from traffic.records import ns
 
 
 def _deps_honoured(result, plan) -> None:
@@ -31,7 +31,7 @@ def test_ring_all_reduce_four_namespaces_zero_loss(bridge_lab) -> None:
     s = make_schedule("all_reduce", [0, 1, 2, 3], 300_000, "ring", slices=2)
     check(s)
     plan = [PlannedCollective("ar", 0, s)]
-    with Engine(ports, EngineConfig(rate_bps=400e6, time_limit_s=10)) as eng:
+    with Engine(ports, real_time(flow_rate_bps=400e6, time_limit_ns=ns(10))) as eng:
         r = eng.run(plan)
     assert not r.timed_out and r.rx_socket_drops == 0
     assert all(f.complete and f.lost == 0 and f.duplicates == 0 for f in r.flows)
@@ -53,7 +53,7 @@ def test_iterations_and_collective_ordering(bridge_lab) -> None:
         after = ((("a2a", it - 1),) if it else ())
         plan.append(PlannedCollective("ag", it, ag, after=after))
         plan.append(PlannedCollective("a2a", it, a2a, after=(("ag", it),)))
-    with Engine(ports, EngineConfig(rate_bps=300e6, time_limit_s=10)) as eng:
+    with Engine(ports, real_time(flow_rate_bps=300e6, time_limit_ns=ns(10))) as eng:
         r = eng.run(plan)
     assert all(f.complete for f in r.flows)
     c = {(x.name, x.iteration): x for x in r.collectives}
@@ -67,7 +67,7 @@ def test_pacing_rate_is_respected(pair_lab) -> None:
     _lab, ports = pair_lab
     s = make_schedule("incast", [1, 0], 500_000)  # host 0 -> host 1, one flow
     rate = 40e6
-    with Engine(ports, EngineConfig(rate_bps=rate, time_limit_s=10)) as eng:
+    with Engine(ports, real_time(flow_rate_bps=rate, time_limit_ns=ns(10))) as eng:
         r = eng.run([PlannedCollective("one", 0, s)])
     f = r.flows[0]
     assert f.complete and f.lost == 0
@@ -81,7 +81,7 @@ def test_tbf_drops_are_counted_as_loss(bridge_lab) -> None:
     lab.shape(0, "8mbit", burst="8kb", limit="12kb")
     try:
         s = make_schedule("incast", [0, 1, 2, 3], 150_000)  # 3 x 150 KB into host 0
-        with Engine(ports, EngineConfig(rate_bps=100e6, time_limit_s=10, loss_grace_s=0.3)) as eng:
+        with Engine(ports, real_time(flow_rate_bps=100e6, time_limit_ns=ns(10), loss_grace_ns=ns(0.3))) as eng:
             r = eng.run([PlannedCollective("incast", 0, s)])
         stats = sh("ip", "netns", "exec", lab.bridge_ns, "tc", "-s", "qdisc", "show", "dev",
                    lab.bridge_port(0)).stdout
@@ -101,7 +101,7 @@ def test_time_limit_bounds_the_run(pair_lab) -> None:
     _lab, ports = pair_lab
     s = make_schedule("incast", [1, 0], 50_000_000)  # would take 40 s at 10 Mbit/s
     t = time.monotonic()
-    with Engine(ports, EngineConfig(rate_bps=10e6, time_limit_s=0.3)) as eng:
+    with Engine(ports, real_time(flow_rate_bps=10e6, time_limit_ns=ns(0.3))) as eng:
         r = eng.run([PlannedCollective("big", 0, s)])
     assert r.timed_out and time.monotonic() - t < 3
     assert 0 < r.packets_sent < r.flows[0].npkts
@@ -110,7 +110,7 @@ def test_time_limit_bounds_the_run(pair_lab) -> None:
 def test_packet_limit_bounds_the_run(pair_lab) -> None:
     _lab, ports = pair_lab
     s = make_schedule("incast", [1, 0], 1_000_000)
-    with Engine(ports, EngineConfig(rate_bps=500e6, max_packets=100, time_limit_s=5, loss_grace_s=0.05)) as eng:
+    with Engine(ports, real_time(flow_rate_bps=500e6, max_packets=100, time_limit_ns=ns(5))) as eng:
         r = eng.run([PlannedCollective("cap", 0, s)])
     assert r.packet_limit_hit and r.packets_sent == 100 and not r.timed_out
 
@@ -118,7 +118,7 @@ def test_packet_limit_bounds_the_run(pair_lab) -> None:
 def test_ethplus_frames_ring_all_reduce(bridge_lab) -> None:
     _lab, ports = bridge_lab
     s = make_schedule("all_reduce", [0, 1, 2, 3], 100_000, "tree", slices=2)
-    with Engine(ports, EngineConfig(rate_bps=300e6, frame_format="ethplus", reaction="hpcc")) as eng:
+    with Engine(ports, real_time(flow_rate_bps=300e6, frame_format="ethplus", reaction="hpcc")) as eng:
         r = eng.run([PlannedCollective("ar", 0, s)])
     assert all(f.complete and f.lost == 0 for f in r.flows)
     assert sum(f.delivered_bytes for f in r.flows) == s.total_bytes()
@@ -145,7 +145,7 @@ def test_port_rate_caps_flows_sharing_a_port(pair_lab) -> None:
     _lab, ports = pair_lab
     s = make_schedule("incast", [1, 0], 400_000, slices=2)  # two concurrent flows 0 -> 1
     assert len(s.transfers) == 2
-    with Engine(ports, EngineConfig(rate_bps=100e6, port_rate_bps=40e6, time_limit_s=10)) as eng:
+    with Engine(ports, real_time(flow_rate_bps=100e6, port_rate_bps=40e6, time_limit_ns=ns(10))) as eng:
         r = eng.run([PlannedCollective("two", 0, s)])
     assert all(f.complete for f in r.flows)
     bits = sum(f.npkts for f in r.flows) * 1514 * 8
@@ -159,7 +159,7 @@ def test_packet_limit_stops_dependent_flows_at_once(bridge_lab) -> None:
     _lab, ports = bridge_lab
     s = make_schedule("all_reduce", [0, 1, 2, 3], 400_000, "ring")  # 6 dependent steps
     t = time.monotonic()
-    with Engine(ports, EngineConfig(rate_bps=400e6, max_packets=50, loss_grace_s=0.2)) as eng:
+    with Engine(ports, real_time(flow_rate_bps=400e6, max_packets=50, loss_grace_ns=ns(0.2))) as eng:
         r = eng.run([PlannedCollective("ar", 0, s)])
     assert r.packet_limit_hit and r.packets_sent == 50 and not r.timed_out
     assert time.monotonic() - t < 1.5  # one grace period, not one per dependency level

@@ -7,19 +7,19 @@ import re
 
 import pytest
 
+from tests.support.realtime import real_time
 from traffic.collectives import make_schedule
-from traffic.engine import Engine, EngineConfig, PlannedCollective
+from traffic.engine import Engine, PlannedCollective
 from traffic.metrics import summarize
 from traffic.netns import sh
-
-pytestmark = pytest.mark.netns
+from traffic.records import ns
 
 
 @pytest.mark.parametrize("transport", ["rc-gbn", "sr"])
 def test_clean_ring_all_reduce_acks_and_no_retransmission(bridge_lab, transport: str) -> None:
     _lab, ports = bridge_lab
     s = make_schedule("all_reduce", [0, 1, 2, 3], 200_000, "ring", slices=2)
-    cfg = EngineConfig(rate_bps=300e6, time_limit_s=10, transport=transport, transport_params={"rto_s": 2.0})
+    cfg = real_time(flow_rate_bps=300e6, time_limit_ns=ns(10), transport=transport, transport_params={"rto_s": 2.0})
     with Engine(ports, cfg) as eng:
         r = eng.run([PlannedCollective("ar", 0, s)])
     assert not r.timed_out
@@ -36,9 +36,9 @@ def _incast(lab, ports, transport: str):
     lab.shape(0, "8mbit", burst="8kb", limit="12kb")
     try:
         s = make_schedule("incast", [0, 1, 2, 3], 100_000)  # 3 x 100 KB into host 0
-        cfg = EngineConfig(rate_bps=30e6, time_limit_s=20, loss_grace_s=0.3, transport=transport,
-                           transport_params={"rto_s": 0.02, "rto_init_s": 0.05, "ack_delay_s": 0.001,
-                                             "max_timeouts": 30})
+        cfg = real_time(flow_rate_bps=30e6, time_limit_ns=ns(20), loss_grace_ns=ns(0.3), transport=transport,
+                        transport_params={"rto_s": 0.02, "rto_init_s": 0.05, "ack_delay_s": 0.001,
+                                          "max_timeouts": 30})
         with Engine(ports, cfg) as eng:
             r = eng.run([PlannedCollective("incast", 0, s)])
         stats = sh("ip", "netns", "exec", lab.bridge_ns, "tc", "-s", "qdisc", "show", "dev",

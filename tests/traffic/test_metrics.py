@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from traffic.engine import CollectiveRecord, EngineConfig, FlowRecord, RunResult
+from traffic.engine import CollectiveRecord, FlowRecord, HostConfig, RunResult
 from traffic.metrics import (
     algbw_GBps,
     bus_factor,
@@ -61,7 +61,7 @@ def _result() -> RunResult:
         _flow(2, ("ar", 1), 10_000_000, 12_000_000, sent=10, delivered=8, complete=False, duplicates=1),
         _flow(3, ("ar", 1), 10_000_000, 14_000_000, sent=10, delivered=10, complete=True, ce=10),
     ]
-    return RunResult(flows, [c0, c1], 0.02, 40, False, False, 0, 0, EngineConfig())
+    return RunResult(flows, [c0, c1], 0.02, 40, False, False, 0, 0, HostConfig(flow_rate_bps=200e6))
 
 
 def test_summarize_by_hand(tmp_path) -> None:

@@ -76,11 +76,10 @@ def test_pairwise_is_lossless_where_direct_overflows_the_queues() -> None:
     overflows the leaf uplinks' queues on ECMP collisions; the pairwise exchange delivers every frame."""
     from controller.policies import make_policy
     from topologies.builtins import upn
-    from traffic.records import EngineConfig
+    from traffic.records import HostConfig
     from traffic.replay import pattern_plan
     from vfabric.control import ControlPlane
     from vfabric.fabric import FabricConfig, VirtualFabric
-    from vfabric.hosts import HostConfig
     from vfabric.run import VirtualLimits, VirtualRun
 
     result = {}
@@ -93,7 +92,7 @@ def test_pairwise_is_lossless_where_direct_overflows_the_queues() -> None:
             eids = sorted(ep.eid for ep in topo.endpoints.values())
             plan = pattern_plan("all_to_all", eids, KIB64 * 16, 1, algo)
             out = VirtualRun(fab, control, VirtualLimits(time_limit_s=0.01, wall_limit_s=600)).run(
-                plan, EngineConfig(rate_bps=200e9))
+                plan, HostConfig(flow_rate_bps=200e9))
         finally:
             control.close()
         planned = sum(f.npkts for f in out.result.flows)

@@ -13,7 +13,7 @@ from ethlab.experiment.emulated import run_emulated_trial
 from ethlab.experiment.faults import Fault
 from ethlab.experiment.trial import TrialSetup
 from topologies.yaml_loader import load as load_topology
-from traffic.records import EngineConfig
+from traffic.records import DEFAULT_BURST, HostConfig, ns
 from traffic.replay import pattern_plan, ports_for_topology, replay
 
 pytestmark = [pytest.mark.netns, pytest.mark.timeout(400)]
@@ -23,7 +23,7 @@ def _linkfail(tmp_path, transport: str):
     topo = load_topology("leafspine")
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("all_reduce", eids, 256 * 1024, 3, "ring", slices=4)
-    engine = EngineConfig(rate_bps=10e6, time_limit_s=60, loss_grace_s=0.5, transport=transport)
+    engine = HostConfig(flow_rate_bps=10e6, time_limit_ns=ns(60), loss_grace_ns=ns(0.5), transport=transport, catch_up_frames=DEFAULT_BURST)
     setup = TrialSetup(topo, make_policy("ecmp"), plan, engine, rate_scale=2e-3, queue_depth=64, seed=1,
                        faults=[Fault(at_s=0.15, action="link_down", a="leaf1", b="spine1")])
     return run_emulated_trial(setup, tmp_path / transport)
@@ -63,7 +63,7 @@ def _a2a(policy: str, transports: list[str]) -> dict[str, dict]:
         ports = ports_for_topology(topo, running.fabric.netns)
         for tr in transports:
             plan = pattern_plan("all_to_all", eids, 128 * 1024, 2, seed=1)
-            cfg = EngineConfig(rate_bps=10e6, time_limit_s=60, loss_grace_s=0.5, transport=tr)
+            cfg = HostConfig(flow_rate_bps=10e6, time_limit_ns=ns(60), loss_grace_ns=ns(0.5), transport=tr, catch_up_frames=DEFAULT_BURST)
             _r, m = replay(plan, ports, cfg)
             recs = m.records
             out[tr] = {**m.summary, "goodput": sum(r["goodput_GBps"] for r in recs) / len(recs),
@@ -95,7 +95,7 @@ def test_trimming_turns_drops_into_naks(tmp_path, transport: str):
     topo = load_topology("leafspine")
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("incast", eids, 200 * 1024, sink=eids[0])
-    engine = EngineConfig(rate_bps=15e6, time_limit_s=60, loss_grace_s=0.5, transport=transport)
+    engine = HostConfig(flow_rate_bps=15e6, time_limit_ns=ns(60), loss_grace_ns=ns(0.5), transport=transport, catch_up_frames=DEFAULT_BURST)
     policy = make_policy("ecmp", ecn=False, trim_threshold=30)
     res = run_emulated_trial(TrialSetup(topo, policy, plan, engine, rate_scale=2e-3, queue_depth=40, seed=1),
                     tmp_path / transport)

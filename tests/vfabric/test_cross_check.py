@@ -14,7 +14,7 @@ from ethlab.experiment.emulated import run_emulated_trial
 from ethlab.experiment.trial import TrialSetup
 from ethlab.experiment.virtual_trial import run_virtual_trial
 from topologies.yaml_loader import load as load_topology
-from traffic.records import EngineConfig
+from traffic.records import DEFAULT_BURST, HostConfig, ns
 from traffic.replay import pattern_plan
 
 pytestmark = [pytest.mark.netns, pytest.mark.timeout(300)]
@@ -24,7 +24,7 @@ def _setup() -> TrialSetup:
     topo = load_topology("leafspine")
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("all_reduce", eids, 96 * 1024, 1, "ring")
-    engine = EngineConfig(rate_bps=20e6, time_limit_s=30, loss_grace_s=0.5)
+    engine = HostConfig(flow_rate_bps=20e6, time_limit_ns=ns(30), loss_grace_ns=ns(0.5), catch_up_frames=DEFAULT_BURST)
     return TrialSetup(topo, make_policy("ecmp"), plan, engine, seed=1, sample_interval_s=None)
 
 
