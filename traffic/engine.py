@@ -21,14 +21,7 @@ from linklayer import LinkLayerConfig, LinkPort
 from traffic.host import UNKNOWN_RATE_BPS, Endpoints, TxRefused
 from traffic.netns import open_packet_socket, socket_drops
 from traffic.realtime import RealTimeScheduler
-from traffic.records import (
-    CollectiveRecord,
-    FlowRecord,
-    HostConfig,
-    NicAddress,
-    PlannedCollective,
-    RunResult,
-)
+from traffic.records import CollectiveRecord, FlowRecord, HostConfig, NicAddress, PlannedCollective, RunResult
 
 __all__ = ["CollectiveRecord", "Engine", "HostConfig", "FlowRecord", "PlannedCollective", "NicAddress", "RunResult"]
 

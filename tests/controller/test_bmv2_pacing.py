@@ -33,9 +33,9 @@ def test_bmv2_flows_above_the_cap_slow_the_whole_fabric_down_together() -> None:
     assert BMV2.max_flow_rate_mbps is not None and P4EXEC.max_flow_rate_mbps is None
     engine, rate_scale, factor = paced(spec, spec.engine_config(spec.variants[0]), 2e-3)
     assert factor == pytest.approx(BMV2.max_flow_rate_mbps / 10)
-    assert engine.rate_bps == pytest.approx(BMV2.max_flow_rate_mbps * 1e6)
+    assert engine.flow_rate_bps == pytest.approx(BMV2.max_flow_rate_mbps * 1e6)
     assert rate_scale == pytest.approx(2e-3 * factor)  # queues keep their load ratio
-    assert engine.time_limit_s == pytest.approx(30 / factor)
+    assert engine.time_limit_ns == pytest.approx(30e9 / factor)
     slow = _spec(engine={**SPEC["engine"], "rate_mbps": BMV2.max_flow_rate_mbps / 2})
     assert paced(slow, slow.engine_config(slow.variants[0]), 2e-3)[2] == 1.0  # under the cap: as specified
     on_p4exec = _spec(target="p4exec")
