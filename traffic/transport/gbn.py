@@ -25,11 +25,15 @@ from traffic.transport.base import (
 )
 
 _NOTHING: list[Feedback] = []  # returned (never changed) when an arrival needs no feedback
+_feedback = tuple.__new__  # a Feedback from all its fields: skips the named tuple's keyword-defaults __new__
 
 
 class GbnSender:
-    __slots__ = ("npkts", "p", "window", "una", "nxt", "high", "rto_at", "streak", "rtt", "sent", "retransmitted",
-                 "timeouts", "naks", "failed")
+    """`done` is kept as a plain attribute and `sent` derived (first sends are `high`), because the host asks
+    and counts them for every packet."""
+
+    __slots__ = ("npkts", "p", "window", "una", "nxt", "high", "rto_at", "streak", "rtt", "retransmitted",
+                 "timeouts", "naks", "failed", "done")
 
     def __init__(self, npkts: int, params: TransportParams, rtt: RttEstimator | None = None) -> None:
         self.npkts = npkts
@@ -41,16 +45,18 @@ class GbnSender:
         self.rto_at: int | None = None
         self.rtt = rtt or RttEstimator(params)
         self.streak = 0  # timeouts in a row without progress
-        self.sent = self.retransmitted = self.timeouts = self.naks = 0
+        self.retransmitted = self.timeouts = self.naks = 0
         self.failed = False
+        self.done = npkts <= 0  # every PSN acknowledged, or given up (set where una or failed change)
 
     @property
     def acked_delivered(self) -> int:
         return self.una
 
     @property
-    def done(self) -> bool:
-        return self.una >= self.npkts or self.failed
+    def sent(self) -> int:
+        """Packets handed out: each PSN once up to `high`, plus the retransmissions."""
+        return self.high + self.retransmitted
 
     def take(self, now: int) -> int | None:
         psn = self.nxt
@@ -61,7 +67,6 @@ class GbnSender:
             self.retransmitted += 1
         else:
             self.high = psn + 1
-        self.sent += 1
         if self.rto_at is None:
             self.rto_at = now + self.rtt.rto
         return psn
@@ -71,11 +76,14 @@ class GbnSender:
             return 0
         if fb.echo_ns:
             self.rtt.sample(now - fb.echo_ns)
-        cum = min(fb.cum, self.high)
+        cum = fb.cum
+        if cum > self.high:  # (min(), without a call: once per ACK)
+            cum = self.high
         new = 0
         if cum > self.una:
             new = cum - self.una
             self.una = cum
+            self.done = cum >= self.npkts
             self.streak = 0
             self.rto_at = now + self.rtt.rto if self.una < self.high else None
             if self.nxt < self.una:
@@ -98,7 +106,7 @@ class GbnSender:
         self.timeouts += 1
         self.streak += 1
         if self.streak > self.p.max_timeouts:
-            self.failed = True
+            self.failed = self.done = True
             self.rto_at = None
             return
         self.nxt = self.una
@@ -106,8 +114,11 @@ class GbnSender:
 
 
 class GbnReceiver:
+    """`arrivals` is derived: every whole arrival is either delivered (the expected PSN) or discarded, so the
+    per-packet path counts one of the two, not both."""
+
     __slots__ = ("npkts", "p", "ack_every", "ack_delay_ns", "expected", "nak_sent", "unacked", "ack_due", "qmax",
-                 "wire", "cnp", "delivered", "arrivals", "spurious", "discarded", "trimmed", "acks", "naks", "echo")
+                 "wire", "cnp", "delivered", "spurious", "discarded", "trimmed", "acks", "naks", "echo")
 
     def __init__(self, npkts: int, params: TransportParams) -> None:
         self.npkts = npkts
@@ -121,9 +132,14 @@ class GbnReceiver:
         self.qmax = -1
         self.wire = SeenOnWire(npkts)
         self.cnp = CnpGenerator(params.cnp_interval_ns)
-        self.delivered = self.arrivals = self.spurious = self.discarded = self.trimmed = 0
+        self.delivered = self.spurious = self.discarded = self.trimmed = 0
         self.acks = self.naks = 0
         self.echo = 0  # send time of the latest data packet, echoed in feedback
+
+    @property
+    def arrivals(self) -> int:
+        """Whole data frames that arrived (duplicates and discarded ones too)."""
+        return self.delivered + self.discarded
 
     @property
     def complete(self) -> bool:
@@ -149,7 +165,6 @@ class GbnReceiver:
         self.echo = tx_ns
         if psn == self.expected and not trimmed and not ce and psn < self.npkts:
             # the common case first: in order, unmarked, whole
-            self.arrivals += 1
             seen = self.wire.bits
             if seen[psn]:
                 self.spurious += 1
@@ -167,7 +182,7 @@ class GbnReceiver:
                 self.ack_due = None
                 self.qmax = -1
                 self.acks += 1
-                return [Feedback(ACK, psn + 1, psn, 0, qmax, tx_ns)]
+                return [_feedback(Feedback, (ACK, psn + 1, psn, 0, qmax, tx_ns))]
             self.unacked = unacked
             if self.ack_due is None:
                 self.ack_due = now + self.ack_delay_ns
@@ -184,7 +199,6 @@ class GbnReceiver:
             if psn >= self.expected and not self.nak_sent:
                 out.append(self._nak())
             return out
-        self.arrivals += 1
         if self.wire.arrive(psn):
             self.spurious += 1
         exp = self.expected
