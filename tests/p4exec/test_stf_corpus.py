@@ -76,7 +76,9 @@ def _stf(prog: Path) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def stf_runs(request: pytest.FixtureRequest) -> Iterator[dict[Path, Future]]:
     """Start the selected programs' `p4exec stf` processes up front, one per core, so the corpus
-    takes wall time of (programs / cores) process runs; each test then checks its own result."""
+    takes wall time of (programs / cores) process runs; each test then checks its own result. Under xdist a
+    worker's session lists every test, so the module must go to one worker whole (make test-fast runs `--dist
+    loadfile`): with plain `load`, each worker would run the whole corpus for the part it is handed."""
     selected = [item.callspec.params["prog"] for item in request.session.items
                 if getattr(item, "originalname", "") == "test_stf" and hasattr(item, "callspec")
                 and "prog" in item.callspec.params]
