@@ -49,13 +49,14 @@ class P4ExecQueue:
     address: str
     device_id: int
     name: str = "p4exec"
+    timeout_s: float = 5.0  # how long to wait for the switch's P4Runtime server
 
     def set_queue(self, port: int, depth: float | None = None, rate_pps: float | None = None,
                   rate_bps: float | None = None) -> None:
         settings = {k: v for k, v in (("depth", depth), ("rate_pps", rate_pps), ("rate_bps", rate_bps))
                     if v is not None}
         conn = SwitchConnection(self.address, device_id=self.device_id, role=QUEUE_ROLE, name=self.name,
-                                timeout=5.0).connect()
+                                timeout=self.timeout_s).connect()
         try:
             conn.set_queue(port, **settings)
         finally:

@@ -44,6 +44,6 @@ def test_p4exec_queue_channel_needs_a_switch() -> None:
     """The p4exec queue channel is a P4Runtime session of its own role: with no switch it fails clearly."""
     from controller.errors import ControllerError
 
-    channel = P4ExecQueue("127.0.0.1:1", 1, "s1")
+    channel = P4ExecQueue("127.0.0.1:1", 1, "s1", timeout_s=0.5)  # nothing listens there: no need to wait 5 s
     with pytest.raises(ControllerError, match="no P4Runtime server at 127.0.0.1:1"):
         channel.set_queue(1, rate_pps=100)
