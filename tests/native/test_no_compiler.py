@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from p4exec.native import build as native_build
 from p4exec.native import select
 
@@ -32,6 +34,7 @@ def test_default_is_native_with_a_compiler_python_without(monkeypatch, caplog) -
         assert select.default_pipeline() == "native"
 
 
+@pytest.mark.slow  # the whole CLI on a three-trial spec in a child process: the full tier's (make test)
 def test_demo_runs_on_the_python_pipeline_without_a_compiler(tmp_path) -> None:
     env = dict(os.environ, CC="/nonexistent/cc", HOME=str(tmp_path))   # empty cache: no earlier build to reuse
     env.pop("P4EXEC_PIPELINE", None)
