@@ -194,15 +194,17 @@ class DataPlane(PortStateMixin, SwitchLoop):
         """The clock of the switch loop's timers (the link layer reads it)."""
         return self.tm.clock.now_ns()
 
-    def enable_link_layer(self, config: Any, name: str, seed: int) -> None:
-        """The link layer (linklayer/port.py) on every port: it sends for the port and sees every frame the
-        port reads before ingress does. Link errors are keyed by `name:port`, as vfabric keys them."""
+    def enable_link_layer(self, config: Any, name: str, seed: int, ports: list[int] | None = None) -> None:
+        """The link layer (linklayer/port.py) on every port (or on `ports`): it sends for the port and sees every
+        frame the port reads before ingress does. Link errors are keyed by `name:port`, as vfabric keys them."""
         import hashlib
 
         from linklayer import LinkPort
 
         macs: dict[int, bytes] = {}
         for num, sender in list(self._senders.items()):
+            if ports is not None and num not in ports:
+                continue
             mac = macs[num] = b"\x02" + hashlib.blake2b(f"{name}:{num}".encode(), digest_size=5).digest()
             lp = LinkPort(config, self, sender, f"{name}:{num}", seed, mac=mac)
             self._senders[num] = lp  # type: ignore[assignment]
@@ -217,14 +219,19 @@ class DataPlane(PortStateMixin, SwitchLoop):
 
     def _ingress_link(self, num: int, frame: bytes) -> None:
         """`_ingress` behind the port's link layer: what it consumes (bad FCS, LLR control and repeats, flow
-        control) is counted there, not as received."""
+        control) is counted there, not as received. The port's in capture sees the frame as it came off the
+        wire (shim, pauses, credit updates, frames failing their FCS), as its out capture sees what left."""
+        if self._pcap_in:
+            w = self._pcap_in.get(num)
+            if w is not None:
+                w.write(frame)
         lp = self.link_ports.get(num)
         if lp is not None:
             got = lp.receive(frame)
             if got is None:
                 return
             frame = got
-        DataPlane._ingress(self, num, frame)
+        self.ingress(num, frame, self.acct.received(num, len(frame)))
 
     def at(self, t_ns: int, fn: Callable[..., Any], *args: Any) -> None:
         """The switch loop's timer: `fn(*args)` once the monotonic clock reaches `t_ns` (run by the loop)."""
