@@ -8,8 +8,9 @@ on veths in throw-away namespaces (`ethsw-*`, removed afterwards). The A-B link 
 sequence and acknowledges; the host links stay plain (the hosts speak no LLR). The same line then runs without
 the link layer. The two alternate for `--rounds` rounds (so load drift hits both alike); per frame size the
 median delivered packets/s of each and their ratio are printed, with the LLR counters of the run (ACKs,
-replays, best-effort frames: replays should stay 0 at FER 0; best-effort frames mean the replay buffer was
-full, i.e. B acknowledged late).
+NAKs, replays, best-effort frames). At FER 0 a NAK means B's receive ring overflowed under the offered
+overload (the kernel dropped frames there): LLR takes that for a loss on the link and goes back N, as it
+should; best-effort frames mean A's replay buffer was full, i.e. B acknowledged late.
 
 LLR's ACK timer is the emulated fabric's (×1000 the nominal: 1 ms); its replay timer is 1 s: an overloaded
 switch B reads its receive ring (thousands of frames) hundreds of ms late, which no hardware receiver does,
@@ -148,8 +149,8 @@ def main() -> int:
             rounds = ", ".join(f"{a:.0f}/{b:.0f}" for a, b in zip(plain, with_llr, strict=True))
             print(f"{pipeline or 'default':>9} {size:>5}B {mp:>10.0f} {ml:>10.0f} {ml / mp if mp else 0:>10.2f}   "
                   f"{rounds}")
-    keys = ("llr_tx_ok", "llr_rx_ok", "llr_tx_ack", "llr_replays", "llr_tx_replay", "llr_tx_best_effort",
-            "llr_tx_discard")
+    keys = ("llr_tx_ok", "llr_rx_ok", "llr_tx_ack", "llr_tx_nak", "llr_replays", "llr_replay_timeouts",
+            "llr_tx_replay", "llr_tx_best_effort", "llr_tx_discard")
     for pipeline in pipelines:
         total: dict[str, int] = {}
         for r in runs[(pipeline, True)]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from linklayer import LinkLayerConfig, LinkPort
+from linklayer import LinkLayerConfig, LinkPort, shim
 from linklayer.attach import on_link_port
 from linklayer.pfc import pause_frame
 from linklayer.port import wire_bytes
@@ -166,3 +166,59 @@ def test_a_pause_holds_the_replay_timer() -> None:
     assert a.may_send(0, 1000) and not a.tx.buf  # type: ignore[union-attr]
     assert a.counters.llr_replay_timeouts == a.counters.llr_replays == 1 and a.counters.llr_tx_discard == 0
     assert b.counters.llr_rx_duplicate_seq == 3  # the replay: three frames b already had, acknowledged again
+
+
+def test_a_credit_stall_does_not_hold_the_replay_timer() -> None:
+    """CBFC with credits for four frames: frame 2 is corrupted, so b drops frames 3 and 4 behind the gap and
+    never frees their cells, and b's NAK is lost too. a then has no credits — the stall waits for the cells
+    only a replay brings back — so the replay timer must replay during the stall (were a credit stall to hold
+    it as a PFC pause does, nothing would ever move again)."""
+    sim = Simulator()
+    cell = wire_bytes(1000)
+    cfg = LinkLayerConfig.parse({"llr": {"replay_timeout_ns": 5_000}, "flow_control": "cbfc",
+                                 "cbfc": {"cell_bytes": cell, "credits": 4, "update_interval_ns": 100}},
+                                max_frame=cell)
+    link = Link(sim, "a<->b", RATE, DELAY_NS)
+    ports: dict[str, LinkPort] = {}
+    got: list[bytes] = []
+    lost = {"data": False, "nak": False}
+    fb_box: list[Any] = []
+
+    def to_b(_p: Any, f: bytes) -> None:
+        if not lost["data"] and shim.is_llr(f) and shim.strip(f) == frame(2):
+            lost["data"] = True  # frame 2's first copy fails its FCS
+            return
+        up = ports["b"].receive(f)
+        if up is not None:
+            got.append(up)
+            rx = fb_box[0].rx
+            assert rx.admit(0, cell)
+            sim.at(sim.now + 10, rx.release, 0, cell)  # b's node forwards it at once
+
+    def to_a(_p: Any, f: bytes) -> None:
+        if not lost["nak"] and shim.is_llr(f) and shim.parse(f)[0] == shim.NAK:
+            lost["nak"] = True
+            return
+        ports["a"].receive(f)
+
+    a = ports["a"] = LinkPort(cfg, sim, Channel(link, to_b, 0), "a:1", errors=False)
+    b = ports["b"] = LinkPort(cfg, sim, Channel(link, to_a, 0), "b:1", errors=False)
+    state = {"i": 0, "busy": 0.0}
+
+    def kick() -> None:
+        """a's transmitter: while credits last, the next of 12 frames."""
+        while state["i"] < 12 and a.may_send(0, cell):
+            now = float(sim.now)
+            a.gate.sent(0, cell)  # type: ignore[union-attr]
+            state["busy"] = a.send(frame(state["i"]), max(now, state["busy"]))
+            state["i"] += 1
+
+    fa = on_link_port(cfg, a, sim, RATE, MAC, kick)
+    fb = on_link_port(cfg, b, sim, RATE, MAC, lambda: None)
+    assert fa is not None and fb is not None
+    fb_box.append(fb)
+    sim.at(0, kick)
+    sim.run(until_ns=1_000_000)
+    assert lost == {"data": True, "nak": True}
+    assert got == [frame(i) for i in range(12)]  # everything, in order, once
+    assert fa.stats.credit_stall_ns > 0 and a.counters.llr_replay_timeouts >= 1
