@@ -203,15 +203,15 @@ def test_a_credit_stall_does_not_hold_the_replay_timer() -> None:
 
     a = ports["a"] = LinkPort(cfg, sim, Channel(link, to_b, 0), "a:1", errors=False)
     b = ports["b"] = LinkPort(cfg, sim, Channel(link, to_a, 0), "b:1", errors=False)
-    state = {"i": 0, "busy": 0.0}
+    sent: list[int] = []
+    busy = [0.0]
 
     def kick() -> None:
         """a's transmitter: while credits last, the next of 12 frames."""
-        while state["i"] < 12 and a.may_send(0, cell):
-            now = float(sim.now)
+        while len(sent) < 12 and a.may_send(0, cell):
             a.gate.sent(0, cell)  # type: ignore[union-attr]
-            state["busy"] = a.send(frame(state["i"]), max(now, state["busy"]))
-            state["i"] += 1
+            busy[0] = a.send(frame(len(sent)), max(float(sim.now), busy[0]))
+            sent.append(len(sent))
 
     fa = on_link_port(cfg, a, sim, RATE, MAC, kick)
     fb = on_link_port(cfg, b, sim, RATE, MAC, lambda: None)
