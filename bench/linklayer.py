@@ -1,13 +1,15 @@
 """What LLR costs the emulated switch: forwarding rate over one link with and without LLR, side by side.
 
     sudo .venv/bin/python bench/linklayer.py [--seconds 2] [--offered 150000] [--rounds 2] [--pipeline both]
+    .venv/bin/python bench/linklayer.py --in-process   # LLR's own CPU per frame, no namespaces (no root)
 
 Two `p4exec switch` processes in a line, h1 - A - B - h2 (basic_l3.p4, 10.0.2.0/24 routed to port 2 on both),
 on veths in throw-away namespaces (`ethsw-*`, removed afterwards). The A-B link runs LLR at both ends
 (`--link-layer '{"llr": ...}' --link-layer-ports` A:2, B:1): A shims and buffers every frame, B checks the
 sequence and acknowledges; the host links stay plain (the hosts speak no LLR). The same line then runs without
 the link layer. The two alternate for `--rounds` rounds (so load drift hits both alike); per frame size the
-median delivered packets/s of each and their ratio are printed, with the LLR counters of the run (ACKs,
+median delivered packets/s of each and their ratio are printed, and the two switch processes' CPU time per
+forwarded packet (less sensitive to a shared machine's load than the rate), with the LLR counters (ACKs,
 NAKs, replays, best-effort frames). At FER 0 a NAK means B's receive ring overflowed under the offered
 overload (the kernel dropped frames there): LLR takes that for a loss on the link and goes back N, as it
 should; best-effort frames mean A's replay buffer was full, i.e. B acknowledged late.
@@ -29,6 +31,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,6 +73,63 @@ class Line:
         return SwitchProcess(cmd)
 
 
+class _Clock:
+    """A clock that stands still and runs nothing: the ACK timer never fires, `ack_every` decides."""
+
+    def now_ns(self) -> int:
+        return 0
+
+    def at(self, t_ns: int, fn: object, *args: object) -> None:
+        pass
+
+
+class _Wire:
+    """Hands each frame to a port's `receive` at once (the other end of the link)."""
+
+    def __init__(self) -> None:
+        self.peer: object = None
+
+    def send(self, frame: bytes, start_ns: float) -> bool:
+        self.peer.receive(frame)  # type: ignore[attr-defined]
+        return True
+
+
+def in_process(frames: int = 200_000, rounds: int = 5) -> None:
+    """LLR's CPU per frame in this process: a LinkPort sending through one with LLR receiving and
+    acknowledging (every 16 frames, the default), against the same two calls with the link layer off — the
+    work a switch adds per frame at each end of an LLR link, without sockets, pipeline or scheduler."""
+    from linklayer import LinkLayerConfig, LinkPort
+
+    frame64 = bytes(range(64))
+    results = {}
+    for name, raw in (("absent", {"frame_error_rate": 0.0}), ("llr", {"llr": True})):
+        cfg = LinkLayerConfig.parse(raw)
+        best = float("inf")
+        for _ in range(rounds):
+            ab, ba = _Wire(), _Wire()
+            a, b = LinkPort(cfg, _Clock(), ab, "a:1"), LinkPort(cfg, _Clock(), ba, "b:1")
+            ab.peer, ba.peer = b, a
+            if name == "absent":  # no link layer: the wire alone (what a port does without one)
+                send = ab.send
+            else:
+                send = a.send
+            t0 = time.perf_counter()
+            for _ in range(frames):
+                send(frame64, 0.0)
+            best = min(best, (time.perf_counter() - t0) / frames * 1e6)
+        results[name] = best
+    print(f"in process, {frames} 64 B frames, best of {rounds}: {results['absent']:.2f} us/frame without a link "
+          f"layer, {results['llr']:.2f} us with LLR (send: shim + replay buffer; receive: sequence check + strip; "
+          f"one ACK per 16 back, which frees 16 frames): LLR adds {results['llr'] - results['absent']:.2f} us "
+          f"per frame for the two ends")
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def route(grpc: str) -> None:
     """basic_l3.p4 over P4Runtime, 10.0.2.0/24 to port 2."""
     from controller.artifacts import build_artifacts
@@ -99,8 +159,10 @@ def one_run(lab: Lab, line: Line, llr: bool, pipeline: str | None, args: argpars
         for size in SIZES:
             fr = frame(size)
             offer(lab, fr, 2000, 0.2, tmp)  # warm-up
+            cpu0 = sum(cpu_s(p.pid) for p in procs)
             sent, got, span = offer(lab, fr, args.offered, args.seconds, tmp)
-            res[size] = (sent, got, got / span if span else 0.0)
+            cpu = sum(cpu_s(p.pid) for p in procs) - cpu0
+            res[size] = (sent, got, got / span if span else 0.0, cpu * 1e6 / got if got else 0.0)
     finally:
         for p in procs:
             p.close()
@@ -123,7 +185,11 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2, help="alternations of (no link layer, LLR)")
     ap.add_argument("--pipeline", choices=("python", "native", "both"), default=None,
                     help="the switches' pipeline (default: their default); both: each, alternated too")
+    ap.add_argument("--in-process", action="store_true", help="only LLR's CPU per frame in this process")
     args = ap.parse_args()
+    if args.in_process:
+        in_process()
+        return 0
     if os.geteuid() != 0:
         print("bench/linklayer.py needs root (namespaces, raw sockets)", file=sys.stderr)
         return 2
@@ -140,15 +206,20 @@ def main() -> int:
                     runs[(pipeline, llr)].append(one_run(lab, line, llr, pipeline, args, tmp))
     print(f"h1 - A - B - h2 (basic_l3.p4), offered {args.offered:.0f} packets/s for {args.seconds:g} s, "
           f"{args.rounds} alternating rounds; LLR on the A-B link at both ends")
-    print(f"{'pipeline':>9} {'frame':>6} {'plain pps':>10} {'LLR pps':>10} {'LLR/plain':>10}   per round (plain / LLR)")
+    print("forwarded packets/s (what h2 received over its receive span), and the two switch processes' CPU time "
+          "per forwarded packet (A + B, µs): medians of the rounds")
+    print(f"{'pipeline':>9} {'frame':>6} {'plain pps':>10} {'LLR pps':>10} {'LLR/plain':>10} {'plain CPU':>10} "
+          f"{'LLR CPU':>8} {'ratio':>6}   per round pps (plain / LLR)")
     for pipeline in pipelines:
         for size in SIZES:
             plain = [r[size][2] for r in runs[(pipeline, False)]]
             with_llr = [r[size][2] for r in runs[(pipeline, True)]]
             mp, ml = statistics.median(plain), statistics.median(with_llr)
+            cp = statistics.median(r[size][3] for r in runs[(pipeline, False)])
+            cl = statistics.median(r[size][3] for r in runs[(pipeline, True)])
             rounds = ", ".join(f"{a:.0f}/{b:.0f}" for a, b in zip(plain, with_llr, strict=True))
-            print(f"{pipeline or 'default':>9} {size:>5}B {mp:>10.0f} {ml:>10.0f} {ml / mp if mp else 0:>10.2f}   "
-                  f"{rounds}")
+            print(f"{pipeline or 'default':>9} {size:>5}B {mp:>10.0f} {ml:>10.0f} {ml / mp if mp else 0:>10.2f} "
+                  f"{cp:>10.1f} {cl:>8.1f} {cl / cp if cp else 0:>6.2f}   {rounds}")
     keys = ("llr_tx_ok", "llr_rx_ok", "llr_tx_ack", "llr_tx_nak", "llr_replays", "llr_replay_timeouts",
             "llr_tx_replay", "llr_tx_best_effort", "llr_tx_discard")
     for pipeline in pipelines:

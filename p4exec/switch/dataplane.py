@@ -292,7 +292,7 @@ class DataPlane(PortStateMixin, SwitchLoop):
                         self._port_gone(port, str(exc))
                         continue
                     num = port.num
-                    if len(frames) == 1 or self.link_ports:  # the link layer takes each frame first
+                    if len(frames) == 1 or num in self.link_ports:  # its link layer takes each frame first
                         for frame in frames:
                             self._ingress(num, frame)
                     else:   # the burst in one hand-off (the native pipeline takes it in a few calls into C)
