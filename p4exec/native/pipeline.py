@@ -313,6 +313,9 @@ class NativePipeline:
         K = self._new("job_t *")
         r = self.lib.p4n_ingress(self.I, K, data, len(data), port, now_us)
         if r < 0:
+            # a frame the parser rejected stays malformed when ingress then faults (an assert on a header the
+            # parser could not extract): the switch counts its drop so, as the Python pipeline does
+            self.last_malformed = K.parser_err > 0
             self._fault(K, "ingress")
             return []
         if r & 0x1000:
@@ -580,8 +583,10 @@ class NativePipeline:
     def batch_bytes(self, off: int, n: int) -> bytes:
         return self._buffer(self._bout + off, n)[:]
 
-    def batch_fault(self, i: int, where: str) -> None:
+    def batch_fault(self, i: int, where: str) -> bool:
+        """Count frame i's fault; True when its parser had rejected it (the drop counts as malformed)."""
         self._fault(self._jobs + i, where)
+        return bool(self._jobs[i].parser_err > 0)
 
     def batch_jobs(self, i: int, r: int, now_us: int) -> list[NativeJob]:
         """Frame i after ingress only (r -3, -4, -9, -10): the jobs `ingress` would have returned."""

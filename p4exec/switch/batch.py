@@ -103,10 +103,11 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
             ctx = items[i][2]
             if r in (-1, -7, -2):
                 if r == -2:
-                    pipe.batch_fault(i, "ingress")
+                    malformed = pipe.batch_fault(i, "ingress")  # a fault after a parser error: malformed
                 else:
                     stats["dropped"] += 1
-                loop._lost(ctx, MALFORMED if r == -7 else PIPELINE)
+                    malformed = r == -7
+                loop._lost(ctx, MALFORMED if malformed else PIPELINE)
                 i += 1
                 continue
             if r == -9:
