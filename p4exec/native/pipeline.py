@@ -313,6 +313,9 @@ class NativePipeline:
         K = self._new("job_t *")
         r = self.lib.p4n_ingress(self.I, K, data, len(data), port, now_us)
         if r < 0:
+            # a frame the parser rejected stays malformed when ingress then faults (an assert on a header the
+            # parser could not extract): the switch counts its drop so, as the Python pipeline does
+            self.last_malformed = K.parser_err > 0
             self._fault(K, "ingress")
             return []
         if r & 0x1000:
@@ -567,21 +570,30 @@ class NativePipeline:
         stop = self.lib.p4n_switch_batch(self.I, self._jobs, start, nf, self._bdata, self._boffs, self._blens,
                                          self._bports, now_us, gate, self._bout, nf * self._per, self._used, self._res,
                                          self._tm)
-        res, tm = self._res, self._tm
+        ffi = self.ffi
+        k = stop - start
+        codes = ffi.unpack(self._res + start, k) if k else []
+        words = ffi.unpack(self._tm + start, k) if k else []
+        # this run's output bytes copied out of C once; batch_bytes slices them (one cffi call per run, not per frame)
+        self._chunk_base = used0
+        self._chunk = self._buffer(self._bout + used0, self._used[0] - used0)[:]
         out = []
         o = used0
-        for i in range(start, stop):
-            r = res[i]
-            out.append((r, tm[i], o))
+        for r, w in zip(codes, words, strict=True):
+            out.append((r, w, o))
             if r >= 0:
                 o += r
-        return stop, (res[stop] if stop < nf else 0), out
+        return stop, (self._res[stop] if stop < nf else 0), out
 
     def batch_bytes(self, off: int, n: int) -> bytes:
-        return self._buffer(self._bout + off, n)[:]
+        """Output bytes of a frame of the last `batch_run` (`off` as it returned)."""
+        o = off - self._chunk_base
+        return self._chunk[o:o + n]
 
-    def batch_fault(self, i: int, where: str) -> None:
+    def batch_fault(self, i: int, where: str) -> bool:
+        """Count frame i's fault; True when its parser had rejected it (the drop counts as malformed)."""
         self._fault(self._jobs + i, where)
+        return bool(self._jobs[i].parser_err > 0)
 
     def batch_jobs(self, i: int, r: int, now_us: int) -> list[NativeJob]:
         """Frame i after ingress only (r -3, -4, -9, -10): the jobs `ingress` would have returned."""

@@ -40,6 +40,7 @@ class SwitchLoop(Protocol):
     def _egress(self, job: Any, egress: Callable[..., Any], fate: Any, qinfo: Any, start: float,
                 now_us: int) -> None: ...
     def _send_out(self, frames: list[tuple[int, bytes]], fate: Any, start: float) -> None: ...
+    def _forward_one(self, ctx: Any, port: int, frame: bytes, start: float) -> None: ...
 
 GATE_PORTS = 512
 
@@ -94,6 +95,7 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
     pipe.batch_load([it[0] for it in items], [it[1] for it in items])
     stats = pipe.stats
     min_frame, overhead = loop.min_frame, loop.wire_overhead
+    forward_one = loop._forward_one
     n = len(items)
     start = 0
     while True:
@@ -103,10 +105,11 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
             ctx = items[i][2]
             if r in (-1, -7, -2):
                 if r == -2:
-                    pipe.batch_fault(i, "ingress")
+                    malformed = pipe.batch_fault(i, "ingress")  # a fault after a parser error: malformed
                 else:
                     stats["dropped"] += 1
-                loop._lost(ctx, MALFORMED if r == -7 else PIPELINE)
+                    malformed = r == -7
+                loop._lost(ctx, MALFORMED if malformed else PIPELINE)
                 i += 1
                 continue
             if r == -9:
@@ -114,12 +117,12 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
                 i += 1
                 continue
             eport, prio = word & 0x1FF, word >> 16
-            fate = loop._copies(ctx, 1)
             length = len(items[i][1])
             tm.pass_through(eport, prio, (length if length > min_frame else min_frame) + overhead, now)
             if r >= 0:
-                loop._send_out([(eport, pipe.batch_bytes(off, r))], fate, tm.ports[eport].departed_ns)
+                forward_one(ctx, eport, pipe.batch_bytes(off, r), tm.ports[eport].departed_ns)
             else:
+                fate = loop._copies(ctx, 1)
                 if r == -5:
                     pipe.batch_fault(i, "egress")
                 else:

@@ -31,7 +31,7 @@ from p4exec.switch.pcap import PcapWriter
 from p4exec.switch.ports import PortGone, SocketPort
 from p4exec.switch.portstate import PortStateMixin
 from p4exec.switch.program import Live
-from p4exec.switch.stats import Accounting, Fate, PortStats
+from p4exec.switch.stats import TX_ERROR, Accounting, Fate, PortStats
 from p4exec.switch.tm import TrafficManager
 
 UNKNOWN_RATE_BPS = 1e9  # an unpaced port (no --queue-rate-port) times PFC quanta at this rate
@@ -291,12 +291,15 @@ class DataPlane(PortStateMixin, SwitchLoop):
                     except (PortGone, OSError) as exc:
                         self._port_gone(port, str(exc))
                         continue
+                    if not frames:  # a wake-up for a frame the kernel dropped at a full ring (overload)
+                        continue
                     num = port.num
                     if len(frames) == 1 or num in self.link_ports:  # its link layer takes each frame first
                         for frame in frames:
                             self._ingress(num, frame)
                     else:   # the burst in one hand-off (the native pipeline takes it in a few calls into C)
-                        self.ingress_batch([(num, frame, self._received(num, frame)) for frame in frames])
+                        ps = self._received_burst(num, frames)
+                        self.ingress_batch([(num, frame, ps) for frame in frames])
                 deadline = self._run_timers()
                 if now >= next_tick:
                     ticks += 1
@@ -360,6 +363,29 @@ class DataPlane(PortStateMixin, SwitchLoop):
             if w is not None:
                 w.write(frame)
         return ps
+
+    def _received_burst(self, num: int, frames: list[bytes]) -> PortStats:
+        """`_received` for a burst of one port in one go (the per-port stats are the ctx of every frame)."""
+        ps = self.acct.port(num)
+        ps.received += len(frames)
+        ps.received_bytes += sum(map(len, frames))
+        w = self._pcap_in.get(num) if self._pcap_in else None
+        if w is not None:
+            for frame in frames:
+                w.write(frame)
+        return ps
+
+    def _forward_one(self, ctx: PortStats, port: int, frame: bytes, start: float) -> None:
+        """`SwitchLoop._forward_one` with the accounting of `_copies`/`_send_out`/`_copy_done` done in place: one
+        copy that leaves on a data port makes its packet forwarded, one the kernel refuses a tx_error drop (a
+        packet never in flight here, so `in_flight` does not move)."""
+        sender = self._senders.get(port)
+        if sender is None or port == self.cpu_port or not self.up_state.get(port):
+            SwitchLoop._forward_one(self, ctx, port, frame, start)
+        elif sender.send(frame, start):
+            ctx.forwarded += 1
+        else:
+            ctx.dropped[TX_ERROR] += 1
 
     def _run_timers(self) -> float | None:
         """Run the switch loop's timers that are due; the time.monotonic() of the next one (None: none).

@@ -264,6 +264,11 @@ class SwitchLoop:
             return
         self._send_out(frames, fate, start)
 
+    def _forward_one(self, ctx: Any, port: int, frame: bytes, start: float) -> None:
+        """A packet whose one copy left egress as one frame for `port` (the batch path's common case): exactly
+        `_copies`, `_send_out` and `_copy_done`; a side may do the same in one step."""
+        self._send_out([(port, frame)], self._copies(ctx, 1), start)
+
     def _send_out(self, frames: list[tuple[int, bytes]], fate: Any, start: float) -> None:
         """A copy's egress output onto the wire at `start` (or to the CPU)."""
         nfwd = ncpu = 0
