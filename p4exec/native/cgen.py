@@ -8,14 +8,14 @@ loader then keeps the Python pipeline (never a wrong packet).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from importlib import resources
 from typing import Any
 
 from p4exec.compiler import tir
 from p4exec.compiler import types as T
 from p4exec.compiler.faults import V1_ERRORS
-from p4exec.compiler.nrecord import ActionRec, ControlRec, NativeRecord, ParserRec, TableRec
+from p4exec.compiler.nrecord import ActionRec, ControlRec, FunctionRec, NativeRecord, ParserRec, TableRec
 
 
 class Unsupported(Exception):
@@ -83,6 +83,20 @@ def _sx(v: str, t: T.Type) -> str:
 
 def _is_obj(t: T.Type) -> bool:
     return isinstance(T.strip_new(t), T.HeaderT | T.StructT | T.UnionT | T.StackT)
+
+
+_PATHS = (tir.Name, tir.Field, tir.StackElem, tir.StackElemDyn, tir.StackLast, tir.StackNext)
+
+
+def _has_call(x: Any) -> bool:
+    """Whether the expression `x` holds a call of a P4 function (whose statements go before it)."""
+    if isinstance(x, tir.Call | tir.OutCall):
+        return True
+    if isinstance(x, tuple | list):
+        return any(_has_call(y) for y in x)
+    if isinstance(x, tir.Expr):
+        return any(_has_call(getattr(x, f.name)) for f in fields(x) if f.name != "type")
+    return False
 
 
 class CGen:
@@ -187,7 +201,33 @@ class CGen:
         m = getattr(self, "e_" + type(n).__name__, None)
         if m is None:
             raise Unsupported(f"expression {type(n).__name__}")
+        if not isinstance(n, tir.Call | tir.OutCall | tir.Logical | tir.Cond) and _has_call(n):
+            n = self.in_order(n)
         return m(n)
+
+    def in_order(self, n: tir.Expr) -> tir.Expr:
+        """`n` with its scalar operands before the last one holding a call evaluated into temps first: a call's
+        statements go before the expression (pre), and P4 (like the Python pipeline) evaluates left to right, so
+        an operand read before the call must not see the call's copy-out."""
+        kids = [(f.name, getattr(n, f.name)) for f in fields(n) if f.name != "type"]
+        last = max((i for i, (_k, v) in enumerate(kids) if isinstance(v, tir.Expr) and _has_call(v)), default=-1)
+        new: dict[str, Any] = {}
+        for k, v in kids[:last]:
+            if isinstance(v, tir.Expr) and not _is_obj(v.type) and not isinstance(v, tir.Const):
+                tv = self.newtmp()
+                self.pre.append(f"u64 {tv} = {self.e(v)};")
+                new[k] = tir.Name(v.type, tv)
+        return replace(n, **new) if new else n
+
+    def guarded(self, v: tir.Expr) -> tuple[str, list[str]]:
+        """The C of `v` and the statements it needs first, kept apart (for an operand evaluated only
+        sometimes: the right of && / ||, the arms of ?:)."""
+        saved = self.pre
+        self.pre = []
+        try:
+            return self.e(v), self.pre
+        finally:
+            self.pre = saved
 
     def e_Const(self, n: tir.Const) -> str:
         v = n.value
@@ -240,7 +280,14 @@ class CGen:
         return f"(!{self.e(n.operand)})"
 
     def e_Logical(self, n: tir.Logical) -> str:
-        return f"({self.e(n.left)} {n.op} {self.e(n.right)})"
+        left = self.e(n.left)
+        right, pre = self.guarded(n.right)
+        if not pre:
+            return f"({left} {n.op} {right})"
+        tv = self.newtmp()      # the right operand's statements run only when it is evaluated (short-circuit)
+        self.pre += [f"u64 {tv} = !!({left});", f"if ({'' if n.op == '&&' else '!'}{tv}) {{",
+                     *("    " + x for x in pre), f"    {tv} = !!({right});", "}"]
+        return tv
 
     def e_Compare(self, n: tir.Compare) -> str:
         lt = n.left.type
@@ -266,7 +313,15 @@ class CGen:
         return f"((0ULL - {self.e(n.operand)}) & {_mask(_width(n.type))})"
 
     def e_Cond(self, n: tir.Cond) -> str:
-        return f"({self.e(n.cond)} ? {self.e(n.then)} : {self.e(n.other)})"
+        c = self.e(n.cond)
+        (a, pa), (b, pb) = self.guarded(n.then), self.guarded(n.other)
+        if not pa and not pb:
+            return f"({c} ? {a} : {b})"
+        tv = self.newtmp()      # only the chosen arm's statements run
+        ct = self.ctype(n.type) if _is_obj(n.type) else "u64"
+        self.pre += [f"{ct} {tv};", f"if ({c}) {{", *("    " + x for x in pa), f"    {tv} = {a};", "} else {",
+                     *("    " + x for x in pb), f"    {tv} = {b};", "}"]
+        return tv
 
     def e_Div(self, n: tir.Div) -> str:
         if _signed(n.type):
@@ -436,7 +491,7 @@ class CGen:
     # ------------------------------------------------------------------ statements
     def newtmp(self) -> str:
         self.tmp += 1
-        return f"_t{self.tmp}"
+        return f"_n{self.tmp}"
 
     def stmts(self, body, ind: str) -> list[str]:
         out: list[str] = []
@@ -480,6 +535,8 @@ class CGen:
         if isinstance(v, tir.Copy):
             v = v.value
         if isinstance(v, tir.Name | tir.Field | tir.StackElem | tir.StackElemDyn | tir.StackLast | tir.StackNext):
+            return [f"{ind}{target} = {self.e(v)};"]
+        if isinstance(v, tir.Call | tir.OutCall | tir.Cond):
             return [f"{ind}{target} = {self.e(v)};"]
         if isinstance(v, tir.Make):
             b = T.strip_new(v.type)
@@ -546,9 +603,17 @@ class CGen:
         return out
 
     def s_Return(self, s: tir.Return, ind: str) -> list[str]:
-        if s.value is not None:
-            raise Unsupported("return with a value")
-        return [f"{ind}return;"]     # out values are already in the caller's temps (see s_CallStmt)
+        # out values are already in the caller's temps (see call_parts)
+        v = s.value
+        if v is None:
+            return [f"{ind}return;"]
+        if _is_obj(v.type):
+            def obj() -> list[str]:
+                tv = self.newtmp()
+                return ([f"{ind}{self.ctype(v.type)} {tv};"] + self.set_object(tv, v, ind)
+                        + [f"{ind}return {tv};"])
+            return self.with_pre(ind, obj)
+        return self.with_pre(ind, lambda: [f"{ind}return {self.e(v)};"])
 
     def s_StackShift(self, s: tir.StackShift, ind: str) -> list[str]:
         st = T.strip_new(s.stack.type)
@@ -722,7 +787,7 @@ class CGen:
         return self.with_pre(ind, f)
 
     def s_Assert(self, s: tir.Assert, ind: str) -> list[str]:
-        return self.with_pre(ind, lambda: [f"{ind}if (!({self.e(s.cond)})) {{ K->fault = 1; return; }}"])
+        return self.with_pre(ind, lambda: [f"{ind}if (!({self.e(s.cond)})) {{ K->fault = 1; {self.fault_ret} }}"])
 
     def s_Switch(self, s: tir.Switch, ind: str) -> list[str]:
         def f():
@@ -756,61 +821,91 @@ class CGen:
             return out
         return self.with_pre(ind, f)
 
+    def callee_params(self, p: tir.CallPlan) -> list[tuple[str, T.Type, str]]:
+        if p.func in self.rec.actions:
+            return self.rec.actions[p.func].params
+        if p.func in self.rec.controls:
+            return self.rec.controls[p.func].params
+        if p.func in self.rec.functions:
+            return self.rec.functions[p.func].params
+        raise Unsupported(f"call of {p.func}")
+
     def s_CallStmt(self, s: tir.CallStmt, ind: str) -> list[str]:
         """Copy-in/copy-out made explicit: a scalar out/inout argument goes through a temp whose address the callee
         gets; the temps are copied out after the call, also when the callee exits (P4: copy-out on exit too),
-        before unwinding further. A copied object (`temp`) likewise."""
+        before unwinding further. A copied object (`temp`) likewise. A function's value is dropped."""
         p = s.plan
-        if p.func in self.rec.actions:
-            params = self.rec.actions[p.func].params
-        elif p.func in self.rec.controls:
-            params = self.rec.controls[p.func].params
-        else:
-            raise Unsupported(f"call of {p.func}")
-        if p.out_offset:
+        self.callee_params(p)
+        if p.out_offset and p.func not in self.rec.functions:
             raise Unsupported("call with a value and out parameters")
 
         def f():
-            args = [self.ctx_call(p.prefix_args)] if p.prefix_args.strip() else []
-            post: list[str] = []
-            k = 0
-            for a, (_py, t, d) in zip(p.args, params, strict=True):
-                if _is_obj(t):
-                    if a.temp:
-                        ct = self.ctype(t)
-                        src = a.value.value if isinstance(a.value, tir.Copy) else a.value
-                        if not isinstance(src, tir.Name | tir.Field):
-                            raise Unsupported("object argument that is not a path")
-                        self.pre.append(f"{ct} {a.temp} = {self.e(src)};")
-                        args.append(f"&{a.temp}")
-                        if a.target is not None:
-                            post.append(f"{self.e(a.target)} = {a.temp};")
-                        continue
-                    v = a.value.value if isinstance(a.value, tir.Copy) else a.value
-                    if not isinstance(v, tir.Name | tir.Field):
-                        raise Unsupported("object argument that is not a path")
-                    if isinstance(a.value, tir.Copy):   # an `in` object: the callee sees the value at the call
-                        tv = self.newtmp()
-                        self.pre.append(f"{self.ctype(t)} {tv} = {self.e(v)};")
-                        args.append(f"&{tv}")
-                        continue
-                    args.append(f"&{self.e(v)}")
-                elif d in ("out", "inout"):
-                    tv = self.newtmp()
-                    if isinstance(a.value, tir.Opaque):
-                        self.pre.append(f"u64 {tv} = 0;")
-                    else:
-                        self.pre.append(f"u64 {tv} = {self.e(a.value)};")
-                    args.append(f"&{tv}")
-                    lv = p.outs[k] if k < len(p.outs) else None
-                    k += 1
-                    if lv is not None:
-                        post.extend(x.strip() for x in self.lvalue_store(lv, tv, ""))
-                else:
-                    args.append(self.e(a.value))
-            return ([f"{ind}{p.func}({', '.join(['I', 'K'] + [x for x in args if x])});"]
-                    + [ind + x for x in post] + [f"{ind}if (K->exited | K->fault) return;"])
+            call, post = self.call_parts(p)
+            return ([f"{ind}{call};"] + [ind + x for x in post]
+                    + [f"{ind}if (K->exited | K->fault) {self.fault_ret}"])
         return self.with_pre(ind, f)
+
+    def e_Call(self, n: tir.Call) -> str:
+        return self.call_value(n.plan, n.type)
+
+    def e_OutCall(self, n: tir.OutCall) -> str:
+        return self.call_value(n.plan, n.type)
+
+    def s_CallHelper(self, s: tir.CallHelper, ind: str) -> list[str]:
+        return []       # the Python pipeline's copy-out helper; C copies out where the call is (call_value)
+
+    def call_value(self, p: tir.CallPlan, t: T.Type) -> str:
+        """A function's value: the call and its copy-out go before the expression (pre), into a temp."""
+        if p.func not in self.rec.functions:
+            raise Unsupported(f"value of a call of {p.func}")
+        call, post = self.call_parts(p)
+        tv = self.newtmp()
+        self.pre.append(f"{self.ctype(t) if _is_obj(t) else 'u64'} {tv} = {call};")
+        self.pre.extend(post)
+        self.pre.append(f"if (K->exited | K->fault) {self.fault_ret}")
+        return tv
+
+    def call_parts(self, p: tir.CallPlan) -> tuple[str, list[str]]:
+        """The C call of `p` (its argument temps go to pre) and the copy-out statements after it."""
+        params = self.callee_params(p)
+        args = [self.ctx_call(p.prefix_args)] if p.prefix_args.strip() else []
+        post: list[str] = []
+        k = 0
+        for a, (_py, t, d) in zip(p.args, params, strict=True):
+            if _is_obj(t):
+                ct = self.ctype(t)
+                v = a.value.value if isinstance(a.value, tir.Copy) else a.value
+                if a.temp:
+                    self.pre.append(f"{ct} {a.temp};")
+                    self.pre.extend(self.set_object(a.temp, v, ""))
+                    args.append(f"&{a.temp}")
+                    if a.target is not None:
+                        post.append(f"{self.e(a.target)} = {a.temp};")
+                    continue
+                if isinstance(a.value, tir.Copy) or not isinstance(v, _PATHS):
+                    # an `in` object (or a value built for the call): the callee sees the value at the call
+                    tv = self.newtmp()
+                    self.pre.append(f"{ct} {tv};")
+                    self.pre.extend(self.set_object(tv, v, ""))
+                    args.append(f"&{tv}")
+                    continue
+                args.append(f"&{self.e(v)}")
+            elif d in ("out", "inout"):
+                tv = self.newtmp()
+                if isinstance(a.value, tir.Opaque):
+                    self.pre.append(f"u64 {tv} = 0;")
+                else:
+                    self.pre.append(f"u64 {tv} = {self.e(a.value)};")
+                args.append(f"&{tv}")
+                lv = p.outs[k] if k < len(p.outs) else None
+                k += 1
+                if lv is not None:
+                    post.extend(x.strip() for x in self.lvalue_store(lv, tv, ""))
+            elif isinstance(a.value, tir.Opaque):      # `_` for an in parameter: its default value
+                args.append("0ULL")
+            else:
+                args.append(self.e(a.value))
+        return f"{p.func}({', '.join(['I', 'K'] + [x for x in args if x])})", post
 
     def s_Extract(self, s: tir.Extract, ind: str) -> list[str]:
         if s.member or s.length is not None or s.invalidate:
@@ -899,9 +994,10 @@ class CGen:
         walk(body)
         return found
 
-    def function(self, func: str, params: list[str], body, ind="    ", prologue=()) -> None:
+    def function(self, func: str, params: list[str], body, ind="    ", prologue=(), ret: str = "void",
+                 epilogue=()) -> None:
         self.locals = {}
-        self.fault_ret = "return;"
+        self.fault_ret = "return;" if ret == "void" else f"return ({ret}){{0}};"
         decls = []
         for py, t in self.collect_locals(body).items():
             if "." in py:
@@ -909,14 +1005,45 @@ class CGen:
             ct = self.ctype(t)
             self.locals[py] = ct
             decls.append(f"    {ct} {py};" if ct != "u64" else f"    u64 {py} = 0;")
-        proto = f"static void {func}({', '.join(['inst_t *I', 'job_t *K'] + params)})"
+        proto = f"static {ret} {func}({', '.join(['inst_t *I', 'job_t *K'] + params)})"
         self.protos.append(proto + ";")
         lines = self.stmts(body, ind)
         self.out.append(proto + " {")
         self.out.extend(decls)
         self.out.extend(prologue)
         self.out.extend(lines)
+        self.out.extend(epilogue)
         self.out.append("}")
+        self.fault_ret = "return;"
+
+    def p4function(self, f: FunctionRec) -> None:
+        """A P4 function: scalar out/inout parameters are pointers to the caller's temps, objects pointers
+        (an `in` object is the caller's copy), the value returned by value (a scalar as u64)."""
+        self.ctx_types = {}
+        self.cur_frame = None
+        self.ptr_params = set()
+        params = []
+        for py, t, d in f.params:
+            if _is_obj(t):
+                ct = self.ctype(t)
+                self.ctx_types[py] = ct
+                params.append(f"{ct} *{py}")
+            else:
+                _width(t)
+                if d in ("out", "inout"):
+                    self.ptr_params.add(py)
+                    params.append(f"u64 *{py}")
+                else:
+                    params.append(f"u64 {py}")
+        if isinstance(T.strip_new(f.ret), T.VoidT):
+            ret = "void"
+        elif _is_obj(f.ret):
+            ret = self.ctype(f.ret)
+        else:
+            _width(f.ret)
+            ret = "u64"
+        self.function(f.func, params, f.body, ret=ret,
+                      epilogue=() if ret == "void" else (f"    return ({ret}){{0}};",))
 
     def obj_types(self, params: list[tuple[str, T.Type, str]]) -> dict[str, str]:
         types = {}
@@ -1132,8 +1259,8 @@ class CGen:
     # ------------------------------------------------------------------ whole program
     def generate(self) -> CProgram:
         rec = self.rec
-        if rec.functions:
-            raise Unsupported("P4 functions")
+        for fn in rec.functions.values():
+            self.p4function(fn)
         v1 = self.prog.native_v1
         H, M, SM = (self.ctype(v1[k]) for k in ("H", "M", "SM"))
         entry = self.prog.native_entry
