@@ -1273,18 +1273,27 @@ class CGen:
             self.control(c)
             ctx_of_control[c.func] = self.obj_types(c.params)
         # an action or table's context types: the object parameters it names are the control's, by name
+        # (of the control whose name prefix it carries when controls share a parameter name with different types)
         all_ctx: dict[str, str] = {}
+        clash = False
         for c in rec.controls.values():
             for k, v in self.obj_types(c.params).items():
-                if all_ctx.get(k, v) != v:
-                    raise Unsupported("controls whose parameters share a name with different types")
+                clash |= all_ctx.get(k, v) != v
                 all_ctx[k] = v
+
+        def ctx_for(func: str, ctx_args: list[str]) -> dict[str, str]:
+            if not clash or not [x for x in ctx_args if x != "L"]:
+                return all_ctx
+            owner = self._owner(func)
+            if owner is None:
+                raise Unsupported("controls whose parameters share a name with different types")
+            return ctx_of_control[owner]
         for a in rec.actions.values():
             frame = self._frame_for(a.ctx_args, a.func)
-            self.action(a, frame, all_ctx)
+            self.action(a, frame, ctx_for(a.func, a.ctx_args))
         for t in rec.tables.values():
             frame = self._frame_for(t.ctx_args, t.func)
-            self.table(t, frame, all_ctx)
+            self.table(t, frame, ctx_for(t.func, t.ctx_args))
         for p in rec.parsers.values():
             self.parser(p)
         head = [self._runtime(), *self.type_src]
@@ -1439,17 +1448,21 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
                         [(x, rec.tables[f]) for f, x in self.tbls.items()], digests=list(self.digests),
                         log_msgs=list(self.log_msgs), hcap=hcap)
 
-    def _frame_for(self, ctx_args: list[str], func: str) -> str | None:
-        if "L" not in ctx_args:
-            return None
-        # the owner is the control whose frame slots the body names; the compiler gives each control its own
-        # prefix, and an action/table name carries it: A_<prefix>_x / TA_<prefix>_x vs C_<prefix>
+    def _owner(self, func: str, with_frame: bool = False) -> str | None:
+        """The control an action/table belongs to: the compiler gives each control its own prefix, and an
+        action/table name carries it: A_<prefix>_x / TA_<prefix>_x vs C_<prefix> (the longest that fits)."""
         best = None
         for c in self.rec.controls:
             stem = c[2:]
-            if func.split("_", 1)[1].startswith(stem + "_") and self.frames.get(c):
+            if func.split("_", 1)[1].startswith(stem + "_") and (not with_frame or self.frames.get(c)):
                 if best is None or len(stem) > len(best[2:]):
                     best = c
+        return best
+
+    def _frame_for(self, ctx_args: list[str], func: str) -> str | None:
+        if "L" not in ctx_args:
+            return None
+        best = self._owner(func, with_frame=True)     # the control whose frame slots the body names
         if best is None:
             raise Unsupported(f"cannot find the control frame of {func}")
         return self.frames[best]
