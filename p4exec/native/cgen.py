@@ -937,12 +937,18 @@ class CGen:
 
     def s_Emit(self, s: tir.Emit, ind: str) -> list[str]:
         h = T.strip_new(s.header.type)
-        if not isinstance(h, T.HeaderT) or s.tmp:
+        if not isinstance(h, T.HeaderT):
             raise Unsupported("emit of a non-path header")
         widths = [(f, _width(ft)) for f, ft in h.fields.items()]
         total = sum(w for _, w in widths)
         if total % 8:
             raise Unsupported("header not a whole number of bytes")
+        if s.tmp:       # a computed header value (e.g. a stack element at a run-time index): evaluated once
+            def f() -> list[str]:
+                hv = self.newtmp()
+                return [f"{ind}{self.ctype(h)} {hv};", *self.set_object(hv, s.header, ind),
+                        *self.s_Emit(tir.Emit(tir.Name(s.header.type, hv), s.out), ind)]
+            return [f"{ind}{{", *self.with_pre(ind + "    ", f), f"{ind}}}"]
         hp = self.e(s.header)
         out = [f"{ind}if ({hp}._v) {{", f"{ind}    memset(o + len, 0, {total // 8});"]
         bit = 0
