@@ -424,11 +424,35 @@ class CGen:
         raise Unsupported(f"extern {n.extern}.{n.method}")
 
     def e_Lookahead(self, n: tir.Lookahead) -> str:
-        if n.cls or not self.in_parser:
-            raise Unsupported("lookahead of a header or struct")
+        if not self.in_parser:
+            raise Unsupported("lookahead outside the parser")
         nb = (n.width + 7) >> 3
         self.pre.append(f"if (off + {nb} > n) {{ err = {V1_ERRORS.index('PacketTooShort')}; goto done; }}")
-        return f"p4n_get(data + off, 0, {n.width})"
+        if not n.cls:
+            return f"p4n_get(data + off, 0, {n.width})"
+        # a header (valid) or struct: its fields MSB first from the next bits, nothing consumed
+        b = T.strip_new(n.type)
+        assert isinstance(b, T.HeaderT | T.StructT)
+        tv = self.newtmp()
+        self.pre.append(f"{self.ctype(n.type)} {tv}; memset(&{tv}, 0, sizeof {tv});")
+        bit = 0
+
+        def leaves(t: T.HeaderT | T.StructT, path: str) -> None:
+            nonlocal bit
+            for f, ft in t.fields.items():
+                sub = T.strip_new(ft)
+                if isinstance(sub, T.StructT):
+                    leaves(sub, f"{path}.{f}")
+                    continue
+                if _is_obj(ft) or isinstance(sub, T.Varbit):
+                    raise Unsupported("lookahead of a header or struct holding headers or varbit")
+                w = _width(ft)
+                self.pre.append(f"{path}.{f} = p4n_get(data + off, {bit}, {w});")
+                bit += w
+        leaves(b, tv)
+        if isinstance(b, T.HeaderT):
+            self.pre.append(f"{tv}._v = 1;")
+        return tv
 
     def e_PacketLength(self, n: tir.PacketLength) -> str:
         if not self.in_parser:
@@ -536,7 +560,7 @@ class CGen:
             v = v.value
         if isinstance(v, tir.Name | tir.Field | tir.StackElem | tir.StackElemDyn | tir.StackLast | tir.StackNext):
             return [f"{ind}{target} = {self.e(v)};"]
-        if isinstance(v, tir.Call | tir.OutCall | tir.Cond):
+        if isinstance(v, tir.Call | tir.OutCall | tir.Cond | tir.Lookahead):
             return [f"{ind}{target} = {self.e(v)};"]
         if isinstance(v, tir.Make):
             b = T.strip_new(v.type)
