@@ -44,6 +44,7 @@ class CProgram:
     tables: list[tuple[Extern, TableRec]] = field(default_factory=list)
     digests: list[str] = field(default_factory=list)        # digest names, by the index the C code passes back
     log_msgs: list[str] = field(default_factory=list)
+    value_sets: list[str] = field(default_factory=list)     # value set names, by the index C passes back
     hcap: int = 1024            # bytes the deparser may write before the payload (all headers valid)
 
 
@@ -130,6 +131,7 @@ class CGen:
         self.fault_ret = "return;"        # how generated code leaves the current function on a run-time fault
         self.digests: list[str] = []      # digest names by the index the C code passes back
         self.log_msgs: list[str] = []
+        self.value_sets: list[str] = []   # value set names by the index the C code passes back
 
     # ------------------------------------------------------------------ types
     def ctype(self, t: T.Type) -> str:
@@ -1261,7 +1263,17 @@ class CGen:
             body.extend("    " + x for x in self.pre)
             for c in s.cases:
                 if c.value_set:
-                    raise Unsupported("parser value sets")
+                    # members stay in the runtime's ValueSet (P4Runtime writes them): C asks it
+                    kind, name = self.bind.get(c.value_set, ("", ""))
+                    if kind != "value_set":
+                        raise Unsupported(f"value set {c.value_set}")
+                    if name not in self.value_sets:
+                        self.value_sets.append(name)
+                    arr = self.newtmp()
+                    body.append(f"        {{ u64 {arr}[] = {{{', '.join(kv)}}};")
+                    body.append(f"          if (p4n_vs_match(I->rng_handle, {self.value_sets.index(name)}, {arr}, "
+                                f"{len(kv)})) {goto(c.target)} }}")
+                    continue
                 conds = []
                 for tv, it in zip(kv, c.items, strict=True):
                     kind, *vals = it
@@ -1473,10 +1485,11 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
         cdef = ("typedef uint64_t u64;\n" + _CDEF_RUNTIME + "\n".join(self.type_src) + inst + cdef_api
                 + 'extern "Python" uint32_t p4n_rand32(uint64_t);\n'
                 + 'extern "Python" void p4n_digest(uint64_t, int, u64 *, int);\n'
-                + 'extern "Python" void p4n_log(uint64_t, int, u64 *, int);\n')
+                + 'extern "Python" void p4n_log(uint64_t, int, u64 *, int);\n'
+                + 'extern "Python" int p4n_vs_match(uint64_t, int, u64 *, int);\n')
         return CProgram(src, cdef, list(self.regs.values()), list(self.cnts.values()),
                         [(x, rec.tables[f]) for f, x in self.tbls.items()], digests=list(self.digests),
-                        log_msgs=list(self.log_msgs), hcap=hcap)
+                        log_msgs=list(self.log_msgs), value_sets=list(self.value_sets), hcap=hcap)
 
     def _owner(self, func: str, with_frame: bool = False) -> str | None:
         """The control an action/table belongs to: the compiler gives each control its own prefix, and an
@@ -1502,7 +1515,8 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
         src = resources.files("p4exec.native").joinpath("runtime.c").read_text()
         return ("#include <stdint.h>\nstatic uint32_t p4n_rand32(uint64_t h);\n"
                 "static void p4n_digest(uint64_t h, int d, uint64_t *v, int n);\n"
-                "static void p4n_log(uint64_t h, int m, uint64_t *v, int n);\n" + src)
+                "static void p4n_log(uint64_t h, int m, uint64_t *v, int n);\n"
+                "static int p4n_vs_match(uint64_t h, int s, uint64_t *v, int n);\n" + src)
 
 
 _BATCH = """

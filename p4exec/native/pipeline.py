@@ -73,6 +73,11 @@ def _log(h: int, m: int, vals, n: int) -> None:
     p.on_log(rt.format_log(p.cprog.log_msgs[m], tuple(vals[i] for i in range(n))))
 
 
+def _vs_match(h: int, s: int, vals, n: int) -> int:
+    p = _pipes[h]
+    return 1 if p.state.value_sets[p.cprog.value_sets[s]].matches(tuple(vals[i] for i in range(n))) else 0
+
+
 def _cprog(program: Any) -> cgen.CProgram:
     """The C of a compiled program, generated once and shared by its instances (a vfabric fabric loads one
     program per switch; generating takes 0.1-0.3 s, the build itself is cached by digest)."""
@@ -105,6 +110,7 @@ class NativePipeline:
             self.ffi.def_extern(name="p4n_rand32")(_rand32)
             self.ffi.def_extern(name="p4n_digest")(_digest)
             self.ffi.def_extern(name="p4n_log")(_log)
+            self.ffi.def_extern(name="p4n_vs_match")(_vs_match)
             _registered.add(id(mod))
         ffi = self.ffi
         self.I = ffi.new("inst_t *")
