@@ -45,6 +45,7 @@ class CProgram:
     digests: list[str] = field(default_factory=list)        # digest names, by the index the C code passes back
     log_msgs: list[str] = field(default_factory=list)
     value_sets: list[str] = field(default_factory=list)     # value set names, by the index C passes back
+    meters: list[str] = field(default_factory=list)         # meter names, by the index C passes back
     hcap: int = 1024            # bytes the deparser may write before the payload (all headers valid)
 
 
@@ -132,6 +133,7 @@ class CGen:
         self.digests: list[str] = []      # digest names by the index the C code passes back
         self.log_msgs: list[str] = []
         self.value_sets: list[str] = []   # value set names by the index the C code passes back
+        self.meters: list[str] = []       # meter names by the index the C code passes back
 
     # ------------------------------------------------------------------ types
     def ctype(self, t: T.Type) -> str:
@@ -420,6 +422,11 @@ class CGen:
                 return f"p4n_reg_read(I, {x.index}, {args[0]})"
             if n.method == "write":
                 return f"p4n_reg_write(I, {x.index}, {args[0]}, {args[1]})"
+        if n.extern == "meter" and kind == "meter" and n.method == "execute_meter":
+            # the cells (two-rate three-colour state, P4Runtime's configs) stay in the runtime's Meter: C asks it
+            if name not in self.meters:
+                self.meters.append(name)
+            return f"p4n_meter(I->rng_handle, {self.meters.index(name)}, {args[0]}, K->pkt_len, K->now)"
         if n.extern == "counter" and kind == "counter" and n.method == "count":
             x = self.cnts.setdefault(py, Extern("counter", name, py, len(self.cnts)))
             return f"p4n_count(I, {x.index}, {args[0]}, K->pkt_len)"
@@ -970,11 +977,11 @@ class CGen:
         if total % 8:
             raise Unsupported("header not a whole number of bytes")
         if s.tmp:       # a computed header value (e.g. a stack element at a run-time index): evaluated once
-            def f() -> list[str]:
+            def emit_tmp() -> list[str]:
                 hv = self.newtmp()
                 return [f"{ind}{self.ctype(h)} {hv};", *self.set_object(hv, s.header, ind),
                         *self.s_Emit(tir.Emit(tir.Name(s.header.type, hv), s.out), ind)]
-            return [f"{ind}{{", *self.with_pre(ind + "    ", f), f"{ind}}}"]
+            return [f"{ind}{{", *self.with_pre(ind + "    ", emit_tmp), f"{ind}}}"]
         hp = self.e(s.header)
         out = [f"{ind}if ({hp}._v) {{", f"{ind}    memset(o + len, 0, {total // 8});"]
         bit = 0
@@ -1171,6 +1178,10 @@ class CGen:
         lines = [f"    u64 key[{max(1, len(keys))}] = {{{', '.join(keys) or '0'}}};"]
         lines.append(f"    p4n_table *T = I->tbl[{x.index}];")
         lines.append("    const p4n_entry *e = p4n_find(T, key);")
+        info = self.prog.info.tables.get(t.name)
+        if info is not None and (info.direct_counter or info.idle_timeout):
+            # the hit entry's direct counter and last-hit time are the runtime entry's (P4Runtime reads them)
+            lines.append(f"    if (e) p4n_entry_hit(I->rng_handle, {x.index}, e->seq, K->pkt_len);")
         lines.append("    int act; const u64 *a; int hit = e != 0;")
         lines.append("    if (!e) { act = T->def_action; a = T->def_args; }")
         lines.append("    else if (e->group < 0) { act = e->action; a = e->args; }")
@@ -1486,10 +1497,12 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
                 + 'extern "Python" uint32_t p4n_rand32(uint64_t);\n'
                 + 'extern "Python" void p4n_digest(uint64_t, int, u64 *, int);\n'
                 + 'extern "Python" void p4n_log(uint64_t, int, u64 *, int);\n'
-                + 'extern "Python" int p4n_vs_match(uint64_t, int, u64 *, int);\n')
+                + 'extern "Python" int p4n_vs_match(uint64_t, int, u64 *, int);\n'
+                + 'extern "Python" u64 p4n_meter(uint64_t, int, u64, uint32_t, uint64_t);\n'
+                + 'extern "Python" void p4n_entry_hit(uint64_t, int, uint32_t, uint32_t);\n')
         return CProgram(src, cdef, list(self.regs.values()), list(self.cnts.values()),
                         [(x, rec.tables[f]) for f, x in self.tbls.items()], digests=list(self.digests),
-                        log_msgs=list(self.log_msgs), value_sets=list(self.value_sets), hcap=hcap)
+                        log_msgs=list(self.log_msgs), value_sets=list(self.value_sets), meters=list(self.meters), hcap=hcap)
 
     def _owner(self, func: str, with_frame: bool = False) -> str | None:
         """The control an action/table belongs to: the compiler gives each control its own prefix, and an
@@ -1516,7 +1529,9 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
         return ("#include <stdint.h>\nstatic uint32_t p4n_rand32(uint64_t h);\n"
                 "static void p4n_digest(uint64_t h, int d, uint64_t *v, int n);\n"
                 "static void p4n_log(uint64_t h, int m, uint64_t *v, int n);\n"
-                "static int p4n_vs_match(uint64_t h, int s, uint64_t *v, int n);\n" + src)
+                "static int p4n_vs_match(uint64_t h, int s, uint64_t *v, int n);\n"
+                "static uint64_t p4n_meter(uint64_t h, int m, uint64_t i, uint32_t nbytes, uint64_t now);\n"
+                "static void p4n_entry_hit(uint64_t h, int t, uint32_t seq, uint32_t nbytes);\n" + src)
 
 
 _BATCH = """

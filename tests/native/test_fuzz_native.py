@@ -55,11 +55,13 @@ def frames_for(stf: str, seed: int, n: int) -> list[tuple[int, bytes]]:
 def state_cells(state) -> dict:
     cells = {f"reg {k}": list(r.values) for k, r in state.registers.items()}
     cells.update({f"cnt {k}": (list(c.packets), list(c.bytes)) for k, c in state.counters.items()})
+    cells.update({f"direct {k}": sorted((e._seq, e.packet_count, e.byte_count) for e in t.entries())
+                  for k, t in state.tables.items() if t.direct_counter})
     return cells
 
 
 SETUP = (S.AddEntry, S.SetDefault, S.MirroringAdd, S.MirroringAddMc, S.McMgrpCreate, S.McNodeCreate,
-         S.McNodeUpdate, S.McNodeAssociate, S.RegisterWrite, S.CounterWrite)
+         S.McNodeUpdate, S.McNodeAssociate, S.RegisterWrite, S.CounterWrite, S.MeterSetRates)
 
 
 def compare(prog, frames: list[tuple[int, bytes]], stf: Path | None = None, batch: bool = False) -> bool:
