@@ -52,6 +52,17 @@ class CProgram:
 HEADER_BYTES_MAX = 3072     # below the per-frame output buffer (pipeline.OUT_CAP)
 
 
+C_KEYWORDS = frozenset(
+    "auto break case char const continue default do double else enum extern float for goto if inline int long "
+    "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
+    "asm typeof bool true false _Bool".split())
+
+
+def _cf(name: str) -> str:
+    """A P4 field's C member name (a C keyword, e.g. `short`, gets a trailing underscore)."""
+    return name + "_" if name in C_KEYWORDS else name
+
+
 def _mask(w: int) -> str:
     return "0xFFFFFFFFFFFFFFFFULL" if w >= 64 else f"0x{(1 << w) - 1:X}ULL"
 
@@ -151,20 +162,30 @@ class CGen:
                     if isinstance(fb, T.Varbit):
                         raise Unsupported(f"varbit field {b.name}.{f}")
                     if _is_obj(ft):
-                        lines.append(f"    {self.ctype(ft)} {f};")
+                        lines.append(f"    {self.ctype(ft)} {_cf(f)};")
                     else:
                         _width(ft)
-                        lines.append(f"    u64 {f};")
+                        lines.append(f"    u64 {_cf(f)};")
                 if len(lines) == 1 or (isinstance(b, T.HeaderT) and len(lines) == 2 and not b.fields):
                     lines.append("    uint8_t _empty;")
                 lines.append(f"}} {cname};")
                 self.type_src.append("\n".join(lines))
             return self.types[key]
         if isinstance(b, T.UnionT):
-            raise Unsupported(f"header union {b.name}")
+            # a union is its member headers side by side; valid when one is (the IR names the members that
+            # setValid/extract make invalid, as the Python pipeline has it)
+            key = f"union:{b.name}"
+            if key not in self.types:
+                cname = "U_" + re.sub(r"\W", "_", b.name)
+                self.types[key] = cname
+                lines = ["typedef struct {"] + [f"    {self.ctype(ft)} {_cf(f)};" for f, ft in b.fields.items()]
+                if not b.fields:
+                    lines.append("    uint8_t _empty;")
+                self.type_src.append("\n".join(lines) + f"\n}} {cname};")
+            return self.types[key]
         if isinstance(b, T.StackT):
-            if not isinstance(b.elem, T.HeaderT):
-                raise Unsupported("header union stacks")
+            if not isinstance(b.elem, T.HeaderT | T.UnionT):
+                raise Unsupported(f"stack of {b.elem}")
             et = self.ctype(b.elem)
             key = f"stack:{et}:{b.size}"
             if key not in self.types:
@@ -249,7 +270,7 @@ class CGen:
         return self.name(n.py, n.type)
 
     def e_Field(self, n: tir.Field) -> str:
-        return f"{self.e(n.base)}.{n.name}"
+        return f"{self.e(n.base)}.{_cf(n.name)}"
 
     def e_StackElem(self, n: tir.StackElem) -> str:
         return f"{self.e(n.base)}.h[{n.index}]"
@@ -277,8 +298,22 @@ class CGen:
 
     def e_IsValid(self, n: tir.IsValid) -> str:
         if n.union:
-            raise Unsupported("header unions")
+            return self.union_valid(self.e(n.base), n.base.type)
         return f"{self.e(n.base)}._v"
+
+    @staticmethod
+    def union_valid(u: str, t: T.Type) -> str:
+        b = T.strip_new(t)
+        assert isinstance(b, T.UnionT)
+        return "(" + (" | ".join(f"{u}.{_cf(f)}._v" for f in b.fields) or "0") + ")"
+
+    @staticmethod
+    def invalid_elem(elem: str, t: T.Type) -> str:
+        """C making a stack element invalid (a union: every member)."""
+        b = T.strip_new(t)
+        if isinstance(b, T.UnionT):
+            return " ".join(f"{elem}.{_cf(f)}._v = 0;" for f in b.fields) or ";"
+        return f"{elem}._v = 0;"
 
     def e_Not(self, n: tir.Not) -> str:
         return f"(!{self.e(n.operand)})"
@@ -451,12 +486,12 @@ class CGen:
             for f, ft in t.fields.items():
                 sub = T.strip_new(ft)
                 if isinstance(sub, T.StructT):
-                    leaves(sub, f"{path}.{f}")
+                    leaves(sub, f"{path}.{_cf(f)}")
                     continue
                 if _is_obj(ft) or isinstance(sub, T.Varbit):
                     raise Unsupported("lookahead of a header or struct holding headers or varbit")
                 w = _width(ft)
-                self.pre.append(f"{path}.{f} = p4n_get(data + off, {bit}, {w});")
+                self.pre.append(f"{path}.{_cf(f)} = p4n_get(data + off, {bit}, {w});")
                 bit += w
         leaves(b, tv)
         if isinstance(b, T.HeaderT):
@@ -587,7 +622,7 @@ class CGen:
                     tv = self.newtmp()
                     out.append(f"{ind}u64 {tv} = {self.e(item)};")
                 tmps.append((f, tv))
-            out += [f"{ind}{target}.{f} = {tv};" for f, tv in tmps]
+            out += [f"{ind}{target}.{_cf(f)} = {tv};" for f, tv in tmps]
             if isinstance(b, T.HeaderT):
                 out.append(f"{ind}{target}._v = 1;")
             return out
@@ -653,13 +688,14 @@ class CGen:
         size = st.size  # type: ignore[attr-defined]
         b = self.e(s.stack)
         n = s.count
+        elem = st.elem  # type: ignore[attr-defined]
         if s.op == "push_front":
             return [f"{ind}for (int _i = {size - 1}; _i >= 0; _i--) {{",
-                    f"{ind}    if (_i >= {n}) {b}.h[_i] = {b}.h[_i - {n}]; else {b}.h[_i]._v = 0;",
+                    f"{ind}    if (_i >= {n}) {b}.h[_i] = {b}.h[_i - {n}]; else {{ {self.invalid_elem(b + '.h[_i]', elem)} }}",
                     f"{ind}}}",
                     f"{ind}{b}.nxt = {b}.nxt + {n} > {size} ? {size} : {b}.nxt + {n};"]
         return [f"{ind}for (int _i = 0; _i < {size}; _i++) {{",
-                f"{ind}    if (_i + {n} < {size}) {b}.h[_i] = {b}.h[_i + {n}]; else {b}.h[_i]._v = 0;",
+                f"{ind}    if (_i + {n} < {size}) {b}.h[_i] = {b}.h[_i + {n}]; else {{ {self.invalid_elem(b + '.h[_i]', elem)} }}",
                 f"{ind}}}",
                 f"{ind}{b}.nxt = {b}.nxt > {n} ? {b}.nxt - {n} : 0;"]
 
@@ -776,7 +812,7 @@ class CGen:
                 part = {"m": "meta", "sm": "sm"}.get(role)
                 if part is None:
                     raise Unsupported(f"field list path {path}")
-                tail = f".{rest}" if rest else ""
+                tail = "".join("." + _cf(x) for x in rest.split(".")) if rest else ""
                 lines.append(f"        dst->{part}{tail} = src->{part}{tail};")
             lines.append("        break;")
         lines += ["    default: break;", "    }", "}"]
@@ -792,12 +828,10 @@ class CGen:
         return self.with_pre(ind, lambda: [f"{ind}(void){self.e(s.value)};", f"{ind}if (K->exited) return;"])
 
     def s_SetValidity(self, s: tir.SetValidity, ind: str) -> list[str]:
-        if s.invalidate:
-            raise Unsupported("header unions")
-        h = self.e(s.header)
-        if s.valid:
-            return [f"{ind}{h}._v = 1;"]
-        return [f"{ind}{h}._v = 0;"]
+        def f() -> list[str]:
+            out = [f"{ind}{self.e(x)}._v = 0;" for x in s.invalidate]
+            return out + [f"{ind}{self.e(s.header)}._v = {1 if s.valid else 0};"]
+        return self.with_pre(ind, f)
 
     def s_MarkToDrop(self, s: tir.MarkToDrop, ind: str) -> list[str]:
         sm = self.e(s.sm)
@@ -941,8 +975,8 @@ class CGen:
         return f"{p.func}({', '.join(['I', 'K'] + [x for x in args if x])})", post
 
     def s_Extract(self, s: tir.Extract, ind: str) -> list[str]:
-        if s.member or s.length is not None or s.invalidate:
-            raise Unsupported("extract of a union or varbit header")
+        if s.length is not None:
+            raise Unsupported("extract of a varbit header")
         h = T.strip_new(s.header.type)
         assert isinstance(h, T.HeaderT)
         widths = [(f, _width(ft)) for f, ft in h.fields.items()]
@@ -954,16 +988,23 @@ class CGen:
             size = T.strip_new(s.stack.type).size  # type: ignore[attr-defined]
             sb = self.e(s.stack)
             hv = self.newtmp()
-            out = [f"{ind}if ({sb}.nxt >= {size}) {{ err = {V1_ERRORS.index('StackOutOfBounds')}; goto done; }}",
-                   f"{ind}{self.ctype(h)} *{hv} = &{sb}.h[{sb}.nxt]; {sb}.nxt += 1;"]
+            out = [f"{ind}if ({sb}.nxt >= {size}) {{ err = {V1_ERRORS.index('StackOutOfBounds')}; goto done; }}"]
+            if s.member:        # the next union of a stack: its other members invalid, then this one
+                et = T.strip_new(s.stack.type).elem  # type: ignore[attr-defined]
+                uv = self.newtmp()
+                out.append(f"{ind}{self.ctype(et)} *{uv} = &{sb}.h[{sb}.nxt]; {sb}.nxt += 1;")
+                out += [f"{ind}{uv}->{_cf(m)}._v = 0;" for m in s.union_others]
+                out.append(f"{ind}{self.ctype(h)} *{hv} = &{uv}->{_cf(s.member)};")
+            else:
+                out.append(f"{ind}{self.ctype(h)} *{hv} = &{sb}.h[{sb}.nxt]; {sb}.nxt += 1;")
             hp = f"(*{hv})"
         else:
             hp = self.e(s.header)
-            out = []
+            out = [f"{ind}{self.e(x)}._v = 0;" for x in s.invalidate]
         out += [f"{ind}if (off + {nb} > n) {{ err = {V1_ERRORS.index('PacketTooShort')}; goto done; }}"]
         bit = 0
         for f, w in widths:
-            out.append(f"{ind}{hp}.{f} = p4n_get(data + off, {bit}, {w});")
+            out.append(f"{ind}{hp}.{_cf(f)} = p4n_get(data + off, {bit}, {w});")
             bit += w
         out.append(f"{ind}{hp}._v = 1; off += {nb};")
         return out
@@ -986,7 +1027,7 @@ class CGen:
         out = [f"{ind}if ({hp}._v) {{", f"{ind}    memset(o + len, 0, {total // 8});"]
         bit = 0
         for f, w in widths:
-            out.append(f"{ind}    p4n_set(o + len, {bit}, {w}, {hp}.{f});")
+            out.append(f"{ind}    p4n_set(o + len, {bit}, {w}, {hp}.{_cf(f)});")
             bit += w
         out.append(f"{ind}    len += {total // 8};")
         out.append(f"{ind}}}")
