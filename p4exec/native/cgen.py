@@ -467,6 +467,14 @@ class CGen:
             return f"p4n_count(I, {x.index}, {args[0]}, K->pkt_len)"
         raise Unsupported(f"extern {n.extern}.{n.method}")
 
+    def e_Make(self, n: tir.Make) -> str:
+        """A header/struct value built inside an expression (an argument, a field of another value): into a
+        temp first, its items evaluated left to right before any field is stored."""
+        tv = self.newtmp()
+        self.pre.append(f"{self.ctype(n.type)} {tv}; memset(&{tv}, 0, sizeof {tv});")
+        self.pre.extend(self.set_object(tv, n, ""))
+        return tv
+
     def e_Lookahead(self, n: tir.Lookahead) -> str:
         if not self.in_parser:
             raise Unsupported("lookahead outside the parser")
