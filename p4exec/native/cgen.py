@@ -22,7 +22,8 @@ class Unsupported(Exception):
     """A construct the C generator does not handle yet (the Python pipeline runs the program instead)."""
 
 
-HASH_FUNCS = {"crc16": "p4n_crc16", "crc32": "p4n_crc32", "csum16": "p4n_csum16", "xor16": "p4n_xor16"}
+HASH_FUNCS = {"crc16": "p4n_crc16", "crc32": "p4n_crc32", "csum16": "p4n_csum16", "cksum16": "p4n_csum16",
+              "xor16": "p4n_xor16", "identity": "p4n_identity"}
 
 
 @dataclass
