@@ -1281,8 +1281,8 @@ class CGen:
         self.out.append("}")
 
     def parser(self, p: ParserRec) -> None:
-        if p.sub or p.locals:
-            raise Unsupported("sub-parsers and parser locals")
+        if p.sub:
+            raise Unsupported("sub-parsers")
         types = self.obj_types(p.params)
         self.ctx_types = types
         params = [f"{types[py]} *{py}" for py, t, _d in p.params if _is_obj(t)]
@@ -1290,7 +1290,7 @@ class CGen:
             raise Unsupported("scalar parser parameters")
         body: list[str] = []
         idx = {s.name: s.index for s in p.states}
-        all_stmts = [x for s in p.states for x in s.body]
+        all_stmts = list(p.locals) + [x for s in p.states for x in s.body]
         self.locals = {}
         decls = []
         for py, t in self.collect_locals(all_stmts).items():
@@ -1307,6 +1307,7 @@ class CGen:
         start = idx["start"]
         self.in_parser = True
         self.fault_ret = "goto done;"
+        body.extend(self.stmts(p.locals, "    "))        # the parser's locals, initialised once per packet
         body.append(f"    goto st_{start};")
         for s in p.states:
             body.append(f"st_{s.index}: /* {s.name} */")
