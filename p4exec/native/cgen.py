@@ -880,7 +880,8 @@ class CGen:
                     if is_action:
                         name = lab.value if isinstance(lab, tir.Const) else getattr(lab, "py", None)
                         if name not in ids:
-                            raise Unsupported(f"switch label {lab}")
+                            raise Unsupported(f"switch label {name!r} (an action the table binds directional "
+                                              "arguments of, or not in its list)")
                         conds.append(f"{s.tmp} == {ids[name]}")
                     else:
                         conds.append(f"{s.tmp} == {self.e(lab)}")
