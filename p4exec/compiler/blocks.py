@@ -350,7 +350,6 @@ class BlockCompiler:
         if proto.type_params:
             raise self.st.err("unsupported: generic functions", d, P4Unsupported)
         py = self.st.unique("FN_" + d.name)
-        self.st.native.functions.add(py)
         self.st.declare(d.name, Sym("function", py=py, decl=d), d)
         saved_ctx, saved_scopes = self.st.ctx, self.st.scopes
         self.st.scopes = [{}]
@@ -358,10 +357,12 @@ class BlockCompiler:
         ctx.ret_type = self.decls.resolve_type(proto.ret)
         self.st.ctx = ctx
         names = []
+        rec_params = []
         for p in proto.params:
             t = self.decls.resolve_type(p.type)
             pn = "a_" + pyident(p.name)
             names.append(pn)
+            rec_params.append((pn, t, p.direction or ""))
             ctx.pyused.add(pn)
             self.st.declare(p.name, Sym("param", t, pn, direction=p.direction or "in"), p)
             if p.direction in ("out", "inout") and T.strip_new(t).is_scalar:
@@ -370,7 +371,11 @@ class BlockCompiler:
         em(f"def {py}({', '.join(names)}):")
         em.indent()
         self.st.push()
-        self.statements.stmts(d.body.stmts, em)
+        body = []
+        for s in d.body.stmts:      # checked and written one by one, as before (same temps, same Python)
+            body.append(self.statements.node(s))
+            self.statements.emit_stmt(body[-1], em)
+        self.st.native.functions[py] = nrecord.FunctionRec(py, rec_params, ctx.ret_type, tuple(body))
         self.st.pop()
         em(self.statements.ret_code(None) if isinstance(ctx.ret_type, T.VoidT) or True else "")
         em.dedent()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 import weakref
 from collections import Counter
 from typing import Any
@@ -73,6 +74,28 @@ def _log(h: int, m: int, vals, n: int) -> None:
     p.on_log(rt.format_log(p.cprog.log_msgs[m], tuple(vals[i] for i in range(n))))
 
 
+def _vs_match(h: int, s: int, vals, n: int) -> int:
+    p = _pipes[h]
+    return 1 if p.state.value_sets[p.cprog.value_sets[s]].matches(tuple(vals[i] for i in range(n))) else 0
+
+
+def _meter(h: int, m: int, i: int, nbytes: int, now: int) -> int:
+    p = _pipes[h]
+    return p.state.meters[p.cprog.meters[m]].execute(i, nbytes, now)
+
+
+def _entry_hit(h: int, t: int, seq: int, nbytes: int) -> None:
+    """A hit in C on a table with a direct counter or idle timeout: the runtime entry counts it (as
+    Table.lookup does), so P4Runtime reads and writes stay on the one entry."""
+    table = _pipes[h]._tables[t][0]
+    e = _pipes[h]._by_seq[table.name].get(seq)
+    if e is not None:
+        e.packet_count += 1
+        e.byte_count += nbytes
+        if table.idle_timeout:
+            e.last_hit_ns = time.monotonic_ns()
+
+
 def _cprog(program: Any) -> cgen.CProgram:
     """The C of a compiled program, generated once and shared by its instances (a vfabric fabric loads one
     program per switch; generating takes 0.1-0.3 s, the build itself is cached by digest)."""
@@ -105,6 +128,9 @@ class NativePipeline:
             self.ffi.def_extern(name="p4n_rand32")(_rand32)
             self.ffi.def_extern(name="p4n_digest")(_digest)
             self.ffi.def_extern(name="p4n_log")(_log)
+            self.ffi.def_extern(name="p4n_vs_match")(_vs_match)
+            self.ffi.def_extern(name="p4n_meter")(_meter)
+            self.ffi.def_extern(name="p4n_entry_hit")(_entry_hit)
             _registered.add(id(mod))
         ffi = self.ffi
         self.I = ffi.new("inst_t *")
@@ -114,6 +140,7 @@ class NativePipeline:
         self.I.rng_handle = self._rng_key
         self._keep: list[Any] = []
         self._tables: list[tuple[Any, Any, cgen.TableRec, Any]] = []
+        self._by_seq: dict[str, dict[int, Any]] = {}     # table -> its runtime entries by sequence number
         for x, trec in self.cprog.tables:
             t = state.tables[x.name]
             self._check_table(t, trec)
@@ -167,8 +194,8 @@ class NativePipeline:
 
     @staticmethod
     def _check_table(t: Any, trec: cgen.TableRec) -> None:
-        if t.direct_counter or t.direct_meter is not None or t.idle_timeout:
-            raise cgen.Unsupported(f"table {t.name}: direct counter/meter or idle timeout")
+        if t.direct_meter is not None:
+            raise cgen.Unsupported(f"table {t.name}: direct meter")
         if any(f.bitwidth > 64 for f in t.fields):
             raise cgen.Unsupported(f"table {t.name}: key wider than 64 bits")
 
@@ -194,6 +221,7 @@ class NativePipeline:
             m = e.match[lpm[0]] if lpm else None
             return m.prefix_len if isinstance(m, Lpm) else 0
         entries.sort(key=lambda e: (-plen(e), e._seq))
+        self._by_seq[t.name] = {e._seq: e for e in entries}
         groups: dict[int, int] = {}
         val = ffi.new("u64[]", nk)
         mask = ffi.new("u64[]", nk)
