@@ -30,6 +30,7 @@ class SwitchLoop(Protocol):
     wire_overhead: int
     _halves: tuple[Callable[..., Any], Callable[..., Any], Callable[[], bool]] | None
     _serving: set[int]
+    _touched: set[int]
 
     def _lost(self, ctx: Any, reason: str) -> None: ...
     def _copies(self, ps: Any, copies: int) -> Any: ...
@@ -45,22 +46,42 @@ GATE_PORTS = 512
 
 
 class Gates:
-    """One switch's gate array for one pipeline, and the ports judged so far (`open`: their cells are set).
+    """One switch's gate array for one pipeline: the cells C reads, and which ports have one (`open`).
 
-    Every port judged is judged again when a batch starts (time has passed, the traffic manager has served
-    queues since); within a batch, all at one instant, a port's gate changes only by what is done to that
-    port (C's own pass-through of a copy, which C accounts itself, or Python finishing a copy for it), so
-    after each stop only the ports Python touched are judged again, not every port judged so far (which
-    made a batch on a 128-port switch cost ~128 judgements per stop)."""
+    A cell stays right until its port changes: the switch loop notes every port it changes (`_touched`:
+    queued, served, kicked, flushed, held by its link layer, carrier changed) and the traffic manager counts
+    configuration changes (`generation`); as time passes, only a paced-out port's cell can change (3, then 2
+    once its next departure is due), so those are kept in `timed`. A batch judges these ports alone, not
+    every port it ever judged (on a 128-port UPN switch that cost ~128 judgements per batch, and per stop
+    within one). Within a batch, all at one instant, a port changes only by what is done to it there (C's own
+    pass-through of a copy, which C accounts itself, or Python finishing a copy for it): after each stop only
+    the ports Python touched are judged again."""
 
-    def __init__(self, pipe: Any) -> None:
+    def __init__(self, pipe: Any, loop: SwitchLoop) -> None:
         self.pipe = pipe
         self.cells = pipe.ffi.new("uint8_t[]", GATE_PORTS)
         self.open: set[int] = set()
+        self.timed: set[int] = set()  # cells at 3 only because the port is paced out: 2 once it is due
+        self.generation = loop.tm.generation
+
+    def start(self, loop: SwitchLoop, now: int) -> None:
+        """Bring the cells up to date at the start of a batch."""
+        tm = loop.tm
+        touched = loop._touched
+        if self.generation != tm.generation:  # a port's configuration changed: judge every port again
+            self.generation = tm.generation
+            touched.update(self.open)
+        if self.timed:
+            touched.update(self.timed)
+        if touched:
+            self.refresh(loop, touched, now)
+            touched.clear()
 
     def refresh(self, loop: SwitchLoop, ports: Iterable[int], now: int) -> None:
-        """Judge `ports` now: `gate` of each, inlined (this runs for every port judged, every batch)."""
-        cells, open_ = self.cells, self.open
+        """Judge `ports` now: 1 a copy for the port passes the traffic manager at once now, and so would the
+        next; 2 only this one (a paced port, free); 3 it waits in (or is dropped by) the traffic manager;
+        none (cell 0) the Python path decides."""
+        cells, open_, timed = self.cells, self.open, self.timed
         cpu, serving, up, tm_ports = loop.cpu_port, loop._serving, loop.up_state, loop.tm.ports
         soon = now + 1
         for port in ports:
@@ -72,9 +93,20 @@ class Gates:
                 pq = tm_ports.get(port)
                 if pq is None:
                     continue
-                g = 3 if pq.backlog else (2 if pq.next_tx < soon else 3) if pq.paced else 1
+                if pq.backlog:
+                    g = 3
+                elif not pq.paced:
+                    g = 1
+                elif pq.next_tx < soon:
+                    g = 2
+                else:
+                    cells[port] = 3
+                    open_.add(port)
+                    timed.add(port)
+                    continue
             cells[port] = g
             open_.add(port)
+            timed.discard(port)
 
 
 def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) -> None:
@@ -87,8 +119,8 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
     loop.executions += len(items)
     gates: Gates | None = getattr(loop, "_gates", None)
     if gates is None or gates.pipe is not pipe:
-        gates = loop._gates = Gates(pipe)  # type: ignore[attr-defined]
-    gates.refresh(loop, list(gates.open), now)
+        gates = loop._gates = Gates(pipe, loop)  # type: ignore[attr-defined]
+    gates.start(loop, now)
     cells = gates.cells
     pipe.batch_load([it[0] for it in items], [it[1] for it in items])
     stats = pipe.stats
@@ -129,6 +161,7 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
                 loop._copy_done(fate, 0, 0)
             i += 1
         if stop >= n:
+            loop._touched.update(touched)  # what C and Python did to these ports: judged at the next batch
             return
         ctx = items[stop][2]
         if code == -6:     # egress ran in C and asked for an E2E clone or recirculation

@@ -61,6 +61,9 @@ class SwitchLoop:
         # (ingress, egress, malformed) of the live pipeline while the switch forwards, else None
         self._halves: tuple[Callable[..., Any], Callable[..., Any], Callable[[], bool]] | None = None
         self._serving: set[int] = set()
+        # ports whose state (queues, pacing, serving, carrier) changed since the batch path last judged what
+        # they would do with a copy (p4exec/switch/batch.py); it judges only these and those paced out then
+        self._touched: set[int] = set()
         self.link_ports: dict[int, Any] = {}  # port -> linklayer.LinkPort (only with the link layer on)
         self.flow_config: LinkLayerConfig | None = None  # PFC/CBFC (`use_flow_control`); None: off
         self.flow: dict[int, PortFlow] = {}
@@ -103,10 +106,12 @@ class SwitchLoop:
         wire itself (shim bytes, replays, control frames) hold the port's pacing, so the queue, not the wire,
         absorbs them."""
         pq = self.tm.port(port)
+        touched = self._touched
 
         def hold(end_ns: float) -> None:
             if end_ns > pq.next_tx:
                 pq.next_tx = end_ns
+                touched.add(port)
 
         link_port.hold = hold
         self.link_ports[port] = link_port
@@ -140,8 +145,13 @@ class SwitchLoop:
             pf.close()
         return {port: pf.stats for port, pf in sorted(self.flow.items())}
 
+    def port_changed(self, port: int) -> None:
+        """The side changed `port`'s carrier (what `up` says of it): the batch path judges the port again."""
+        self._touched.add(port)
+
     def flush(self, port: int) -> int:
         """Drop everything queued for `port` (its carrier went down): how many copies."""
+        self._touched.add(port)
         items = self.tm.flush_port(port)
         for item in items:
             _job, _egress, fate = item
@@ -195,8 +205,10 @@ class SwitchLoop:
         serving = self._serving
         cpu_port = self.cpu_port
         min_frame = self.min_frame
+        touched = self._touched
         for job in jobs:
             eport = job.egress_port
+            touched.add(eport)
             state = up.get(eport)  # True: up, False: down, None: no such port
             if not state and eport != cpu_port:
                 self._dropped(fate, NO_PORT if state is None else PORT_DOWN)
@@ -228,6 +240,7 @@ class SwitchLoop:
             return
         ready = self.tm.ready_ns(port)
         if ready is not None:
+            self._touched.add(port)
             self._serving.add(port)
             self.timer.at(ready, self._serve, port)
 
@@ -235,6 +248,7 @@ class SwitchLoop:
         """Dequeue the head of `port`, run egress on it and put the result on the wire, then wait for the
         port's next departure (one timer per queued packet)."""
         tm = self.tm
+        self._touched.add(port)
         got = tm.dequeue(port)
         if got is not None:
             item, qinfo = got
