@@ -42,7 +42,7 @@ class NativeJob:
 
     __slots__ = ("egress_port", "priority", "packet_length", "K", "payload", "truncate", "depth", "recirc")
 
-    def __init__(self, egress_port: int, K: Any, payload: bytes, priority: int, packet_length: int,
+    def __init__(self, egress_port: int, K: Any, payload: bytes | memoryview, priority: int, packet_length: int,
                  truncate: int | None) -> None:
         self.egress_port = egress_port
         self.K = K
@@ -319,7 +319,8 @@ class NativePipeline:
             return []
         if r & 0x1000:
             self.last_malformed = True
-        payload = data[r >> 16:]
+        # a view, not a copy: egress joins it to the deparsed headers, the one copy of the payload a frame needs
+        payload = memoryview(data)[r >> 16:]
         if r & 0xA000:         # multicast, I2E clone or resubmit: the traffic manager's part, in Python
             jobs: list[NativeJob] = []
             try:
@@ -334,7 +335,7 @@ class NativePipeline:
             return []
         return [NativeJob(spec, K, payload, (r >> 9) & 7, len(data), K.truncate if r & 0x4000 else None)]
 
-    def _after_ingress(self, K: Any, port: int, data: bytes, now: int, payload: bytes, jobs: list[NativeJob],
+    def _after_ingress(self, K: Any, port: int, data: bytes, now: int, payload: bytes | memoryview, jobs: list[NativeJob],
                        depth: int) -> None:
         """V1Pipeline._ingress_pass after the ingress control: I2E clones, resubmit, multicast, unicast, drop."""
         if K.clone_type == 1:
@@ -389,7 +390,7 @@ class NativePipeline:
             j.depth = depth
             jobs.append(j)
 
-    def _replicate(self, K: Any, payload: bytes) -> list[NativeJob]:
+    def _replicate(self, K: Any, payload: bytes | memoryview) -> list[NativeJob]:
         reps = self._pre.replicas(K.sm.mcast_grp)
         if not reps:
             self.stats["dropped"] += 1
