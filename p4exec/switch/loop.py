@@ -62,7 +62,8 @@ class SwitchLoop:
         self._halves: tuple[Callable[..., Any], Callable[..., Any], Callable[[], bool]] | None = None
         self._serving: set[int] = set()
         # ports whose state (queues, pacing, serving, carrier) changed since the batch path last judged what
-        # they would do with a copy (p4exec/switch/batch.py); it judges only these and those paced out then
+        # they would do with a copy (p4exec/switch/batch.py); it judges only these and those paced out then.
+        # A port being served is busy whatever happens to its queues: it counts as changed when service ends
         self._touched: set[int] = set()
         self.link_ports: dict[int, Any] = {}  # port -> linklayer.LinkPort (only with the link layer on)
         self.flow_config: LinkLayerConfig | None = None  # PFC/CBFC (`use_flow_control`); None: off
@@ -208,7 +209,6 @@ class SwitchLoop:
         touched = self._touched
         for job in jobs:
             eport = job.egress_port
-            touched.add(eport)
             state = up.get(eport)  # True: up, False: down, None: no such port
             if not state and eport != cpu_port:
                 self._dropped(fate, NO_PORT if state is None else PORT_DOWN)
@@ -217,6 +217,8 @@ class SwitchLoop:
             length = job.packet_length
             wire = (length if length > min_frame else min_frame) + self.wire_overhead
             if eport not in serving:
+                # (a served port stays what the batch path judged it, busy, whatever is queued: not touched)
+                touched.add(eport)
                 # an idle port: the packet leaves in this same instant if the port is free (no queue, no event)
                 qinfo = tm.pass_through(eport, job.priority, wire, now)
                 if qinfo is not None:
@@ -248,7 +250,6 @@ class SwitchLoop:
         """Dequeue the head of `port`, run egress on it and put the result on the wire, then wait for the
         port's next departure (one timer per queued packet)."""
         tm = self.tm
-        self._touched.add(port)
         got = tm.dequeue(port)
         if got is not None:
             item, qinfo = got
@@ -258,6 +259,7 @@ class SwitchLoop:
         ready = tm.ready_ns(port)
         if ready is None:
             self._serving.discard(port)
+            self._touched.add(port)  # no longer busy: the batch path judges it again
         else:
             self.timer.at(ready, self._serve, port)
 
