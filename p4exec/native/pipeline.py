@@ -43,7 +43,7 @@ class NativeJob:
 
     __slots__ = ("egress_port", "priority", "packet_length", "K", "payload", "truncate", "depth", "recirc")
 
-    def __init__(self, egress_port: int, K: Any, payload: bytes, priority: int, packet_length: int,
+    def __init__(self, egress_port: int, K: Any, payload: bytes | memoryview, priority: int, packet_length: int,
                  truncate: int | None) -> None:
         self.egress_port = egress_port
         self.K = K
@@ -153,7 +153,9 @@ class NativePipeline:
         self._out = ffi.new("uint8_t[]", OUT_CAP)
         self._new = ffi.new
         self._batch_cap = 0
-        self._per = self.cprog.hcap + 2048      # batch output bytes per frame: headers + a large payload
+        self._hcap = self.cprog.hcap             # bytes the deparser may write before a frame's payload
+        self._bout: Any = None                  # a batch's output frames, back to back
+        self._bout_size = 0
         self._tm: Any = ffi.new("uint32_t[]", 64)   # the switch loop's batch: egress port | priority per frame
         self._used: Any = ffi.new("uint32_t[]", 1)
         self._bstats = ffi.new("uint32_t[]", 4)
@@ -348,7 +350,8 @@ class NativePipeline:
             return []
         if r & 0x1000:
             self.last_malformed = True
-        payload = data[r >> 16:]
+        # a view, not a copy: egress joins it to the deparsed headers, the one copy of the payload a frame needs
+        payload = memoryview(data)[r >> 16:]
         if r & 0xA000:         # multicast, I2E clone or resubmit: the traffic manager's part, in Python
             jobs: list[NativeJob] = []
             try:
@@ -363,7 +366,7 @@ class NativePipeline:
             return []
         return [NativeJob(spec, K, payload, (r >> 9) & 7, len(data), K.truncate if r & 0x4000 else None)]
 
-    def _after_ingress(self, K: Any, port: int, data: bytes, now: int, payload: bytes, jobs: list[NativeJob],
+    def _after_ingress(self, K: Any, port: int, data: bytes, now: int, payload: bytes | memoryview, jobs: list[NativeJob],
                        depth: int) -> None:
         """V1Pipeline._ingress_pass after the ingress control: I2E clones, resubmit, multicast, unicast, drop."""
         if K.clone_type == 1:
@@ -418,7 +421,7 @@ class NativePipeline:
             j.depth = depth
             jobs.append(j)
 
-    def _replicate(self, K: Any, payload: bytes) -> list[NativeJob]:
+    def _replicate(self, K: Any, payload: bytes | memoryview) -> list[NativeJob]:
         reps = self._pre.replicas(K.sm.mcast_grp)
         if not reps:
             self.stats["dropped"] += 1
@@ -537,15 +540,12 @@ class NativePipeline:
         if nf == 0:
             return []
         ffi, lib = self.ffi, self.lib
-        if nf > self._batch_cap:
-            self._batch_cap = nf
-            self._jobs = ffi.new("job_t[]", nf)
-            self._res = ffi.new("int64_t[]", nf)
-            self._bout = ffi.new("uint8_t[]", nf * self._per)
+        lens = list(map(len, datas))
+        self._room(nf, sum(lens))
         stats = self._bstats
         stats[0] = 0
-        used = lib.p4n_batch(self.I, self._jobs, nf, b"".join(datas), list(map(len, datas)), ports, nows,
-                             self._bout, nf * self._per, self._res, stats)
+        used = lib.p4n_batch(self.I, self._jobs, nf, b"".join(datas), lens, ports, nows,
+                             self._bout, self._bout_size, self._res, stats)
         buf = self._buffer(self._bout, used)[:]
         out: list[tuple[int, int, bytes]] = []
         append = out.append
@@ -565,26 +565,35 @@ class NativePipeline:
         self.last_malformed = bool(stats[0])
         return out
 
+    def _room(self, nf: int, data_bytes: int) -> None:
+        """Job and result arrays for `nf` frames, and output room for all of them (each frame's headers may
+        grow to `hcap` before its payload): a batch that ran out of room would finish its remaining frames
+        one by one in Python (4-KiB RoCE frames overflowed a fixed 2 KiB per frame at half the batch)."""
+        ffi = self.ffi
+        if nf > self._batch_cap:
+            self._batch_cap = nf
+            self._jobs = ffi.new("job_t[]", nf)
+            self._res = ffi.new("int64_t[]", nf)
+        need = data_bytes + nf * self._hcap
+        if need > self._bout_size:
+            self._bout_size = max(need, 2 * self._bout_size)
+            self._bout = ffi.new("uint8_t[]", self._bout_size)
+
     # ------------------------------------------------------------------ the switch loop's batch
     def batch_load(self, ports: list[int], datas: list[bytes]) -> None:
         """The frames of one `SwitchLoop.ingress_batch` (p4exec/switch/batch.py), copied into C once."""
         if changes.WRITES.n != self._seen:
             self._sync()
         nf = len(datas)
-        ffi = self.ffi
-        if nf > self._batch_cap:
-            self._batch_cap = nf
-            self._jobs = ffi.new("job_t[]", nf)
-            self._res = ffi.new("int64_t[]", nf)
-            self._bout = ffi.new("uint8_t[]", nf * self._per)
-        if len(self._tm) < nf:
-            self._tm = ffi.new("uint32_t[]", max(nf, 64))
         lens = list(map(len, datas))
         offs = [0] * nf
         o = 0
         for i, n in enumerate(lens):
             offs[i] = o
             o += n
+        self._room(nf, o)
+        if len(self._tm) < nf:
+            self._tm = self.ffi.new("uint32_t[]", max(nf, 64))
         self._bdata = b"".join(datas)
         self._blens, self._boffs, self._bports = lens, offs, ports
         self._used[0] = 0
@@ -596,7 +605,7 @@ class NativePipeline:
         used0 = self._used[0]
         nf = len(self._blens)
         stop = self.lib.p4n_switch_batch(self.I, self._jobs, start, nf, self._bdata, self._boffs, self._blens,
-                                         self._bports, now_us, gate, self._bout, nf * self._per, self._used, self._res,
+                                         self._bports, now_us, gate, self._bout, self._bout_size, self._used, self._res,
                                          self._tm)
         ffi = self.ffi
         k = stop - start
