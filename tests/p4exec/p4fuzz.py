@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from p4exec.compiler.program import compile_source
 from p4exec.errors import P4Error
+from tests.support.p4corpus import corpus_programs as numbered_programs
 
 CORPUS = Path(__file__).resolve().parents[1] / "p4"
 
@@ -37,7 +38,7 @@ _TOKEN = re.compile(r"\s+|//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\])*\"|@\w+(?:\([^()]
 def corpus_programs() -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(name, tokens) of every corpus program; whitespace and comments are tokens too, so joining them
     gives the program back."""
-    return tuple((p.name, tuple(_TOKEN.findall(p.read_text()))) for p in sorted(CORPUS.glob("[0-9][0-9]_*.p4")))
+    return tuple((p.name, tuple(_TOKEN.findall(p.read_text()))) for p in numbered_programs(CORPUS))
 
 
 def token_streams() -> st.SearchStrategy[str]:
