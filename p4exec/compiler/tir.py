@@ -145,6 +145,13 @@ class Make(Expr):
     items: tuple[Expr, ...]
 
 
+def is_constant_aggregate(n: Expr) -> bool:
+    """A struct or tuple value whose every leaf is a compile-time constant (a struct-typed `const`)."""
+    if not isinstance(n, Make | Tuple):
+        return False
+    return all(isinstance(i, Const) or is_constant_aggregate(i) for i in n.items)
+
+
 @dataclass(frozen=True, slots=True)
 class Initializer(Expr):
     """A list or struct initializer not yet given a type by its context (only its items are checked)."""
