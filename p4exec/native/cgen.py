@@ -435,8 +435,9 @@ class CGen:
 
     # ------------------------------------------------------------------ statements
     def newtmp(self) -> str:
+        """A C temp; `_cN`, apart from the compiler's own `_tN` locals (which reach C as declared locals)."""
         self.tmp += 1
-        return f"_t{self.tmp}"
+        return f"_c{self.tmp}"
 
     def stmts(self, body, ind: str) -> list[str]:
         out: list[str] = []
@@ -787,6 +788,12 @@ class CGen:
                             post.append(f"{self.e(a.target)} = {a.temp};")
                         continue
                     v = a.value.value if isinstance(a.value, tir.Copy) else a.value
+                    if isinstance(v, tir.Make):     # a struct constant or initializer: built in a temp first
+                        tv = self.newtmp()
+                        self.pre.append(f"{self.ctype(t)} {tv};")
+                        self.pre.extend(self.set_object(tv, v, ""))
+                        args.append(f"&{tv}")
+                        continue
                     if not isinstance(v, tir.Name | tir.Field):
                         raise Unsupported("object argument that is not a path")
                     if isinstance(a.value, tir.Copy):   # an `in` object: the callee sees the value at the call
