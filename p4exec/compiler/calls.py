@@ -187,7 +187,7 @@ class CallCompiler:
         returns the call's value: `x + f(x)` reads x before f's copy-out, `f(x) + x` after it."""
         if self.st.stmt_depth == 0:
             raise self.st.err("unsupported: a call with out/inout arguments outside a statement (table key, "
-                           "select expression, initializer of a control-local)", n, P4Unsupported)
+                           "select expression)", n, P4Unsupported)
         helper = self.st.unique("_co")
         self.st.pending_defs.append(tir.CallHelper(helper, plan))
         return tir.OutCall(ret, plan, helper)

@@ -768,6 +768,18 @@ def python_names(node: Any) -> Iterator[str]:
                 yield from python_names(getattr(node, f.name))
 
 
+def has_effects(node: Any) -> bool:
+    """Whether evaluating the IR below `node` can change state: a call with out/inout arguments, a table apply or
+    an extern method (a function without out arguments changes nothing but its own locals)."""
+    if isinstance(node, OutCall | TableApply | ExternCall):
+        return True
+    if isinstance(node, tuple):
+        return any(has_effects(x) for x in node)
+    if dataclasses.is_dataclass(node) and type(node).__module__ == __name__:
+        return any(has_effects(getattr(node, f.name)) for f in dataclasses.fields(node) if f.name != "type")
+    return False
+
+
 def retype(node: Expr, t: T.Type) -> Expr:
     """The same value seen at another type: a `type`/`typedef` of the node's own type, or a no-op cast (As)."""
     if node.type is t:
