@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -778,6 +778,27 @@ def has_effects(node: Any) -> bool:
     if dataclasses.is_dataclass(node) and type(node).__module__ == __name__:
         return any(has_effects(getattr(node, f.name)) for f in dataclasses.fields(node) if f.name != "type")
     return False
+
+
+def rewrite(node: Any, fn: Callable[[Any], Any]) -> Any:
+    """`node` with each sub-node for which `fn` returns a replacement (not None) replaced, top-down; unchanged
+    parts are shared (the IR is immutable)."""
+    r = fn(node)
+    if r is not None:
+        return r
+    if isinstance(node, tuple):
+        items = tuple(rewrite(x, fn) for x in node)
+        return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
+    if dataclasses.is_dataclass(node) and type(node).__module__ == __name__:
+        changes = {}
+        for f in dataclasses.fields(node):
+            if f.name != "type":
+                v = getattr(node, f.name)
+                nv = rewrite(v, fn)
+                if nv is not v:
+                    changes[f.name] = nv
+        return dataclasses.replace(node, **changes) if changes else node  # type: ignore[type-var]
+    return node
 
 
 def retype(node: Expr, t: T.Type) -> Expr:
