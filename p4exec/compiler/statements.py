@@ -2,7 +2,6 @@
 function around a compiled body."""
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -422,18 +421,7 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 
 def _may_fault(node: Any) -> bool:
     """Whether evaluating `node` may raise a run-time fault: a run-time stack index or a division."""
-    return any(isinstance(n, tir.StackElemDyn | tir.Div) for n in _subnodes(node))
-
-
-def _subnodes(node: Any):
-    yield node
-    if isinstance(node, tuple):
-        for x in node:
-            yield from _subnodes(x)
-    elif dataclasses.is_dataclass(node) and type(node).__module__ == tir.__name__:
-        for f in dataclasses.fields(node):
-            if f.name != "type":
-                yield from _subnodes(getattr(node, f.name))
+    return any(isinstance(n, tir.StackElemDyn | tir.Div) for n in tir.walk(node))
 
 
 def _without_dead_faulting_reads(body: tuple[tir.Stmt, ...],
@@ -441,7 +429,7 @@ def _without_dead_faulting_reads(body: tuple[tir.Stmt, ...],
     """A local nothing reads afterwards, initialised by a side-effect-free value that may fault (`x = hs[i].f`,
     `x = a / b`), is left at its default: p4c-bm2-ss removes such a dead read, so an out-of-range index there
     touches nothing on BMv2 (docs/p4exec-compiler.md, "Run-time faults"). Other dead locals stay as they are."""
-    dead = {n.py for n in _subnodes(body) if isinstance(n, tir.Local) and _may_fault(n.value)
+    dead = {n.py for n in tir.walk(body) if isinstance(n, tir.Local) and _may_fault(n.value)
             and not tir.has_effects(n.value)}
     if not dead:
         return body

@@ -375,9 +375,15 @@ class TableCompiler:
         mark = len(self.st.pending_defs)
         self.st.stmt_depth += 1
         try:
-            lines, _ = self.calls.call_with_params(call, d.params, a.pyfunc, f"action {a.local} in a table", prefix)
+            plan = self.calls.plan_call(call, d.params, a.pyfunc, f"action {a.local} in a table", prefix)
         finally:
             self.st.stmt_depth -= 1
+        for arg, given in zip(plan.args, ref.args or [], strict=False):
+            if any(isinstance(x, tir.TableApply) for x in tir.walk(arg)):
+                # p4c: "table invocation in action argument" (a bound argument runs inside the action)
+                raise self.st.err(f"table invocation in an argument of action '{a.local}' in a table's action list",
+                                  given.value if given.value is not None else ref)
+        lines, _ = exprgen.call(plan)
         helpers = [ln for h in self.st.pending_defs[mark:] for ln in exprgen.statement(h)]
         del self.st.pending_defs[mark:]
         self.st.pop()

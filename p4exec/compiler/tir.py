@@ -768,6 +768,18 @@ def python_names(node: Any) -> Iterator[str]:
                 yield from python_names(getattr(node, f.name))
 
 
+def walk(node: Any) -> Iterator[Any]:
+    """`node` and every node, plan and tuple below it, top-down."""
+    yield node
+    if isinstance(node, tuple):
+        for x in node:
+            yield from walk(x)
+    elif dataclasses.is_dataclass(node) and type(node).__module__ == __name__:
+        for f in dataclasses.fields(node):
+            if f.name != "type":
+                yield from walk(getattr(node, f.name))
+
+
 def has_effects(node: Any) -> bool:
     """Whether evaluating the IR below `node` can change state: a call with out/inout arguments, a table apply or
     an extern method (a function without out arguments changes nothing but its own locals)."""

@@ -16,7 +16,7 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
     bool hit = by_b.apply().hit;
     bit<8> after = hdr.h.c;
     apply {
-        hdr.h.a = before;
+        hdr.h.a = before + (8w0 << (bit<16>) hdr.h.b);   // a shift of 0: p4c removes it, so no 8-bit limit
         hdr.h.d = after;
         sm.egress_spec = hit ? 9w2 : 9w1;
     }
