@@ -462,6 +462,8 @@ class TableCompiler:
     def keyset_items(self, ks, n) -> list:
         if isinstance(ks, A.KsTuple):
             items = ks.items
+        elif isinstance(ks, A.ListExpr) and len(ks.items) == n:
+            items = ks.items        # `{k}`: a list expression as the keyset, as p4c reads it (one item per key)
         elif isinstance(ks, A.KsDefault | A.KsDontCare) and n != 1:
             items = [A.KsDontCare(loc=ks.loc)] * n
         else:

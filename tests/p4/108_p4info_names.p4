@@ -1,6 +1,6 @@
 // Names in P4Info as p4c writes them: a struct nested in a @controller_header header gives metadata named
 // `inner.tag`, `inner.hops`; @name on a control declaration is ignored (the block keeps its instance name);
-// non-ASCII @name text is written as UTF-8 once.
+// non-ASCII @name text is written as UTF-8 once. A const entry's keyset may be written as a list `{k}`.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -35,6 +35,9 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
         key = { hdr.h.w: exact @name("clé"); }
         actions = { mark; NoAction; }
         default_action = NoAction();
+        const entries = {
+            {16w0x1234} : mark(0xAA);    // a list expression as the keyset of a one-key table
+        }
     }
     apply {
         by_w.apply();
