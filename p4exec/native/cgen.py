@@ -567,6 +567,7 @@ class CGen:
 
     # ------------------------------------------------------------------ statements
     def newtmp(self) -> str:
+        """A C temp; `_nN`, apart from the compiler's own `_tN` locals (which reach C as declared locals)."""
         self.tmp += 1
         return f"_n{self.tmp}"
 

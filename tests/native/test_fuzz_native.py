@@ -20,9 +20,10 @@ from p4exec.stf import parse as S
 from p4exec.stf.parse import parse_stf_file
 from p4exec.stf.runner import StfRunner
 from p4exec.v1model.loader import load
+from tests.support.p4corpus import corpus_programs
 
 CORPUS = Path(__file__).resolve().parents[1] / "p4"
-PROGRAMS = sorted(CORPUS.glob("[0-9][0-9]_*.p4"))
+PROGRAMS = corpus_programs(CORPUS)
 # programs that loop forever on some inputs (77: `for (bit<8> i = 1; i <= hdr.h.n; ...)` never ends when n is
 # 255, in P4 as on both pipelines): only their STF packets are sent
 ENDLESS_ON_SOME_INPUTS = {"77_for_loops"}
