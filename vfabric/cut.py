@@ -82,8 +82,9 @@ def refusal(run: Any, sampling: bool) -> str:
     return ""
 
 
-def _constraints(run: Any) -> _Union:
-    """Nodes that must share a rank: every NIC port with its switch, and the couplings of the module's list."""
+def _constraints(run: Any, keep_zero_delay: bool) -> _Union:
+    """Nodes that must share a rank: every NIC port with its switch, the couplings of the module's list, and
+    (`keep_zero_delay`, an automatic split) both ends of a link with no delay at all."""
     fab = run.fabric
     eps = fab.endpoints
     topo = fab.topo
@@ -96,7 +97,7 @@ def _constraints(run: Any) -> _Union:
         if a_sw != b_sw:
             sw, host = (ln.a.owner, ln.b.owner) if a_sw else (ln.b.owner, ln.a.owner)
             nodes.join(("sw", sw), ("nic", eid_of[host], ln.plane))
-        elif a_sw and fab.links[index].delay_ns + fab.config.pipeline_latency_ns == 0:
+        elif a_sw and keep_zero_delay and fab.links[index].delay_ns + fab.config.pipeline_latency_ns == 0:
             nodes.join(("sw", ln.a.owner), ("sw", ln.b.owner))  # a zero-delay link is never cut
     nic_key = {id(nic): key for key, nic in eps.nics.items()}
     src = [("nic", *nic_key[id(f.nic)]) for f in eps.flows]
@@ -128,7 +129,7 @@ def plan_cut(run: Any, ranks: int, sampling: bool = False, explicit: list[list[s
         if explicit is not None:
             raise CutError(f"virtual.partition: coupled partitions cannot reproduce this run exactly ({why})")
         return Cut(reason=why)
-    nodes = _constraints(run)
+    nodes = _constraints(run, explicit is None)
     switches = [node.name for node in topo.switches]
     if explicit is not None:
         rank_of = _explicit(topo, fab, explicit, ranks)
