@@ -57,6 +57,16 @@ class WindowStats:
     sync_s: float = 0.0  # wall time in the exchanges (waiting for the slowest rank included)
 
 
+def exchange(comm: Any, outgoing: list[Any]) -> list[Any]:
+    """One window's collective: item k of `outgoing` to rank k, item k of the result from rank k (pickled).
+    It first waits for every rank on a non-blocking barrier, yielding the CPU between tests: MPICH's blocking
+    collectives busy-poll, which on shared cores would slow the very rank being waited for."""
+    req = comm.Ibarrier()
+    while not req.Test():
+        os.sched_yield()
+    return comm.alltoall(outgoing)
+
+
 class Frames:
     """One rank's outboxes: frames put on cut channels during the window, by destination rank."""
 
@@ -154,12 +164,7 @@ class WindowEngine:
 
     # ---------------------------------------------------------------- the loop
     def _alltoall(self, outgoing: list[Any]) -> list[Any]:
-        """One collective for the window: everyone's boxes and news. Waits for the others yielding the CPU
-        (MPICH busy-polls; on shared cores that would slow the rank being waited for)."""
-        req = self.comm.Ibarrier()
-        while not req.Test():
-            os.sched_yield()
-        return self.comm.alltoall(outgoing)
+        return exchange(self.comm, outgoing)
 
     def simulate(self, limit_ns: int, wall_limit_s: float, wall0: float,
                  report: Callable[[Any], None] | None = None) -> RunStats:
