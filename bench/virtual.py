@@ -395,7 +395,7 @@ def ranks_spec(gpus: int, planes: int, size_kib: int) -> dict[str, Any]:
             "policies": [{"name": "ecmp"}]}
 
 
-def coupled_side(gpus: int, radix: int, algorithm: str) -> None:
+def coupled_side(gpus: int, radix: int, algorithm: str, planes: int = 4) -> None:
     """One side of the coupled comparison, in this process or (under mpiexec) on the ranks it is given: the
     UPN all-to-all of `--scale upn` (4 planes at 200 Gbit/s, 0-µs links, RoCEv2 MTU, 128-frame queues,
     selective repeat with the scale timers, 64 KiB per pair) — on MPI ranks with coupled partitions
@@ -410,12 +410,12 @@ def coupled_side(gpus: int, radix: int, algorithm: str) -> None:
     comm = world()
     rank = comm.Get_rank() if comm is not None else 0
     t0 = time.perf_counter()
-    topo = upn(gpus=gpus, planes=4, radix=radix, rate_gbps=200, delay_us=0.0)
+    topo = upn(gpus=gpus, planes=planes, radix=radix, rate_gbps=200, delay_us=0.0)
     fab, control = build(topo, mtu=ROCE_PATH_MTU_IP, queue_depth=UPN_QUEUE_DEPTH, transport="sr")
     bring = time.perf_counter() - t0
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     params: dict[str, Any] = {"seed": 1} if algorithm == "direct" else {}
-    plan = pattern_plan("all_to_all", eids, 64 * 1024 * gpus, 1, algorithm, planes=4, **params)
+    plan = pattern_plan("all_to_all", eids, 64 * 1024 * gpus, 1, algorithm, planes=planes, **params)
     limits = VirtualLimits(time_limit_s=0.05, wall_limit_s=7200, workers=1, backend="mpi" if comm else "fork",
                            comm=comm, partition="coupled" if comm else "auto")
     run = VirtualRun(fab, control, limits)
@@ -438,11 +438,11 @@ def coupled_side(gpus: int, radix: int, algorithm: str) -> None:
         "bring_up_s": round(bring, 2), "loop_s": round(wall, 2), "note": out.partitions, "stopped": out.stopped_by,
         "virtual_us": round(out.result.duration_s * 1e6, 3), "executions": fab.executions(),
         "delivered": sum(f.delivered for f in out.result.flows), "planned": sum(f.npkts for f in out.result.flows),
-        "windows": ws.windows if ws else 0, "sync_s": round(ws.sync_s, 2) if ws else 0.0,
+        "events": out.stats.events, "cpu_s": round(out.stats.cpu_s, 2), "windows": ws.windows if ws else 0, "sync_s": round(ws.sync_s, 2) if ws else 0.0,
         "frames_exchanged": ws.frames_out if ws else 0, "digest": digest.hexdigest()}), flush=True)
 
 
-def coupled_compare(ranks: int, gpus: int, radix: int, algorithm: str) -> None:
+def coupled_compare(ranks: int, gpus: int, radix: int, algorithm: str, planes: int = 4) -> None:
     """`coupled_side` in one process, then on `ranks` MPI ranks, side by side in this run."""
     import json
     import subprocess
@@ -453,12 +453,12 @@ def coupled_compare(ranks: int, gpus: int, radix: int, algorithm: str) -> None:
     if launcher is None:
         print("MPI: no mpiexec (make setup installs the mpich wheel): nothing measured")
         return
-    print(f"coupled partitions: UPN {gpus} (radix {radix}, 4 planes) all-to-all 64 KiB per pair, {algorithm}, "
+    print(f"coupled partitions: UPN {gpus} (radix {radix}, {planes} plane(s)) all-to-all 64 KiB per pair, {algorithm}, "
           f"transport sr, IP MTU {ROCE_PATH_MTU_IP}; {load_note()}", flush=True)
     env = {k: v for k, v in os.environ.items() if k not in ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE")}
     env["PYTHONPATH"] = str(ROOT)
     side = [sys.executable, str(Path(__file__)), "--coupled-side", str(gpus), "--coupled-radix", str(radix),
-            "--upn-algorithm", algorithm]
+            "--upn-algorithm", algorithm, "--coupled-planes", str(planes)]
     got = {}
     for n, cmd in ((1, side), (ranks, [launcher, "-n", str(ranks), *oversubscribe_flags(launcher), *side])):
         t0 = time.perf_counter()
@@ -471,7 +471,7 @@ def coupled_compare(ranks: int, gpus: int, radix: int, algorithm: str) -> None:
         r = got[n] = json.loads(lines[-1][len("COUPLED "):])
         r["total_s"] = total
         print(f"  {n} rank(s): {total:.1f} s wall for the command (bring-up {r['bring_up_s']:.1f} s, event loop "
-              f"{r['loop_s']:.1f} s), {r['stopped']}, {r['delivered']:,} of {r['planned']:,} data frames delivered, "
+              f"{r['loop_s']:.1f} s; {r['events']:,} events, {r['cpu_s']:.1f} s CPU of all ranks' event loops), {r['stopped']}, {r['delivered']:,} of {r['planned']:,} data frames delivered, "
               f"collective {r['virtual_us']:.1f} µs virtual, {r['executions']:,} pipeline packets; {r['note']}"
               + (f"; {r['windows']:,} windows, {r['frames_exchanged']:,} boundary frames, {r['sync_s']:.2f} s in "
                  f"the exchanges (rank 0)" if n > 1 else ""), flush=True)
@@ -600,6 +600,8 @@ def main() -> int:
     ap.add_argument("--ranks-size-kib", type=int, default=8192, help="all-to-all bytes per pair of the --ranks run")
     ap.add_argument("--coupled-radix", type=int, default=128,
                     help="switch radix of the --ranks UPN (coupled partitions); 16 with --upn-gpus 64 keeps 2 tiers")
+    ap.add_argument("--coupled-planes", type=int, default=4,
+                    help="planes of the --ranks UPN (1 with --upn-algorithm direct: the cut goes through a plane)")
     ap.add_argument("--coupled-only", action="store_true",
                     help="with --ranks: skip the independent-planes ERack+ comparison")
     ap.add_argument("--coupled-side", type=int, default=None, help=argparse.SUPPRESS)  # one side of --ranks
@@ -613,7 +615,7 @@ def main() -> int:
     ap.add_argument("--upn-gpus", type=int, default=512, help="GPUs of the UPN run (512; fewer where time is short)")
     a = ap.parse_args()
     if a.coupled_side is not None:
-        coupled_side(a.coupled_side, a.coupled_radix, a.upn_algorithm)
+        coupled_side(a.coupled_side, a.coupled_radix, a.upn_algorithm, a.coupled_planes)
         return 0
     if a.sync_windows is not None:
         sync_windows(a.sync_windows)
@@ -624,7 +626,7 @@ def main() -> int:
         if not a.coupled_only:
             ranks_compare(a.ranks, ranks_spec(a.ranks_gpus, a.ranks_planes, a.ranks_size_kib),
                           f"ERack+ all-to-all {a.ranks_size_kib} KiB per pair, {a.ranks_planes} independent planes")
-        coupled_compare(a.ranks, a.upn_gpus, a.coupled_radix, a.upn_algorithm)
+        coupled_compare(a.ranks, a.upn_gpus, a.coupled_radix, a.upn_algorithm, a.coupled_planes)
         sync_cost(a.ranks, 5000)
         return 0
     if a.link_layer:

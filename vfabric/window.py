@@ -44,6 +44,8 @@ from vfabric.events import RunStats, SimError
 
 CHECK_NS = 10_000  # the completion checks' period (vfabric/run.py's done_check)
 NEVER = 1 << 62
+SPIN_S = 200e-6  # how long a rank waiting for the others only yields the CPU between tests
+NAP_FIRST_S, NAP_MAX_S = 50e-6, 2e-3  # then it sleeps, doubling its naps up to this
 
 
 class BoundaryError(SimError):
@@ -59,11 +61,20 @@ class WindowStats:
 
 def exchange(comm: Any, outgoing: list[Any]) -> list[Any]:
     """One window's collective: item k of `outgoing` to rank k, item k of the result from rank k (pickled).
-    It first waits for every rank on a non-blocking barrier, yielding the CPU between tests: MPICH's blocking
-    collectives busy-poll, which on shared cores would slow the very rank being waited for."""
+    It first waits for every rank on a non-blocking barrier — yielding the CPU between tests for `SPIN_S`, then
+    sleeping ever longer naps up to `NAP_MAX_S` — because MPICH's blocking collectives busy-poll, and a rank
+    polling on a core it shares takes the CPU from the very rank it waits for (measured: UPN 64 on 2 ranks at
+    load 9, a rank spinning on `sched_yield` alone made the pair hardly faster than one process)."""
     req = comm.Ibarrier()
-    while not req.Test():
-        os.sched_yield()
+    if not req.Test():
+        t0 = time.perf_counter()
+        nap = NAP_FIRST_S
+        while not req.Test():
+            if time.perf_counter() - t0 < SPIN_S:
+                os.sched_yield()  # a short window's partner is nearly there
+            else:  # a long wait: sleep, so a rank sharing this core gets it
+                time.sleep(nap)
+                nap = min(2 * nap, NAP_MAX_S)
     return comm.alltoall(outgoing)
 
 
