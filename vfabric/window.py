@@ -238,7 +238,7 @@ class WindowEngine:
             end = min(t + lookahead - 1, next_check, limit_ns)
             stop_at_check[0] = False
             try:
-                sim.run(until_ns=end)
+                sim.run(until_ns=end, horizon_ns=limit_ns)  # models commit work ahead as in one run
             except SimError as err:
                 error = (f"rank {self.rank}: {err}", err)
                 continue

@@ -32,6 +32,15 @@ RING = {"name": "coupled-ring",
         "faults": [{"at_s": 5e-6, "action": "link_down", "a": "leaf1", "b": "spine1", "for_s": 30e-6}]}
 
 
+# transport none: feedback in-process, so both ends of every flow on one rank (the leaves), spines cut away;
+# NICs send ahead and hosts account arrivals in batches, which must decide as one whole run would
+NONE = {"name": "coupled-none",
+        "topology": {"name": "leafspine", "params": {"leaves": 2, "spines": 2, "hosts_per_leaf": 2, "delay_us": 0.5}},
+        "clock": "virtual", "seed": 1, "repetitions": 1,
+        "virtual": {"time_limit_s": 0.01, "queue_depth": 8, "backend": "mpi", "partition": "coupled"},
+        "traffic": {"pattern": "all_to_all", "size": "256KiB"}, "policies": [{"name": "ecmp"}]}
+
+
 def _records(root: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(root.glob("runs/*/rep0/*")) if p.name in FILES}
 
@@ -54,9 +63,9 @@ def one_process(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     return got
 
 
-def _spec_file(tmp: Path) -> Path:
-    path = tmp / "ring.yaml"
-    path.write_text(yaml.safe_dump(RING))
+def _spec_file(tmp: Path, raw: dict = RING) -> Path:
+    path = tmp / f"{raw['name']}.yaml"
+    path.write_text(yaml.safe_dump(raw))
     return path
 
 
@@ -102,3 +111,15 @@ def test_a_frame_inside_its_window_is_caught(tmp_path: Path, launcher: str) -> N
     assert res.returncode != 0
     assert "inside the window that ended at" in text and "lookahead 19340 ns too long" in text, text[-3000:]
     assert "Traceback" not in text
+
+
+@pytest.mark.slow
+def test_transport_none_on_2_ranks_is_byte_identical(tmp_path: Path, launcher: str) -> None:
+    one = tmp_path / "one"
+    outcome = run_experiment(parse_spec(dict(NONE, virtual=dict(NONE["virtual"], backend="fork"))), one, plots=False)
+    assert outcome.state == "complete", outcome.error
+    out = tmp_path / "mpi2"
+    res = _ethlab_ranks(_spec_file(tmp_path, NONE), 2, out)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    assert _simulated_by(out) == "2 MPI ranks (coupled partitions: 2+2 switches, 4 cut links, lookahead 967 ns)"
+    assert _records(out) == _records(one) and len(_records(one)) == 3
