@@ -546,8 +546,8 @@ def sync_cost(ranks: int, windows: int) -> None:
 
 def sync_windows(windows: int) -> None:
     """Under mpiexec: what one window's synchronisation costs with nothing in it — the coupled engine's own
-    exchange (vfabric/window.py `exchange`: a yielding non-blocking barrier, then one alltoall of each rank's
-    empty boundary lists and its news: next event time, settled flows, limits). Rank 0 prints the mean per
+    exchange (vfabric/window.py `exchange`: non-blocking alltoall of the sizes, then alltoallv of each rank's
+    pickled empty boundary lists and its news: next event time, settled flows, limits). Rank 0 prints the mean per
     window, the slowest rank's."""
     from mpi4py import MPI
 
@@ -566,7 +566,7 @@ def sync_windows(windows: int) -> None:
     worst = comm.reduce(dt, op=MPI.MAX, root=0)
     if comm.Get_rank() == 0 and worst is not None:
         print(f"  synchronisation on {size} ranks, {windows} empty windows (the coupled engine's exchange: "
-              f"yielding barrier + alltoall of empty boundary lists and news): {1e6 * worst / windows:.1f} µs "
+              f"non-blocking alltoall of sizes, then alltoallv of the pickled empty boundary lists and news): {1e6 * worst / windows:.1f} µs "
               f"per window; {load_note()}")
 
 

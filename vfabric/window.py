@@ -33,9 +33,12 @@ having hit the limit (as independent partitions do), but may have sent more than
 from __future__ import annotations
 
 import os
+import pickle
 import time
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 from vfabric import partition
@@ -61,21 +64,39 @@ class WindowStats:
 
 def exchange(comm: Any, outgoing: list[Any]) -> list[Any]:
     """One window's collective: item k of `outgoing` to rank k, item k of the result from rank k (pickled).
-    It first waits for every rank on a non-blocking barrier — yielding the CPU between tests for `SPIN_S`, then
-    sleeping ever longer naps up to `NAP_MAX_S` — because MPICH's blocking collectives busy-poll, and a rank
-    polling on a core it shares takes the CPU from the very rank it waits for (measured: UPN 64 on 2 ranks at
-    load 9, a rank spinning on `sched_yield` alone made the pair hardly faster than one process)."""
-    req = comm.Ibarrier()
-    if not req.Test():
-        t0 = time.perf_counter()
-        nap = NAP_FIRST_S
-        while not req.Test():
-            if time.perf_counter() - t0 < SPIN_S:
-                os.sched_yield()  # a short window's partner is nearly there
-            else:  # a long wait: sleep, so a rank sharing this core gets it
-                time.sleep(nap)
-                nap = min(2 * nap, NAP_MAX_S)
-    return comm.alltoall(outgoing)
+    Non-blocking (the sizes, then the bytes: MPI_Ialltoall, MPI_Ialltoallv), waited for by `wait`: MPICH's
+    blocking collectives busy-poll, and a rank polling on a core it shares takes the CPU from the very rank
+    it waits for (measured: UPN 64 on 2 ranks at load 9, a rank spinning alone made the pair hardly faster
+    than one process)."""
+    from mpi4py import MPI
+
+    size = len(outgoing)
+    blobs = [pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL) for item in outgoing]
+    send_counts = array("i", [len(b) for b in blobs])
+    recv_counts = array("i", bytes(4 * size))
+    wait(comm.Ialltoall([send_counts, MPI.INT], [recv_counts, MPI.INT]))
+    send_displs = array("i", accumulate(send_counts, initial=0))[:size]
+    recv_displs = array("i", accumulate(recv_counts, initial=0))[:size]
+    recv = bytearray(sum(recv_counts))
+    wait(comm.Ialltoallv([b"".join(blobs), (send_counts, send_displs), MPI.BYTE],
+                         [recv, (recv_counts, recv_displs), MPI.BYTE]))
+    view = memoryview(recv)
+    return [pickle.loads(view[d:d + n]) for d, n in zip(recv_displs, recv_counts, strict=True)]
+
+
+def wait(req: Any) -> None:
+    """Until the request completes: yielding the CPU between tests for `SPIN_S` (a short window's partners
+    are nearly there), then sleeping ever longer naps up to `NAP_MAX_S` (a rank sharing this core gets it)."""
+    if req.Test():
+        return
+    t0 = time.perf_counter()
+    nap = NAP_FIRST_S
+    while not req.Test():
+        if time.perf_counter() - t0 < SPIN_S:
+            os.sched_yield()
+        else:
+            time.sleep(nap)
+            nap = min(2 * nap, NAP_MAX_S)
 
 
 class Frames:
