@@ -204,8 +204,8 @@ def _explicit(topo: Any, fab: Any, explicit: list[list[str]], ranks: int) -> dic
 
 def _greedy(topo: Any, fab: Any, nodes: _Union, switches: list[str], ranks: int) -> dict[str, int] | None:
     """Graph growing over the pieces the constraints leave (each a set of switches and NIC ports): rank k
-    takes pieces, neighbours with the most links to it first, until it holds its share of switches + NIC
-    ports. Deterministic: ties go to topology order."""
+    takes pieces, neighbours with the most links to it first, until it holds its share of the work (switch
+    ports + NIC ports). Deterministic: ties go to topology order."""
     piece_of: dict[str, Any] = {name: nodes.find(("sw", name)) for name in switches}
     order: list[Any] = []
     members: dict[Any, list[str]] = {}
@@ -217,19 +217,20 @@ def _greedy(topo: Any, fab: Any, nodes: _Union, switches: list[str], ranks: int)
         members[r].append(name)
     if len(order) < 2:
         return None
+    # the work a piece brings: a switch's ports (each one's frames pass its pipeline) and its hosts' NIC ports
     weight = dict.fromkeys(order, 0)
-    for name in switches:
-        weight[piece_of[name]] += 1
     adj: dict[Any, dict[Any, int]] = {r: {} for r in order}
     for ln in topo.links:
         a, b = ln.a.owner, ln.b.owner
         if a in fab.switches and b in fab.switches:
             pa, pb = piece_of[a], piece_of[b]
+            weight[pa] += 1
+            weight[pb] += 1
             if pa != pb:
                 adj[pa][pb] = adj[pa].get(pb, 0) + 1
                 adj[pb][pa] = adj[pb].get(pa, 0) + 1
         else:
-            weight[piece_of[a if a in fab.switches else b]] += 1  # a NIC port
+            weight[piece_of[a if a in fab.switches else b]] += 2  # a switch port and the NIC port on it
     index = {r: i for i, r in enumerate(order)}
     total = sum(weight.values())
     left = set(order)
