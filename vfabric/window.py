@@ -217,6 +217,7 @@ class WindowEngine:
         checked = False
         reason = "idle"
         error: tuple[str, Exception] | None = None  # what failed here, told to the others before raising
+        # (a rank that raised without a word would leave the others waiting in the next exchange for ever)
         last_report = time.perf_counter()
         while True:
             boxes = self.frames.take_all()
@@ -238,8 +239,8 @@ class WindowEngine:
                 raise CutError(f"coupled run stopped: {failed[0]}")
             try:
                 self.insert([item for box, _n in got for item in box])
-            except SimError as err:
-                error = (f"rank {self.rank}: {err}", err)
+            except Exception as err:  # noqa: BLE001 - told to the others first, then raised here
+                error = (f"rank {self.rank}: {type(err).__name__}: {err}", err)
                 continue
             settled = sum(n[1] for _b, n in got)
             if checked and settled == self.total:
@@ -260,8 +261,8 @@ class WindowEngine:
             stop_at_check[0] = False
             try:
                 sim.run(until_ns=end, horizon_ns=limit_ns)  # models commit work ahead as in one run
-            except SimError as err:
-                error = (f"rank {self.rank}: {err}", err)
+            except Exception as err:  # noqa: BLE001 - the others would wait for this rank for ever
+                error = (f"rank {self.rank}: {type(err).__name__}: {err}", err)
                 continue
             self.last_end = sim.now if stop_at_check[0] else end
             checked = stop_at_check[0]
