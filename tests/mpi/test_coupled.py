@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -21,7 +22,7 @@ from tests.support.mpi import ROOT, mpi_env
 from vfabric.mpi import oversubscribe_flags
 
 FILES = ("metrics.json", "flows.csv", "links.csv")
-RING = {"name": "coupled-ring",
+RING: dict[str, Any] = {"name": "coupled-ring",
         "topology": {"name": "leafspine", "params": {"leaves": 2, "spines": 2, "hosts_per_leaf": 2, "delay_us": 0.5}},
         "clock": "virtual", "seed": 1, "repetitions": 1,
         "engine": {"transport": "sr", "transport_params": {"rto_s": 100e-6, "rto_init_s": 100e-6,
@@ -34,7 +35,7 @@ RING = {"name": "coupled-ring",
 
 # transport none: feedback in-process, so both ends of every flow on one rank (the leaves), spines cut away;
 # NICs send ahead and hosts account arrivals in batches, which must decide as one whole run would
-NONE = {"name": "coupled-none",
+NONE: dict[str, Any] = {"name": "coupled-none",
         "topology": {"name": "leafspine", "params": {"leaves": 2, "spines": 2, "hosts_per_leaf": 2, "delay_us": 0.5}},
         "clock": "virtual", "seed": 1, "repetitions": 1,
         "virtual": {"time_limit_s": 0.01, "queue_depth": 8, "backend": "mpi", "partition": "coupled"},

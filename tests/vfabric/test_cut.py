@@ -5,6 +5,7 @@ a host link, a zero-delay cut, a coupling without delay, a frame arriving inside
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -86,7 +87,7 @@ def test_a_frame_arriving_inside_its_window_is_refused() -> None:
 
 
 def test_partition_option_is_checked() -> None:
-    raw = {"name": "x", "topology": {"name": "leafspine"}, "clock": "virtual",
+    raw: dict[str, Any] = {"name": "x", "topology": {"name": "leafspine"}, "clock": "virtual",
            "virtual": {"backend": "mpi", "partition": "planes"},
            "traffic": {"pattern": "all_to_all", "size": "16KiB"}, "policies": [{"name": "ecmp"}]}
     with pytest.raises(SpecError, match=r"virtual.partition: must be auto or coupled or a list of node-name lists"):
