@@ -1,7 +1,8 @@
 """Virtual-time fabric speed, side by side in one run.
 
 Run: .venv/bin/python bench/virtual.py [--scale erack|upn|all] [--size-kib N] [--p4sim-packets N]
-     .venv/bin/python bench/virtual.py --ranks 2   (one process vs MPI ranks, and empty-window sync cost)
+     .venv/bin/python bench/virtual.py --ranks 2   (one process vs MPI ranks: independent planes, then the UPN
+     all-to-all on coupled partitions (--upn-gpus, --coupled-radix), and the sync cost of an empty window)
 
 1. Pipeline rate: simulated switch-pipeline executions (packets through ingress + egress of p4src/ethplus.p4)
    per second while vfabric runs a ring all-reduce on a small ERack+ (tables installed by the fabric
@@ -413,14 +414,57 @@ def ranks_spec(gpus: int, planes: int, size_kib: int) -> dict[str, Any]:
             "policies": [{"name": "ecmp"}]}
 
 
-def ranks_compare(ranks: int, gpus: int, planes: int, size_kib: int, windows: int) -> None:
-    """One process against `ranks` MPI ranks on the same spec, side by side in this run: wall time of the
-    whole command (start, bring-up on every rank, simulation, merge, files) and of the event loop, and the
-    records compared byte for byte; then the cost of one synchronisation round on empty windows."""
-    import subprocess
-    import tempfile
+def coupled_side(gpus: int, radix: int, algorithm: str, planes: int = 4) -> None:
+    """One side of the coupled comparison, in this process or (under mpiexec) on the ranks it is given: the
+    UPN all-to-all of `--scale upn` (4 planes at 200 Gbit/s, 0-µs links, RoCEv2 MTU, 128-frame queues,
+    selective repeat with the scale timers, 64 KiB per pair) — on MPI ranks with coupled partitions
+    (`virtual.partition: coupled`: vfabric/cut.py chooses the cut). Rank 0 prints one JSON line: wall times,
+    how it was simulated, window counts, and a digest of every flow record, link counter and switch drop."""
+    import hashlib
+    import json
 
-    import yaml
+    from vfabric import partition
+    from vfabric.mpi import world
+
+    comm = world()
+    rank = comm.Get_rank() if comm is not None else 0
+    t0 = time.perf_counter()
+    topo = upn(gpus=gpus, planes=planes, radix=radix, rate_gbps=200, delay_us=0.0)
+    fab, control = build(topo, mtu=ROCE_PATH_MTU_IP, queue_depth=UPN_QUEUE_DEPTH, transport="sr")
+    bring = time.perf_counter() - t0
+    eids = sorted(ep.eid for ep in topo.endpoints.values())
+    params: dict[str, Any] = {"seed": 1} if algorithm == "direct" else {}
+    plan = pattern_plan("all_to_all", eids, 64 * 1024 * gpus, 1, algorithm, planes=planes, **params)
+    limits = VirtualLimits(time_limit_s=0.05, wall_limit_s=7200, workers=1, backend="mpi" if comm else "fork",
+                           comm=comm, partition="coupled" if comm else "auto")
+    run = VirtualRun(fab, control, limits)
+    w0 = time.perf_counter()
+    out = run.run(plan, EngineConfig(rate_bps=400e9))
+    wall = time.perf_counter() - w0
+    control.close()
+    if rank != 0:
+        return
+    digest = hashlib.sha256()
+    for f in out.result.flows:
+        digest.update(repr(sorted(vars(f).items())).encode())
+    for index, link in enumerate(fab.links):
+        digest.update(repr((link.lost, [(ch.tx_packets, ch.tx_bytes) for ch in partition._channels(fab, index)]))
+                      .encode())
+    for name, sw in sorted(fab.switches.items()):
+        digest.update(repr((name, sorted(sw.drops.items()), sw.received, sw.executions)).encode())
+    ws = run.window_stats
+    print("COUPLED " + json.dumps({
+        "bring_up_s": round(bring, 2), "loop_s": round(wall, 2), "note": out.partitions, "stopped": out.stopped_by,
+        "virtual_us": round(out.result.duration_s * 1e6, 3), "executions": fab.executions(),
+        "delivered": sum(f.delivered for f in out.result.flows), "planned": sum(f.npkts for f in out.result.flows),
+        "events": out.stats.events, "cpu_s": round(out.stats.cpu_s, 2), "windows": ws.windows if ws else 0, "sync_s": round(ws.sync_s, 2) if ws else 0.0,
+        "frames_exchanged": ws.frames_out if ws else 0, "digest": digest.hexdigest()}), flush=True)
+
+
+def coupled_compare(ranks: int, gpus: int, radix: int, algorithm: str, planes: int = 4) -> None:
+    """`coupled_side` in one process, then on `ranks` MPI ranks, side by side in this run."""
+    import json
+    import subprocess
 
     from vfabric.mpi import mpiexec, oversubscribe_flags
 
@@ -428,9 +472,50 @@ def ranks_compare(ranks: int, gpus: int, planes: int, size_kib: int, windows: in
     if launcher is None:
         print("MPI: no mpiexec (make setup installs the mpich wheel): nothing measured")
         return
-    spec = ranks_spec(gpus, planes, size_kib)
-    print(f"MPI ranks: {spec['name']} all-to-all {size_kib} KiB per pair, {planes} independent planes; "
-          f"{load_note()}")
+    print(f"coupled partitions: UPN {gpus} (radix {radix}, {planes} plane(s)) all-to-all 64 KiB per pair, {algorithm}, "
+          f"transport sr, IP MTU {ROCE_PATH_MTU_IP}; {load_note()}", flush=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE")}
+    env["PYTHONPATH"] = str(ROOT)
+    side = [sys.executable, str(Path(__file__)), "--coupled-side", str(gpus), "--coupled-radix", str(radix),
+            "--upn-algorithm", algorithm, "--coupled-planes", str(planes)]
+    got = {}
+    for n, cmd in ((1, side), (ranks, [launcher, "-n", str(ranks), *oversubscribe_flags(launcher), *side])):
+        t0 = time.perf_counter()
+        res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+        total = time.perf_counter() - t0
+        lines = [ln for ln in res.stdout.splitlines() if ln.startswith("COUPLED ")]
+        if res.returncode != 0 or not lines:
+            print(f"  {n} rank(s): failed: {(res.stderr or res.stdout).strip()[-800:]}")
+            return
+        r = got[n] = json.loads(lines[-1][len("COUPLED "):])
+        r["total_s"] = total
+        print(f"  {n} rank(s): {total:.1f} s wall for the command (bring-up {r['bring_up_s']:.1f} s, event loop "
+              f"{r['loop_s']:.1f} s; {r['events']:,} events, {r['cpu_s']:.1f} s CPU of all ranks' event loops), {r['stopped']}, {r['delivered']:,} of {r['planned']:,} data frames delivered, "
+              f"collective {r['virtual_us']:.1f} µs virtual, {r['executions']:,} pipeline packets; {r['note']}"
+              + (f"; {r['windows']:,} windows, {r['frames_exchanged']:,} boundary frames, {r['sync_s']:.2f} s in "
+                 f"the exchanges (rank 0)" if n > 1 else ""), flush=True)
+    one, many = got[1], got[ranks]
+    print(f"  ratio 1 process / {ranks} ranks: {one['total_s'] / many['total_s']:.2f}x (command), "
+          f"{one['loop_s'] / many['loop_s']:.2f}x (event loop); records identical: "
+          f"{'yes' if one['digest'] == many['digest'] else 'NO'}; {load_note()}", flush=True)
+
+
+def ranks_compare(ranks: int, spec: dict[str, Any], what: str) -> bool:
+    """One process against `ranks` MPI ranks on the same spec, side by side in this run: wall time of the
+    whole command (start, bring-up on every rank, simulation, merge, files) and of the event loop, and the
+    records compared byte for byte."""
+    import json
+    import subprocess
+    import tempfile
+
+    import yaml
+
+    from vfabric.mpi import mpiexec
+
+    if mpiexec() is None:
+        print("MPI: no mpiexec (make setup installs the mpich wheel): nothing measured")
+        return False
+    print(f"MPI ranks: {spec['name']}: {what}; {load_note()}", flush=True)
     env = {k: v for k, v in os.environ.items() if k not in ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE")}
     env["PYTHONPATH"] = str(ROOT)
     with tempfile.TemporaryDirectory(prefix="bench-ranks-") as tmp:
@@ -445,16 +530,33 @@ def ranks_compare(ranks: int, gpus: int, planes: int, size_kib: int, windows: in
             walls[n] = time.perf_counter() - t0
             if res.returncode != 0:
                 print(f"  {n} rank(s): failed: {(res.stderr or res.stdout).strip()[-500:]}")
-                return
+                return False
             run_dir = next(out.glob("runs/*/rep0"))
             v = json.loads((run_dir / "switch.json").read_text())["virtual"]
             loops[n] = v["wall_s"]
             records[n] = [(run_dir / f).read_bytes() for f in ("metrics.json", "flows.csv", "links.csv")]
+            summary = json.loads(records[n][0])["summary"]
             print(f"  {n} rank(s): {walls[n]:.1f} s wall for the command, event loop {v['wall_s']:.1f} s, "
-                  f"{v['pipeline_packets']:,} pipeline packets, {v['simulated_by']}")
+                  f"{v['pipeline_packets']:,} pipeline packets, complete {summary.get('complete')}, "
+                  f"retransmitted {summary.get('retransmitted')}; {v['simulated_by']}", flush=True)
         same = records[1] == records[ranks]
         print(f"  ratio 1 process / {ranks} ranks: {walls[1] / walls[ranks]:.2f}x (command), "
-              f"{loops[1] / loops[ranks]:.2f}x (event loop); records byte-identical: {same}")
+              f"{loops[1] / loops[ranks]:.2f}x (event loop); records byte-identical: {same}; {load_note()}",
+              flush=True)
+    return same
+
+
+def sync_cost(ranks: int, windows: int) -> None:
+    """The synchronisation of one window, timed under mpiexec on empty windows."""
+    import subprocess
+
+    from vfabric.mpi import mpiexec, oversubscribe_flags
+
+    launcher = mpiexec()
+    if launcher is None:
+        return
+    env = {k: v for k, v in os.environ.items() if k not in ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE")}
+    env["PYTHONPATH"] = str(ROOT)
     cmd = [launcher, "-n", str(ranks), *oversubscribe_flags(launcher), sys.executable, str(Path(__file__)),
            "--sync-windows", str(windows)]
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
@@ -462,27 +564,29 @@ def ranks_compare(ranks: int, gpus: int, planes: int, size_kib: int, windows: in
 
 
 def sync_windows(windows: int) -> None:
-    """Under mpiexec: what one window's synchronisation costs with nothing in it — the allreduce that
-    agrees on the next event time and the exchange of (empty) boundary-frame lists, as a coupled run
-    would do per window. Rank 0 prints the mean per window."""
+    """Under mpiexec: what one window's synchronisation costs with nothing in it — the coupled engine's own
+    exchange (vfabric/window.py `exchange`: non-blocking alltoall of the sizes, then alltoallv of each rank's
+    pickled empty boundary lists and its news: next event time, settled flows, limits). Rank 0 prints the mean per
+    window, the slowest rank's."""
     from mpi4py import MPI
+
+    from vfabric.window import exchange
 
     comm = MPI.COMM_WORLD
     size = comm.Get_size()
-    empty: list[list[Any]] = [[] for _ in range(size)]
-    for _ in range(100):  # warm-up
-        comm.allreduce(0, op=MPI.MIN)
-        comm.alltoall(empty)
+    for w in range(100):  # warm-up
+        exchange(comm, [([], (w, 0, False, None))] * size)
     comm.Barrier()
     t0 = time.perf_counter()
     for w in range(windows):
-        comm.allreduce(w, op=MPI.MIN)
-        comm.alltoall(empty)
+        got = exchange(comm, [([], (w, 0, False, None))] * size)
+        min(n[0] for _b, n in got)
     dt = time.perf_counter() - t0
     worst = comm.reduce(dt, op=MPI.MAX, root=0)
     if comm.Get_rank() == 0 and worst is not None:
-        print(f"  synchronisation on {size} ranks, {windows} empty windows (allreduce of the next event time + "
-              f"alltoall of empty boundary lists): {1e6 * worst / windows:.1f} µs per window")
+        print(f"  synchronisation on {size} ranks, {windows} empty windows (the coupled engine's exchange: "
+              f"non-blocking alltoall of sizes, then alltoallv of the pickled empty boundary lists and news): {1e6 * worst / windows:.1f} µs "
+              f"per window; {load_note()}")
 
 
 def records_digest(run: dict) -> str:
@@ -563,6 +667,13 @@ def main() -> int:
     ap.add_argument("--ranks-gpus", type=int, default=16, help="GPUs of the --ranks ERack+ fabric")
     ap.add_argument("--ranks-planes", type=int, default=4, help="planes (independent partitions) of that fabric")
     ap.add_argument("--ranks-size-kib", type=int, default=8192, help="all-to-all bytes per pair of the --ranks run")
+    ap.add_argument("--coupled-radix", type=int, default=128,
+                    help="switch radix of the --ranks UPN (coupled partitions); 16 with --upn-gpus 64 keeps 2 tiers")
+    ap.add_argument("--coupled-planes", type=int, default=4,
+                    help="planes of the --ranks UPN (1 with --upn-algorithm direct: the cut goes through a plane)")
+    ap.add_argument("--coupled-only", action="store_true",
+                    help="with --ranks: skip the independent-planes ERack+ comparison")
+    ap.add_argument("--coupled-side", type=int, default=None, help=argparse.SUPPRESS)  # one side of --ranks
     ap.add_argument("--sync-windows", type=int, default=None, help=argparse.SUPPRESS)  # the MPI side of --ranks
     ap.add_argument("--link-layer", action="store_true",
                     help="only the link layer's cost: absent vs LLR on at FER 0, side by side")
@@ -588,13 +699,20 @@ def main() -> int:
         if not (a.baseline_tree / "vfabric" / "events.py").is_file():
             ap.error(f"--baseline-tree {a.baseline_tree}: not an ethlab checkout (no vfabric/events.py)")
         return baseline_compare(a.baseline_tree, a.baseline_rounds)
+    if a.coupled_side is not None:
+        coupled_side(a.coupled_side, a.coupled_radix, a.upn_algorithm, a.coupled_planes)
+        return 0
     if a.sync_windows is not None:
         sync_windows(a.sync_windows)
         return 0
     if a.ranks is not None:
         if a.ranks < 2:
             ap.error(f"--ranks must be >= 2 (got {a.ranks})")
-        ranks_compare(a.ranks, a.ranks_gpus, a.ranks_planes, a.ranks_size_kib, 20000)
+        if not a.coupled_only:
+            ranks_compare(a.ranks, ranks_spec(a.ranks_gpus, a.ranks_planes, a.ranks_size_kib),
+                          f"ERack+ all-to-all {a.ranks_size_kib} KiB per pair, {a.ranks_planes} independent planes")
+        coupled_compare(a.ranks, a.upn_gpus, a.coupled_radix, a.upn_algorithm, a.coupled_planes)
+        sync_cost(a.ranks, 5000)
         return 0
     if a.link_layer:
         link_layer_cost(a.size_kib << 10, a.rounds)
