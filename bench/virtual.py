@@ -1,7 +1,8 @@
 """Virtual-time fabric speed, side by side in one run.
 
 Run: .venv/bin/python bench/virtual.py [--scale erack|upn|all] [--size-kib N] [--p4sim-packets N]
-     .venv/bin/python bench/virtual.py --ranks 2   (one process vs MPI ranks, and empty-window sync cost)
+     .venv/bin/python bench/virtual.py --ranks 2   (one process vs MPI ranks: independent planes, then the UPN
+     all-to-all on coupled partitions (--upn-gpus, --coupled-radix), and the sync cost of an empty window)
 
 1. Pipeline rate: simulated switch-pipeline executions (packets through ingress + egress of p4src/ethplus.p4)
    per second while vfabric runs a ring all-reduce on a small ERack+ (tables installed by the fabric
@@ -22,11 +23,18 @@ Run: .venv/bin/python bench/virtual.py [--scale erack|upn|all] [--size-kib N] [-
    rounds alternating; simulated pipeline packets per CPU second and completion (virtual µs) of each.
 4. `--scale`: ERack+ 64 GPUs × 8 planes, ring all-reduce of 16 MiB at 400 Gbit/s (goal ≤ 3 min wall), and
    UPN 512 all-to-all with 64 KiB per pair (goal ≤ 15 min, ≤ 8 GiB RSS): wall time, virtual time, RSS.
+   `--baseline-tree PATH` (a checkout of another commit, e.g. `git worktree add /tmp/base 922acb4`): the
+   scale runs of this tree and of PATH, each in a fresh process, alternating for `--baseline-rounds` rounds;
+   wall and event-loop CPU per side (medians), CPU µs per pipeline packet, the ratio, and whether the
+   records are byte-identical. Smaller proxies of the same path: `--upn-gpus 128 --upn-radix 64` (two
+   tiers, as at 512), `--upn-kib`, `--erack-gpus`.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import resource
 import sys
@@ -36,7 +44,17 @@ from statistics import median
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+
+
+def _tree() -> Path:
+    """Where the modules come from: this tree, or `--tree PATH` (a child run of `--baseline-tree`: the same
+    bench code driving another checkout's simulator)."""
+    if "--tree" in sys.argv[:-1]:
+        return Path(sys.argv[sys.argv.index("--tree") + 1]).resolve()
+    return ROOT
+
+
+sys.path.insert(0, str(_tree()))
 
 from controller.policies import make_policy  # noqa: E402
 from linklayer import LinkLayerConfig  # noqa: E402
@@ -301,11 +319,11 @@ def frames_note(fab) -> str:
             "frames)")
 
 
-def scale_erack(mtu: int, workers: int) -> dict:
+def scale_erack(mtu: int, workers: int, gpus: int = 64) -> dict:
     t0 = time.perf_counter()
-    topo = erack(gpus=64, planes=8, radix=64, rate_gbps=400, delay_us=0.0)
+    topo = erack(gpus=gpus, planes=8, radix=64, rate_gbps=400, delay_us=0.0)
     fab, control = build(topo, mtu=mtu)
-    print(f"ERack+ 64×8: {len(topo.switches)} switches, {len(topo.links)} links, {frames_note(fab)}", flush=True)
+    print(f"ERack+ {gpus}×8: {len(topo.switches)} switches, {len(topo.links)} links, {frames_note(fab)}", flush=True)
     bring = time.perf_counter() - t0
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     plan = pattern_plan("all_reduce", eids, 16 << 20, 1, "ring", planes=8, slices=8)
@@ -316,11 +334,12 @@ def scale_erack(mtu: int, workers: int) -> dict:
     control.close()
     rec = m.records[0]
     n = fab.executions()
-    print(f"\nERack+ 64×8 ring all-reduce 16 MiB @400G: bring-up {bring:.1f} s, run {wall:.1f} s wall "
+    print(f"\nERack+ {gpus}×8 ring all-reduce 16 MiB @400G: bring-up {bring:.1f} s, run {wall:.1f} s wall "
           f"(goal ≤ 180 s; event loop {loop_wall:.1f} s wall, {cpu:.1f} s CPU), {out.stopped_by}, virtual {rec['time_s'] or 0:.6f} s, "
           f"busbw {rec['busbw_GBps'] or 0:.1f} GB/s, {n:,} pipeline packets ({n / loop_wall:,.0f}/s wall, "
           f"{n / cpu:,.0f}/s CPU over {cpu:.0f} s CPU of {out.stats.processes} process(es)), {out.stats.events:,} events, RSS {rss_gib():.2f} GiB, {load_note()}")
-    return {"wall": wall, "cpu": cpu, "records": m.records, "summary": m.summary}
+    return {"wall": wall, "cpu": cpu, "records": m.records, "summary": m.summary, "executions": n,
+            "events": out.stats.events}
 
 
 #: The UPN run's per-port queue depth: 128 frames of 4154 B = 532 KB per 200 Gbit/s port (21 µs of
@@ -331,20 +350,20 @@ UPN_QUEUE_DEPTH = 128
 
 
 def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth: int, transport: str,
-              gpus: int = 512) -> dict:
+              gpus: int = 512, radix: int = 128, kib: int = 64) -> dict:
     t0 = time.perf_counter()
-    topo = upn(gpus=gpus, planes=4, radix=128, rate_gbps=200, delay_us=0.0)
+    topo = upn(gpus=gpus, planes=4, radix=radix, rate_gbps=200, delay_us=0.0)
     fab, control = build(topo, mtu=mtu, queue_depth=queue_depth, transport=transport)
     bring = time.perf_counter() - t0
     eps = fab.endpoints
     print(f"UPN {gpus}: {len(topo.switches)} switches, {len(topo.links)} links, bring-up {bring:.1f} s, "
           f"{frames_note(fab)}, RSS {rss_gib():.2f} GiB", flush=True)
-    print(f"  workload: all-to-all 64 KiB per pair, algorithm {algorithm}, transport {eps.config.transport}, "
+    print(f"  workload: all-to-all {kib} KiB per pair, algorithm {algorithm}, transport {eps.config.transport}, "
           f"reaction {eps.config.reaction}, queue depth {queue_depth} frames per port "
           f"({queue_depth * (eps.payload + eps.fmt.l3_overhead + 14) / 1e3:.0f} kB), policy ecmp", flush=True)
     eids = sorted(ep.eid for ep in topo.endpoints.values())
     params: dict[str, Any] = {"seed": 1} if algorithm == "direct" else {}
-    plan = pattern_plan("all_to_all", eids, 64 * 1024 * gpus, 1, algorithm, planes=4, **params)
+    plan = pattern_plan("all_to_all", eids, kib * 1024 * gpus, 1, algorithm, planes=4, **params)
     c0 = cpu_seconds()
     w0 = time.perf_counter()
     out, loop_wall, cpu = run_plan(fab, control, plan, wall_s=wall_s, show=True, workers=workers)
@@ -360,7 +379,7 @@ def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth
         for reason, count in sw.drops.items():
             drops[reason] = drops.get(reason, 0) + count
     total = bring + wall
-    print(f"\nUPN {gpus} all-to-all 64 KiB/pair ({algorithm}, transport {eps.config.transport}, queue depth "
+    print(f"\nUPN {gpus} all-to-all {kib} KiB/pair ({algorithm}, transport {eps.config.transport}, queue depth "
           f"{queue_depth}): {out.stopped_by}; delivered {delivered:,} of {planned:,} data frames "
           f"({delivered / max(planned, 1):.2%}), lost {lost}, switch drops "
           f"{ {k: v for k, v in drops.items() if v} or 0}, retransmitted {m.summary.get('retransmitted')} "
@@ -373,7 +392,8 @@ def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth
           f"{fab.executions() / max(cpu, 1e-9):,.0f}/s CPU)")
     print(f"  memory: this process's RSS {rss_gib():.2f} GiB (goal ≤ 8 GiB of all processes; the PSS line above "
           f"counts all); {load_note()}")
-    return {"wall": total, "cpu": cpu, "records": m.records, "summary": m.summary}
+    return {"wall": total, "cpu": cpu, "records": m.records, "summary": m.summary, "executions": fab.executions(),
+            "events": out.stats.events}
 
 
 def cpu_seconds() -> float:
@@ -393,15 +413,57 @@ def ranks_spec(gpus: int, planes: int, size_kib: int) -> dict[str, Any]:
             "policies": [{"name": "ecmp"}]}
 
 
-def ranks_compare(ranks: int, gpus: int, planes: int, size_kib: int, windows: int) -> None:
-    """One process against `ranks` MPI ranks on the same spec, side by side in this run: wall time of the
-    whole command (start, bring-up on every rank, simulation, merge, files) and of the event loop, and the
-    records compared byte for byte; then the cost of one synchronisation round on empty windows."""
+def coupled_side(gpus: int, radix: int, algorithm: str, planes: int = 4) -> None:
+    """One side of the coupled comparison, in this process or (under mpiexec) on the ranks it is given: the
+    UPN all-to-all of `--scale upn` (4 planes at 200 Gbit/s, 0-µs links, RoCEv2 MTU, 128-frame queues,
+    selective repeat with the scale timers, 64 KiB per pair) — on MPI ranks with coupled partitions
+    (`virtual.partition: coupled`: vfabric/cut.py chooses the cut). Rank 0 prints one JSON line: wall times,
+    how it was simulated, window counts, and a digest of every flow record, link counter and switch drop."""
+    import hashlib
+    import json
+
+    from vfabric import partition
+    from vfabric.mpi import world
+
+    comm = world()
+    rank = comm.Get_rank() if comm is not None else 0
+    t0 = time.perf_counter()
+    topo = upn(gpus=gpus, planes=planes, radix=radix, rate_gbps=200, delay_us=0.0)
+    fab, control = build(topo, mtu=ROCE_PATH_MTU_IP, queue_depth=UPN_QUEUE_DEPTH, transport="sr")
+    bring = time.perf_counter() - t0
+    eids = sorted(ep.eid for ep in topo.endpoints.values())
+    params: dict[str, Any] = {"seed": 1} if algorithm == "direct" else {}
+    plan = pattern_plan("all_to_all", eids, 64 * 1024 * gpus, 1, algorithm, planes=planes, **params)
+    limits = VirtualLimits(time_limit_s=0.05, wall_limit_s=7200, workers=1, backend="mpi" if comm else "fork",
+                           comm=comm, partition="coupled" if comm else "auto")
+    run = VirtualRun(fab, control, limits)
+    w0 = time.perf_counter()
+    out = run.run(plan, EngineConfig(rate_bps=400e9))
+    wall = time.perf_counter() - w0
+    control.close()
+    if rank != 0:
+        return
+    digest = hashlib.sha256()
+    for f in out.result.flows:
+        digest.update(repr(sorted(vars(f).items())).encode())
+    for index, link in enumerate(fab.links):
+        digest.update(repr((link.lost, [(ch.tx_packets, ch.tx_bytes) for ch in partition._channels(fab, index)]))
+                      .encode())
+    for name, sw in sorted(fab.switches.items()):
+        digest.update(repr((name, sorted(sw.drops.items()), sw.received, sw.executions)).encode())
+    ws = run.window_stats
+    print("COUPLED " + json.dumps({
+        "bring_up_s": round(bring, 2), "loop_s": round(wall, 2), "note": out.partitions, "stopped": out.stopped_by,
+        "virtual_us": round(out.result.duration_s * 1e6, 3), "executions": fab.executions(),
+        "delivered": sum(f.delivered for f in out.result.flows), "planned": sum(f.npkts for f in out.result.flows),
+        "events": out.stats.events, "cpu_s": round(out.stats.cpu_s, 2), "windows": ws.windows if ws else 0, "sync_s": round(ws.sync_s, 2) if ws else 0.0,
+        "frames_exchanged": ws.frames_out if ws else 0, "digest": digest.hexdigest()}), flush=True)
+
+
+def coupled_compare(ranks: int, gpus: int, radix: int, algorithm: str, planes: int = 4) -> None:
+    """`coupled_side` in one process, then on `ranks` MPI ranks, side by side in this run."""
     import json
     import subprocess
-    import tempfile
-
-    import yaml
 
     from vfabric.mpi import mpiexec, oversubscribe_flags
 
@@ -409,9 +471,50 @@ def ranks_compare(ranks: int, gpus: int, planes: int, size_kib: int, windows: in
     if launcher is None:
         print("MPI: no mpiexec (make setup installs the mpich wheel): nothing measured")
         return
-    spec = ranks_spec(gpus, planes, size_kib)
-    print(f"MPI ranks: {spec['name']} all-to-all {size_kib} KiB per pair, {planes} independent planes; "
-          f"{load_note()}")
+    print(f"coupled partitions: UPN {gpus} (radix {radix}, {planes} plane(s)) all-to-all 64 KiB per pair, {algorithm}, "
+          f"transport sr, IP MTU {ROCE_PATH_MTU_IP}; {load_note()}", flush=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE")}
+    env["PYTHONPATH"] = str(ROOT)
+    side = [sys.executable, str(Path(__file__)), "--coupled-side", str(gpus), "--coupled-radix", str(radix),
+            "--upn-algorithm", algorithm, "--coupled-planes", str(planes)]
+    got = {}
+    for n, cmd in ((1, side), (ranks, [launcher, "-n", str(ranks), *oversubscribe_flags(launcher), *side])):
+        t0 = time.perf_counter()
+        res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+        total = time.perf_counter() - t0
+        lines = [ln for ln in res.stdout.splitlines() if ln.startswith("COUPLED ")]
+        if res.returncode != 0 or not lines:
+            print(f"  {n} rank(s): failed: {(res.stderr or res.stdout).strip()[-800:]}")
+            return
+        r = got[n] = json.loads(lines[-1][len("COUPLED "):])
+        r["total_s"] = total
+        print(f"  {n} rank(s): {total:.1f} s wall for the command (bring-up {r['bring_up_s']:.1f} s, event loop "
+              f"{r['loop_s']:.1f} s; {r['events']:,} events, {r['cpu_s']:.1f} s CPU of all ranks' event loops), {r['stopped']}, {r['delivered']:,} of {r['planned']:,} data frames delivered, "
+              f"collective {r['virtual_us']:.1f} µs virtual, {r['executions']:,} pipeline packets; {r['note']}"
+              + (f"; {r['windows']:,} windows, {r['frames_exchanged']:,} boundary frames, {r['sync_s']:.2f} s in "
+                 f"the exchanges (rank 0)" if n > 1 else ""), flush=True)
+    one, many = got[1], got[ranks]
+    print(f"  ratio 1 process / {ranks} ranks: {one['total_s'] / many['total_s']:.2f}x (command), "
+          f"{one['loop_s'] / many['loop_s']:.2f}x (event loop); records identical: "
+          f"{'yes' if one['digest'] == many['digest'] else 'NO'}; {load_note()}", flush=True)
+
+
+def ranks_compare(ranks: int, spec: dict[str, Any], what: str) -> bool:
+    """One process against `ranks` MPI ranks on the same spec, side by side in this run: wall time of the
+    whole command (start, bring-up on every rank, simulation, merge, files) and of the event loop, and the
+    records compared byte for byte."""
+    import json
+    import subprocess
+    import tempfile
+
+    import yaml
+
+    from vfabric.mpi import mpiexec
+
+    if mpiexec() is None:
+        print("MPI: no mpiexec (make setup installs the mpich wheel): nothing measured")
+        return False
+    print(f"MPI ranks: {spec['name']}: {what}; {load_note()}", flush=True)
     env = {k: v for k, v in os.environ.items() if k not in ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE")}
     env["PYTHONPATH"] = str(ROOT)
     with tempfile.TemporaryDirectory(prefix="bench-ranks-") as tmp:
@@ -426,16 +529,33 @@ def ranks_compare(ranks: int, gpus: int, planes: int, size_kib: int, windows: in
             walls[n] = time.perf_counter() - t0
             if res.returncode != 0:
                 print(f"  {n} rank(s): failed: {(res.stderr or res.stdout).strip()[-500:]}")
-                return
+                return False
             run_dir = next(out.glob("runs/*/rep0"))
             v = json.loads((run_dir / "switch.json").read_text())["virtual"]
             loops[n] = v["wall_s"]
             records[n] = [(run_dir / f).read_bytes() for f in ("metrics.json", "flows.csv", "links.csv")]
+            summary = json.loads(records[n][0])["summary"]
             print(f"  {n} rank(s): {walls[n]:.1f} s wall for the command, event loop {v['wall_s']:.1f} s, "
-                  f"{v['pipeline_packets']:,} pipeline packets, {v['simulated_by']}")
+                  f"{v['pipeline_packets']:,} pipeline packets, complete {summary.get('complete')}, "
+                  f"retransmitted {summary.get('retransmitted')}; {v['simulated_by']}", flush=True)
         same = records[1] == records[ranks]
         print(f"  ratio 1 process / {ranks} ranks: {walls[1] / walls[ranks]:.2f}x (command), "
-              f"{loops[1] / loops[ranks]:.2f}x (event loop); records byte-identical: {same}")
+              f"{loops[1] / loops[ranks]:.2f}x (event loop); records byte-identical: {same}; {load_note()}",
+              flush=True)
+    return same
+
+
+def sync_cost(ranks: int, windows: int) -> None:
+    """The synchronisation of one window, timed under mpiexec on empty windows."""
+    import subprocess
+
+    from vfabric.mpi import mpiexec, oversubscribe_flags
+
+    launcher = mpiexec()
+    if launcher is None:
+        return
+    env = {k: v for k, v in os.environ.items() if k not in ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE")}
+    env["PYTHONPATH"] = str(ROOT)
     cmd = [launcher, "-n", str(ranks), *oversubscribe_flags(launcher), sys.executable, str(Path(__file__)),
            "--sync-windows", str(windows)]
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
@@ -443,27 +563,79 @@ def ranks_compare(ranks: int, gpus: int, planes: int, size_kib: int, windows: in
 
 
 def sync_windows(windows: int) -> None:
-    """Under mpiexec: what one window's synchronisation costs with nothing in it — the allreduce that
-    agrees on the next event time and the exchange of (empty) boundary-frame lists, as a coupled run
-    would do per window. Rank 0 prints the mean per window."""
+    """Under mpiexec: what one window's synchronisation costs with nothing in it — the coupled engine's own
+    exchange (vfabric/window.py `exchange`: non-blocking alltoall of the sizes, then alltoallv of each rank's
+    pickled empty boundary lists and its news: next event time, settled flows, limits). Rank 0 prints the mean per
+    window, the slowest rank's."""
     from mpi4py import MPI
+
+    from vfabric.window import exchange
 
     comm = MPI.COMM_WORLD
     size = comm.Get_size()
-    empty: list[list[Any]] = [[] for _ in range(size)]
-    for _ in range(100):  # warm-up
-        comm.allreduce(0, op=MPI.MIN)
-        comm.alltoall(empty)
+    for w in range(100):  # warm-up
+        exchange(comm, [([], (w, 0, False, None))] * size)
     comm.Barrier()
     t0 = time.perf_counter()
     for w in range(windows):
-        comm.allreduce(w, op=MPI.MIN)
-        comm.alltoall(empty)
+        got = exchange(comm, [([], (w, 0, False, None))] * size)
+        min(n[0] for _b, n in got)
     dt = time.perf_counter() - t0
     worst = comm.reduce(dt, op=MPI.MAX, root=0)
     if comm.Get_rank() == 0 and worst is not None:
-        print(f"  synchronisation on {size} ranks, {windows} empty windows (allreduce of the next event time + "
-              f"alltoall of empty boundary lists): {1e6 * worst / windows:.1f} µs per window")
+        print(f"  synchronisation on {size} ranks, {windows} empty windows (the coupled engine's exchange: "
+              f"non-blocking alltoall of sizes, then alltoallv of the pickled empty boundary lists and news): {1e6 * worst / windows:.1f} µs "
+              f"per window; {load_note()}")
+
+
+def records_digest(run: dict) -> str:
+    """sha256 of a run's records and summary, to compare runs of two trees byte for byte."""
+    text = json.dumps([run["records"], run["summary"]], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def baseline_compare(base: Path, rounds: int) -> int:
+    """This tree against `base`, side by side: each round runs the same scale runs (this command's options) once
+    per tree, each in a fresh process (`--tree`: the same bench code on that tree's modules), the order
+    alternating per round; medians per side."""
+    import subprocess
+
+    argv = sys.argv[1:]
+    for flag in ("--baseline-tree", "--baseline-rounds"):
+        while flag in argv:
+            k = argv.index(flag)
+            del argv[k:k + 2]
+    trees = {"baseline": base.resolve(), "this tree": ROOT}
+    got: dict[str, list[dict]] = {}
+    print(f"side by side: this tree {ROOT} vs baseline {trees['baseline']}, {rounds} round(s); {load_note()}",
+          flush=True)
+    for k in range(rounds):
+        order = list(trees.items()) if k % 2 == 0 else list(reversed(trees.items()))
+        for side, tree in order:
+            cmd = [sys.executable, str(Path(__file__).resolve()), *argv, "--scale-only", "--tree", str(tree),
+                   "--child-result"]
+            res = subprocess.run(cmd, capture_output=True, text=True, cwd=tree)
+            lines = [ln for ln in res.stdout.splitlines() if ln.startswith("RESULT ")]
+            if res.returncode != 0 or not lines:
+                print(f"  {side}: failed (exit {res.returncode}): {(res.stderr or res.stdout).strip()[-800:]}")
+                return 1
+            for ln in lines:
+                r = json.loads(ln[len("RESULT "):])
+                got.setdefault(f"{r['name']}\0{side}", []).append(r)
+                print(f"  round {k + 1} {side:9s}: {r['name']}: {r['wall']:.1f} s wall, {r['cpu']:.1f} s event-loop CPU, "
+                      f"{r['executions']:,} pipeline packets, {r['events']:,} events; {load_note()}", flush=True)
+    same_all = True
+    for name in dict.fromkeys(key.split("\0")[0] for key in got):
+        b, t = got[f"{name}\0baseline"], got[f"{name}\0this tree"]
+        bw, tw = median(r["wall"] for r in b), median(r["wall"] for r in t)
+        bc, tc = median(r["cpu"] for r in b), median(r["cpu"] for r in t)
+        same = {r["records"] for r in b} == {r["records"] for r in t} and len({r["records"] for r in b}) == 1
+        same_all = same_all and same
+        print(f"{name}: wall {bw:.1f} s -> {tw:.1f} s ({bw / tw:.2f}x), event-loop CPU {bc:.1f} s -> {tc:.1f} s "
+              f"({bc / tc:.2f}x); CPU per pipeline packet {1e6 * bc / b[0]['executions']:.1f} µs -> "
+              f"{1e6 * tc / t[0]['executions']:.1f} µs; events {b[0]['events']:,} -> {t[0]['events']:,}; "
+              f"records byte-identical: {'yes' if same else 'NO'}")
+    return 0 if same_all else 1
 
 
 def main() -> int:
@@ -494,6 +666,13 @@ def main() -> int:
     ap.add_argument("--ranks-gpus", type=int, default=16, help="GPUs of the --ranks ERack+ fabric")
     ap.add_argument("--ranks-planes", type=int, default=4, help="planes (independent partitions) of that fabric")
     ap.add_argument("--ranks-size-kib", type=int, default=8192, help="all-to-all bytes per pair of the --ranks run")
+    ap.add_argument("--coupled-radix", type=int, default=128,
+                    help="switch radix of the --ranks UPN (coupled partitions); 16 with --upn-gpus 64 keeps 2 tiers")
+    ap.add_argument("--coupled-planes", type=int, default=4,
+                    help="planes of the --ranks UPN (1 with --upn-algorithm direct: the cut goes through a plane)")
+    ap.add_argument("--coupled-only", action="store_true",
+                    help="with --ranks: skip the independent-planes ERack+ comparison")
+    ap.add_argument("--coupled-side", type=int, default=None, help=argparse.SUPPRESS)  # one side of --ranks
     ap.add_argument("--sync-windows", type=int, default=None, help=argparse.SUPPRESS)  # the MPI side of --ranks
     ap.add_argument("--link-layer", action="store_true",
                     help="only the link layer's cost: absent vs LLR on at FER 0, side by side")
@@ -502,14 +681,37 @@ def main() -> int:
                          "by side, wall-time ratio and whether the records are identical)")
     ap.add_argument("--scale-only", action="store_true", help="skip parts 1 and 2")
     ap.add_argument("--upn-gpus", type=int, default=512, help="GPUs of the UPN run (512; fewer where time is short)")
+    ap.add_argument("--upn-radix", type=int, default=128,
+                    help="switch radix of the UPN run (128; with fewer GPUs, e.g. 64 at 128 GPUs keeps two tiers)")
+    ap.add_argument("--upn-kib", type=int, default=64, help="all-to-all KiB per pair of the UPN run")
+    ap.add_argument("--erack-gpus", type=int, default=64, help="GPUs per plane of the ERack+ run")
+    ap.add_argument("--baseline-tree", type=Path, default=None,
+                    help="another checkout (e.g. a git worktree of an earlier commit): run the scale runs on it and "
+                         "on this tree, alternating in fresh processes, and compare")
+    ap.add_argument("--baseline-rounds", type=int, default=1, help="rounds of --baseline-tree (medians)")
+    ap.add_argument("--tree", type=Path, default=None, help=argparse.SUPPRESS)  # read by _tree() at import
+    ap.add_argument("--child-result", action="store_true", help=argparse.SUPPRESS)  # a --baseline-tree child
     a = ap.parse_args()
+    if a.baseline_tree is not None:
+        if a.scale is None:
+            ap.error("--baseline-tree compares the scale runs: give --scale erack|upn|all")
+        if not (a.baseline_tree / "vfabric" / "events.py").is_file():
+            ap.error(f"--baseline-tree {a.baseline_tree}: not an ethlab checkout (no vfabric/events.py)")
+        return baseline_compare(a.baseline_tree, a.baseline_rounds)
+    if a.coupled_side is not None:
+        coupled_side(a.coupled_side, a.coupled_radix, a.upn_algorithm, a.coupled_planes)
+        return 0
     if a.sync_windows is not None:
         sync_windows(a.sync_windows)
         return 0
     if a.ranks is not None:
         if a.ranks < 2:
             ap.error(f"--ranks must be >= 2 (got {a.ranks})")
-        ranks_compare(a.ranks, a.ranks_gpus, a.ranks_planes, a.ranks_size_kib, 20000)
+        if not a.coupled_only:
+            ranks_compare(a.ranks, ranks_spec(a.ranks_gpus, a.ranks_planes, a.ranks_size_kib),
+                          f"ERack+ all-to-all {a.ranks_size_kib} KiB per pair, {a.ranks_planes} independent planes")
+        coupled_compare(a.ranks, a.upn_gpus, a.coupled_radix, a.upn_algorithm, a.coupled_planes)
+        sync_cost(a.ranks, 5000)
         return 0
     if a.link_layer:
         link_layer_cost(a.size_kib << 10, a.rounds)
@@ -527,11 +729,16 @@ def main() -> int:
             if kind:
                 print(f"== pipeline {kind}", flush=True)
             if a.scale in ("erack", "all"):
-                runs[("ERack+ 64×8 ring all-reduce", kind)] = scale_erack(a.scale_mtu, a.workers)
+                runs[(f"ERack+ {a.erack_gpus}×8 ring all-reduce", kind)] = scale_erack(a.scale_mtu, a.workers,
+                                                                                   a.erack_gpus)
             if a.scale in ("upn", "all"):
                 runs[(f"UPN {a.upn_gpus} all-to-all", kind)] = scale_upn(
                     a.upn_wall_s, a.scale_mtu, a.workers, a.upn_algorithm, a.upn_queue_depth, a.upn_transport,
-                    a.upn_gpus)
+                    a.upn_gpus, a.upn_radix, a.upn_kib)
+    if a.child_result:  # one line per run for the parent of a --baseline-tree comparison
+        for (name, _kind), r in runs.items():
+            print("RESULT " + json.dumps({"name": name, "wall": r["wall"], "cpu": r["cpu"], "events": r["events"],
+                                          "executions": r["executions"], "records": records_digest(r)}))
     if a.pipeline == "both":
         for name in dict.fromkeys(n for n, _ in runs):
             py, na = runs[(name, "python")], runs[(name, "native")]

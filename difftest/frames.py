@@ -18,9 +18,11 @@ from scapy.packet import Raw
 
 from p4src.wire import CPU_PORT, ETHERTYPE_ETHPLUS, PKT_PROBE, UDP_PORT_ROCE
 from topologies.model import Topology, switch_mac
-from traffic.layers import CpuPacketOut, EthPlus, EthPlusProbe, RoCEv2BTH
+from traffic.inc.wire import ELEMS, ETHERTYPE_INC
+from traffic.layers import CpuPacketOut, EthPlus, EthPlusProbe, IncAggregation, RoCEv2BTH
 
 KINDS = ("ethplus", "probe", "roce", "arp", "packet_out", "malformed")
+INC_KINDS = (*KINDS, "inc", "inc")  # ethplus_inc.p4: a quarter of the frames are aggregation frames
 
 
 @dataclass(frozen=True)
@@ -31,8 +33,12 @@ class Frame:
 
 
 class FrameGen:
-    def __init__(self, topo: Topology, switch: str, ports: list[int], seed: int) -> None:
+    def __init__(self, topo: Topology, switch: str, ports: list[int], seed: int,
+                 kinds: tuple[str, ...] = KINDS, inc_jobs: tuple[tuple[int, int], ...] = ()) -> None:
+        """`inc_jobs`: (job id, slots) of the aggregation jobs the switch holds, for `inc` frames."""
         self.rng = random.Random(seed)
+        self.kinds = kinds
+        self.inc_jobs = inc_jobs
         self.ports = ports
         sw = topo.nodes[switch]
         self.switch_macs = [switch_mac(sw.device_id or 0, p) for p in ports]
@@ -102,6 +108,23 @@ class FrameGen:
         inner = self.rng.choice([self._ethplus, self._roce, self._arp])()
         return bytes(CpuPacketOut(egress_port=r.choice([*self.ports, 0, 511, CPU_PORT]))) + inner
 
+    def _inc(self) -> bytes:
+        r = self.rng
+        job, slots = r.choice(self.inc_jobs) if self.inc_jobs and r.random() < 0.9 else (r.randrange(1, 4096), 4)
+        src = self._host()
+        eth = EthPlus(version=1 if r.random() < 0.95 else r.randrange(4), pkt_type=0, plane=0, ect=0,
+                      hop_limit=r.choice([15, 15, 1, 0, r.randrange(16)]), dst_id=0, src_id=src[0] & 0x3FF,
+                      entropy=r.randrange(1 << 16), seq=r.randrange(1 << 24))
+        inc = IncAggregation(job_id=job, slot=r.randrange(slots + 1) if r.random() < 0.97 else r.randrange(1 << 16),
+                             version=r.randrange(2), is_result=int(r.random() < 0.2), level=r.choice([0, 0, 1, 2]),
+                             ranks=r.randrange(1, 5), chunk=r.randrange(3), bitmap=r.randrange(1 << 64)
+                             if r.random() < 0.2 else 0)
+        elems = r.randbytes(4 * ELEMS)
+        if r.random() < 0.05:
+            elems = elems[:r.randrange(len(elems))]  # the element list cut short: inc_data not valid
+        dst = r.choice(self.switch_macs) if r.random() < 0.5 else self._host()[1]
+        return bytes(Ether(dst=dst, src=src[1], type=ETHERTYPE_INC) / eth / inc / Raw(elems))
+
     def _malformed(self) -> bytes:
         r = self.rng
         pick = r.random()
@@ -115,7 +138,7 @@ class FrameGen:
 
     # ------------------------------------------------------------------ frames
     def frame(self) -> Frame:
-        kind = self.rng.choice(KINDS)
+        kind = self.rng.choice(self.kinds)
         data = getattr(self, f"_{kind}")()
         port = CPU_PORT if kind == "packet_out" else self._port()
         return Frame(kind, port, data)

@@ -40,7 +40,8 @@ def port_flow(cfg: LinkLayerConfig, side: LinkSide, clock: FlowClock, rate_bps: 
 
 class LinkPortSide:
     """A `LinkSide` over part 1's `LinkPort` (linklayer/port.py): control frames through its `send_control`
-    (after its own replays and ACKs, on its wire time), and `wake` to the node's transmitter."""
+    (after its own replays and ACKs, on its wire time), `wake` to the node's transmitter, `held` to the port's
+    LLR sender."""
 
     __slots__ = ("port", "wake_fn")
 
@@ -53,6 +54,9 @@ class LinkPortSide:
 
     def wake(self) -> None:
         self.wake_fn()
+
+    def held(self, on: bool) -> None:
+        self.port.flow_held(on)
 
 
 def on_link_port(cfg: LinkLayerConfig, port: LinkPort, clock: FlowClock, rate_bps: float, mac: bytes,

@@ -4,6 +4,9 @@ The receiver's buffer holds `credits` cells of `cell_bytes` per VC (priorities m
 starts with all of them and sends a frame only when the credits it has left cover the whole frame
 (⌈wire bytes / cell⌉ cells); the frame's cells come back when the frame leaves the receiver's buffer. Nothing is
 ever dropped for want of room: a frame without credits waits at the sender (`credit_stall_ns` counts how long).
+Unlike a PFC pause, a credit stall does not hold LLR's replay timer (`LinkSide.held`): the cells of a corrupted
+frame and of those its receiver dropped behind the gap come back only once a replay delivers them, so a stall
+may be waiting for the very replay — held, with the NAK lost too, it would never end.
 
 Credits come back in credit update messages sent on a fixed grid of `update_interval_ns` while anything was freed
 (and twice more after the last change). An update carries, per VC, the *absolute* count of cells the receiver has

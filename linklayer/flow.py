@@ -3,7 +3,8 @@
 A flow-controlled port has two halves. Its *transmit gate* (`TxGate`) decides whether a frame of a priority may
 start now (PFC: is the priority paused? CBFC: are there credits for the whole frame?) and hears of every frame
 that left; the transmitter (a switch's traffic manager, a host NIC) asks it before each frame and is woken
-(`LinkSide.wake`) when a held priority may go again. Its *receive buffer* (`RxBuffer`) accounts the frames that
+(`LinkSide.wake`) when a held priority may go again. PFC also tells the port when its pauses begin and end
+(`LinkSide.held`), for LLR's replay timer. Its *receive buffer* (`RxBuffer`) accounts the frames that
 came in on the port by priority until they leave the node: PFC decides on those bytes when to pause the peer,
 CBFC returns their cells to it as credits. Both talk to the peer with link control frames (`LinkSide.
 send_link_control`), which the receiving port takes out of the frame stream before any P4 sees them (`on_control`).
@@ -35,6 +36,10 @@ class LinkSide(Protocol):
 
     def wake(self) -> None:
         """A held priority may transmit again: the port's transmitter should look at its queues."""
+
+    def held(self, on: bool) -> None:
+        """The peer's pauses hold the port (on: the first paused priority; off: the last one let go): LLR's
+        replay timer must not take the silence of a paused link for a loss (linklayer/llr.py)."""
 
 
 class TxGate(Protocol):

@@ -9,6 +9,13 @@ frame still buffered, oldest first. A frame replayed more than `max_replays` tim
 frame then tells the receiver to resynchronise), and a frame that finds the buffer full goes out best effort,
 without a sequence number.
 
+The replay timer measures silence about the oldest frame still buffered: it starts when a frame goes into an
+empty buffer and starts again whenever an ACK frees frames, so a frame sent after the previous ones were all
+acknowledged gets a whole timeout of its own. While PFC pauses the port (`flow_held`), nothing can be said
+about that silence — the peer asked for no data, and what it owes us may wait behind the pause — so an expiry
+then replays nothing, and the release starts a whole timeout (as hardware stops the timer while its partner
+pauses it). A NAK still replays at once: the peer names frames it dropped.
+
 Both halves only call `put(frame)` (the port puts it on the wire after whatever is there) and a `Timer`; the
 port (linklayer/port.py) wires a sender and the receiver of the reverse direction together.
 """
@@ -37,7 +44,7 @@ class LlrSender:
     """The transmit half: sequence numbers, the replay buffer, go-back-N."""
 
     __slots__ = ("cfg", "timer", "put", "c", "next_seq", "buf", "buf_bytes", "deadline", "armed", "resync",
-                 "timeout_ns")
+                 "timeout_ns", "held")
 
     def __init__(self, cfg: LlrConfig, timer: Timer, put: Callable[[bytes], Any], counters: LinkCounters,
                  loop_ns: int = 0) -> None:
@@ -53,6 +60,7 @@ class LlrSender:
         self.deadline = 0  # the replay timer fires at this time unless an ACK moved it on
         self.armed = False  # a timer event is pending (it rereads `deadline` when it fires)
         self.resync = False  # frames were discarded: the next frame sent tells the receiver
+        self.held = False  # flow control holds the port: the replay timer does not replay (`flow_held`)
 
     def wrap(self, frame: bytes) -> bytes:
         """The frame as it goes on the wire: with the next sequence number, kept for replay; or, when the
@@ -66,11 +74,12 @@ class LlrSender:
         self.next_seq = seq + 1
         if type(frame) is not bytes:  # a sender's reused buffer (the NIC's frame template): keep a copy
             frame = bytes(frame)
-        self.buf.append([seq, frame, 0])
+        buf = self.buf
+        buf.append([seq, frame, 0])
         self.buf_bytes += n
         self.c.llr_tx_ok += 1
-        if not self.armed:
-            self._arm(self.timer.now_ns() + self.timeout_ns)
+        if len(buf) == 1:  # the oldest unacknowledged frame now: its own whole timeout (a pending event
+            self._arm(self.timer.now_ns() + self.timeout_ns)  # of an acknowledged frame rereads it)
         flags = 0
         if self.resync:
             self.resync = False
@@ -85,7 +94,7 @@ class LlrSender:
 
     def _fire(self) -> None:
         self.armed = False
-        if not self.buf:
+        if not self.buf or self.held:  # held: `flow_held(False)` arms a whole timeout again
             return
         now = self.timer.now_ns()
         if now < self.deadline:  # progress meanwhile: wait for the moved deadline
@@ -93,6 +102,15 @@ class LlrSender:
             return
         self.c.llr_replay_timeouts += 1
         self._replay()
+
+    def flow_held(self, on: bool) -> None:
+        """Flow control holds the port (PFC paused a priority of it) or let it go. Held, the replay timer
+        replays nothing (ACKs still free frames); let go, a whole timeout starts for what is still buffered."""
+        if on == self.held:
+            return
+        self.held = on
+        if not on and self.buf:
+            self._arm(self.timer.now_ns() + self.timeout_ns)
 
     def _release(self, expected: int) -> None:
         """Everything before sequence `expected` arrived: out of the buffer."""
@@ -203,6 +221,12 @@ class LlrReceiver:
         else:
             c.llr_rx_out_of_seq += 1
         return False
+
+    def ack_now(self) -> None:
+        """Acknowledge at once what is received but not yet acknowledged (the port stops answering: see
+        `LinkPort.ack_now`)."""
+        if self.unacked:
+            self._ack()
 
     def _ack_due(self) -> None:
         self.ack_armed = False

@@ -7,7 +7,8 @@ the pause lands fill the headroom above XOFF; a frame that would go beyond XOFF 
 counted (`buffer_drops`): with headroom ≥ `headroom_bytes(...)` that never happens.
 
 Transmit side (`PfcGate`): a paused priority sends nothing until its pause expires or a resume arrives (the
-frame on the wire is finished, never cut). Paused time is counted. The watchdog (`watchdog_ns` > 0) finds a
+frame on the wire is finished, never cut). Paused time is counted. While any priority is paused the port is
+held (`LinkSide.held`): LLR's replay timer then does not replay. The watchdog (`watchdog_ns` > 0) finds a
 priority paused without a break for longer than the limit — a pause storm or a deadlock of cyclic buffer
 dependencies, which never ends by itself — counts it, and ignores pauses on that priority for the same time,
 as switches' PFC watchdogs do (their "forward" action): the queue drains into the peer, which drops what its
@@ -138,6 +139,7 @@ class PfcGate:
         self.since = [-1] * PRIORITIES     # start of the current pause (-1: not paused)
         self.ignore_until = [0] * PRIORITIES  # watchdog: pauses on this priority ignored until then
         self.epoch = [0] * PRIORITIES      # bumped at every pause start, so stale timers know themselves
+        self.paused = 0                    # priorities paused now: the port is held while any is
 
     def may_send(self, prio: int, nbytes: int) -> bool:
         return self.since[prio] < 0
@@ -163,6 +165,9 @@ class PfcGate:
             if self.since[prio] < 0:
                 self.since[prio] = now
                 self.epoch[prio] += 1
+                self.paused += 1
+                if self.paused == 1:
+                    self.side.held(True)
                 if self.cfg.watchdog_ns:
                     self.clock.at(now + self.cfg.watchdog_ns, self._watchdog, prio, self.epoch[prio])
             self.clock.at(until, self._expire, prio, until)
@@ -176,6 +181,9 @@ class PfcGate:
         self.stats.paused_ns += now - self.since[prio]
         self.since[prio] = -1
         self.until[prio] = 0
+        self.paused -= 1
+        if not self.paused:
+            self.side.held(False)  # before the wake: LLR's timer restarts ahead of the frames let go
         self.side.wake()
 
     def _watchdog(self, prio: int, epoch: int) -> None:

@@ -21,6 +21,8 @@ The seam, for every layer that uses it:
   - `gate` (a `FlowGate`): `may_send(priority, nbytes)` asks it whether the transmit side may start a frame
     of that priority now (the traffic manager or NIC asks before dequeuing); when a held priority may go again
     the gate calls `resumed(priority)`, which tells the `resume_listeners` (the TM's or NIC's kick);
+  - `flow_held(on)`: PFC holds the port (a priority paused) or let it go: LLR's replay timer does not replay
+    meanwhile (linklayer/llr.py);
   - `rx_listeners`: called with every frame this port passes up (after FCS and LLR), for per-priority
     receive accounting.
 * **Wire time.** When the port puts its own frames (control, replay) on a wire that reports when a frame's
@@ -137,6 +139,18 @@ class LinkPort:
     def resumed(self, priority: int) -> None:
         for fn in self.resume_listeners:
             fn(priority)
+
+    def flow_held(self, on: bool) -> None:
+        """The peer's flow control holds this port's transmit side (or let it go): LLR's replay timer waits."""
+        if self.tx is not None:
+            self.tx.flow_held(on)
+
+    def ack_now(self) -> None:
+        """The node stops running this port's link layer while its peer goes on (the emulated engine at the
+        end of a run): acknowledge what it received, so the peer does not replay into silence until it
+        discards frames this port already has."""
+        if self.rx is not None:
+            self.rx.ack_now()
 
     def link_down(self) -> None:
         """Carrier lost: the replay buffer cannot be acknowledged any more."""

@@ -15,7 +15,16 @@ stays at the end of the payload.
 
 from __future__ import annotations
 
-from scapy.fields import BitEnumField, BitField, ByteEnumField, ShortField, XShortField
+from scapy.fields import (
+    BitEnumField,
+    BitField,
+    ByteEnumField,
+    ByteField,
+    IntField,
+    LongField,
+    ShortField,
+    XShortField,
+)
 from scapy.layers.inet import UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Packet, bind_layers
@@ -56,6 +65,7 @@ __all__ = [
     "CpuPacketOut",
     "EthPlus",
     "EthPlusProbe",
+    "IncAggregation",
     "RoCEv2BTH",
 ]
 
@@ -115,6 +125,26 @@ class CpuPacketIn(Packet):
         BitField("ingress_port", 0, 9),
         BitField("reason", 0, 8),
         BitField("_pad", 0, 7),
+    ]
+
+
+class IncAggregation(Packet):
+    """The 20-byte aggregation header of ethplus_inc.p4 (`inc_t` of p4src/include/inc_headers.p4), after ETH+ in
+    a frame of EtherType 0x88B6; the INC_ELEMS 32-bit elements follow as payload. Not bound to an EtherType:
+    0x88B6 is also the link layer's shim (linklayer/shim.py), so frames are built as
+    ``Ether(type=0x88B6) / EthPlus() / IncAggregation() / Raw(elements)``."""
+
+    name = "INC"
+    fields_desc = [
+        ShortField("job_id", 0),
+        ShortField("slot", 0),
+        BitField("version", 0, 1),
+        BitField("is_result", 0, 1),
+        BitField("_pad", 0, 6),
+        ByteField("level", 0),
+        ShortField("ranks", 0),
+        IntField("chunk", 0),
+        LongField("bitmap", 0),
     ]
 
 

@@ -52,9 +52,13 @@ class Simulator(EventHeap):
         self._stop_reason = reason
 
     def run(self, until_ns: int | None = None, wall_limit_s: float | None = None,
-            progress: Callable[[Simulator], None] | None = None, progress_every: int = 20000) -> RunStats:
+            progress: Callable[[Simulator], None] | None = None, progress_every: int = 20000,
+            horizon_ns: int | None = None) -> RunStats:
         """Run events until none is left, virtual time would pass `until_ns`, `wall_limit_s` of wall clock
-        has gone, or `stop()` was called. Events exactly at `until_ns` still run."""
+        has gone, or `stop()` was called. Events exactly at `until_ns` still run. `horizon_ns` (default
+        `until_ns`): what models read as `until_ns`, the time past which nothing will run at all — a window of
+        a longer run (vfabric/window.py) stops at `until_ns` but must let them commit work as the whole run
+        would."""
         if until_ns is not None and until_ns < self.now:
             raise SimError(f"run until {until_ns} ns is in the past (now {self.now} ns)")
         heap = self._heap
@@ -63,6 +67,8 @@ class Simulator(EventHeap):
         cpu0 = time.thread_time()
         wall_end = None if wall_limit_s is None else start + wall_limit_s
         limit = self.until_ns = until_ns if until_ns is not None else 1 << 62
+        if horizon_ns is not None:
+            self.until_ns = horizon_ns
         self._stop_reason = None
         chunk = range(progress_every)
         # The cyclic garbage collector is paused while events run: the event loop makes no reference cycles, but

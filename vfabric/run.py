@@ -29,6 +29,7 @@ from vfabric.partition import Pieces, plan_pieces
 
 START_NS = 1_000  # traffic starts 1 µs after the (instantaneous) bring-up
 BACKENDS = ("fork", "mpi")  # how independent partitions are spread: forked processes, or MPI ranks
+PARTITIONS = ("auto", "coupled")  # virtual.partition's words (or a list of node names per rank)
 
 
 @dataclass
@@ -41,6 +42,10 @@ class VirtualLimits:
     workers: int = 1  # processes for independent partitions (vfabric/partition.py); 1 = one process
     backend: str = "fork"  # "fork": workers forked here; "mpi": the ranks of `comm` (vfabric/mpi.py)
     comm: Any = None  # the MPI communicator whose ranks share this run (backend "mpi"); None = no MPI job
+    # how MPI ranks split the run (vfabric/cut.py): "auto" (independent pieces if there are, else coupled
+    # partitions if possible), "coupled" (coupled partitions even when independent pieces exist), or the
+    # node names of each rank
+    partition: Any = "auto"
 
     def validate(self) -> None:
         for key in ("time_limit_s", "wall_limit_s", "probe_interval_s"):
@@ -53,6 +58,11 @@ class VirtualLimits:
             raise SimError(f"virtual.workers must be an integer >= 1 (got {self.workers!r})")
         if self.backend not in BACKENDS:
             raise SimError(f"virtual.backend must be one of {', '.join(BACKENDS)} (got {self.backend!r})")
+        p = self.partition
+        if p not in PARTITIONS and not (isinstance(p, list) and p and all(
+                isinstance(names, list) and all(isinstance(n, str) for n in names) for names in p)):
+            raise SimError(f"virtual.partition must be {' or '.join(PARTITIONS)} or a list of node-name lists, "
+                           f"one per rank (got {p!r})")
         if self.sample_interval_s is not None and (not isinstance(self.sample_interval_s, int | float)
                                                    or self.sample_interval_s <= 0):
             raise SimError(f"virtual.sample_interval_s must be > 0 seconds (got {self.sample_interval_s!r})")
@@ -128,6 +138,7 @@ class VirtualRun:
         self.injector = FaultInjector(self, SimClock(self), [])
         self.sample_hooks: list[Callable[[float], None]] = []
         self.start_ns = 0
+        self.window_stats: Any = None  # coupled partitions: windows run, frames exchanged, sync time
         self.worker_pss: list[int] = []  # proportional set size of each partition worker at its end (bytes)
         self._finished: Callable[[], bool] = lambda: self.fabric.endpoints.unsettled == 0
 
@@ -280,9 +291,19 @@ class VirtualRun:
 
         comm = self.limits.comm if self.limits.backend == "mpi" else None
         workers = comm.Get_size() if comm is not None else self.limits.workers
-        pieces = plan_pieces(self, list(faults), sample is not None and bool(self.limits.sample_interval_s),
-                             workers)
-        if not pieces.groups:
+        sampling = sample is not None and bool(self.limits.sample_interval_s)
+        if self.limits.partition == "auto" or comm is None:
+            pieces = plan_pieces(self, list(faults), sampling, workers)
+        else:
+            pieces = Pieces(reason="coupled partitions asked for")
+        engine = None
+        if comm is not None and not pieces.groups:
+            engine = self._coupled_engine(comm, sampling, pieces.reason)
+            if isinstance(engine, str):
+                pieces.reason, engine = engine, None
+        if engine is not None:
+            engine.prepare()  # this rank's frame templates
+        elif not pieces.groups:
             eps.build_templates()
         # Everything made so far (programs, tables, plan, frames templates) lives for the whole run: keep it
         # out of the cyclic collector's scans, as the emulated switch does (full collections otherwise cost
@@ -298,6 +319,9 @@ class VirtualRun:
             elif pieces.groups:
                 stats = self._run_split(pieces, limit_ns, report, wall0)
                 note = f"{stats.processes} processes (independent partitions)"
+            elif engine is not None:
+                stats = self._run_coupled(engine, limit_ns, report, wall0, comm)
+                note = engine.cut.describe(self.fabric.topo)
             elif comm is not None and comm.Get_rank() != 0:
                 # not split: rank 0 simulates it alone, as one process would; this rank's records are not kept
                 stats = RunStats("idle", sim.now, 0, 0.0)
@@ -408,6 +432,45 @@ class VirtualRun:
             partition.settle_collectives(self)
         return RunStats(stats.reason, stats.now_ns, events, time.perf_counter() - wall0, cpu,
                         min(size, len(groups)))
+
+    # ---------------------------------------------------------------- coupled partitions
+    def _coupled_engine(self, comm: Any, sampling: bool, why_not_pieces: str) -> Any:
+        """The window engine of this rank (vfabric/window.py), or why the run stays in one process."""
+        from vfabric.cut import CutError, plan_cut
+        from vfabric.window import WindowEngine
+
+        asked = self.limits.partition
+        explicit = asked if isinstance(asked, list) else None
+        cut = plan_cut(self, comm.Get_size(), sampling, explicit)
+        if cut.reason:
+            if asked == "coupled":
+                raise CutError(f"virtual.partition: coupled: {cut.reason}")
+            return f"{why_not_pieces}; no coupled partitions either: {cut.reason}" if why_not_pieces else cut.reason
+        return WindowEngine(self, cut, comm)
+
+    def _run_coupled(self, engine: Any, limit_ns: int, report: Callable[[Any], None], wall0: float,
+                     comm: Any) -> RunStats:
+        """Every rank simulates its part window by window; rank 0 then merges the others' results."""
+        from vfabric.mpi import polite_barrier
+
+        rank = comm.Get_rank()
+        stats = engine.simulate(limit_ns, self.limits.wall_limit_s, wall0, report if rank == 0 else None)
+        self.window_stats = engine.stats
+        data = engine.collect() if rank != 0 else None
+        if data is not None:
+            data["stats"] = (stats.events, stats.cpu_s)
+        polite_barrier(comm)
+        gathered = comm.gather(data, root=0)
+        events, cpu = stats.events, stats.cpu_s
+        if rank == 0:
+            assert gathered is not None
+            others = [item for item in gathered[1:] if item is not None]
+            for item in others:
+                events += item["stats"][0]
+                cpu += item["stats"][1]
+                self.worker_pss.append(item["pss"])
+            engine.merge(others)
+        return RunStats(stats.reason, stats.now_ns, events, time.perf_counter() - wall0, cpu, comm.Get_size())
 
     def _simulate_group(self, group: tuple[list[int], list[str], list[int]], limit_ns: int,
                         report: Callable[[Any], None] | None, wall0: float, up: int | None, down: int | None,

@@ -107,6 +107,7 @@ class VirtualSwitch(SwitchLoop, DeviceBase):
         if port not in self.up or self.up[port] == up:
             return
         self.up[port] = up
+        self.port_changed(port)
         if not up:
             self.flush(port)
         if self.live is not None:
@@ -152,6 +153,10 @@ class VirtualSwitch(SwitchLoop, DeviceBase):
         if not i:
             if self._instants.pop(sim.now, None) is not due:
                 return  # this batch already ran, from the earlier place of a frame added later
+            if len(due) == 1:  # a frame that arrived alone (most frames beyond the first hop): nothing to order
+                port, frame, _seq = due[0]
+                self.receive(port, frame)
+                return
             due.sort(key=_place)  # channel places, not sending order: the order one event per frame has
         # what this instant still runs; receiving frames only schedules events at later places (a frame's
         # arrival is always in the future, every other event takes a place after every channel's)

@@ -150,13 +150,18 @@ class EmulatedSession:
 
 @dataclass
 class EmulatedClock:
-    """Bring the fabric up in namespaces for the trial and tear it down after."""
+    """Bring the fabric up in namespaces for the trial and tear it down after. `pcap_dir`: every switch writes
+    IFACE_in.pcap and IFACE_out.pcap of each of its ports there (docs/switch.md), link control frames too."""
+
+    pcap_dir: Path | None = None
 
     @contextmanager
     def session(self, setup: TrialSetup, out_dir: Path, say: Callable[[str], None]) -> Iterator[EmulatedSession]:
         takes_seed = target_named(setup.target).takes_seed
         switch_args: tuple[str, ...] = (("--seed", str(setup.seed)) if setup.seed is not None and takes_seed
                                         else ())
+        if self.pcap_dir is not None:
+            switch_args += (f"--pcap={self.pcap_dir}",)  # an implicit-value option: one word
         link_mtu = None
         if setup.link_layer.active:  # every switch port runs it (its peer, a switch or a host NIC, too)
             cfg = emulated_link_layer(setup.link_layer, setup.rate_scale)
@@ -169,6 +174,8 @@ class EmulatedClock:
             yield EmulatedSession(running, setup.rate_scale)
 
 
-def run_emulated_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] | None = None) -> TrialResult:
-    """One trial on an emulated fabric (namespaces, switch processes, the replay engine): `run_trial` on it."""
-    return run_trial(setup, out_dir, progress, EmulatedClock())
+def run_emulated_trial(setup: TrialSetup, out_dir: Path, progress: Callable[[str], None] | None = None,
+                       pcap_dir: Path | None = None) -> TrialResult:
+    """One trial on an emulated fabric (namespaces, switch processes, the replay engine): `run_trial` on it;
+    `pcap_dir`: the switches capture every port there."""
+    return run_trial(setup, out_dir, progress, EmulatedClock(pcap_dir))

@@ -26,13 +26,13 @@ from traffic.metrics import write_all
 from vfabric.control import ControlPlane
 from vfabric.fabric import FabricConfig, VirtualFabric
 from vfabric.hosts import HostConfig
-from vfabric.run import BACKENDS, Progress, VirtualLimits, VirtualOutcome, VirtualRun
+from vfabric.run import BACKENDS, PARTITIONS, Progress, VirtualLimits, VirtualOutcome, VirtualRun
 from vfabric.run import START_NS as START_OFFSET_NS
 
 CLOCKS = ("emulated", "virtual")
 VIRTUAL_KEYS = {"time_limit_s", "wall_limit_s", "control_delay_s", "probe_interval_s", "sample_interval_s",
                 "pipeline_latency_ns", "flow_rate_gbps", "loss_grace_s", "reaction_params", "queue_depth",
-                "workers", "backend"}
+                "workers", "backend", "partition"}
 
 
 class VirtualOptionError(ValueError):
@@ -67,6 +67,12 @@ def check_options(options: dict[str, Any] | None, where: str = "virtual") -> dic
         raise VirtualOptionError(f"{where}.workers: must be an integer >= 1 (got {opts['workers']!r})")
     if "backend" in opts and opts["backend"] not in BACKENDS:
         raise VirtualOptionError(f"{where}.backend: must be one of {', '.join(BACKENDS)} (got {opts['backend']!r})")
+    if "partition" in opts:
+        p = opts["partition"]
+        if p not in PARTITIONS and not (isinstance(p, list) and p and all(
+                isinstance(names, list) and all(isinstance(n, str) for n in names) for names in p)):
+            raise VirtualOptionError(f"{where}.partition: must be {' or '.join(PARTITIONS)} or a list of node-name "
+                                     f"lists, one per MPI rank (got {p!r})")
     if "reaction_params" in opts and not isinstance(opts["reaction_params"], dict):
         raise VirtualOptionError(f"{where}.reaction_params: must be a mapping")
     return opts
@@ -78,7 +84,8 @@ def _limits(opts: dict[str, Any], comm: Any = None) -> VirtualLimits:
                          control_delay_s=float(opts.get("control_delay_s", 100e-6)),
                          probe_interval_s=float(opts.get("probe_interval_s", 20e-6)),
                          sample_interval_s=opts.get("sample_interval_s"), workers=int(opts.get("workers", 1)),
-                         backend=str(opts.get("backend", "fork")), comm=comm)
+                         backend=str(opts.get("backend", "fork")), comm=comm,
+                         partition=opts.get("partition", "auto"))
 
 
 def progress_text(p: Progress) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from p4exec.compiler import controlplane, nrecord
+from p4exec.compiler import controlplane, nrecord, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.emit import Emitter, pyident
@@ -20,7 +20,7 @@ from p4exec.compiler.parts import (
     StatementPart,
     TablePart,
 )
-from p4exec.compiler.symbols import Ctx, E, Sym, _anno_arg, _loc, expr_text
+from p4exec.compiler.symbols import LV, Ctx, E, Sym, _anno_arg, _loc, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 from p4exec.frontend.parser import name_loc
@@ -84,15 +84,21 @@ class BlockCompiler:
         frame_cls = None
         if needs_frame:
             frame_cls = self.st.unique("F_" + prefix)
+        prelude: list[tir.Stmt] = []     # initializers run as the first statements of the body
         for loc in d.locals:
             if isinstance(loc, A.VarDecl):
                 t = self.decls.resolve_type(loc.type)
                 py = "v_" + pyident(loc.name)
                 frame_slots.append(py)
                 if loc.init is not None:
-                    v = self.exprs.coerce(self.exprs.expr(loc.init, t), t, loc.init, f"initializer of {loc.name}")
-                    init(f"L.{py} = {self.exprs.objval(v)}")
-                    rec.frame.append((py, t, v.node))
+                    v, stmt = self.local_initializer(loc, t, f"L.{py}", force=bool(prelude))
+                    if stmt is not None:
+                        prelude.append(stmt)
+                        init(f"L.{py} = {self.pytypes.default_value(t)}")
+                        rec.frame.append((py, t, None))
+                    else:
+                        init(f"L.{py} = {self.exprs.objval(v)}")
+                        rec.frame.append((py, t, v.node))
                 else:
                     init(f"L.{py} = {self.pytypes.default_value(t)}")
                     rec.frame.append((py, t, None))
@@ -124,6 +130,9 @@ class BlockCompiler:
         self.st.push()
         n0 = len(em.lines)
         rec.body = self.statements.function_body(d.body.stmts)
+        if prelude:
+            rec.body = ((tir.OutsOnExit(rec.body[0].outs, (*prelude, *rec.body[0].body)),)
+                        if outs and isinstance(rec.body[0], tir.OutsOnExit) else (*prelude, *rec.body))
         self.st.native.controls[fname] = rec
         for node in rec.body:
             self.statements.emit_stmt(node, em)
@@ -136,6 +145,25 @@ class BlockCompiler:
         self.statements.emit_function(em)
         self.st.ctx = saved_ctx
         return fname
+
+    def local_initializer(self, loc: A.VarDecl, t: T.Type, py: str, force: bool) -> tuple[E, tir.Stmt | None]:
+        """A control-local's initializer, checked. One that calls with out/inout arguments or applies a table (or
+        comes after such a one: declaration order) becomes an assignment statement at the start of the body, run
+        per packet in order (as p4c moves control-local initializers into the apply block); the others stay
+        values the frame is built with. Returns the value and that statement, or None."""
+        mark = len(self.st.pending_defs)
+        self.st.stmt_depth += 1      # a call with out arguments may be planned here: it gets a statement
+        try:
+            v = self.exprs.coerce(self.exprs.expr(loc.init, t), t, loc.init, f"initializer of {loc.name}")
+        finally:
+            self.st.stmt_depth -= 1
+        helpers = tuple(self.st.pending_defs[mark:])
+        del self.st.pending_defs[mark:]
+        if not (force or helpers or tir.has_effects(v.node)):
+            return v, None
+        target = tir.Name(t, py)
+        stmt = self.statements.assignment(E(t, target, lv=LV(target)), E(t, self.exprs.objnode(v)))
+        return v, (tir.Block((*helpers, stmt)) if helpers else stmt)
 
     # ------------------------------------------------------------------ parsers
     def compile_parser(self, d: A.ParserDecl, prefix: str, consts: list | None = None, sub: bool = False) -> str:
@@ -350,7 +378,6 @@ class BlockCompiler:
         if proto.type_params:
             raise self.st.err("unsupported: generic functions", d, P4Unsupported)
         py = self.st.unique("FN_" + d.name)
-        self.st.native.functions.add(py)
         self.st.declare(d.name, Sym("function", py=py, decl=d), d)
         saved_ctx, saved_scopes = self.st.ctx, self.st.scopes
         self.st.scopes = [{}]
@@ -358,10 +385,12 @@ class BlockCompiler:
         ctx.ret_type = self.decls.resolve_type(proto.ret)
         self.st.ctx = ctx
         names = []
+        rec_params = []
         for p in proto.params:
             t = self.decls.resolve_type(p.type)
             pn = "a_" + pyident(p.name)
             names.append(pn)
+            rec_params.append((pn, t, p.direction or ""))
             ctx.pyused.add(pn)
             self.st.declare(p.name, Sym("param", t, pn, direction=p.direction or "in"), p)
             if p.direction in ("out", "inout") and T.strip_new(t).is_scalar:
@@ -370,7 +399,11 @@ class BlockCompiler:
         em(f"def {py}({', '.join(names)}):")
         em.indent()
         self.st.push()
-        self.statements.stmts(d.body.stmts, em)
+        body = []
+        for s in d.body.stmts:      # checked and written one by one, as before (same temps, same Python)
+            body.append(self.statements.node(s))
+            self.statements.emit_stmt(body[-1], em)
+        self.st.native.functions[py] = nrecord.FunctionRec(py, rec_params, ctx.ret_type, tuple(body))
         self.st.pop()
         em(self.statements.ret_code(None) if isinstance(ctx.ret_type, T.VoidT) or True else "")
         em.dedent()

@@ -187,7 +187,7 @@ class CallCompiler:
         returns the call's value: `x + f(x)` reads x before f's copy-out, `f(x) + x` after it."""
         if self.st.stmt_depth == 0:
             raise self.st.err("unsupported: a call with out/inout arguments outside a statement (table key, "
-                           "select expression, initializer of a control-local)", n, P4Unsupported)
+                           "select expression)", n, P4Unsupported)
         helper = self.st.unique("_co")
         self.st.pending_defs.append(tir.CallHelper(helper, plan))
         return tir.OutCall(ret, plan, helper)
@@ -372,9 +372,14 @@ class CallCompiler:
                 dname = anon.setdefault(id(n), f"digest_{len(anon)}")
                 dt = T.TupleT(tuple(dt.items))
                 fields = [(f"f{i}", T.bit_width(it) or 0) for i, it in enumerate(dt.items)]
+            elif isinstance(dt, T.Bits):
+                # a single bit<W>/int<W> value: named like a list's digest, a bitstring in P4Info
+                anon = self.st.anonymous_digests
+                dname = anon.setdefault(id(n), f"digest_{len(anon)}")
+                fields = [("f0", dt.width)]
             else:
-                raise self.st.err(f"digest data of type {data.type}: p4exec sends a struct, a header or a list of "
-                                  "fields (P4Runtime needs a type it can name)", n.args[1])
+                raise self.st.err(f"digest data of type {data.type}: p4exec sends a struct, a header, a list of "
+                                  "fields or one bit<W> value", n.args[1])
             if dname not in self.st.info.digests:
                 self.st.info.digests[dname] = controlplane.DigestInfo(dname, fields, dt)
             return E(T.VOID, "", extra=tir.Digest(dname, tuple(v for v, _ in self.field_values(data, n))))

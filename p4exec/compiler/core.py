@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from p4exec.compiler import controlplane, frontend_rules
+from p4exec.compiler import controlplane, frontend_rules, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.direct_calls import instantiate_direct_calls
@@ -358,6 +358,11 @@ class DeclarationCompiler:
             self.check_v1model_version(d)
         t = self.resolve_type(d.type)
         e = self.exprs.coerce(self.exprs.expr(d.value, t), t, d.value, f"constant {d.name}")
+        if e.const is None and tir.is_constant_aggregate(e.node):
+            # a struct or tuple of constants: each use builds the value afresh (value semantics), and a field of
+            # it is folded to its constant (expressions.x_Member / x_Index)
+            self.st.declare(d.name, Sym("const", t, "", None, decl=d, info=e.node), d)
+            return
         if e.const is None:
             raise self.st.err(f"initializer of constant '{d.name}' is not a compile-time constant", d.value)
         self.st.declare(d.name, Sym("const", t, e.code, e.const, decl=d), d)

@@ -151,6 +151,8 @@ class ExpressionCompiler:
     def x_Name(self, n):
         s = self.st.lookup(n.name, n, n.glob)
         if s.kind == "const":
+            if isinstance(s.info, tir.Make | tir.Tuple):    # a struct/tuple constant, built where it is used
+                return E(s.type, s.info)
             return E(s.type, tir.Name(s.type, s.py), s.const)
         if s.kind in ("var", "param"):
             node = tir.Name(s.type, s.py)
@@ -177,6 +179,9 @@ class ExpressionCompiler:
         if isinstance(bt, T.HeaderT | T.StructT | T.UnionT):
             if name in bt.fields:
                 ft = bt.fields[name]
+                if isinstance(bt, T.StructT) and tir.is_constant_aggregate(base.node):   # a field of a constant
+                    item = base.node.items[list(bt.fields).index(name)]
+                    return E(ft, item, item.value if isinstance(item, tir.Const) else None)
                 node = tir.Field(ft, base.node, name)
                 e = E(ft, node, None, LV(node) if base.lv is not None else None)
                 if not T.strip_new(ft).is_scalar:
@@ -236,7 +241,10 @@ class ExpressionCompiler:
                     raise self.st.err(f"index {idx.const} out of range for header stack of size {bt.size}", n.index)
                 node = tir.StackElem(bt.elem, base.node, idx.const)
             else:
-                if not isinstance(T.strip_new(idx.type), T.Bits):
+                it = T.strip_new(idx.type)
+                if isinstance(it, T.EnumT) and it.base is not None:
+                    it = it.base    # p4c indexes by a serializable enum's number (its value is the number already)
+                if not isinstance(it, T.Bits):
                     raise self.st.err(f"header stack index must be bit<N>, not {idx.type}", n.index)
                 node = tir.StackElemDyn(bt.elem, base.node, idx.node)
             return E(bt.elem, node, None, LV(node) if base.lv is not None else None)
@@ -244,6 +252,9 @@ class ExpressionCompiler:
             i = self.decls.const_int(n.index, "tuple index")
             if not 0 <= i < len(bt.items):
                 raise self.st.err(f"tuple index {i} out of range", n.index)
+            if tir.is_constant_aggregate(base.node):    # an item of a constant tuple
+                item = base.node.items[i]
+                return E(bt.items[i], item, item.value if isinstance(item, tir.Const) else None)
             return E(bt.items[i], tir.TupleItem(bt.items[i], base.node, i))
         raise self.st.err(f"cannot index a value of type {base.type}", n)
 

@@ -6,7 +6,7 @@ from p4exec.compiler import controlplane
 from p4exec.compiler import types as T
 from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.parts import BlockPart, CallPart, DeclarationPart, ExpressionPart, TablePart
-from p4exec.compiler.symbols import Sym
+from p4exec.compiler.symbols import Sym, expr_text
 from p4exec.errors import P4Unsupported
 from p4exec.frontend import ast as A
 
@@ -167,14 +167,42 @@ class InstanceCompiler:
     def _block_argument(self, t: T.BlockT, p, value) -> Sym:
         """A control- or parser-typed constructor parameter: the argument names an instance declared before, and
         the parameter becomes that instance inside the block (one instance, shared, as in p4c)."""
+        if isinstance(value, A.CtorCall):
+            return self._anonymous_block(t, p, value)
         if not isinstance(value, A.Name):
-            raise self.st.err(f"unsupported: constructor argument '{p.name}' of type {t} must name an instance "
-                              f"declared before", value, P4Unsupported)
+            raise self.st.err(f"constructor argument '{p.name}' of type {t} must be an instance or a constructor "
+                              f"call", value)
         sym = self.st.lookup(value.name, value)
         it = sym.type if sym.kind == "instance" else None
         if not (isinstance(it, T.BlockT) and it.kind == t.kind and self._same_signature(it.decl, t.decl)):
             raise self.st.err(f"constructor argument '{p.name}': {value.name} is not a {t.kind} of type {t}", value)
         return sym
+
+    def _anonymous_block(self, t: T.BlockT, p, value: A.CtorCall) -> Sym:
+        """`C(Sub())`: a constructor call as a control- or parser-typed constructor argument, an instance of its
+        own. Its control-plane names would come from p4c's naming of anonymous instances, which p4exec does not
+        follow yet: one that declares tables, externs or directly called actions is `unsupported`."""
+        bt = self.decls.resolve_type(value.type)
+        if not (isinstance(bt, T.BlockT) and bt.kind == t.kind and self._same_signature(bt.decl, t.decl)):
+            raise self.st.err(f"constructor argument '{p.name}': {expr_text(value)} is not a {t.kind} of type {t}",
+                              value)
+        info = self.st.info
+        before = (len(info.tables), len(info.externs), len(info.direct_actions), len(info.value_sets))
+        consts = self.ctor_consts(bt.decl, value.args, value)
+        saved_scopes, saved_ctx = self.st.scopes, self.st.ctx
+        try:
+            fqn = self.st.unique(f"{bt.decl.name}_{p.name}")
+            if bt.kind == "control":
+                func = self.block.compile_control(bt.decl, fqn, consts=consts)
+            else:
+                func = self.block.compile_parser(bt.decl, fqn, consts, sub=True)
+        finally:
+            self.st.scopes, self.st.ctx = saved_scopes, saved_ctx
+        if (len(info.tables), len(info.externs), len(info.direct_actions), len(info.value_sets)) != before:
+            raise self.st.err(f"unsupported: constructor argument '{p.name}' builds an anonymous {bt.kind} that "
+                              "has tables, externs or directly called actions (name it in a declaration)", value,
+                              P4Unsupported)
+        return Sym("instance", bt, func, decl=bt.decl, info=False)
 
     def _same_signature(self, impl, typ) -> bool:
         """A parser/control declaration matches a parser/control type with the same parameters (directions and

@@ -197,6 +197,10 @@ class MethodCompiler:
         if ename == "direct_meter" and name == "read":
             expect(1)
             r = outarg(0)
+            if r is not None and et.args and not T.same_type(T.strip_new(r.type), T.strip_new(et.args[0])):
+                # direct_meter<T>.read(out T result): p4c's type checker unifies T with the declaration's
+                raise self.st.err(f"{what}: result of type {r.type} for a direct_meter<{et.args[0]}>",
+                                  args[0].value)
             if r is not None:
                 self.note_direct_meter_read(base, r, args[0].value, n)
             return E(T.VOID, "", extra=tir.Pass())

@@ -75,10 +75,18 @@ class ParserRec:
 
 
 @dataclass
+class FunctionRec:
+    func: str
+    params: list[tuple[str, T.Type, str]]       # (Python name, type, direction)
+    ret: T.Type                                 # VoidT for a function without a value
+    body: tuple[tir.Stmt, ...]
+
+
+@dataclass
 class NativeRecord:
     controls: dict[str, ControlRec] = field(default_factory=dict)
     actions: dict[str, ActionRec] = field(default_factory=dict)
     tables: dict[str, TableRec] = field(default_factory=dict)
     parsers: dict[str, ParserRec] = field(default_factory=dict)
-    functions: set[str] = field(default_factory=set)   # plain P4 functions (not yet recorded: unsupported)
+    functions: dict[str, FunctionRec] = field(default_factory=dict)   # plain P4 functions
     unsupported: list[str] = field(default_factory=list)  # reasons found while compiling

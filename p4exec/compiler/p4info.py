@@ -250,6 +250,9 @@ def build_p4info(info: controlplane.ProgramInfo) -> p4info_pb2.P4Info:
             for it in d.type.items:
                 _type_spec(p4.type_info, m.type_spec.tuple.members.add(), it)
             continue
+        if isinstance(d.type, T.Bits):
+            _type_spec(p4.type_info, m.type_spec, d.type)
+            continue
         m.type_spec.struct.name = d.name
         _add_type_info(p4.type_info, d.type)
     if info.calls_extern_functions or info.externs or any(len(getattr(p4, f)) for f in _TYPE_CONVERTING):

@@ -3,6 +3,7 @@ function around a compiled body."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, cast
 
@@ -45,7 +46,7 @@ class StatementCompiler:
     def function_body(self, stmts) -> tuple[tir.Stmt, ...]:
         """The statements of an action or control body; with scalar out/inout parameters, inside OutsOnExit so
         that an `exit` carries their values to the callers' copy-out."""
-        body = tuple(self.node(x) for x in stmts)
+        body = _without_dead_faulting_reads(tuple(self.node(x) for x in stmts), self.pytypes.default_value)
         outs = self.st.block_ctx.out_params
         return (tir.OutsOnExit(tuple(outs), body),) if outs else body
 
@@ -413,3 +414,33 @@ def _may_return(s) -> bool:
     if isinstance(s, A.If):
         return _may_return(s.then) or (s.other is not None and _may_return(s.other))
     return False
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _may_fault(node: Any) -> bool:
+    """Whether evaluating `node` may raise a run-time fault: a run-time stack index or a division."""
+    return any(isinstance(n, tir.StackElemDyn | tir.Div) for n in tir.walk(node))
+
+
+def _without_dead_faulting_reads(body: tuple[tir.Stmt, ...],
+                                 default: Callable[[T.Type], str]) -> tuple[tir.Stmt, ...]:
+    """A local nothing reads afterwards, initialised by a side-effect-free value that may fault (`x = hs[i].f`,
+    `x = a / b`), is left at its default: p4c-bm2-ss removes such a dead read, so an out-of-range index there
+    touches nothing on BMv2 (docs/p4exec-compiler.md, "Run-time faults"). Other dead locals stay as they are."""
+    dead = {n.py for n in tir.walk(body) if isinstance(n, tir.Local) and _may_fault(n.value)
+            and not tir.has_effects(n.value)}
+    if not dead:
+        return body
+    uses: dict[str, int] = {}
+    for s in tir.python_names(body):
+        for w in _WORD.findall(s):
+            if w in dead:
+                uses[w] = uses.get(w, 0) + 1
+    dead = {py for py in dead if uses.get(py, 0) == 1}       # named only by its own declaration
+    if not dead:
+        return body
+    return tir.rewrite(body, lambda n: tir.Local(n.py, tir.Opaque(n.value.type, default(n.value.type)))
+                       if isinstance(n, tir.Local) and n.py in dead else None)
+

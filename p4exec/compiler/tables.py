@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from p4exec.compiler import controlplane, nrecord, tir
+from p4exec.compiler import controlplane, exprgen, nrecord, tir
 from p4exec.compiler import types as T
 from p4exec.compiler.compile_state import CompileState
 from p4exec.compiler.emit import Emitter, pyident
@@ -370,11 +370,26 @@ class TableCompiler:
             cp_args.append(A.Arg(A.Name(f"__cp{i}", loc=ref.loc), loc=ref.loc))
         call = A.Call(A.Name(ref.name, loc=ref.loc), list(ref.args or []) + cp_args, loc=ref.loc)
         prefix = ctxa if sym.const == "local" else ""
-        lines, _ = self.calls.call_with_params(call, d.params, a.pyfunc, f"action {a.local} in a table", prefix)
+        # the bound arguments are evaluated each time the action runs (p4c inlines them into the action): a call
+        # with out/inout arguments among them gets its helper in the dispatcher, just before the call
+        mark = len(self.st.pending_defs)
+        self.st.stmt_depth += 1
+        try:
+            plan = self.calls.plan_call(call, d.params, a.pyfunc, f"action {a.local} in a table", prefix)
+        finally:
+            self.st.stmt_depth -= 1
+        for arg, given in zip(plan.args, ref.args or [], strict=False):
+            if any(isinstance(x, tir.TableApply) for x in tir.walk(arg)):
+                # p4c: "table invocation in action argument" (a bound argument runs inside the action)
+                raise self.st.err(f"table invocation in an argument of action '{a.local}' in a table's action list",
+                                  given.value if given.value is not None else ref)
+        lines, _ = exprgen.call(plan)
+        helpers = [ln for h in self.st.pending_defs[mark:] for ln in exprgen.statement(h)]
+        del self.st.pending_defs[mark:]
         self.st.pop()
         fn = self.st.unique("D_" + a.name)
         self.st.out(f"def {fn}({', '.join(([ctxa] if ctxa else []) + names)}):")
-        for line in lines:
+        for line in helpers + lines:
             self.st.out("    " + line)
         return fn
 
@@ -447,6 +462,8 @@ class TableCompiler:
     def keyset_items(self, ks, n) -> list:
         if isinstance(ks, A.KsTuple):
             items = ks.items
+        elif isinstance(ks, A.ListExpr) and len(ks.items) == n:
+            items = ks.items        # `{k}`: a list expression as the keyset, as p4c reads it (one item per key)
         elif isinstance(ks, A.KsDefault | A.KsDontCare) and n != 1:
             items = [A.KsDontCare(loc=ks.loc)] * n
         else:

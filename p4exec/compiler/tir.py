@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,6 +143,13 @@ class Make(Expr):
 
     cls: str
     items: tuple[Expr, ...]
+
+
+def is_constant_aggregate(n: Expr) -> bool:
+    """A struct or tuple value whose every leaf is a compile-time constant (a struct-typed `const`)."""
+    if not isinstance(n, Make | Tuple):
+        return False
+    return all(isinstance(i, Const) or is_constant_aggregate(i) for i in n.items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -759,6 +766,51 @@ def python_names(node: Any) -> Iterator[str]:
         for f in dataclasses.fields(node):
             if f.name != "type":
                 yield from python_names(getattr(node, f.name))
+
+
+def walk(node: Any) -> Iterator[Any]:
+    """`node` and every node, plan and tuple below it, top-down."""
+    yield node
+    if isinstance(node, tuple):
+        for x in node:
+            yield from walk(x)
+    elif dataclasses.is_dataclass(node) and type(node).__module__ == __name__:
+        for f in dataclasses.fields(node):
+            if f.name != "type":
+                yield from walk(getattr(node, f.name))
+
+
+def has_effects(node: Any) -> bool:
+    """Whether evaluating the IR below `node` can change state: a call with out/inout arguments, a table apply or
+    an extern method (a function without out arguments changes nothing but its own locals)."""
+    if isinstance(node, OutCall | TableApply | ExternCall):
+        return True
+    if isinstance(node, tuple):
+        return any(has_effects(x) for x in node)
+    if dataclasses.is_dataclass(node) and type(node).__module__ == __name__:
+        return any(has_effects(getattr(node, f.name)) for f in dataclasses.fields(node) if f.name != "type")
+    return False
+
+
+def rewrite(node: Any, fn: Callable[[Any], Any]) -> Any:
+    """`node` with each sub-node for which `fn` returns a replacement (not None) replaced, top-down; unchanged
+    parts are shared (the IR is immutable)."""
+    r = fn(node)
+    if r is not None:
+        return r
+    if isinstance(node, tuple):
+        items = tuple(rewrite(x, fn) for x in node)
+        return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
+    if dataclasses.is_dataclass(node) and type(node).__module__ == __name__:
+        changes = {}
+        for f in dataclasses.fields(node):
+            if f.name != "type":
+                v = getattr(node, f.name)
+                nv = rewrite(v, fn)
+                if nv is not v:
+                    changes[f.name] = nv
+        return dataclasses.replace(node, **changes) if changes else node  # type: ignore[type-var]
+    return node
 
 
 def retype(node: Expr, t: T.Type) -> Expr:

@@ -56,7 +56,10 @@ def build(source: str, cdef: str) -> ModuleType:
             except ImportError as e:          # pragma: no cover - cffi is a dependency
                 raise BuildError(f"cffi is not installed ({e})") from None
             ffi = cffi.FFI()
-            ffi.cdef(cdef)
+            try:
+                ffi.cdef(cdef)
+            except Exception as e:  # noqa: BLE001 - declarations cffi cannot read become a reason, not a crash
+                raise BuildError(f"cffi cannot read the declarations: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
             ffi.set_source(name, source, extra_compile_args=["-O2", "-w"])
             tmp = tempfile.mkdtemp(prefix="build-", dir=cache)
             try:

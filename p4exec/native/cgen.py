@@ -8,21 +8,22 @@ loader then keeps the Python pipeline (never a wrong packet).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from importlib import resources
 from typing import Any
 
 from p4exec.compiler import tir
 from p4exec.compiler import types as T
 from p4exec.compiler.faults import V1_ERRORS
-from p4exec.compiler.nrecord import ActionRec, ControlRec, NativeRecord, ParserRec, TableRec
+from p4exec.compiler.nrecord import ActionRec, ControlRec, FunctionRec, NativeRecord, ParserRec, TableRec
 
 
 class Unsupported(Exception):
     """A construct the C generator does not handle yet (the Python pipeline runs the program instead)."""
 
 
-HASH_FUNCS = {"crc16": "p4n_crc16", "crc32": "p4n_crc32", "csum16": "p4n_csum16", "xor16": "p4n_xor16"}
+HASH_FUNCS = {"crc16": "p4n_crc16", "crc32": "p4n_crc32", "csum16": "p4n_csum16", "cksum16": "p4n_csum16",
+              "xor16": "p4n_xor16", "identity": "p4n_identity"}
 
 
 @dataclass
@@ -44,10 +45,23 @@ class CProgram:
     tables: list[tuple[Extern, TableRec]] = field(default_factory=list)
     digests: list[str] = field(default_factory=list)        # digest names, by the index the C code passes back
     log_msgs: list[str] = field(default_factory=list)
+    value_sets: list[str] = field(default_factory=list)     # value set names, by the index C passes back
+    meters: list[str] = field(default_factory=list)         # meter names, by the index C passes back
     hcap: int = 1024            # bytes the deparser may write before the payload (all headers valid)
 
 
 HEADER_BYTES_MAX = 3072     # below the per-frame output buffer (pipeline.OUT_CAP)
+
+
+C_KEYWORDS = frozenset(
+    "auto break case char const continue default do double else enum extern float for goto if inline int long "
+    "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
+    "asm typeof bool true false _Bool".split())
+
+
+def _cf(name: str) -> str:
+    """A P4 field's C member name (a C keyword, e.g. `short`, gets a trailing underscore)."""
+    return name + "_" if name in C_KEYWORDS else name
 
 
 def _mask(w: int) -> str:
@@ -85,6 +99,20 @@ def _is_obj(t: T.Type) -> bool:
     return isinstance(T.strip_new(t), T.HeaderT | T.StructT | T.UnionT | T.StackT)
 
 
+_PATHS = (tir.Name, tir.Field, tir.StackElem, tir.StackElemDyn, tir.StackLast, tir.StackNext)
+
+
+def _has_call(x: Any) -> bool:
+    """Whether the expression `x` holds a call of a P4 function (whose statements go before it)."""
+    if isinstance(x, tir.Call | tir.OutCall):
+        return True
+    if isinstance(x, tuple | list):
+        return any(_has_call(y) for y in x)
+    if isinstance(x, tir.Expr):
+        return any(_has_call(getattr(x, f.name)) for f in fields(x) if f.name != "type")
+    return False
+
+
 class CGen:
     """One program's C source."""
 
@@ -116,6 +144,8 @@ class CGen:
         self.fault_ret = "return;"        # how generated code leaves the current function on a run-time fault
         self.digests: list[str] = []      # digest names by the index the C code passes back
         self.log_msgs: list[str] = []
+        self.value_sets: list[str] = []   # value set names by the index the C code passes back
+        self.meters: list[str] = []       # meter names by the index the C code passes back
 
     # ------------------------------------------------------------------ types
     def ctype(self, t: T.Type) -> str:
@@ -133,20 +163,30 @@ class CGen:
                     if isinstance(fb, T.Varbit):
                         raise Unsupported(f"varbit field {b.name}.{f}")
                     if _is_obj(ft):
-                        lines.append(f"    {self.ctype(ft)} {f};")
+                        lines.append(f"    {self.ctype(ft)} {_cf(f)};")
                     else:
                         _width(ft)
-                        lines.append(f"    u64 {f};")
+                        lines.append(f"    u64 {_cf(f)};")
                 if len(lines) == 1 or (isinstance(b, T.HeaderT) and len(lines) == 2 and not b.fields):
                     lines.append("    uint8_t _empty;")
                 lines.append(f"}} {cname};")
                 self.type_src.append("\n".join(lines))
             return self.types[key]
         if isinstance(b, T.UnionT):
-            raise Unsupported(f"header union {b.name}")
+            # a union is its member headers side by side; valid when one is (the IR names the members that
+            # setValid/extract make invalid, as the Python pipeline has it)
+            key = f"union:{b.name}"
+            if key not in self.types:
+                cname = "U_" + re.sub(r"\W", "_", b.name)
+                self.types[key] = cname
+                lines = ["typedef struct {"] + [f"    {self.ctype(ft)} {_cf(f)};" for f, ft in b.fields.items()]
+                if not b.fields:
+                    lines.append("    uint8_t _empty;")
+                self.type_src.append("\n".join(lines) + f"\n}} {cname};")
+            return self.types[key]
         if isinstance(b, T.StackT):
-            if not isinstance(b.elem, T.HeaderT):
-                raise Unsupported("header union stacks")
+            if not isinstance(b.elem, T.HeaderT | T.UnionT):
+                raise Unsupported(f"stack of {b.elem}")
             et = self.ctype(b.elem)
             key = f"stack:{et}:{b.size}"
             if key not in self.types:
@@ -187,7 +227,33 @@ class CGen:
         m = getattr(self, "e_" + type(n).__name__, None)
         if m is None:
             raise Unsupported(f"expression {type(n).__name__}")
+        if not isinstance(n, tir.Call | tir.OutCall | tir.Logical | tir.Cond) and _has_call(n):
+            n = self.in_order(n)
         return m(n)
+
+    def in_order(self, n: tir.Expr) -> tir.Expr:
+        """`n` with its scalar operands before the last one holding a call evaluated into temps first: a call's
+        statements go before the expression (pre), and P4 (like the Python pipeline) evaluates left to right, so
+        an operand read before the call must not see the call's copy-out."""
+        kids = [(f.name, getattr(n, f.name)) for f in fields(n) if f.name != "type"]
+        last = max((i for i, (_k, v) in enumerate(kids) if isinstance(v, tir.Expr) and _has_call(v)), default=-1)
+        new: dict[str, Any] = {}
+        for k, v in kids[:last]:
+            if isinstance(v, tir.Expr) and not _is_obj(v.type) and not isinstance(v, tir.Const):
+                tv = self.newtmp()
+                self.pre.append(f"u64 {tv} = {self.e(v)};")
+                new[k] = tir.Name(v.type, tv)
+        return replace(n, **new) if new else n
+
+    def guarded(self, v: tir.Expr) -> tuple[str, list[str]]:
+        """The C of `v` and the statements it needs first, kept apart (for an operand evaluated only
+        sometimes: the right of && / ||, the arms of ?:)."""
+        saved = self.pre
+        self.pre = []
+        try:
+            return self.e(v), self.pre
+        finally:
+            self.pre = saved
 
     def e_Const(self, n: tir.Const) -> str:
         v = n.value
@@ -205,7 +271,7 @@ class CGen:
         return self.name(n.py, n.type)
 
     def e_Field(self, n: tir.Field) -> str:
-        return f"{self.e(n.base)}.{n.name}"
+        return f"{self.e(n.base)}.{_cf(n.name)}"
 
     def e_StackElem(self, n: tir.StackElem) -> str:
         return f"{self.e(n.base)}.h[{n.index}]"
@@ -233,14 +299,35 @@ class CGen:
 
     def e_IsValid(self, n: tir.IsValid) -> str:
         if n.union:
-            raise Unsupported("header unions")
+            return self.union_valid(self.e(n.base), n.base.type)
         return f"{self.e(n.base)}._v"
+
+    @staticmethod
+    def union_valid(u: str, t: T.Type) -> str:
+        b = T.strip_new(t)
+        assert isinstance(b, T.UnionT)
+        return "(" + (" | ".join(f"{u}.{_cf(f)}._v" for f in b.fields) or "0") + ")"
+
+    @staticmethod
+    def invalid_elem(elem: str, t: T.Type) -> str:
+        """C making a stack element invalid (a union: every member)."""
+        b = T.strip_new(t)
+        if isinstance(b, T.UnionT):
+            return " ".join(f"{elem}.{_cf(f)}._v = 0;" for f in b.fields) or ";"
+        return f"{elem}._v = 0;"
 
     def e_Not(self, n: tir.Not) -> str:
         return f"(!{self.e(n.operand)})"
 
     def e_Logical(self, n: tir.Logical) -> str:
-        return f"({self.e(n.left)} {n.op} {self.e(n.right)})"
+        left = self.e(n.left)
+        right, pre = self.guarded(n.right)
+        if not pre:
+            return f"({left} {n.op} {right})"
+        tv = self.newtmp()      # the right operand's statements run only when it is evaluated (short-circuit)
+        self.pre += [f"u64 {tv} = !!({left});", f"if ({'' if n.op == '&&' else '!'}{tv}) {{",
+                     *("    " + x for x in pre), f"    {tv} = !!({right});", "}"]
+        return tv
 
     def e_Compare(self, n: tir.Compare) -> str:
         lt = n.left.type
@@ -266,7 +353,15 @@ class CGen:
         return f"((0ULL - {self.e(n.operand)}) & {_mask(_width(n.type))})"
 
     def e_Cond(self, n: tir.Cond) -> str:
-        return f"({self.e(n.cond)} ? {self.e(n.then)} : {self.e(n.other)})"
+        c = self.e(n.cond)
+        (a, pa), (b, pb) = self.guarded(n.then), self.guarded(n.other)
+        if not pa and not pb:
+            return f"({c} ? {a} : {b})"
+        tv = self.newtmp()      # only the chosen arm's statements run
+        ct = self.ctype(n.type) if _is_obj(n.type) else "u64"
+        self.pre += [f"{ct} {tv};", f"if ({c}) {{", *("    " + x for x in pa), f"    {tv} = {a};", "} else {",
+                     *("    " + x for x in pb), f"    {tv} = {b};", "}"]
+        return tv
 
     def e_Div(self, n: tir.Div) -> str:
         if _signed(n.type):
@@ -363,17 +458,54 @@ class CGen:
                 return f"p4n_reg_read(I, {x.index}, {args[0]})"
             if n.method == "write":
                 return f"p4n_reg_write(I, {x.index}, {args[0]}, {args[1]})"
+        if n.extern == "meter" and kind == "meter" and n.method == "execute_meter":
+            # the cells (two-rate three-colour state, P4Runtime's configs) stay in the runtime's Meter: C asks it
+            if name not in self.meters:
+                self.meters.append(name)
+            return f"p4n_meter(I->rng_handle, {self.meters.index(name)}, {args[0]}, K->pkt_len, K->now)"
         if n.extern == "counter" and kind == "counter" and n.method == "count":
             x = self.cnts.setdefault(py, Extern("counter", name, py, len(self.cnts)))
             return f"p4n_count(I, {x.index}, {args[0]}, K->pkt_len)"
         raise Unsupported(f"extern {n.extern}.{n.method}")
 
+    def e_Make(self, n: tir.Make) -> str:
+        """A header/struct value built inside an expression (an argument, a field of another value): into a
+        temp first, its items evaluated left to right before any field is stored."""
+        tv = self.newtmp()
+        self.pre.append(f"{self.ctype(n.type)} {tv}; memset(&{tv}, 0, sizeof {tv});")
+        self.pre.extend(self.set_object(tv, n, ""))
+        return tv
+
     def e_Lookahead(self, n: tir.Lookahead) -> str:
-        if n.cls or not self.in_parser:
-            raise Unsupported("lookahead of a header or struct")
+        if not self.in_parser:
+            raise Unsupported("lookahead outside the parser")
         nb = (n.width + 7) >> 3
         self.pre.append(f"if (off + {nb} > n) {{ err = {V1_ERRORS.index('PacketTooShort')}; goto done; }}")
-        return f"p4n_get(data + off, 0, {n.width})"
+        if not n.cls:
+            return f"p4n_get(data + off, 0, {n.width})"
+        # a header (valid) or struct: its fields MSB first from the next bits, nothing consumed
+        b = T.strip_new(n.type)
+        assert isinstance(b, T.HeaderT | T.StructT)
+        tv = self.newtmp()
+        self.pre.append(f"{self.ctype(n.type)} {tv}; memset(&{tv}, 0, sizeof {tv});")
+        bit = 0
+
+        def leaves(t: T.HeaderT | T.StructT, path: str) -> None:
+            nonlocal bit
+            for f, ft in t.fields.items():
+                sub = T.strip_new(ft)
+                if isinstance(sub, T.StructT):
+                    leaves(sub, f"{path}.{_cf(f)}")
+                    continue
+                if _is_obj(ft) or isinstance(sub, T.Varbit):
+                    raise Unsupported("lookahead of a header or struct holding headers or varbit")
+                w = _width(ft)
+                self.pre.append(f"{path}.{_cf(f)} = p4n_get(data + off, {bit}, {w});")
+                bit += w
+        leaves(b, tv)
+        if isinstance(b, T.HeaderT):
+            self.pre.append(f"{tv}._v = 1;")
+        return tv
 
     def e_PacketLength(self, n: tir.PacketLength) -> str:
         if not self.in_parser:
@@ -435,8 +567,9 @@ class CGen:
 
     # ------------------------------------------------------------------ statements
     def newtmp(self) -> str:
+        """A C temp; `_nN`, apart from the compiler's own `_tN` locals (which reach C as declared locals)."""
         self.tmp += 1
-        return f"_t{self.tmp}"
+        return f"_n{self.tmp}"
 
     def stmts(self, body, ind: str) -> list[str]:
         out: list[str] = []
@@ -481,6 +614,8 @@ class CGen:
             v = v.value
         if isinstance(v, tir.Name | tir.Field | tir.StackElem | tir.StackElemDyn | tir.StackLast | tir.StackNext):
             return [f"{ind}{target} = {self.e(v)};"]
+        if isinstance(v, tir.Call | tir.OutCall | tir.Cond | tir.Lookahead):
+            return [f"{ind}{target} = {self.e(v)};"]
         if isinstance(v, tir.Make):
             b = T.strip_new(v.type)
             if not isinstance(b, T.HeaderT | T.StructT):
@@ -497,7 +632,7 @@ class CGen:
                     tv = self.newtmp()
                     out.append(f"{ind}u64 {tv} = {self.e(item)};")
                 tmps.append((f, tv))
-            out += [f"{ind}{target}.{f} = {tv};" for f, tv in tmps]
+            out += [f"{ind}{target}.{_cf(f)} = {tv};" for f, tv in tmps]
             if isinstance(b, T.HeaderT):
                 out.append(f"{ind}{target}._v = 1;")
             return out
@@ -546,22 +681,31 @@ class CGen:
         return out
 
     def s_Return(self, s: tir.Return, ind: str) -> list[str]:
-        if s.value is not None:
-            raise Unsupported("return with a value")
-        return [f"{ind}return;"]     # out values are already in the caller's temps (see s_CallStmt)
+        # out values are already in the caller's temps (see call_parts)
+        v = s.value
+        if v is None:
+            return [f"{ind}return;"]
+        if _is_obj(v.type):
+            def obj() -> list[str]:
+                tv = self.newtmp()
+                return ([f"{ind}{self.ctype(v.type)} {tv};"] + self.set_object(tv, v, ind)
+                        + [f"{ind}return {tv};"])
+            return self.with_pre(ind, obj)
+        return self.with_pre(ind, lambda: [f"{ind}return {self.e(v)};"])
 
     def s_StackShift(self, s: tir.StackShift, ind: str) -> list[str]:
         st = T.strip_new(s.stack.type)
         size = st.size  # type: ignore[attr-defined]
         b = self.e(s.stack)
         n = s.count
+        elem = st.elem  # type: ignore[attr-defined]
         if s.op == "push_front":
             return [f"{ind}for (int _i = {size - 1}; _i >= 0; _i--) {{",
-                    f"{ind}    if (_i >= {n}) {b}.h[_i] = {b}.h[_i - {n}]; else {b}.h[_i]._v = 0;",
+                    f"{ind}    if (_i >= {n}) {b}.h[_i] = {b}.h[_i - {n}]; else {{ {self.invalid_elem(b + '.h[_i]', elem)} }}",
                     f"{ind}}}",
                     f"{ind}{b}.nxt = {b}.nxt + {n} > {size} ? {size} : {b}.nxt + {n};"]
         return [f"{ind}for (int _i = 0; _i < {size}; _i++) {{",
-                f"{ind}    if (_i + {n} < {size}) {b}.h[_i] = {b}.h[_i + {n}]; else {b}.h[_i]._v = 0;",
+                f"{ind}    if (_i + {n} < {size}) {b}.h[_i] = {b}.h[_i + {n}]; else {{ {self.invalid_elem(b + '.h[_i]', elem)} }}",
                 f"{ind}}}",
                 f"{ind}{b}.nxt = {b}.nxt > {n} ? {b}.nxt - {n} : 0;"]
 
@@ -678,7 +822,7 @@ class CGen:
                 part = {"m": "meta", "sm": "sm"}.get(role)
                 if part is None:
                     raise Unsupported(f"field list path {path}")
-                tail = f".{rest}" if rest else ""
+                tail = "".join("." + _cf(x) for x in rest.split(".")) if rest else ""
                 lines.append(f"        dst->{part}{tail} = src->{part}{tail};")
             lines.append("        break;")
         lines += ["    default: break;", "    }", "}"]
@@ -694,12 +838,10 @@ class CGen:
         return self.with_pre(ind, lambda: [f"{ind}(void){self.e(s.value)};", f"{ind}if (K->exited) return;"])
 
     def s_SetValidity(self, s: tir.SetValidity, ind: str) -> list[str]:
-        if s.invalidate:
-            raise Unsupported("header unions")
-        h = self.e(s.header)
-        if s.valid:
-            return [f"{ind}{h}._v = 1;"]
-        return [f"{ind}{h}._v = 0;"]
+        def f() -> list[str]:
+            out = [f"{ind}{self.e(x)}._v = 0;" for x in s.invalidate]
+            return out + [f"{ind}{self.e(s.header)}._v = {1 if s.valid else 0};"]
+        return self.with_pre(ind, f)
 
     def s_MarkToDrop(self, s: tir.MarkToDrop, ind: str) -> list[str]:
         sm = self.e(s.sm)
@@ -722,7 +864,7 @@ class CGen:
         return self.with_pre(ind, f)
 
     def s_Assert(self, s: tir.Assert, ind: str) -> list[str]:
-        return self.with_pre(ind, lambda: [f"{ind}if (!({self.e(s.cond)})) {{ K->fault = 1; return; }}"])
+        return self.with_pre(ind, lambda: [f"{ind}if (!({self.e(s.cond)})) {{ K->fault = 1; {self.fault_ret} }}"])
 
     def s_Switch(self, s: tir.Switch, ind: str) -> list[str]:
         def f():
@@ -739,7 +881,8 @@ class CGen:
                     if is_action:
                         name = lab.value if isinstance(lab, tir.Const) else getattr(lab, "py", None)
                         if name not in ids:
-                            raise Unsupported(f"switch label {lab}")
+                            raise Unsupported(f"switch label {name!r} (an action the table binds directional "
+                                              "arguments of, or not in its list)")
                         conds.append(f"{s.tmp} == {ids[name]}")
                     else:
                         conds.append(f"{s.tmp} == {self.e(lab)}")
@@ -756,65 +899,95 @@ class CGen:
             return out
         return self.with_pre(ind, f)
 
+    def callee_params(self, p: tir.CallPlan) -> list[tuple[str, T.Type, str]]:
+        if p.func in self.rec.actions:
+            return self.rec.actions[p.func].params
+        if p.func in self.rec.controls:
+            return self.rec.controls[p.func].params
+        if p.func in self.rec.functions:
+            return self.rec.functions[p.func].params
+        raise Unsupported(f"call of {p.func}")
+
     def s_CallStmt(self, s: tir.CallStmt, ind: str) -> list[str]:
         """Copy-in/copy-out made explicit: a scalar out/inout argument goes through a temp whose address the callee
         gets; the temps are copied out after the call, also when the callee exits (P4: copy-out on exit too),
-        before unwinding further. A copied object (`temp`) likewise."""
+        before unwinding further. A copied object (`temp`) likewise. A function's value is dropped."""
         p = s.plan
-        if p.func in self.rec.actions:
-            params = self.rec.actions[p.func].params
-        elif p.func in self.rec.controls:
-            params = self.rec.controls[p.func].params
-        else:
-            raise Unsupported(f"call of {p.func}")
-        if p.out_offset:
+        self.callee_params(p)
+        if p.out_offset and p.func not in self.rec.functions:
             raise Unsupported("call with a value and out parameters")
 
         def f():
-            args = [self.ctx_call(p.prefix_args)] if p.prefix_args.strip() else []
-            post: list[str] = []
-            k = 0
-            for a, (_py, t, d) in zip(p.args, params, strict=True):
-                if _is_obj(t):
-                    if a.temp:
-                        ct = self.ctype(t)
-                        src = a.value.value if isinstance(a.value, tir.Copy) else a.value
-                        if not isinstance(src, tir.Name | tir.Field):
-                            raise Unsupported("object argument that is not a path")
-                        self.pre.append(f"{ct} {a.temp} = {self.e(src)};")
-                        args.append(f"&{a.temp}")
-                        if a.target is not None:
-                            post.append(f"{self.e(a.target)} = {a.temp};")
-                        continue
-                    v = a.value.value if isinstance(a.value, tir.Copy) else a.value
-                    if not isinstance(v, tir.Name | tir.Field):
-                        raise Unsupported("object argument that is not a path")
-                    if isinstance(a.value, tir.Copy):   # an `in` object: the callee sees the value at the call
-                        tv = self.newtmp()
-                        self.pre.append(f"{self.ctype(t)} {tv} = {self.e(v)};")
-                        args.append(f"&{tv}")
-                        continue
-                    args.append(f"&{self.e(v)}")
-                elif d in ("out", "inout"):
-                    tv = self.newtmp()
-                    if isinstance(a.value, tir.Opaque):
-                        self.pre.append(f"u64 {tv} = 0;")
-                    else:
-                        self.pre.append(f"u64 {tv} = {self.e(a.value)};")
-                    args.append(f"&{tv}")
-                    lv = p.outs[k] if k < len(p.outs) else None
-                    k += 1
-                    if lv is not None:
-                        post.extend(x.strip() for x in self.lvalue_store(lv, tv, ""))
-                else:
-                    args.append(self.e(a.value))
-            return ([f"{ind}{p.func}({', '.join(['I', 'K'] + [x for x in args if x])});"]
-                    + [ind + x for x in post] + [f"{ind}if (K->exited | K->fault) return;"])
+            call, post = self.call_parts(p)
+            return ([f"{ind}{call};"] + [ind + x for x in post]
+                    + [f"{ind}if (K->exited | K->fault) {self.fault_ret}"])
         return self.with_pre(ind, f)
 
+    def e_Call(self, n: tir.Call) -> str:
+        return self.call_value(n.plan, n.type)
+
+    def e_OutCall(self, n: tir.OutCall) -> str:
+        return self.call_value(n.plan, n.type)
+
+    def s_CallHelper(self, s: tir.CallHelper, ind: str) -> list[str]:
+        return []       # the Python pipeline's copy-out helper; C copies out where the call is (call_value)
+
+    def call_value(self, p: tir.CallPlan, t: T.Type) -> str:
+        """A function's value: the call and its copy-out go before the expression (pre), into a temp."""
+        if p.func not in self.rec.functions:
+            raise Unsupported(f"value of a call of {p.func}")
+        call, post = self.call_parts(p)
+        tv = self.newtmp()
+        self.pre.append(f"{self.ctype(t) if _is_obj(t) else 'u64'} {tv} = {call};")
+        self.pre.extend(post)
+        self.pre.append(f"if (K->exited | K->fault) {self.fault_ret}")
+        return tv
+
+    def call_parts(self, p: tir.CallPlan) -> tuple[str, list[str]]:
+        """The C call of `p` (its argument temps go to pre) and the copy-out statements after it."""
+        params = self.callee_params(p)
+        args = [self.ctx_call(p.prefix_args)] if p.prefix_args.strip() else []
+        post: list[str] = []
+        k = 0
+        for a, (_py, t, d) in zip(p.args, params, strict=True):
+            if _is_obj(t):
+                ct = self.ctype(t)
+                v = a.value.value if isinstance(a.value, tir.Copy) else a.value
+                if a.temp:
+                    self.pre.append(f"{ct} {a.temp};")
+                    self.pre.extend(self.set_object(a.temp, v, ""))
+                    args.append(f"&{a.temp}")
+                    if a.target is not None:
+                        post.append(f"{self.e(a.target)} = {a.temp};")
+                    continue
+                if isinstance(a.value, tir.Copy) or not isinstance(v, _PATHS):
+                    # an `in` object (or a value built for the call): the callee sees the value at the call
+                    tv = self.newtmp()
+                    self.pre.append(f"{ct} {tv};")
+                    self.pre.extend(self.set_object(tv, v, ""))
+                    args.append(f"&{tv}")
+                    continue
+                args.append(f"&{self.e(v)}")
+            elif d in ("out", "inout"):
+                tv = self.newtmp()
+                if isinstance(a.value, tir.Opaque):
+                    self.pre.append(f"u64 {tv} = 0;")
+                else:
+                    self.pre.append(f"u64 {tv} = {self.e(a.value)};")
+                args.append(f"&{tv}")
+                lv = p.outs[k] if k < len(p.outs) else None
+                k += 1
+                if lv is not None:
+                    post.extend(x.strip() for x in self.lvalue_store(lv, tv, ""))
+            elif isinstance(a.value, tir.Opaque):      # `_` for an in parameter: its default value
+                args.append("0ULL")
+            else:
+                args.append(self.e(a.value))
+        return f"{p.func}({', '.join(['I', 'K'] + [x for x in args if x])})", post
+
     def s_Extract(self, s: tir.Extract, ind: str) -> list[str]:
-        if s.member or s.length is not None or s.invalidate:
-            raise Unsupported("extract of a union or varbit header")
+        if s.length is not None:
+            raise Unsupported("extract of a varbit header")
         h = T.strip_new(s.header.type)
         assert isinstance(h, T.HeaderT)
         widths = [(f, _width(ft)) for f, ft in h.fields.items()]
@@ -826,33 +999,46 @@ class CGen:
             size = T.strip_new(s.stack.type).size  # type: ignore[attr-defined]
             sb = self.e(s.stack)
             hv = self.newtmp()
-            out = [f"{ind}if ({sb}.nxt >= {size}) {{ err = {V1_ERRORS.index('StackOutOfBounds')}; goto done; }}",
-                   f"{ind}{self.ctype(h)} *{hv} = &{sb}.h[{sb}.nxt]; {sb}.nxt += 1;"]
+            out = [f"{ind}if ({sb}.nxt >= {size}) {{ err = {V1_ERRORS.index('StackOutOfBounds')}; goto done; }}"]
+            if s.member:        # the next union of a stack: its other members invalid, then this one
+                et = T.strip_new(s.stack.type).elem  # type: ignore[attr-defined]
+                uv = self.newtmp()
+                out.append(f"{ind}{self.ctype(et)} *{uv} = &{sb}.h[{sb}.nxt]; {sb}.nxt += 1;")
+                out += [f"{ind}{uv}->{_cf(m)}._v = 0;" for m in s.union_others]
+                out.append(f"{ind}{self.ctype(h)} *{hv} = &{uv}->{_cf(s.member)};")
+            else:
+                out.append(f"{ind}{self.ctype(h)} *{hv} = &{sb}.h[{sb}.nxt]; {sb}.nxt += 1;")
             hp = f"(*{hv})"
         else:
             hp = self.e(s.header)
-            out = []
+            out = [f"{ind}{self.e(x)}._v = 0;" for x in s.invalidate]
         out += [f"{ind}if (off + {nb} > n) {{ err = {V1_ERRORS.index('PacketTooShort')}; goto done; }}"]
         bit = 0
         for f, w in widths:
-            out.append(f"{ind}{hp}.{f} = p4n_get(data + off, {bit}, {w});")
+            out.append(f"{ind}{hp}.{_cf(f)} = p4n_get(data + off, {bit}, {w});")
             bit += w
         out.append(f"{ind}{hp}._v = 1; off += {nb};")
         return out
 
     def s_Emit(self, s: tir.Emit, ind: str) -> list[str]:
         h = T.strip_new(s.header.type)
-        if not isinstance(h, T.HeaderT) or s.tmp:
+        if not isinstance(h, T.HeaderT):
             raise Unsupported("emit of a non-path header")
         widths = [(f, _width(ft)) for f, ft in h.fields.items()]
         total = sum(w for _, w in widths)
         if total % 8:
             raise Unsupported("header not a whole number of bytes")
+        if s.tmp:       # a computed header value (e.g. a stack element at a run-time index): evaluated once
+            def emit_tmp() -> list[str]:
+                hv = self.newtmp()
+                return [f"{ind}{self.ctype(h)} {hv};", *self.set_object(hv, s.header, ind),
+                        *self.s_Emit(tir.Emit(tir.Name(s.header.type, hv), s.out), ind)]
+            return [f"{ind}{{", *self.with_pre(ind + "    ", emit_tmp), f"{ind}}}"]
         hp = self.e(s.header)
         out = [f"{ind}if ({hp}._v) {{", f"{ind}    memset(o + len, 0, {total // 8});"]
         bit = 0
         for f, w in widths:
-            out.append(f"{ind}    p4n_set(o + len, {bit}, {w}, {hp}.{f});")
+            out.append(f"{ind}    p4n_set(o + len, {bit}, {w}, {hp}.{_cf(f)});")
             bit += w
         out.append(f"{ind}    len += {total // 8};")
         out.append(f"{ind}}}")
@@ -899,9 +1085,10 @@ class CGen:
         walk(body)
         return found
 
-    def function(self, func: str, params: list[str], body, ind="    ", prologue=()) -> None:
+    def function(self, func: str, params: list[str], body, ind="    ", prologue=(), ret: str = "void",
+                 epilogue=()) -> None:
         self.locals = {}
-        self.fault_ret = "return;"
+        self.fault_ret = "return;" if ret == "void" else f"return ({ret}){{0}};"
         decls = []
         for py, t in self.collect_locals(body).items():
             if "." in py:
@@ -909,14 +1096,45 @@ class CGen:
             ct = self.ctype(t)
             self.locals[py] = ct
             decls.append(f"    {ct} {py};" if ct != "u64" else f"    u64 {py} = 0;")
-        proto = f"static void {func}({', '.join(['inst_t *I', 'job_t *K'] + params)})"
+        proto = f"static {ret} {func}({', '.join(['inst_t *I', 'job_t *K'] + params)})"
         self.protos.append(proto + ";")
         lines = self.stmts(body, ind)
         self.out.append(proto + " {")
         self.out.extend(decls)
         self.out.extend(prologue)
         self.out.extend(lines)
+        self.out.extend(epilogue)
         self.out.append("}")
+        self.fault_ret = "return;"
+
+    def p4function(self, f: FunctionRec) -> None:
+        """A P4 function: scalar out/inout parameters are pointers to the caller's temps, objects pointers
+        (an `in` object is the caller's copy), the value returned by value (a scalar as u64)."""
+        self.ctx_types = {}
+        self.cur_frame = None
+        self.ptr_params = set()
+        params = []
+        for py, t, d in f.params:
+            if _is_obj(t):
+                ct = self.ctype(t)
+                self.ctx_types[py] = ct
+                params.append(f"{ct} *{py}")
+            else:
+                _width(t)
+                if d in ("out", "inout"):
+                    self.ptr_params.add(py)
+                    params.append(f"u64 *{py}")
+                else:
+                    params.append(f"u64 {py}")
+        if isinstance(T.strip_new(f.ret), T.VoidT):
+            ret = "void"
+        elif _is_obj(f.ret):
+            ret = self.ctype(f.ret)
+        else:
+            _width(f.ret)
+            ret = "u64"
+        self.function(f.func, params, f.body, ret=ret,
+                      epilogue=() if ret == "void" else (f"    return ({ret}){{0}};",))
 
     def obj_types(self, params: list[tuple[str, T.Type, str]]) -> dict[str, str]:
         types = {}
@@ -1012,6 +1230,10 @@ class CGen:
         lines = [f"    u64 key[{max(1, len(keys))}] = {{{', '.join(keys) or '0'}}};"]
         lines.append(f"    p4n_table *T = I->tbl[{x.index}];")
         lines.append("    const p4n_entry *e = p4n_find(T, key);")
+        info = self.prog.info.tables.get(t.name)
+        if info is not None and (info.direct_counter or info.idle_timeout):
+            # the hit entry's direct counter and last-hit time are the runtime entry's (P4Runtime reads them)
+            lines.append(f"    if (e) p4n_entry_hit(I->rng_handle, {x.index}, e->seq, K->pkt_len);")
         lines.append("    int act; const u64 *a; int hit = e != 0;")
         lines.append("    if (!e) { act = T->def_action; a = T->def_args; }")
         lines.append("    else if (e->group < 0) { act = e->action; a = e->args; }")
@@ -1061,8 +1283,8 @@ class CGen:
         self.out.append("}")
 
     def parser(self, p: ParserRec) -> None:
-        if p.sub or p.locals:
-            raise Unsupported("sub-parsers and parser locals")
+        if p.sub:
+            raise Unsupported("sub-parsers")
         types = self.obj_types(p.params)
         self.ctx_types = types
         params = [f"{types[py]} *{py}" for py, t, _d in p.params if _is_obj(t)]
@@ -1070,7 +1292,7 @@ class CGen:
             raise Unsupported("scalar parser parameters")
         body: list[str] = []
         idx = {s.name: s.index for s in p.states}
-        all_stmts = [x for s in p.states for x in s.body]
+        all_stmts = list(p.locals) + [x for s in p.states for x in s.body]
         self.locals = {}
         decls = []
         for py, t in self.collect_locals(all_stmts).items():
@@ -1087,6 +1309,7 @@ class CGen:
         start = idx["start"]
         self.in_parser = True
         self.fault_ret = "goto done;"
+        body.extend(self.stmts(p.locals, "    "))        # the parser's locals, initialised once per packet
         body.append(f"    goto st_{start};")
         for s in p.states:
             body.append(f"st_{s.index}: /* {s.name} */")
@@ -1104,7 +1327,17 @@ class CGen:
             body.extend("    " + x for x in self.pre)
             for c in s.cases:
                 if c.value_set:
-                    raise Unsupported("parser value sets")
+                    # members stay in the runtime's ValueSet (P4Runtime writes them): C asks it
+                    kind, name = self.bind.get(c.value_set, ("", ""))
+                    if kind != "value_set":
+                        raise Unsupported(f"value set {c.value_set}")
+                    if name not in self.value_sets:
+                        self.value_sets.append(name)
+                    arr = self.newtmp()
+                    body.append(f"        {{ u64 {arr}[] = {{{', '.join(kv)}}};")
+                    body.append(f"          if (p4n_vs_match(I->rng_handle, {self.value_sets.index(name)}, {arr}, "
+                                f"{len(kv)})) {goto(c.target)} }}")
+                    continue
                 conds = []
                 for tv, it in zip(kv, c.items, strict=True):
                     kind, *vals = it
@@ -1132,8 +1365,8 @@ class CGen:
     # ------------------------------------------------------------------ whole program
     def generate(self) -> CProgram:
         rec = self.rec
-        if rec.functions:
-            raise Unsupported("P4 functions")
+        for fn in rec.functions.values():
+            self.p4function(fn)
         v1 = self.prog.native_v1
         H, M, SM = (self.ctype(v1[k]) for k in ("H", "M", "SM"))
         entry = self.prog.native_entry
@@ -1146,18 +1379,27 @@ class CGen:
             self.control(c)
             ctx_of_control[c.func] = self.obj_types(c.params)
         # an action or table's context types: the object parameters it names are the control's, by name
+        # (of the control whose name prefix it carries when controls share a parameter name with different types)
         all_ctx: dict[str, str] = {}
+        clash = False
         for c in rec.controls.values():
             for k, v in self.obj_types(c.params).items():
-                if all_ctx.get(k, v) != v:
-                    raise Unsupported("controls whose parameters share a name with different types")
+                clash |= all_ctx.get(k, v) != v
                 all_ctx[k] = v
+
+        def ctx_for(func: str, ctx_args: list[str]) -> dict[str, str]:
+            if not clash or not [x for x in ctx_args if x != "L"]:
+                return all_ctx
+            owner = self._owner(func)
+            if owner is None:
+                raise Unsupported("controls whose parameters share a name with different types")
+            return ctx_of_control[owner]
         for a in rec.actions.values():
             frame = self._frame_for(a.ctx_args, a.func)
-            self.action(a, frame, all_ctx)
+            self.action(a, frame, ctx_for(a.func, a.ctx_args))
         for t in rec.tables.values():
             frame = self._frame_for(t.ctx_args, t.func)
-            self.table(t, frame, all_ctx)
+            self.table(t, frame, ctx_for(t.func, t.ctx_args))
         for p in rec.parsers.values():
             self.parser(p)
         head = [self._runtime(), *self.type_src]
@@ -1307,22 +1549,29 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
         cdef = ("typedef uint64_t u64;\n" + _CDEF_RUNTIME + "\n".join(self.type_src) + inst + cdef_api
                 + 'extern "Python" uint32_t p4n_rand32(uint64_t);\n'
                 + 'extern "Python" void p4n_digest(uint64_t, int, u64 *, int);\n'
-                + 'extern "Python" void p4n_log(uint64_t, int, u64 *, int);\n')
+                + 'extern "Python" void p4n_log(uint64_t, int, u64 *, int);\n'
+                + 'extern "Python" int p4n_vs_match(uint64_t, int, u64 *, int);\n'
+                + 'extern "Python" u64 p4n_meter(uint64_t, int, u64, uint32_t, uint64_t);\n'
+                + 'extern "Python" void p4n_entry_hit(uint64_t, int, uint32_t, uint32_t);\n')
         return CProgram(src, cdef, list(self.regs.values()), list(self.cnts.values()),
                         [(x, rec.tables[f]) for f, x in self.tbls.items()], digests=list(self.digests),
-                        log_msgs=list(self.log_msgs), hcap=hcap)
+                        log_msgs=list(self.log_msgs), value_sets=list(self.value_sets), meters=list(self.meters), hcap=hcap)
+
+    def _owner(self, func: str, with_frame: bool = False) -> str | None:
+        """The control an action/table belongs to: the compiler gives each control its own prefix, and an
+        action/table name carries it: A_<prefix>_x / TA_<prefix>_x vs C_<prefix> (the longest that fits)."""
+        best = None
+        for c in self.rec.controls:
+            stem = c[2:]
+            if func.split("_", 1)[1].startswith(stem + "_") and (not with_frame or self.frames.get(c)):
+                if best is None or len(stem) > len(best[2:]):
+                    best = c
+        return best
 
     def _frame_for(self, ctx_args: list[str], func: str) -> str | None:
         if "L" not in ctx_args:
             return None
-        # the owner is the control whose frame slots the body names; the compiler gives each control its own
-        # prefix, and an action/table name carries it: A_<prefix>_x / TA_<prefix>_x vs C_<prefix>
-        best = None
-        for c in self.rec.controls:
-            stem = c[2:]
-            if func.split("_", 1)[1].startswith(stem + "_") and self.frames.get(c):
-                if best is None or len(stem) > len(best[2:]):
-                    best = c
+        best = self._owner(func, with_frame=True)     # the control whose frame slots the body names
         if best is None:
             raise Unsupported(f"cannot find the control frame of {func}")
         return self.frames[best]
@@ -1332,7 +1581,10 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
         src = resources.files("p4exec.native").joinpath("runtime.c").read_text()
         return ("#include <stdint.h>\nstatic uint32_t p4n_rand32(uint64_t h);\n"
                 "static void p4n_digest(uint64_t h, int d, uint64_t *v, int n);\n"
-                "static void p4n_log(uint64_t h, int m, uint64_t *v, int n);\n" + src)
+                "static void p4n_log(uint64_t h, int m, uint64_t *v, int n);\n"
+                "static int p4n_vs_match(uint64_t h, int s, uint64_t *v, int n);\n"
+                "static uint64_t p4n_meter(uint64_t h, int m, uint64_t i, uint32_t nbytes, uint64_t now);\n"
+                "static void p4n_entry_hit(uint64_t h, int t, uint32_t seq, uint32_t nbytes);\n" + src)
 
 
 _BATCH = """

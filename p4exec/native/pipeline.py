@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 import weakref
 from collections import Counter
 from typing import Any
@@ -42,7 +43,7 @@ class NativeJob:
 
     __slots__ = ("egress_port", "priority", "packet_length", "K", "payload", "truncate", "depth", "recirc")
 
-    def __init__(self, egress_port: int, K: Any, payload: bytes, priority: int, packet_length: int,
+    def __init__(self, egress_port: int, K: Any, payload: bytes | memoryview, priority: int, packet_length: int,
                  truncate: int | None) -> None:
         self.egress_port = egress_port
         self.K = K
@@ -71,6 +72,28 @@ def _digest(h: int, d: int, vals, n: int) -> None:
 def _log(h: int, m: int, vals, n: int) -> None:
     p = _pipes[h]
     p.on_log(rt.format_log(p.cprog.log_msgs[m], tuple(vals[i] for i in range(n))))
+
+
+def _vs_match(h: int, s: int, vals, n: int) -> int:
+    p = _pipes[h]
+    return 1 if p.state.value_sets[p.cprog.value_sets[s]].matches(tuple(vals[i] for i in range(n))) else 0
+
+
+def _meter(h: int, m: int, i: int, nbytes: int, now: int) -> int:
+    p = _pipes[h]
+    return p.state.meters[p.cprog.meters[m]].execute(i, nbytes, now)
+
+
+def _entry_hit(h: int, t: int, seq: int, nbytes: int) -> None:
+    """A hit in C on a table with a direct counter or idle timeout: the runtime entry counts it (as
+    Table.lookup does), so P4Runtime reads and writes stay on the one entry."""
+    table = _pipes[h]._tables[t][0]
+    e = _pipes[h]._by_seq[table.name].get(seq)
+    if e is not None:
+        e.packet_count += 1
+        e.byte_count += nbytes
+        if table.idle_timeout:
+            e.last_hit_ns = time.monotonic_ns()
 
 
 def _cprog(program: Any) -> cgen.CProgram:
@@ -105,6 +128,9 @@ class NativePipeline:
             self.ffi.def_extern(name="p4n_rand32")(_rand32)
             self.ffi.def_extern(name="p4n_digest")(_digest)
             self.ffi.def_extern(name="p4n_log")(_log)
+            self.ffi.def_extern(name="p4n_vs_match")(_vs_match)
+            self.ffi.def_extern(name="p4n_meter")(_meter)
+            self.ffi.def_extern(name="p4n_entry_hit")(_entry_hit)
             _registered.add(id(mod))
         ffi = self.ffi
         self.I = ffi.new("inst_t *")
@@ -114,6 +140,7 @@ class NativePipeline:
         self.I.rng_handle = self._rng_key
         self._keep: list[Any] = []
         self._tables: list[tuple[Any, Any, cgen.TableRec, Any]] = []
+        self._by_seq: dict[str, dict[int, Any]] = {}     # table -> its runtime entries by sequence number
         for x, trec in self.cprog.tables:
             t = state.tables[x.name]
             self._check_table(t, trec)
@@ -126,7 +153,9 @@ class NativePipeline:
         self._out = ffi.new("uint8_t[]", OUT_CAP)
         self._new = ffi.new
         self._batch_cap = 0
-        self._per = self.cprog.hcap + 2048      # batch output bytes per frame: headers + a large payload
+        self._hcap = self.cprog.hcap             # bytes the deparser may write before a frame's payload
+        self._bout: Any = None                  # a batch's output frames, back to back
+        self._bout_size = 0
         self._tm: Any = ffi.new("uint32_t[]", 64)   # the switch loop's batch: egress port | priority per frame
         self._used: Any = ffi.new("uint32_t[]", 1)
         self._bstats = ffi.new("uint32_t[]", 4)
@@ -167,8 +196,8 @@ class NativePipeline:
 
     @staticmethod
     def _check_table(t: Any, trec: cgen.TableRec) -> None:
-        if t.direct_counter or t.direct_meter is not None or t.idle_timeout:
-            raise cgen.Unsupported(f"table {t.name}: direct counter/meter or idle timeout")
+        if t.direct_meter is not None:
+            raise cgen.Unsupported(f"table {t.name}: direct meter")
         if any(f.bitwidth > 64 for f in t.fields):
             raise cgen.Unsupported(f"table {t.name}: key wider than 64 bits")
 
@@ -194,6 +223,7 @@ class NativePipeline:
             m = e.match[lpm[0]] if lpm else None
             return m.prefix_len if isinstance(m, Lpm) else 0
         entries.sort(key=lambda e: (-plen(e), e._seq))
+        self._by_seq[t.name] = {e._seq: e for e in entries}
         groups: dict[int, int] = {}
         val = ffi.new("u64[]", nk)
         mask = ffi.new("u64[]", nk)
@@ -313,11 +343,15 @@ class NativePipeline:
         K = self._new("job_t *")
         r = self.lib.p4n_ingress(self.I, K, data, len(data), port, now_us)
         if r < 0:
+            # a frame the parser rejected stays malformed when ingress then faults (an assert on a header the
+            # parser could not extract): the switch counts its drop so, as the Python pipeline does
+            self.last_malformed = K.parser_err > 0
             self._fault(K, "ingress")
             return []
         if r & 0x1000:
             self.last_malformed = True
-        payload = data[r >> 16:]
+        # a view, not a copy: egress joins it to the deparsed headers, the one copy of the payload a frame needs
+        payload = memoryview(data)[r >> 16:]
         if r & 0xA000:         # multicast, I2E clone or resubmit: the traffic manager's part, in Python
             jobs: list[NativeJob] = []
             try:
@@ -332,7 +366,7 @@ class NativePipeline:
             return []
         return [NativeJob(spec, K, payload, (r >> 9) & 7, len(data), K.truncate if r & 0x4000 else None)]
 
-    def _after_ingress(self, K: Any, port: int, data: bytes, now: int, payload: bytes, jobs: list[NativeJob],
+    def _after_ingress(self, K: Any, port: int, data: bytes, now: int, payload: bytes | memoryview, jobs: list[NativeJob],
                        depth: int) -> None:
         """V1Pipeline._ingress_pass after the ingress control: I2E clones, resubmit, multicast, unicast, drop."""
         if K.clone_type == 1:
@@ -387,7 +421,7 @@ class NativePipeline:
             j.depth = depth
             jobs.append(j)
 
-    def _replicate(self, K: Any, payload: bytes) -> list[NativeJob]:
+    def _replicate(self, K: Any, payload: bytes | memoryview) -> list[NativeJob]:
         reps = self._pre.replicas(K.sm.mcast_grp)
         if not reps:
             self.stats["dropped"] += 1
@@ -506,15 +540,12 @@ class NativePipeline:
         if nf == 0:
             return []
         ffi, lib = self.ffi, self.lib
-        if nf > self._batch_cap:
-            self._batch_cap = nf
-            self._jobs = ffi.new("job_t[]", nf)
-            self._res = ffi.new("int64_t[]", nf)
-            self._bout = ffi.new("uint8_t[]", nf * self._per)
+        lens = list(map(len, datas))
+        self._room(nf, sum(lens))
         stats = self._bstats
         stats[0] = 0
-        used = lib.p4n_batch(self.I, self._jobs, nf, b"".join(datas), list(map(len, datas)), ports, nows,
-                             self._bout, nf * self._per, self._res, stats)
+        used = lib.p4n_batch(self.I, self._jobs, nf, b"".join(datas), lens, ports, nows,
+                             self._bout, self._bout_size, self._res, stats)
         buf = self._buffer(self._bout, used)[:]
         out: list[tuple[int, int, bytes]] = []
         append = out.append
@@ -534,26 +565,35 @@ class NativePipeline:
         self.last_malformed = bool(stats[0])
         return out
 
+    def _room(self, nf: int, data_bytes: int) -> None:
+        """Job and result arrays for `nf` frames, and output room for all of them (each frame's headers may
+        grow to `hcap` before its payload): a batch that ran out of room would finish its remaining frames
+        one by one in Python (4-KiB RoCE frames overflowed a fixed 2 KiB per frame at half the batch)."""
+        ffi = self.ffi
+        if nf > self._batch_cap:
+            self._batch_cap = nf
+            self._jobs = ffi.new("job_t[]", nf)
+            self._res = ffi.new("int64_t[]", nf)
+        need = data_bytes + nf * self._hcap
+        if need > self._bout_size:
+            self._bout_size = max(need, 2 * self._bout_size)
+            self._bout = ffi.new("uint8_t[]", self._bout_size)
+
     # ------------------------------------------------------------------ the switch loop's batch
     def batch_load(self, ports: list[int], datas: list[bytes]) -> None:
         """The frames of one `SwitchLoop.ingress_batch` (p4exec/switch/batch.py), copied into C once."""
         if changes.WRITES.n != self._seen:
             self._sync()
         nf = len(datas)
-        ffi = self.ffi
-        if nf > self._batch_cap:
-            self._batch_cap = nf
-            self._jobs = ffi.new("job_t[]", nf)
-            self._res = ffi.new("int64_t[]", nf)
-            self._bout = ffi.new("uint8_t[]", nf * self._per)
-        if len(self._tm) < nf:
-            self._tm = ffi.new("uint32_t[]", max(nf, 64))
         lens = list(map(len, datas))
         offs = [0] * nf
         o = 0
         for i, n in enumerate(lens):
             offs[i] = o
             o += n
+        self._room(nf, o)
+        if len(self._tm) < nf:
+            self._tm = self.ffi.new("uint32_t[]", max(nf, 64))
         self._bdata = b"".join(datas)
         self._blens, self._boffs, self._bports = lens, offs, ports
         self._used[0] = 0
@@ -565,23 +605,32 @@ class NativePipeline:
         used0 = self._used[0]
         nf = len(self._blens)
         stop = self.lib.p4n_switch_batch(self.I, self._jobs, start, nf, self._bdata, self._boffs, self._blens,
-                                         self._bports, now_us, gate, self._bout, nf * self._per, self._used, self._res,
+                                         self._bports, now_us, gate, self._bout, self._bout_size, self._used, self._res,
                                          self._tm)
-        res, tm = self._res, self._tm
+        ffi = self.ffi
+        k = stop - start
+        codes = ffi.unpack(self._res + start, k) if k else []
+        words = ffi.unpack(self._tm + start, k) if k else []
+        # this run's output bytes copied out of C once; batch_bytes slices them (one cffi call per run, not per frame)
+        self._chunk_base = used0
+        self._chunk = self._buffer(self._bout + used0, self._used[0] - used0)[:]
         out = []
         o = used0
-        for i in range(start, stop):
-            r = res[i]
-            out.append((r, tm[i], o))
+        for r, w in zip(codes, words, strict=True):
+            out.append((r, w, o))
             if r >= 0:
                 o += r
-        return stop, (res[stop] if stop < nf else 0), out
+        return stop, (self._res[stop] if stop < nf else 0), out
 
     def batch_bytes(self, off: int, n: int) -> bytes:
-        return self._buffer(self._bout + off, n)[:]
+        """Output bytes of a frame of the last `batch_run` (`off` as it returned)."""
+        o = off - self._chunk_base
+        return self._chunk[o:o + n]
 
-    def batch_fault(self, i: int, where: str) -> None:
+    def batch_fault(self, i: int, where: str) -> bool:
+        """Count frame i's fault; True when its parser had rejected it (the drop counts as malformed)."""
         self._fault(self._jobs + i, where)
+        return bool(self._jobs[i].parser_err > 0)
 
     def batch_jobs(self, i: int, r: int, now_us: int) -> list[NativeJob]:
         """Frame i after ingress only (r -3, -4, -9, -10): the jobs `ingress` would have returned."""

@@ -240,6 +240,12 @@ static inline u64 p4n_xor16(const uint8_t *p, int n) {
     if (i < n) s ^= (uint32_t)p[i] << 8;
     return s & 0xFFFF;
 }
+static inline u64 p4n_identity(const uint8_t *p, int n) {
+    /* the first (up to) 8 bytes as a big-endian integer, as p4exec.runtime.hashes.identity */
+    u64 v = 0;
+    for (int i = 0; i < n && i < 8; i++) v = (v << 8) | p[i];
+    return v;
+}
 
 /* field-list packing, BMv2's layout: values MSB first, concatenated, zero padding to a whole byte */
 typedef struct { uint8_t b[256]; int bits; } p4n_pack;

@@ -18,14 +18,24 @@ from p4.v1 import p4data_pb2, p4runtime_pb2
 from p4exec.p4runtime.codec import encode
 
 
-def to_p4data(values) -> p4data_pb2.P4Data:
-    """A digest's data: a struct of bitstrings (or a single bitstring)."""
+def to_p4data(values, shape: str = "struct") -> p4data_pb2.P4Data:
+    """A digest's data as its P4Info type_spec says: a single bitstring, or the members (bitstrings) of a struct
+    or, for `shape` "tuple" (the digest of a list expression, which p4c types as a tuple), of a tuple. That is
+    what BMv2's P4Runtime server (PI) sends: P4Data.struct for a struct type_spec, P4Data.tuple for a tuple one."""
     if isinstance(values, int):
         return p4data_pb2.P4Data(bitstring=encode(values))
+    if shape == "bitstring" and len(values) == 1:
+        return p4data_pb2.P4Data(bitstring=encode(values[0]))
     data = p4data_pb2.P4Data()
+    members = data.tuple.members if shape == "tuple" else data.struct.members
     for v in values:
-        data.struct.members.append(to_p4data(v))
+        members.append(to_p4data(v))
     return data
+
+
+def digest_shapes(p4info) -> dict[int, str]:
+    """Digest id -> which P4Data its data takes ("struct", "tuple" or "bitstring"), from its type_spec."""
+    return {d.preamble.id: d.type_spec.WhichOneof("type_spec") or "struct" for d in p4info.digests}
 
 
 @dataclass
@@ -49,14 +59,19 @@ class DigestEngine:
         self._send = send
         self._lock = threading.Lock()
         self._configs: dict[int, p4runtime_pb2.DigestEntry.Config] = {}
+        self._shapes: dict[int, str] = {}
         self._pending: dict[int, _Pending] = {}
         self._unacked: dict[tuple[int, int], _Unacked] = {}
         self._list_ids = itertools.count(1)
 
-    def configure(self, configs: dict[int, p4runtime_pb2.DigestEntry.Config]) -> None:
-        """Use the current configs (the store's dict, shared); unconfigured digests are dropped."""
+    def configure(self, configs: dict[int, p4runtime_pb2.DigestEntry.Config],
+                  shapes: dict[int, str] | None = None) -> None:
+        """Use the current configs (the store's dict, shared); unconfigured digests are dropped. `shapes`: each
+        digest's P4Data kind (digest_shapes of the live P4Info); a digest not in it is sent as a struct."""
         with self._lock:
             self._configs = configs
+            if shapes is not None:
+                self._shapes = shapes
             for did in [d for d in self._pending if d not in configs]:
                 del self._pending[did]
 
@@ -72,7 +87,7 @@ class DigestEngine:
 
     def add(self, digest_id: int, values) -> None:
         now = time.monotonic_ns()
-        data = to_p4data(values)
+        data = to_p4data(values, self._shapes.get(digest_id, "struct"))
         key = data.SerializeToString(deterministic=True)
         out = []
         with self._lock:

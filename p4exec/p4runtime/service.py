@@ -13,7 +13,7 @@ from p4exec.device.base import P4RuntimeDevice
 from p4exec.p4runtime import atomic, dispatch, fastpath, gcpause, idle, release, sdn_translation, wire
 from p4exec.p4runtime.arbitration import Arbitrator, Session, election_int
 from p4exec.p4runtime.context import Context
-from p4exec.p4runtime.digests import DigestEngine
+from p4exec.p4runtime.digests import DigestEngine, digest_shapes
 from p4exec.p4runtime.errors import (
     DETAILS_BUDGET,
     P4RuntimeError,
@@ -86,7 +86,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
 
     def _went_live(self, live: Context) -> None:
         self.digests.reset()
-        self.digests.configure(live.store.digests)
+        self.digests.configure(live.store.digests, digest_shapes(live.program.p4info))
         self._idle_reported.clear()
 
     # -- RPCs -----------------------------------------------------------------------------------

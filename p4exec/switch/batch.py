@@ -12,7 +12,7 @@ side's hooks and the wire.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from p4exec.switch.stats import MALFORMED, PIPELINE
@@ -30,6 +30,7 @@ class SwitchLoop(Protocol):
     wire_overhead: int
     _halves: tuple[Callable[..., Any], Callable[..., Any], Callable[[], bool]] | None
     _serving: set[int]
+    _touched: set[int]
 
     def _lost(self, ctx: Any, reason: str) -> None: ...
     def _copies(self, ps: Any, copies: int) -> Any: ...
@@ -40,42 +41,73 @@ class SwitchLoop(Protocol):
     def _egress(self, job: Any, egress: Callable[..., Any], fate: Any, qinfo: Any, start: float,
                 now_us: int) -> None: ...
     def _send_out(self, frames: list[tuple[int, bytes]], fate: Any, start: float) -> None: ...
+    def _forward_one(self, ctx: Any, port: int, frame: bytes, start: float) -> None: ...
 
 GATE_PORTS = 512
 
 
 class Gates:
-    """One switch's gate array for one pipeline, and the ports judged so far (judged again every batch)."""
+    """One switch's gate array for one pipeline: the cells C reads, and which ports have one (`open`).
 
-    def __init__(self, pipe: Any) -> None:
+    A cell stays right until its port changes: the switch loop notes every port it changes (`_touched`:
+    queued, served, kicked, flushed, held by its link layer, carrier changed) and the traffic manager counts
+    configuration changes (`generation`); as time passes, only a paced-out port's cell can change (3, then 2
+    once its next departure is due), so those are kept in `timed`. A batch judges these ports alone, not
+    every port it ever judged (on a 128-port UPN switch that cost ~128 judgements per batch, and per stop
+    within one). Within a batch, all at one instant, a port changes only by what is done to it there (C's own
+    pass-through of a copy, which C accounts itself, or Python finishing a copy for it): after each stop only
+    the ports Python touched are judged again."""
+
+    def __init__(self, pipe: Any, loop: SwitchLoop) -> None:
         self.pipe = pipe
         self.cells = pipe.ffi.new("uint8_t[]", GATE_PORTS)
         self.open: set[int] = set()
+        self.timed: set[int] = set()  # cells at 3 only because the port is paced out: 2 once it is due
+        self.generation = loop.tm.generation
 
-    def refresh(self, loop: SwitchLoop, ports: Any, now: int) -> None:
-        cells, open_ = self.cells, self.open
+    def start(self, loop: SwitchLoop, now: int) -> None:
+        """Bring the cells up to date at the start of a batch."""
+        tm = loop.tm
+        touched = loop._touched
+        if self.generation != tm.generation:  # a port's configuration changed: judge every port again
+            self.generation = tm.generation
+            touched.update(self.open)
+        if self.timed:
+            touched.update(self.timed)
+        if touched:
+            self.refresh(loop, touched, now)
+            touched.clear()
+
+    def refresh(self, loop: SwitchLoop, ports: Iterable[int], now: int) -> None:
+        """Judge `ports` now: 1 a copy for the port passes the traffic manager at once now, and so would the
+        next; 2 only this one (a paced port, free); 3 it waits in (or is dropped by) the traffic manager;
+        none (cell 0) the Python path decides."""
+        cells, open_, timed = self.cells, self.open, self.timed
+        cpu, serving, up, tm_ports = loop.cpu_port, loop._serving, loop.up_state, loop.tm.ports
+        soon = now + 1
         for port in ports:
-            g = gate(loop, port, now)
-            if g:
-                cells[port] = g
-                open_.add(port)
-
-
-def gate(loop: SwitchLoop, port: int, now: int) -> int:
-    """1: a copy for `port` passes the traffic manager at once now, and so would the next; 2: only this one;
-    3: it waits in (or is dropped by) the traffic manager; 0: the Python path decides."""
-    if not 0 <= port < GATE_PORTS or port == loop.cpu_port:
-        return 0
-    if port in loop._serving or not loop.up_state.get(port):
-        return 3
-    pq = loop.tm.ports.get(port)
-    if pq is None:
-        return 0
-    if pq.backlog:
-        return 3
-    if pq.paced:
-        return 2 if pq.next_tx < now + 1 else 3
-    return 1
+            if not 0 <= port < GATE_PORTS or port == cpu:
+                continue
+            if port in serving or not up.get(port):
+                g = 3
+            else:
+                pq = tm_ports.get(port)
+                if pq is None:
+                    continue
+                if pq.backlog:
+                    g = 3
+                elif not pq.paced:
+                    g = 1
+                elif pq.next_tx < soon:
+                    g = 2
+                else:
+                    cells[port] = 3
+                    open_.add(port)
+                    timed.add(port)
+                    continue
+            cells[port] = g
+            open_.add(port)
+            timed.discard(port)
 
 
 def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) -> None:
@@ -88,38 +120,42 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
     loop.executions += len(items)
     gates: Gates | None = getattr(loop, "_gates", None)
     if gates is None or gates.pipe is not pipe:
-        gates = loop._gates = Gates(pipe)  # type: ignore[attr-defined]
-    gates.refresh(loop, list(gates.open), now)
+        gates = loop._gates = Gates(pipe, loop)  # type: ignore[attr-defined]
+    gates.start(loop, now)
     cells = gates.cells
     pipe.batch_load([it[0] for it in items], [it[1] for it in items])
     stats = pipe.stats
     min_frame, overhead = loop.min_frame, loop.wire_overhead
+    forward_one = loop._forward_one
     n = len(items)
     start = 0
     while True:
         stop, code, results = pipe.batch_run(start, now_us, cells)
         i = start
+        touched: set[int] = set()  # ports whose state Python changes below: judged again before C goes on
         for r, word, off in results:
             ctx = items[i][2]
             if r in (-1, -7, -2):
                 if r == -2:
-                    pipe.batch_fault(i, "ingress")
+                    malformed = pipe.batch_fault(i, "ingress")  # a fault after a parser error: malformed
                 else:
                     stats["dropped"] += 1
-                loop._lost(ctx, MALFORMED if r == -7 else PIPELINE)
+                    malformed = r == -7
+                loop._lost(ctx, MALFORMED if malformed else PIPELINE)
                 i += 1
                 continue
+            eport, prio = word & 0x1FF, word >> 16
+            touched.add(eport)
             if r == -9:
                 loop._admit(pipe.batch_jobs(i, r, now_us), ctx, egress, now, now_us, items[i][0])
                 i += 1
                 continue
-            eport, prio = word & 0x1FF, word >> 16
-            fate = loop._copies(ctx, 1)
             length = len(items[i][1])
             tm.pass_through(eport, prio, (length if length > min_frame else min_frame) + overhead, now)
             if r >= 0:
-                loop._send_out([(eport, pipe.batch_bytes(off, r))], fate, tm.ports[eport].departed_ns)
+                forward_one(ctx, eport, pipe.batch_bytes(off, r), tm.ports[eport].departed_ns)
             else:
+                fate = loop._copies(ctx, 1)
                 if r == -5:
                     pipe.batch_fault(i, "egress")
                 else:
@@ -128,6 +164,7 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
                 loop._copy_done(fate, 0, 0)
             i += 1
         if stop >= n:
+            loop._touched.update(touched)  # what C and Python did to these ports: judged at the next batch
             return
         ctx = items[stop][2]
         if code == -6:     # egress ran in C and asked for an E2E clone or recirculation
@@ -138,13 +175,14 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
             qinfo = tm.pass_through(eport, prio, (length if length > min_frame else min_frame) + overhead, now)
             tail = pipe.batch_tail(stop, now_us)
             loop._egress(None, lambda _j, _n, _q, out=tail: out, fate, qinfo, tm.ports[eport].departed_ns, now_us)
-            touched = [eport]
+            touched.add(eport)
+            touched.update(port for port, _frame in tail)
         else:
             jobs = pipe.batch_jobs(stop, code, now_us)
             if not jobs:
                 loop._lost(ctx, MALFORMED if pipe.last_malformed else PIPELINE)
             else:
                 loop._admit(jobs, ctx, egress, now, now_us, items[stop][0])
-            touched = [j.egress_port for j in jobs]
-        gates.refresh(loop, list(gates.open.union(touched)), now)
+            touched.update(j.egress_port for j in jobs)
+        gates.refresh(loop, touched, now)
         start = stop + 1

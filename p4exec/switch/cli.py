@@ -64,6 +64,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--link-layer", default=None, metavar="JSON",
                    help="the link layer on every port (linklayer/: frame errors, LLR, flow control), as the "
                         "`link_layer` mapping of an experiment spec in JSON; link errors are drawn from --seed")
+    p.add_argument("--link-layer-ports", type=integer(0, PORT_MAX), nargs="+", default=None, metavar="PORT",
+                   help="run the link layer on these ports only (default: every port); the others send and "
+                        "receive plain frames (a host that speaks no LLR, a benchmark's plain side)")
     p.add_argument("--link-name", default="switch", metavar="NAME",
                    help="this switch's node name: its ports' link errors are keyed by NAME:PORT")
     p.add_argument("--pipeline", choices=["python", "native"], default=None,
@@ -187,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
         tm.configure(port, depth=int(depth))
     dp = DataPlane(build_ports(args.interface, args.rx_ring_mb), tm, args.cpu_port, args.pcap)
     if args.link_layer:
-        problem = enable_link_layer(dp, args.link_layer, args.link_name, args.seed)
+        problem = enable_link_layer(dp, args.link_layer, args.link_name, args.seed, args.link_layer_ports)
         if problem:
             print(f"p4exec switch: --link-layer: {problem}", file=sys.stderr)
             return 2
@@ -254,16 +257,22 @@ def run(args: argparse.Namespace) -> int:
     os._exit(0)
 
 
-def enable_link_layer(dp: object, raw: str, name: str, seed: int) -> str | None:
-    """Turn the link layer on at every port of `dp`; what is wrong with `raw`, or None."""
+def enable_link_layer(dp: object, raw: str, name: str, seed: int, ports: list[int] | None = None) -> str | None:
+    """Turn the link layer on at every port of `dp` (or at `ports`); what is wrong with `raw` or `ports`, or
+    None."""
     from linklayer import LinkLayerConfig, LinkLayerError
 
     try:
         cfg = LinkLayerConfig.parse(json.loads(raw))
     except (ValueError, LinkLayerError) as err:
         return str(err)
+    if ports is not None:
+        unknown = sorted(set(ports) - set(dp.ports))  # type: ignore[attr-defined]
+        if unknown:
+            return f"--link-layer-ports: no such port {', '.join(map(str, unknown))} (ports: " \
+                   f"{', '.join(map(str, sorted(dp.ports)))})"  # type: ignore[attr-defined]
     if cfg.active:
-        dp.enable_link_layer(cfg, name, seed)  # type: ignore[attr-defined]
+        dp.enable_link_layer(cfg, name, seed, ports)  # type: ignore[attr-defined]
     return None
 
 

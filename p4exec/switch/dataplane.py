@@ -31,7 +31,7 @@ from p4exec.switch.pcap import PcapWriter
 from p4exec.switch.ports import PortGone, SocketPort
 from p4exec.switch.portstate import PortStateMixin
 from p4exec.switch.program import Live
-from p4exec.switch.stats import Accounting, Fate, PortStats
+from p4exec.switch.stats import TX_ERROR, Accounting, Fate, PortStats
 from p4exec.switch.tm import TrafficManager
 
 UNKNOWN_RATE_BPS = 1e9  # an unpaced port (no --queue-rate-port) times PFC quanta at this rate
@@ -194,15 +194,17 @@ class DataPlane(PortStateMixin, SwitchLoop):
         """The clock of the switch loop's timers (the link layer reads it)."""
         return self.tm.clock.now_ns()
 
-    def enable_link_layer(self, config: Any, name: str, seed: int) -> None:
-        """The link layer (linklayer/port.py) on every port: it sends for the port and sees every frame the
-        port reads before ingress does. Link errors are keyed by `name:port`, as vfabric keys them."""
+    def enable_link_layer(self, config: Any, name: str, seed: int, ports: list[int] | None = None) -> None:
+        """The link layer (linklayer/port.py) on every port (or on `ports`): it sends for the port and sees every
+        frame the port reads before ingress does. Link errors are keyed by `name:port`, as vfabric keys them."""
         import hashlib
 
         from linklayer import LinkPort
 
         macs: dict[int, bytes] = {}
         for num, sender in list(self._senders.items()):
+            if ports is not None and num not in ports:
+                continue
             mac = macs[num] = b"\x02" + hashlib.blake2b(f"{name}:{num}".encode(), digest_size=5).digest()
             lp = LinkPort(config, self, sender, f"{name}:{num}", seed, mac=mac)
             self._senders[num] = lp  # type: ignore[assignment]
@@ -217,14 +219,19 @@ class DataPlane(PortStateMixin, SwitchLoop):
 
     def _ingress_link(self, num: int, frame: bytes) -> None:
         """`_ingress` behind the port's link layer: what it consumes (bad FCS, LLR control and repeats, flow
-        control) is counted there, not as received."""
+        control) is counted there, not as received. The port's in capture sees the frame as it came off the
+        wire (shim, pauses, credit updates, frames failing their FCS), as its out capture sees what left."""
+        if self._pcap_in:
+            w = self._pcap_in.get(num)
+            if w is not None:
+                w.write(frame)
         lp = self.link_ports.get(num)
         if lp is not None:
             got = lp.receive(frame)
             if got is None:
                 return
             frame = got
-        DataPlane._ingress(self, num, frame)
+        self.ingress(num, frame, self.acct.received(num, len(frame)))
 
     def at(self, t_ns: int, fn: Callable[..., Any], *args: Any) -> None:
         """The switch loop's timer: `fn(*args)` once the monotonic clock reaches `t_ns` (run by the loop)."""
@@ -284,12 +291,15 @@ class DataPlane(PortStateMixin, SwitchLoop):
                     except (PortGone, OSError) as exc:
                         self._port_gone(port, str(exc))
                         continue
+                    if not frames:  # a wake-up for a frame the kernel dropped at a full ring (overload)
+                        continue
                     num = port.num
-                    if len(frames) == 1 or self.link_ports:  # the link layer takes each frame first
+                    if len(frames) == 1 or num in self.link_ports:  # its link layer takes each frame first
                         for frame in frames:
                             self._ingress(num, frame)
                     else:   # the burst in one hand-off (the native pipeline takes it in a few calls into C)
-                        self.ingress_batch([(num, frame, self._received(num, frame)) for frame in frames])
+                        ps = self._received_burst(num, frames)
+                        self.ingress_batch([(num, frame, ps) for frame in frames])
                 deadline = self._run_timers()
                 if now >= next_tick:
                     ticks += 1
@@ -353,6 +363,29 @@ class DataPlane(PortStateMixin, SwitchLoop):
             if w is not None:
                 w.write(frame)
         return ps
+
+    def _received_burst(self, num: int, frames: list[bytes]) -> PortStats:
+        """`_received` for a burst of one port in one go (the per-port stats are the ctx of every frame)."""
+        ps = self.acct.port(num)
+        ps.received += len(frames)
+        ps.received_bytes += sum(map(len, frames))
+        w = self._pcap_in.get(num) if self._pcap_in else None
+        if w is not None:
+            for frame in frames:
+                w.write(frame)
+        return ps
+
+    def _forward_one(self, ctx: PortStats, port: int, frame: bytes, start: float) -> None:
+        """`SwitchLoop._forward_one` with the accounting of `_copies`/`_send_out`/`_copy_done` done in place: one
+        copy that leaves on a data port makes its packet forwarded, one the kernel refuses a tx_error drop (a
+        packet never in flight here, so `in_flight` does not move)."""
+        sender = self._senders.get(port)
+        if sender is None or port == self.cpu_port or not self.up_state.get(port):
+            SwitchLoop._forward_one(self, ctx, port, frame, start)
+        elif sender.send(frame, start):
+            ctx.forwarded += 1
+        else:
+            ctx.dropped[TX_ERROR] += 1
 
     def _run_timers(self) -> float | None:
         """Run the switch loop's timers that are due; the time.monotonic() of the next one (None: none).

@@ -114,6 +114,12 @@ def rss_kb(pid: int) -> tuple[int, int]:
     return vals.get("VmRSS", 0), vals.get("VmHWM", 0)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process (all its threads) has used so far, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class SwitchProcess:
     """A `p4exec switch` child process with its stderr in a file (so it can never block on a pipe)."""
 

@@ -61,6 +61,10 @@ class SwitchLoop:
         # (ingress, egress, malformed) of the live pipeline while the switch forwards, else None
         self._halves: tuple[Callable[..., Any], Callable[..., Any], Callable[[], bool]] | None = None
         self._serving: set[int] = set()
+        # ports whose state (queues, pacing, serving, carrier) changed since the batch path last judged what
+        # they would do with a copy (p4exec/switch/batch.py); it judges only these and those paced out then.
+        # A port being served is busy whatever happens to its queues: it counts as changed when service ends
+        self._touched: set[int] = set()
         self.link_ports: dict[int, Any] = {}  # port -> linklayer.LinkPort (only with the link layer on)
         self.flow_config: LinkLayerConfig | None = None  # PFC/CBFC (`use_flow_control`); None: off
         self.flow: dict[int, PortFlow] = {}
@@ -103,10 +107,12 @@ class SwitchLoop:
         wire itself (shim bytes, replays, control frames) hold the port's pacing, so the queue, not the wire,
         absorbs them."""
         pq = self.tm.port(port)
+        touched = self._touched
 
         def hold(end_ns: float) -> None:
             if end_ns > pq.next_tx:
                 pq.next_tx = end_ns
+                touched.add(port)
 
         link_port.hold = hold
         self.link_ports[port] = link_port
@@ -140,8 +146,13 @@ class SwitchLoop:
             pf.close()
         return {port: pf.stats for port, pf in sorted(self.flow.items())}
 
+    def port_changed(self, port: int) -> None:
+        """The side changed `port`'s carrier (what `up` says of it): the batch path judges the port again."""
+        self._touched.add(port)
+
     def flush(self, port: int) -> int:
         """Drop everything queued for `port` (its carrier went down): how many copies."""
+        self._touched.add(port)
         items = self.tm.flush_port(port)
         for item in items:
             _job, _egress, fate = item
@@ -195,6 +206,7 @@ class SwitchLoop:
         serving = self._serving
         cpu_port = self.cpu_port
         min_frame = self.min_frame
+        touched = self._touched
         for job in jobs:
             eport = job.egress_port
             state = up.get(eport)  # True: up, False: down, None: no such port
@@ -205,6 +217,8 @@ class SwitchLoop:
             length = job.packet_length
             wire = (length if length > min_frame else min_frame) + self.wire_overhead
             if eport not in serving:
+                # (a served port stays what the batch path judged it, busy, whatever is queued: not touched)
+                touched.add(eport)
                 # an idle port: the packet leaves in this same instant if the port is free (no queue, no event)
                 qinfo = tm.pass_through(eport, job.priority, wire, now)
                 if qinfo is not None:
@@ -228,6 +242,7 @@ class SwitchLoop:
             return
         ready = self.tm.ready_ns(port)
         if ready is not None:
+            self._touched.add(port)
             self._serving.add(port)
             self.timer.at(ready, self._serve, port)
 
@@ -244,6 +259,7 @@ class SwitchLoop:
         ready = tm.ready_ns(port)
         if ready is None:
             self._serving.discard(port)
+            self._touched.add(port)  # no longer busy: the batch path judges it again
         else:
             self.timer.at(ready, self._serve, port)
 
@@ -263,6 +279,11 @@ class SwitchLoop:
             self._copy_done(fate, 0, 0)
             return
         self._send_out(frames, fate, start)
+
+    def _forward_one(self, ctx: Any, port: int, frame: bytes, start: float) -> None:
+        """A packet whose one copy left egress as one frame for `port` (the batch path's common case): exactly
+        `_copies`, `_send_out` and `_copy_done`; a side may do the same in one step."""
+        self._send_out([(port, frame)], self._copies(ctx, 1), start)
 
     def _send_out(self, frames: list[tuple[int, bytes]], fate: Any, start: float) -> None:
         """A copy's egress output onto the wire at `start` (or to the CPU)."""

@@ -33,6 +33,7 @@ class PortStateMixin:
     tm: TrafficManager
     acct: Accounting
     flush: Callable[[int], int]  # the switch loop's (loop.SwitchLoop.flush)
+    port_changed: Callable[[int], None]  # the switch loop's (loop.SwitchLoop.port_changed)
     port_listeners: list[Callable[[int, bool], None]]
     _linkmon: LinkMonitor | None
     _fd_port: dict[int, SocketPort]
@@ -80,6 +81,7 @@ class PortStateMixin:
 
     def _set_up(self, port: SocketPort, up: bool) -> None:
         port.up = up
+        self.port_changed(port.num)
         log.warning("port %d (%s): link %s", port.num, port.iface, "up" if up else "down")
         if not up:
             self._flush_queue(port.num)

@@ -152,6 +152,9 @@ class TrafficManager:
         # link-level flow control: ingress port -> receive buffer (linklayer.flow.RxBuffer); None: off
         self.buffers: dict[int, Any] | None = None
         self.lossless: tuple[bool, ...] = ()  # per queue: the ingress buffer, not the queue depth, may refuse
+        # moves on every change of a port's configuration (depth, rates, flow control): whoever caches what a
+        # port would do with a packet (p4exec/switch/batch.py's gates) judges every port again then
+        self.generation = 0
 
     def now_us(self) -> int:
         """Microseconds since this traffic manager started: the v1model timestamps' unit and origin."""
@@ -183,6 +186,7 @@ class TrafficManager:
                 raise ValueError("queue rate must not be negative")
             cfg.rate_bps = float(rate_bps)
         self.ports[port].retime()
+        self.generation += 1
         return cfg
 
     def enqueue(self, port: int, priority: int, item: object, length: int, in_port: int = -1) -> bool:
@@ -325,6 +329,7 @@ class TrafficManager:
         caller) and serve every port through a gate (an open one until the caller gives the port its own)."""
         self.buffers = {}
         self.lossless = lossless
+        self.generation += 1
         for pq in self.ports.values():
             if pq.gate is None:
                 pq.gate = OPEN_GATE

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from p4exec.compiler.p4info import device_view
 from p4exec.compiler.program import CompiledProgram
-from p4exec.runtime import ActionCall, DeviceState, HashSpec, Table
+from p4exec.runtime import ActionCall, DeviceState, DirectCounter, DirectMeter, HashSpec, Table, Unit
 from p4exec.runtime.match import Exact, FieldMatch, Lpm, MatchKind, Optional_, Range, Ternary
 from p4exec.runtime.tables import KeyField, normalize_entry
 
@@ -14,8 +14,20 @@ def new_state(program: CompiledProgram) -> DeviceState:
     return state
 
 
+_UNITS = {"packets": Unit.PACKETS, "bytes": Unit.BYTES, "packets_and_bytes": Unit.BOTH}
+
+
 def configure_state(program: CompiledProgram, state: DeviceState) -> None:
-    """Selector layout/hash, @hidden tables, defaults and initial (const) entries."""
+    """Selector layout/hash, @hidden tables, defaults and initial (const) entries; the direct counters and
+    meters P4Info leaves out with the tables nothing applies (p4c removes them) still exist for the code that
+    names them, as such tables do."""
+    for x in program.info.externs.values():
+        if x.kind == "direct_counter" and x.name not in state.direct_counters:
+            state.direct_counters[x.name] = DirectCounter(x.name, 0, x.tables[0] if x.tables else "",
+                                                          _UNITS.get(x.unit, Unit.BOTH))
+        elif x.kind == "direct_meter" and x.name not in state.direct_meters:
+            state.direct_meters[x.name] = DirectMeter(x.name, 0, x.tables[0] if x.tables else "",
+                                                      _UNITS.get(x.unit, Unit.BYTES))
     for t in program.info.tables.values():
         tbl = state.tables.get(t.name)
         if tbl is None:   # @hidden tables are not in P4Info

@@ -155,3 +155,27 @@ def test_ethplus_any_values_round_trip(**values: int) -> None:
     for name, bits in p4_headers()["ethplus_t"]:
         pos -= bits
         assert (word >> pos) & ((1 << bits) - 1) == values[name], name
+
+
+def test_inc_layer_matches_inc_headers_and_the_endpoint_packer() -> None:
+    """The INC header (inc_headers.p4's inc_t) field for field, and a frame built with the layers is the byte
+    string traffic/inc/wire.py packs for the same header and elements."""
+    import numpy as np
+
+    from traffic.inc import wire
+    from traffic.layers import IncAggregation
+
+    text = re.sub(r"/\*.*?\*/", "", (HEADERS_P4.parent / "inc_headers.p4").read_text(), flags=re.S)
+    body = re.search(r"header\s+inc_t\s*\{(.*?)\}", text, flags=re.S)
+    assert body is not None
+    fields = [(n, int(b)) for b, n in re.findall(r"bit<(\d+)>\s+(\w+)\s*;", body[1])]
+    assert scapy_fields(IncAggregation) == fields
+    hdr = wire.IncHeader(job=7, slot=3, version=1, is_result=0, level=0, ranks=1, chunk=0x10203, bitmap=5)
+    data = np.arange(wire.ELEMS, dtype=np.int32) - 100
+    mac_d, mac_s = bytes.fromhex("02e100000002"), bytes.fromhex("02e100000001")
+    packed = wire.pack(mac_d, mac_s, 1, 9, hdr, data, seq=4)
+    built = (Ether(dst="02:e1:00:00:00:02", src="02:e1:00:00:00:01", type=wire.ETHERTYPE_INC)
+             / EthPlus(pkt_type=0, plane=1, ect=0, hop_limit=15, dst_id=0, src_id=9, entropy=0x0203, seq=4)
+             / IncAggregation(job_id=7, slot=3, version=1, ranks=1, chunk=0x10203, bitmap=5)
+             / Raw(data.astype(">i4").tobytes()))
+    assert bytes(built) == packed

@@ -23,12 +23,16 @@ class Side:
     def __init__(self) -> None:
         self.frames: list[bytes] = []
         self.wakes = 0
+        self.holds: list[bool] = []
 
     def send_link_control(self, frame: bytes) -> None:
         self.frames.append(frame)
 
     def wake(self) -> None:
         self.wakes += 1
+
+    def held(self, on: bool) -> None:
+        self.holds.append(on)
 
 
 def test_pause_frame_is_802_1qbb() -> None:

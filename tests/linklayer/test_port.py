@@ -93,6 +93,17 @@ def test_lost_tail_recovered_by_the_replay_timer() -> None:
     assert a.counters.llr_replay_timeouts > 0
 
 
+def test_a_frame_after_an_acknowledged_one_gets_a_whole_timeout() -> None:
+    """Each frame acknowledged before the next leaves (one every 3 us; the ACK comes back ~2 us after): no
+    error, so no replay. (Before: the next frame inherited the pending deadline of the acknowledged one,
+    and 120 of 300 frames were replayed by the timer.)"""
+    sim, a, _b, got = pair({"llr": True})
+    blast(sim, a, 300, gap_ns=3000)
+    sim.run()
+    assert got == [frame(i) for i in range(300)]
+    assert a.counters.llr_rx_ack == 300 and a.counters.llr_replays == a.counters.llr_replay_timeouts == 0
+
+
 def test_over_replayed_frames_are_discarded_and_counted() -> None:
     sim, a, b, got = pair({"frame_error_rate": 0.9, "llr": {"max_replays": 1}})
     blast(sim, a, 50)

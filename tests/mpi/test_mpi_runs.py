@@ -6,7 +6,6 @@ gives the serial run's summary.json and runs/ tree. These tests skip only when M
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ import yaml
 
 from ethlab.experiment.runner import run_experiment
 from ethlab.experiment.spec import parse_spec
-from vfabric.mpi import mpiexec, oversubscribe_flags
+from tests.support.mpi import mpi_env
 
 FILES = ("metrics.json", "flows.csv", "links.csv")
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,36 +32,11 @@ SWEEP = {"name": "mpi-sweep", "topology": {"name": "erack", "params": {"gpus": 4
                       {"label": "dcqcn", "name": "ecmp", "engine": {"reaction": "dcqcn"}}]}
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    for key in ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "SLURM_STEP_NUM_TASKS"):
-        env.pop(key, None)  # a test run under a launcher still starts its own
-    env["PYTHONPATH"] = str(ROOT)
-    return env
-
-
-@pytest.fixture(scope="module")
-def launcher() -> str:
-    """mpiexec, once it has shown it starts 2 ranks that talk; else the tests skip saying why."""
-    found = mpiexec()
-    if found is None:
-        pytest.skip("MPI cannot start: no mpiexec next to this Python or on PATH (make setup installs the mpich wheel)")
-    code = "from mpi4py import MPI; c = MPI.COMM_WORLD; assert c.allreduce(1) == c.Get_size() == 2"
-    try:
-        res = subprocess.run([found, "-n", "2", *oversubscribe_flags(found), sys.executable, "-c", code],
-                             capture_output=True, text=True, timeout=120, env=_env())
-    except (OSError, subprocess.TimeoutExpired) as err:
-        pytest.skip(f"MPI cannot start here: {err}")
-    if res.returncode != 0:
-        pytest.skip(f"MPI cannot start here: {(res.stderr or res.stdout).strip()[-300:]}")
-    return found
-
-
 def _ethlab_ranks(spec: dict, ranks: int, out: Path) -> None:
     path = out.with_suffix(".yaml")
     path.write_text(yaml.safe_dump(spec))
     res = subprocess.run([sys.executable, "-m", "ethlab.cli", "run", str(path), "--ranks", str(ranks),
-                          "--out", str(out)], capture_output=True, text=True, timeout=600, env=_env(), cwd=ROOT)
+                          "--out", str(out)], capture_output=True, text=True, timeout=600, env=mpi_env(), cwd=ROOT)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
 
 

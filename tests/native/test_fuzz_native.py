@@ -1,8 +1,7 @@
 """Programs beyond p4src/ on both pipelines: every STF-corpus program the native pipeline runs (with its STF's
-entries, clone sessions and multicast groups; frame by frame and in batches), and hypothesis-mutated corpus
-programs that compile (tests/p4exec/p4fuzz.py, no entries), get the same seeded random frames and the STF's own
-packets on the Python and the native pipeline: outputs, drops, run-time faults, counter and register cells must
-be equal."""
+entries, clone sessions and multicast groups; frame by frame and in batches) gets the same seeded random frames
+and the STF's own packets on the Python and the native pipeline: outputs, drops, run-time faults, counter, direct
+counter and register cells must be equal. Fuzzer-generated programs: tests/native/test_fuzz_programs.py."""
 from __future__ import annotations
 
 import os
@@ -11,9 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
 
-from p4exec.compiler.program import compile_file, compile_source
+from p4exec.compiler.program import compile_file
 from p4exec.errors import P4Error
 from p4exec.harness import Harness
 from p4exec.native.build import compiler_available
@@ -22,10 +20,10 @@ from p4exec.stf import parse as S
 from p4exec.stf.parse import parse_stf_file
 from p4exec.stf.runner import StfRunner
 from p4exec.v1model.loader import load
-from tests.p4exec.p4fuzz import mutated_programs
+from tests.support.p4corpus import corpus_programs
 
 CORPUS = Path(__file__).resolve().parents[1] / "p4"
-PROGRAMS = sorted(CORPUS.glob("[0-9][0-9]_*.p4"))
+PROGRAMS = corpus_programs(CORPUS)
 # programs that loop forever on some inputs (77: `for (bit<8> i = 1; i <= hdr.h.n; ...)` never ends when n is
 # 255, in P4 as on both pipelines): only their STF packets are sent
 ENDLESS_ON_SOME_INPUTS = {"77_for_loops"}
@@ -55,11 +53,13 @@ def frames_for(stf: str, seed: int, n: int) -> list[tuple[int, bytes]]:
 def state_cells(state) -> dict:
     cells = {f"reg {k}": list(r.values) for k, r in state.registers.items()}
     cells.update({f"cnt {k}": (list(c.packets), list(c.bytes)) for k, c in state.counters.items()})
+    cells.update({f"direct {k}": sorted((e._seq, e.packet_count, e.byte_count) for e in t.entries())
+                  for k, t in state.tables.items() if t.direct_counter})
     return cells
 
 
 SETUP = (S.AddEntry, S.SetDefault, S.MirroringAdd, S.MirroringAddMc, S.McMgrpCreate, S.McNodeCreate,
-         S.McNodeUpdate, S.McNodeAssociate, S.RegisterWrite, S.CounterWrite)
+         S.McNodeUpdate, S.McNodeAssociate, S.RegisterWrite, S.CounterWrite, S.MeterSetRates)
 
 
 def compare(prog, frames: list[tuple[int, bytes]], stf: Path | None = None, batch: bool = False) -> bool:
@@ -98,15 +98,3 @@ def test_corpus_program_random_frames(path: Path) -> None:
     frames = frames_for(stf.read_text(), seed=len(path.stem), n=n)
     if compare(prog, frames, stf):
         compare(prog, frames, stf, batch=True)
-
-
-@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-@given(mutated_programs())
-def test_mutated_programs_same_on_both(text: str) -> None:
-    assume("for" not in text)        # a mutated loop may never end on some input (see ENDLESS_ON_SOME_INPUTS)
-    try:
-        prog = compile_source(text, "fuzz.p4")
-    except P4Error:
-        assume(False)
-        return
-    compare(prog, frames_for("", seed=len(text), n=100))

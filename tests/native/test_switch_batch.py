@@ -1,7 +1,8 @@
 """The switch loop's batch hand-off (`SwitchLoop.ingress_batch`, p4exec/switch/batch.py) against `ingress` frame by
 frame: same-instant bursts of seeded random frames into a VirtualSwitch with the fabric controller's entries, the
 Python pipeline frame by frame and the native one in batches; some ports paced slowly so that copies queue, wait
-and are served by the traffic manager, one port down. Equal: every frame on the wire (port, bytes, start), every
+and are served by the traffic manager, one port down; and with a carrier lost and back and rates changed between
+batches (the batch path keeps what each port would do with a copy, and must see every change). Equal: every frame on the wire (port, bytes, start), every
 drop reason, counters and registers."""
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ class Wire:
         self.log.append((self.port, frame, start_ns))
 
 
-def drive(target: EmbeddedTarget, frames: list, ports: list[int], batched: bool) -> tuple[list, dict, int]:
+def drive(target: EmbeddedTarget, frames: list, ports: list[int], batched: bool,
+          changes: bool = False) -> tuple[list, dict, int]:
     sim = Simulator()
     vs = VirtualSwitch(sim, "s", 1, QueueConfig(depth=8), cpu_port=None)
     log: list = []
@@ -52,12 +54,18 @@ def drive(target: EmbeddedTarget, frames: list, ports: list[int], batched: bool)
         else:
             for port, data, ctx in chunk:
                 sim.at(b * 300, vs.ingress, port, data, ctx)
+    if changes:  # between batches: a carrier lost and back, a rate changed (the batch path's gates must see it)
+        sim.at(20 * 300 + 150, vs.set_port_up, ports[0], False)
+        sim.at(40 * 300 + 150, vs.set_port_up, ports[0], True)
+        sim.at(30 * 300 + 150, lambda: vs.tm.configure(ports[2], rate_bps=0))  # unpaced: copies pass at once
+        sim.at(50 * 300 + 150, lambda: vs.tm.configure(ports[2], rate_bps=1e9))  # paced again, and slow
+        sim.at(60 * 300 + 150, lambda: vs.tm.configure(ports[1], rate_bps=400e9))
     sim.run()
     return log, dict(vs.drops), vs.executions
 
 
-@pytest.mark.parametrize("program", ["ethplus", "basic_l3"])
-def test_batches_through_the_switch_loop_match_frame_by_frame(program: str, tmp_path) -> None:
+@pytest.mark.parametrize(("program", "changes"), [("ethplus", False), ("basic_l3", False), ("ethplus", True)])
+def test_batches_through_the_switch_loop_match_frame_by_frame(program: str, changes: bool, tmp_path) -> None:
     view = small_fabric()
     frames = FrameGen(view.topo, view.switch, view.ports, 5).frames(3000)
     art = build_artifacts(ROOT / "p4src" / f"{program}.p4", "p4exec", tmp_path)
@@ -69,8 +77,8 @@ def test_batches_through_the_switch_loop_match_frame_by_frame(program: str, tmp_
         for t in targets.values():
             install(t, program, view, "ecmp")
         assert type(targets["native"].device.program.loaded.pipeline).__name__ == "NativePipeline"
-        py = drive(targets["python"], frames, view.ports, batched=False)
-        nat = drive(targets["native"], frames, view.ports, batched=True)
+        py = drive(targets["python"], frames, view.ports, batched=False, changes=changes)
+        nat = drive(targets["native"], frames, view.ports, batched=True, changes=changes)
         assert len(py[0]) > 100 and py[1]["queue_full"] > 0
         assert py[0] == nat[0]
         assert py[1:] == nat[1:]

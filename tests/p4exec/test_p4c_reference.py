@@ -1,7 +1,7 @@
 """p4exec against the reference compiler: same accept/reject verdict and the same P4Info as p4c-bm2-ss.
 
 Runs where `p4c-bm2-ss` (a reference p4c build) is on PATH and skips with that reason
-elsewhere. Every corpus program (tests/p4/NN_*.p4), every negative program (tests/p4/negative) and every p4src/
+elsewhere. Every corpus program (tests/p4/NN_*.p4 or NNN_*.p4), every negative program (tests/p4/negative) and every p4src/
 program is compiled by both. A program p4exec rejects as `unsupported: ...` is one p4exec cannot run; its p4c
 verdict is not compared (that is what "unsupported" means). For a program both accept, the P4Info messages
 must be equal as written, order included: tables, actions, externs and every other list come in p4c's order
@@ -23,9 +23,10 @@ from p4.config.v1 import p4info_pb2
 
 from p4exec.compiler.program import compile_file
 from p4exec.errors import P4Error
+from tests.support.p4corpus import corpus_programs
 
 ROOT = Path(__file__).resolve().parents[2]
-PROGRAMS = sorted([*(ROOT / "tests" / "p4").glob("[0-9][0-9]_*.p4"), *(ROOT / "tests" / "p4" / "negative").glob("*.p4"),
+PROGRAMS = sorted([*corpus_programs(), *(ROOT / "tests" / "p4" / "negative").glob("*.p4"),
                    *(ROOT / "p4src").glob("*.p4")])
 P4C = shutil.which("p4c-bm2-ss")
 # program id -> what p4c-bm2-ss v1.2.4.17 says about a construct newer than it (p4exec accepts these)

@@ -19,9 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.p4corpus import corpus_programs
+
 CORPUS = Path(__file__).resolve().parents[1] / "p4"
 P4EXEC = Path(sys.executable).parent / "p4exec"
-PROGRAMS = sorted(CORPUS.glob("[0-9][0-9]_*.p4"))
+PROGRAMS = corpus_programs(CORPUS)
 
 
 def test_corpus_size() -> None:
@@ -29,6 +31,15 @@ def test_corpus_size() -> None:
     assert len(PROGRAMS) >= 40
     for prog in PROGRAMS:
         assert prog.with_suffix(".stf").is_file(), f"{prog.name} has no STF test"
+
+
+def test_corpus_names_take_two_or_three_digits(tmp_path: Path) -> None:
+    """Programs past 99 belong to the corpus and come after 99, in numeric order; other files do not."""
+    for name in ["99_a.p4", "100_b.p4", "10_c.p4", "7_d.p4", "1000_e.p4", "12_f.stf", "x_12.p4"]:
+        (tmp_path / name).write_text("")
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "11_g.p4").write_text("")
+    assert [p.name for p in corpus_programs(tmp_path)] == ["10_c.p4", "99_a.p4", "100_b.p4"]
 
 
 def test_corpus_covers_topics() -> None:

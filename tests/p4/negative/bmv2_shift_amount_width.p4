@@ -1,4 +1,4 @@
-// expect-error: 26:30: run-time shift amount to 8 bits
+// expect-error: 26:30: limits a shift amount to 8 bits
 // p4c-bm2-ss (backends/bmv2/common/lower.cpp) limits a run-time shift amount to 8 bits; bit<16> given
 #include <core.p4>
 #include <v1model.p4>
