@@ -438,7 +438,7 @@ def coupled_side(gpus: int, radix: int, algorithm: str, planes: int = 4) -> None
                            comm=comm, partition="coupled" if comm else "auto")
     run = VirtualRun(fab, control, limits)
     w0 = time.perf_counter()
-    out = run.run(plan, EngineConfig(rate_bps=400e9))
+    out = run.run(plan, HostConfig(flow_rate_bps=400e9))
     wall = time.perf_counter() - w0
     control.close()
     if rank != 0:
