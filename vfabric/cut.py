@@ -51,8 +51,10 @@ class Cut:
 
     def describe(self, topo: Any) -> str:
         sizes = [sum(1 for r in self.switch_rank.values() if r == k) for k in range(self.ranks)]
-        return (f"{self.ranks} MPI ranks (coupled partitions: {'+'.join(map(str, sizes))} switches, "
-                f"{len(self.cut_links)} cut links, lookahead {self.lookahead_ns} ns)")
+        ahead = ("no cut link, windows end at global instants only" if not self.cut_links
+                 else f"{len(self.cut_links)} cut links, lookahead {self.lookahead_ns} ns")
+        return f"{self.ranks} MPI ranks (coupled partitions: {'+'.join(map(str, sizes))} switches, {ahead})"
+
 
 
 def link_lookahead_ns(rate_bps: float, delay_ns: int, pipeline_ns: int) -> int:
