@@ -98,9 +98,9 @@ def main(argv: list[str] | None = None) -> int:
         return str(e) if e.is_file() else None
 
     # fork workers, each replaced after 40 programs (the compiler caches what it compiled)
-    with multiprocessing.get_context("fork").Pool(args.jobs, maxtasksperchild=40) as pool:
-        vres = pool.starmap(p4exec_compile, [(str(p), expected(p)) for p in valid], chunksize=1)
-        ires = pool.starmap(p4exec_compile, [(str(p), None) for p in invalid], chunksize=1)
+    with multiprocessing.get_context("fork").Pool(args.jobs, maxtasksperchild=40) as workers:
+        vres = workers.starmap(p4exec_compile, [(str(p), expected(p)) for p in valid], chunksize=1)
+        ires = workers.starmap(p4exec_compile, [(str(p), None) for p in invalid], chunksize=1)
     compiled = sum(r["verdict"] == "ok" for r in vres)
     with_info = [r for r in vres if "p4info" in r]
     equal = sum(r["p4info"] == "equal" for r in with_info)
