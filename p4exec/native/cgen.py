@@ -1113,19 +1113,7 @@ class CGen:
         self.ctx_types = {}
         self.cur_frame = None
         self.ptr_params = set()
-        params = []
-        for py, t, d in f.params:
-            if _is_obj(t):
-                ct = self.ctype(t)
-                self.ctx_types[py] = ct
-                params.append(f"{ct} *{py}")
-            else:
-                _width(t)
-                if d in ("out", "inout"):
-                    self.ptr_params.add(py)
-                    params.append(f"u64 *{py}")
-                else:
-                    params.append(f"u64 {py}")
+        params = [self.param_decl(py, t, d) for py, t, d in f.params]
         if isinstance(T.strip_new(f.ret), T.VoidT):
             ret = "void"
         elif _is_obj(f.ret):
@@ -1185,20 +1173,23 @@ class CGen:
         self.ptr_params = set()
         params = self.ctx_params(a.ctx_args, frame, ctx_types)
         for py, t, d in a.params:
-            if _is_obj(t):
-                if d not in ("inout", "in", "out"):
-                    raise Unsupported("object action parameter")
-                ct = self.ctype(t)
-                self.ctx_types[py] = ct
-                params.append(f"{ct} *{py}")
-            else:
-                _width(t)
-                if d in ("out", "inout"):
-                    self.ptr_params.add(py)
-                    params.append(f"u64 *{py}")
-                else:
-                    params.append(f"u64 {py}")
+            if _is_obj(t) and d not in ("inout", "in", "out"):
+                raise Unsupported("object action parameter")
+            params.append(self.param_decl(py, t, d))
         self.function(a.func, params, a.body)
+
+    def param_decl(self, py: str, t, d: str) -> str:
+        """One parameter of a function or action: an object by pointer, an out/inout scalar by pointer to
+        the caller's temp, an in scalar by value (u64)."""
+        if _is_obj(t):
+            ct = self.ctype(t)
+            self.ctx_types[py] = ct
+            return f"{ct} *{py}"
+        _width(t)
+        if d in ("out", "inout"):
+            self.ptr_params.add(py)
+            return f"u64 *{py}"
+        return f"u64 {py}"
 
     def table_action_ids(self, t: TableRec) -> dict[str, int]:
         return {name: i for i, name in enumerate(t.dispatch)}
