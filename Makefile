@@ -42,8 +42,8 @@ test: setup
 
 # The fast tier: unit and in-process tests (no namespaces, no BMv2, nothing marked slow, not the virtual-time
 # record pins); under two minutes on a quiet 2-core machine. `make test` stays the full suite CI runs.
-# `--dist loadfile`: a module goes to one worker whole, so its module-scoped fixtures (compiled programs, the
-# STF corpus's processes) are made once, not once per worker.
+# `--dist loadfile`: a module goes to one worker whole, so its module-scoped fixtures (compiled
+# programs) are made once, not once per worker.
 FAST_MARKS := not netns and not bmv2 and not slow
 test-fast: setup
 	$(PY) -m pytest -q -n 2 --dist loadfile -m "$(FAST_MARKS)" --ignore=tests/snapshots $(PYTEST_ARGS)

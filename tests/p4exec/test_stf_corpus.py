@@ -9,16 +9,14 @@ difference from BMv2, not a formatting quirk.
 from __future__ import annotations
 
 import errno
-import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from p4exec.cli import main as cli_main
 from tests.support.p4corpus import corpus_programs
 
 CORPUS = Path(__file__).resolve().parents[1] / "p4"
@@ -68,7 +66,7 @@ def test_corpus_covers_topics() -> None:
         assert cmd in stf, f"no STF file uses {cmd!r}"
 
 
-def _stf(prog: Path) -> subprocess.CompletedProcess[str]:
+def _stf_process(prog: Path) -> subprocess.CompletedProcess[str]:
     for attempt in range(3):
         try:
             return subprocess.run(
@@ -77,34 +75,29 @@ def _stf(prog: Path) -> subprocess.CompletedProcess[str]:
             )
         except OSError as err:
             # Seen once under heavy load: the spawn itself failed (EFAULT from exec in a vfork'ed child while
-            # four threads spawn at once). That is the test's process launch, not p4exec: launch it again.
+            # several threads spawn at once). That is the test's process launch, not p4exec: launch it again.
             if attempt == 2 or err.errno not in (errno.EFAULT, errno.EAGAIN, errno.ENOMEM):
                 raise
             time.sleep(0.5)
     raise AssertionError("unreachable")
 
 
-@pytest.fixture(scope="module")
-def stf_runs(request: pytest.FixtureRequest) -> Iterator[dict[Path, Future]]:
-    """Start the selected programs' `p4exec stf` processes up front, one per core, so the corpus
-    takes wall time of (programs / cores) process runs; each test then checks its own result. Under xdist a
-    worker's session lists every test, so the module must go to one worker whole (make test-fast runs `--dist
-    loadfile`): with plain `load`, each worker would run the whole corpus for the part it is handed."""
-    selected = [item.callspec.params["prog"] for item in request.session.items
-                if getattr(item, "originalname", "") == "test_stf" and hasattr(item, "callspec")
-                and "prog" in item.callspec.params]
-    pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)))
-    try:
-        yield {prog: pool.submit(_stf, prog) for prog in selected}
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
 @pytest.mark.parametrize("prog", PROGRAMS, ids=[p.stem for p in PROGRAMS])
-def test_stf(prog: Path, stf_runs: dict[Path, Future]) -> None:
-    """Run one corpus program under `p4exec stf` and require a pass (exit status 0)."""
-    fut = stf_runs.get(prog)
-    res = fut.result() if fut is not None else _stf(prog)
+def test_stf(prog: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Run one corpus program through `p4exec stf`'s entry point (p4exec.cli.main) in this process and require
+    a pass (exit status 0). In-process because a process per program cost an interpreter start and the
+    compiler's imports each (~0.3 s of CPU, a hundred times); the command as a process is tested below."""
+    rc = cli_main(["stf", "--pipeline", "python", str(prog), str(prog.with_suffix(".stf"))])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err, err
+    assert rc == 0, f"{prog.name} failed:\n{out}\n{err}"
+
+
+@pytest.mark.parametrize("prog", [PROGRAMS[0], PROGRAMS[len(PROGRAMS) // 2], PROGRAMS[-1]],
+                         ids=lambda p: p.stem)
+def test_stf_command(prog: Path) -> None:
+    """The installed `p4exec stf` command as a process, on a few corpus programs: exit 0, no traceback."""
+    res = _stf_process(prog)
     assert "Traceback" not in res.stderr, res.stderr
     assert res.returncode == 0, f"{prog.name} failed:\n{res.stdout}\n{res.stderr}"
 
