@@ -6,6 +6,8 @@ batches (the batch path keeps what each port would do with a copy, and must see 
 drop reason, counters and registers."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -15,15 +17,26 @@ from difftest.fabric_entries import small_fabric
 from difftest.frames import FrameGen
 from difftest.randomdiff import install, read_state
 from difftest.targets import EmbeddedTarget
+from p4exec.native import select
 from p4exec.native.build import compiler_available
 from p4exec.switch.program import make_live
 from p4exec.switch.tm import QueueConfig
-from tests.native.diff import pipeline_kind
 from vfabric.events import Simulator
 from vfabric.switch import VirtualSwitch
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(compiler_available() is None, reason="no C compiler on this machine")
+
+
+@contextmanager
+def pipeline_kind(kind: str) -> Iterator[None]:
+    """Load programs on `kind` (python|native) inside the block, whatever this machine's default."""
+    saved = select.default_pipeline
+    select.default_pipeline = lambda: kind  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        select.default_pipeline = saved  # type: ignore[assignment]
 
 
 class Wire:
