@@ -384,11 +384,7 @@ class VirtualRun:
             for pid, r, w in children:
                 os.close(r)
                 os.close(w)
-                try:
-                    os.kill(pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
-                os.waitpid(pid, 0)
+                _end_worker(pid)
         partition.settle_collectives(self)
         return RunStats(stats.reason, stats.now_ns, events, time.perf_counter() - wall0, cpu, len(pieces.groups))
 
@@ -524,3 +520,24 @@ def _agreed_end(ends: Sequence[tuple[str, int]]) -> tuple[str, int | None]:
     if reasons & {"wall", "stopped"}:
         return ("wall" if "wall" in reasons else "stopped", None)
     return ("until", None)
+
+
+def _end_worker(pid: int, grace_s: float = 2.0) -> None:
+    """Stop a forked worker and reap it, bounded. SIGTERM first; SIGKILL after `grace_s`, because a worker can
+    be stuck where a SIGTERM handler it inherited never runs (seen once: inside gRPC's after-fork handler, with
+    the caller's Python handler for SIGTERM installed, so the signal only set a flag)."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        done, _status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return
+        time.sleep(0.01)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    os.waitpid(pid, 0)
