@@ -28,7 +28,7 @@ from typing import Any
 from p4exec.switch.linkmon import LinkMonitor
 from p4exec.switch.loop import SwitchLoop
 from p4exec.switch.pcap import PcapWriter
-from p4exec.switch.ports import PortGone, SocketPort
+from p4exec.switch.ports import PortGone, SocketPort, burst_sender
 from p4exec.switch.portstate import PortStateMixin
 from p4exec.switch.program import Live
 from p4exec.switch.stats import TX_ERROR, Accounting, Fate, PortStats
@@ -61,16 +61,51 @@ class PortsUp:
 
 class PortSender:
     """A port out for the switch loop: the socket, its transmit counters and its pcap (the start time is
-    the wall clock's own)."""
+    the wall clock's own).
 
-    __slots__ = ("port", "acct", "pcap")
+    The batch path's common case (one copy, one frame, a port that is up) is queued (`queue`) and leaves with
+    the port's other frames of the turn in one system call (`flush`, when the batch ends); its counters are
+    taken then, from what the kernel took. A lone `send` first flushes what is queued, so the wire keeps the
+    order in which the switch loop sent."""
+
+    __slots__ = ("port", "acct", "pcap", "frames", "ctxs")
 
     def __init__(self, port: SocketPort, acct: Accounting, pcap: PcapWriter | None) -> None:
         self.port = port
         self.acct = acct
         self.pcap = pcap
+        self.frames: list[bytes] = []  # queued, in order
+        self.ctxs: list[PortStats] = []  # the ingress port's stats of each queued frame
+
+    def flush(self) -> None:
+        """Send what is queued: each frame the kernel takes is transmitted here and forwarded for its ingress
+        port, each it refuses a tx_error drop there (as `DataPlane._forward_one` counts a lone send)."""
+        frames, ctxs = self.frames, self.ctxs
+        if not frames:
+            return
+        self.frames, self.ctxs = [], []
+        refused = self.port.send_burst(frames)
+        if refused:
+            bad = set(refused)
+            for i in refused:
+                ctxs[i].dropped[TX_ERROR] += 1
+            frames = [f for i, f in enumerate(frames) if i not in bad]
+            ctxs = [c for i, c in enumerate(ctxs) if i not in bad]
+            if not frames:
+                return
+        num = self.port.num
+        ps = self.acct.ports.get(num) or self.acct.port(num)
+        ps.transmitted += len(frames)
+        ps.transmitted_bytes += sum(map(len, frames))
+        for ctx in ctxs:
+            ctx.forwarded += 1
+        if self.pcap is not None:
+            for frame in frames:
+                self.pcap.write(frame)
 
     def send(self, frame: bytes, start_ns: float) -> bool:
+        if self.frames:
+            self.flush()
         if not self.port.send(frame):
             return False
         num = self.port.num
@@ -89,6 +124,7 @@ class DataPlane(PortStateMixin, SwitchLoop):
         self.ports: dict[int, SocketPort] = {p.num: p for p in ports}
         self.acct = Accounting()
         self._senders: dict[int, PortSender] = {}
+        self._queued: list[PortSender] = []  # senders with frames queued in this batch
         SwitchLoop.__init__(self, tm, self, cpu_port, self._senders, PortsUp(self.ports))
         # the per-copy hooks are the accounting's own methods: no Python frame of ours per packet (hot path)
         self._copies = self.acct.start  # type: ignore[method-assign]
@@ -119,6 +155,7 @@ class DataPlane(PortStateMixin, SwitchLoop):
     # ------------------------------------------------------------------ set-up and control
 
     def open_ports(self) -> None:
+        log.info("bursts out: %s", "sendmmsg (C)" if burst_sender() is not None else "frame by frame (Python)")
         for port in self.ports.values():
             try:
                 port.open()
@@ -378,14 +415,34 @@ class DataPlane(PortStateMixin, SwitchLoop):
     def _forward_one(self, ctx: PortStats, port: int, frame: bytes, start: float) -> None:
         """`SwitchLoop._forward_one` with the accounting of `_copies`/`_send_out`/`_copy_done` done in place: one
         copy that leaves on a data port makes its packet forwarded, one the kernel refuses a tx_error drop (a
-        packet never in flight here, so `in_flight` does not move)."""
+        packet never in flight here, so `in_flight` does not move). On a plain port (no link layer) the frame
+        is queued and counted when the batch's burst goes out (`ingress_batch`)."""
         sender = self._senders.get(port)
         if sender is None or port == self.cpu_port or not self.up_state.get(port):
             SwitchLoop._forward_one(self, ctx, port, frame, start)
+        elif type(sender) is PortSender:
+            if not sender.frames:
+                self._queued.append(sender)
+            sender.frames.append(frame)
+            sender.ctxs.append(ctx)
         elif sender.send(frame, start):
             ctx.forwarded += 1
         else:
             ctx.dropped[TX_ERROR] += 1
+
+    def ingress_batch(self, items: list[tuple[int, bytes, Any]]) -> None:
+        """`SwitchLoop.ingress_batch`, then the batch's queued frames out, one burst per port: when it returns,
+        every frame is on the wire (or counted as refused), so counters read between turns are complete."""
+        try:
+            SwitchLoop.ingress_batch(self, items)
+        finally:
+            self.flush_out()
+
+    def flush_out(self) -> None:
+        """Send every port's queued frames."""
+        queued = self._queued
+        while queued:
+            queued.pop().flush()
 
     def _run_timers(self) -> float | None:
         """Run the switch loop's timers that are due; the time.monotonic() of the next one (None: none).

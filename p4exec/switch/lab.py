@@ -116,8 +116,15 @@ def rss_kb(pid: int) -> tuple[int, int]:
 
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds a process (all its threads) has used so far, from /proc."""
+    return sum(cpu_split(pid))
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """(user, system) CPU seconds a process (all its threads) has used so far, from /proc. System time includes
+    the kernel's packet work that ran in the process's context (its sends, and softirqs it happened to host)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tck = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tck, int(fields[12]) / tck
 
 
 class SwitchProcess:

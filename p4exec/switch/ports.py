@@ -15,6 +15,10 @@ import os
 import socket
 import struct
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from p4exec.native.burstio import BurstSender
 
 ETH_P_ALL = 0x0003
 SOL_PACKET = 263
@@ -242,6 +246,20 @@ class SocketPort:
             self.send_errors[code] = self.send_errors.get(code, 0) + 1
             return False
 
+    def send_burst(self, frames: list[bytes]) -> list[int]:
+        """Transmit `frames` in order, one system call per burst where C is at hand (p4exec/native/burstio.py);
+        the indexes of the frames the kernel refused, each refused and remembered as `send` would."""
+        sock = self.sock
+        burst = burst_sender() if sock is not None else None
+        if burst is None or sock is None:  # no C compiler (or no socket): frame by frame, the same outcome
+            send = self.send
+            return [i for i, frame in enumerate(frames) if not send(frame)]
+        refused = burst.send(sock.fileno(), frames)
+        for _i, code in refused:
+            if code not in (errno.EAGAIN, errno.EWOULDBLOCK):  # a full queue is not an error worth naming
+                self.send_errors[code] = self.send_errors.get(code, 0) + 1
+        return [i for i, _code in refused]
+
     def take_drops(self) -> int:
         """Frames the kernel dropped for this socket (ring or buffer full) since the last call."""
         if self.sock is None:
@@ -257,6 +275,20 @@ class SocketPort:
         if self.sock is not None:
             self.sock.close()
             self.sock = None
+
+
+_BURST: list[BurstSender | None] = []  # filled once: the C burst sender, or None (frame by frame)
+
+
+def burst_sender() -> BurstSender | None:
+    """The C burst sender, built (or loaded from the cache) once, before the loop starts (the switch asks when
+    it opens its ports); None where no C compiler is. Imported late: the Python path needs no cffi."""
+    if not _BURST:
+        from p4exec.native.burstio import BurstSender, native
+
+        mod = native()
+        _BURST.append(BurstSender(mod) if mod is not None else None)
+    return _BURST[0]
 
 
 def _frame_limit(iface: str) -> int:

@@ -29,6 +29,7 @@ def run(lean: bool) -> tuple[dict, list]:
                 dp._forward_one(ps, port, bytes([port]) * 64, 0.0)
             else:
                 SwitchLoop._forward_one(dp, ps, port, bytes([port]) * 64, 0.0)
+    dp.flush_out()  # the lean path queues a batch's frames per port; the batch's end sends them
     return dp.acct.snapshot(), sent
 
 
