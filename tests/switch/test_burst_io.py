@@ -116,3 +116,60 @@ def test_queued_frames_count_as_lone_sends(lab: Lab, tmp_path: Path, path: str) 
     p2, p1 = snap["ports"]["2"], snap["ports"]["1"]
     assert p2["forwarded"] == 98 and p2["dropped_by_reason"]["tx_error"] == 1  # the lone send counts itself
     assert p1["transmitted"] == 99 and p1["transmitted_bytes"] == sum(map(len, got))
+
+
+@pytest.mark.netns
+@pytest.mark.parametrize("kind", ["native", "python-without-a-compiler"])
+def test_a_switch_burst_forwards_and_counts_every_frame(lab: Lab, start_switch, capture, send, tmp_path: Path,
+                                                        monkeypatch, kind: str) -> None:
+    """A stopped switch finds a mixed burst in its ring when it goes on and reads it in bursts (native: C's
+    batch and sendmmsg; without a C compiler: the Python pipeline, a frame at a time) and forwards, in
+    order, exactly the routed frames; malformed and unrouted ones are counted and dropped."""
+    import signal
+    import time
+
+    from scapy.all import IP, UDP, Ether, Raw
+
+    from tests.support.switch import BASIC_L3, compiled, table_entry
+
+    if kind == "native":
+        if compiler_available() is None:
+            pytest.skip("no C compiler on this machine")
+        extra = ["--pipeline", "native"]
+    else:
+        monkeypatch.setenv("CC", "/nonexistent/cc")
+        monkeypatch.setenv("HOME", str(tmp_path))  # an empty cache: no earlier build to reuse
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+        extra = []
+    sw = start_switch("--no-p4", "--log-level", "info", *extra)
+    p4info, config = compiled(BASIC_L3)
+    conn = sw.connect(p4info)
+    try:
+        conn.set_pipeline(device_config=config)
+        conn.insert(table_entry(conn, "MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.2.0/24"},
+                                "MyIngress.ipv4_forward", {"dstAddr": "00:00:00:00:02:02", "port": 2}))
+        good = [bytes(Ether(dst="00:00:00:00:00:aa", src="00:00:00:00:01:01")
+                      / IP(src="10.0.1.1", dst="10.0.2.2", id=i) / UDP() / Raw(b"x" * (i % 50))) for i in range(60)]
+        truncated = good[0][:14 + 8]  # IPv4 ethertype, 8 of the 20 header bytes: the parser fails
+        no_route = bytes(Ether(dst="00:00:00:00:00:aa", src="00:00:00:00:01:01") / IP(dst="10.9.9.9") / UDP())
+        frames: list[bytes] = []
+        for part in range(3):
+            frames += good[part * 20 : part * 20 + 20] + [truncated] * 5 + [no_route] * 5
+        cap = capture(2, count=len(good), max_seconds=20, idle=2.0)
+        sw.proc.signal(signal.SIGSTOP)  # the frames wait in the ring: the switch reads them in bursts
+        try:
+            assert send(1, frames) == len(frames)
+        finally:
+            sw.proc.signal(signal.SIGCONT)
+        got, _ = cap.result()
+        time.sleep(0.3)
+    finally:
+        conn.close()
+    assert sw.stop()
+    assert [Ether(raw)[IP].id for raw in got] == list(range(60))  # every routed frame, in order
+    p1, p2 = sw.stats()["ports"]["1"], sw.stats()["ports"]["2"]
+    assert p1["received"] == 90 and p1["forwarded"] == 60, p1
+    assert p1["dropped_by_reason"]["malformed"] == 15 and p1["dropped_by_reason"]["pipeline"] == 15, p1
+    assert p2["transmitted"] == 60 and p2["transmitted_bytes"] == sum(map(len, got))
+    log = sw.proc.output()
+    assert ("sendmmsg (C)" if kind == "native" else "frame by frame (Python)") in log, log[-2000:]
