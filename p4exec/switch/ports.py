@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from p4exec.native.burstio import BurstSender
+    from p4exec.native.burstio import BurstSender, RingReader
 
 ETH_P_ALL = 0x0003
 SOL_PACKET = 263
@@ -98,6 +98,8 @@ class SocketPort:
     _slot: int = field(default=2048, repr=False)
     _nslots: int = field(default=0, repr=False)
     _idx: int = field(default=0, repr=False)
+    _reader: RingReader | None = field(default=None, repr=False)  # C's reader of the ring
+    _py_ring: bool = field(default=False, repr=False)  # no C reader here: Python reads the ring
 
     def open(self) -> None:
         # Protocol 0: the socket takes no frame until bind() names the interface and ETH_P_ALL. Opened with
@@ -149,6 +151,9 @@ class SocketPort:
         self._slot, self._nslots, self._idx = slot, nslots, 0
 
     def _drop_ring(self) -> None:
+        if self._reader is not None:
+            self._reader.close()  # C's view of the mapping ends first: an mmap with a view cannot close
+            self._reader = None
         if self._mm is not None:
             self._mm.close()
             self._mm = None
@@ -200,6 +205,16 @@ class SocketPort:
         return out
 
     def _recv_ring(self, limit: int) -> list[bytes]:
+        reader = self._reader
+        if reader is None and self._mm is not None and not self._py_ring:
+            reader = self._reader = ring_reader(self._mm, self._slot, self._nslots, self._idx, self._filter_out)
+            self._py_ring = reader is None
+        if reader is not None:  # C takes the burst in one call
+            return reader.take(limit)
+        return self._recv_ring_py(limit)
+
+    def _recv_ring_py(self, limit: int) -> list[bytes]:
+        """The ring read frame by frame in Python (no C compiler)."""
         out: list[bytes] = []
         append = out.append
         mm = self._mm
@@ -289,6 +304,15 @@ def burst_sender() -> BurstSender | None:
         mod = native()
         _BURST.append(BurstSender(mod) if mod is not None else None)
     return _BURST[0]
+
+
+def ring_reader(mm: mmap.mmap, slot: int, nslots: int, idx: int, filter_out: bool) -> RingReader | None:
+    """C's reader of one receive ring from slot `idx` on, or None where no C compiler is."""
+    if burst_sender() is None:
+        return None
+    from p4exec.native.burstio import RingReader, native
+
+    return RingReader(native(), mm, slot, nslots, idx, filter_out)
 
 
 def _frame_limit(iface: str) -> int:
