@@ -128,7 +128,9 @@ def test_a_switch_burst_forwards_and_counts_every_frame(lab: Lab, start_switch, 
     order, exactly the routed frames; malformed and unrouted ones are counted and dropped."""
     import signal
 
-    from scapy.all import IP, UDP, Ether, Raw
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.l2 import Ether
+    from scapy.packet import Raw
 
     from tests.support.switch import BASIC_L3, compiled, table_entry
 
@@ -179,7 +181,9 @@ def test_ring_bursts_read_every_frame_as_sent(lab: Lab, tmp_path: Path, path: st
     """A port's receive ring read in bursts (C's ring_take, or Python frame by frame): every frame in order, VLAN
     tags put back where the kernel took them out, our own transmissions not read back; more frames than one
     read takes, and than the ring's slots (it wraps)."""
-    from scapy.all import IP, UDP, Dot1Q, Ether, Raw
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.l2 import Dot1Q, Ether
+    from scapy.packet import Raw
 
     from p4exec.switch.nsio import write_frames
 

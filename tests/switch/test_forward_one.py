@@ -12,8 +12,16 @@ from p4exec.switch.tm import TrafficManager
 
 def plane(sent: list, refuse: set[int]) -> DataPlane:
     ports = [SocketPort(n, f"none{n}") for n in (1, 2, 3)]
+    def recorder(n: int):
+        def send(frame: bytes) -> bool:
+            if n in refuse:
+                return False
+            sent.append((n, frame))
+            return True
+        return send
+
     for p in ports:
-        p.send = (lambda frame, n=p.num: n not in refuse and not sent.append((n, frame)))  # type: ignore[method-assign]
+        p.send = recorder(p.num)  # type: ignore[method-assign]
     dp = DataPlane(ports, TrafficManager(), 255, None)
     dp.ports[3].up = False
     return dp
