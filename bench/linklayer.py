@@ -158,9 +158,9 @@ def one_run(lab: Lab, line: Line, llr: bool, pipeline: str | None, args: argpars
             route(grpc[name])
         for size in SIZES:
             fr = frame(size)
-            offer(lab, fr, 2000, 0.2, tmp)  # warm-up
+            offer(lab, fr, 2000, 0.2, tmp, rings=False)  # warm-up
             cpu0 = sum(cpu_s(p.pid) for p in procs)
-            sent, got, span = offer(lab, fr, args.offered, args.seconds, tmp)
+            sent, got, span = offer(lab, fr, args.offered, args.seconds, tmp, rings=False)  # as its history
             cpu = sum(cpu_s(p.pid) for p in procs) - cpu0
             res[size] = (sent, got, got / span if span else 0.0, cpu * 1e6 / got if got else 0.0)
     finally:
