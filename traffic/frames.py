@@ -59,6 +59,7 @@ FLAG_FEEDBACK = 0x01
 #: magic, version, flags, flow, kind, cum, psn, sack, qdepth, echoed send time (ethlab's feedback record, 40 B)
 FEEDBACK = struct.Struct("!HBBIB3xIIQiQ")
 FEEDBACK_BODY = struct.Struct("!B3xIIQiQ")  # the feedback record after the 8 bytes it shares with PROBE
+PSN_FEEDBACK = struct.Struct("!I" + FEEDBACK.format[1:])  # a byte and a 3-byte PSN, then the feedback record
 ICRC_LEN = ICRC_BYTES
 ETH_IPV4 = ETHERTYPE_IPV4.to_bytes(2, "big")
 UDP_PROTO = IPPROTO_UDP
@@ -112,14 +113,21 @@ class Template:
     def stamp_feedback(self, flow: int, fb: Feedback) -> bytearray:
         """Fill a feedback template (made by `FrameFormat.build_feedback`) with one ACK/NAK/CNP."""
         buf = self.buf
-        kind, cum = fb.kind, fb.cum
+        kind, cum, psn, sack, qdepth, echo_ns = fb
+        if self._joint:  # RoCEv2: BTH's PSN and the record in one pack, the opcode says ACK or CNP
+            off = self.psn_off - 1
+            PSN_FEEDBACK.pack_into(buf, off, buf[off] << 24 | cum & 0xFFFFFF, PROBE_MAGIC, PROBE_VERSION,
+                                   FLAG_FEEDBACK, flow, kind, cum, psn, sack, qdepth, echo_ns)
+            if off == ROCE_HEADERS - 4:
+                buf[ROCE_HEADERS - 12] = BTH_CNP if kind == CNP else BTH_RC_ACK
+            return buf
         off = self.psn_off
         if off >= 0:
             buf[off:off + 3] = (cum & 0xFFFFFF).to_bytes(3, "big")
             if off == ROCE_HEADERS - 3:  # RoCEv2: the BTH opcode says ACK or CNP
                 buf[ROCE_HEADERS - 12] = BTH_CNP if kind == CNP else BTH_RC_ACK
         FEEDBACK.pack_into(buf, self.probe_off, PROBE_MAGIC, PROBE_VERSION, FLAG_FEEDBACK, flow, kind,
-                           cum, fb.psn, fb.sack, fb.qdepth, fb.echo_ns)
+                           cum, psn, sack, qdepth, echo_ns)
         return buf
 
 
@@ -203,17 +211,23 @@ class Parsed:
     feedback: Feedback | None = None
 
 
+_feedback = tuple.__new__  # a Feedback from its unpacked fields, without the named tuple's Python-level _make
+
+
 def _parse_feedback(data: bytes, off: int, flow: int) -> Parsed | None:
     """The feedback record at `off`, whose first 8 bytes (magic, version, flags, flow) the caller checked."""
-    if len(data) < off + FEEDBACK.size:
+    n = len(data)
+    if n < off + FEEDBACK.size:
         return None
-    return Parsed(flow, 0, 0, 0, False, -1, len(data), False, Feedback._make(FEEDBACK_BODY.unpack_from(data, off + 8)))
+    return Parsed(flow, 0, 0, 0, False, -1, n, False, _feedback(Feedback, FEEDBACK_BODY.unpack_from(data, off + 8)))
 
 
 #: The fields parse_roce reads from a frame whose IPv4 header has no options (every frame ethlab sends): the
 #: EtherType, version/IHL, TOS, protocol, UDP destination port and the probe record, in one unpack.
 _ROCE_PLAIN = struct.Struct("!12xHBB7xB12xH16x" + PROBE.format[1:])
 _ROCE_PLAIN_LEN = max(_ROCE_PLAIN.size, ROCE_HEADERS + PROBE.size)
+_ROCE_FEEDBACK_BODY = ROCE_HEADERS + 8  # the feedback record after its magic, version, flags and flow
+_ROCE_FEEDBACK_END = ROCE_HEADERS + FEEDBACK.size
 
 
 def parse_roce(data: bytes) -> Parsed | None:
@@ -222,8 +236,12 @@ def parse_roce(data: bytes) -> Parsed | None:
         etype, _vihl, tos, proto, dport, magic, ver, flags, flow, seq, npkts, tx_ns = _ROCE_PLAIN.unpack_from(data)
         if etype != ETHERTYPE_IPV4 or proto != UDP_PROTO or dport != ROCE_PORT or magic != PROBE_MAGIC or ver != PROBE_VERSION:
             return None
-        if flags & FLAG_FEEDBACK:
-            return _parse_feedback(data, ROCE_HEADERS, flow)
+        if flags & FLAG_FEEDBACK:  # an ACK/NAK/CNP: its record at the fixed offset (`_parse_feedback`, inlined)
+            n = len(data)
+            if n < _ROCE_FEEDBACK_END:
+                return None
+            return Parsed(flow, 0, 0, 0, False, -1, n, False,
+                          _feedback(Feedback, FEEDBACK_BODY.unpack_from(data, _ROCE_FEEDBACK_BODY)))
         return Parsed(flow, seq, npkts, tx_ns, (tos & 0x03) == 0x03, -1, len(data), tos >> 2 == DSCP_TRIMMED)
     if len(data) < ROCE_HEADERS + PROBE.size or data[12:14] != ETH_IPV4 or data[23] != UDP_PROTO:
         return None

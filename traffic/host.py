@@ -128,7 +128,7 @@ class NicPort:
     take turns, one frame at a time, at the port's rate."""
 
     __slots__ = ("sim", "channel", "busy_until", "ready", "scheduled", "engine", "ctrl", "slack_ns", "turn_frames",
-                 "flow", "gate")
+                 "flow", "gate", "copy")
 
     def __init__(self, sim: Scheduler, channel: FrameIO, engine: Endpoints) -> None:
         self.sim = sim
@@ -138,6 +138,7 @@ class NicPort:
         self.ready: deque[Flow] = deque()
         self.ctrl: deque[bytes] = deque()
         self.scheduled = False
+        self.copy = engine.copy_frames  # whether the frame I/O keeps the frames it is given
         cfg = engine.config
         # a port may start a frame this long in the past to catch up (a token bucket `catch_up_frames` deep)
         self.slack_ns = cfg.catch_up_frames * engine.frame_bytes(cfg.mtu + 14) * channel.ns_per_byte
@@ -175,9 +176,29 @@ class NicPort:
         busy = self.busy_until
         return (busy - now if busy > now else 0.0) + wait
 
-    def send_control(self, frame: bytes) -> None:
-        self.ctrl.append(frame)
-        if not self.scheduled:
+    def send_control(self, frame: bytes | bytearray) -> None:
+        """A feedback frame (the NIC's control queue goes before data). `frame` may be a buffer the caller
+        reuses: it is copied where it is kept (queued, or on a wire that keeps it: `copy_frames`).
+
+        An idle port (not in a turn, no gate, free in this nanosecond) sends it at once, as `_transmit`
+        would for a lone control frame, without the queue and the turn around it: this is every ACK of an
+        uncongested port, the reliable transports' cost per feedback frame."""
+        if self.scheduled or self.gate is not None or self.busy_until >= self.sim.now + 1:
+            self.ctrl.append(bytes(frame))
+            if not self.scheduled:
+                self._kick()
+            return
+        self.scheduled = True  # what `_transmit` sets: a frame made ready from inside `send` only queues
+        now = self.sim.now
+        busy = self.busy_until  # `start_ns`, inlined
+        lo = now - self.slack_ns if self.slack_ns else now
+        start = busy if busy > lo else float(lo)
+        try:
+            self.busy_until = self.channel.send(bytes(frame) if self.copy else frame, start)
+        except TxRefused:
+            self.busy_until = start  # feedback is best effort, as on a NIC
+        self.scheduled = False
+        if self.ready or self.ctrl:
             self._kick()
 
     def start_ns(self, now: int) -> float:
@@ -458,6 +479,7 @@ class Endpoints:
         kind = type(self.reaction)
         self.windowed = kind.window is not NoReaction.window
         self.reacts = kind.on_delivery is not NoReaction.on_delivery
+        self.hpcc = self.reaction.name == "hpcc"  # reads the path queue depth of every acknowledged packet
         self.rate_fixed = kind.rate_bps is NoReaction.rate_bps
         self.flow_rate_bps = cfg.flow_rate_bps
         # real time (`catch_up_frames`): a paced flow that a late turn (a busy or descheduled process) held
@@ -648,9 +670,10 @@ class Endpoints:
         rec = f.rec
         tpl = f.fb_tpl
         nic = f.rx_nic
+        fid = f.fid
         assert tpl is not None  # reliable transports always have one
         for fb in fbs:
-            nic.send_control(bytes(tpl.stamp_feedback(f.fid, fb)))
+            nic.send_control(tpl.stamp_feedback(fid, fb))  # (copied by the NIC where it is kept)
             rec.feedback_sent += 1
             self.packets += 1
 
@@ -813,19 +836,20 @@ class Endpoints:
                 self.foreign += 1
                 return
             f.rec.feedback_received += 1
-            newly = f.tx.on_feedback(fb, now)
-            if fb.kind == CNP:
+            tx = f.tx
+            newly = tx.on_feedback(fb, now)
+            if fb[0] == CNP:  # (the kind)
                 self.reaction.on_delivery(f.cc, True, -1, now / 1e9)
             elif newly:
                 f.last_progress_ns = now
-                if self.reaction.name == "hpcc":
+                if self.hpcc:
                     for _k in range(newly):
                         self.reaction.on_delivery(f.cc, False, fb.qdepth, now / 1e9)
-            if f.tx.failed:
+            if tx.failed:
                 self._settle(p.flow)
             if f.parked:
                 self._unpark(f)
-            t = f.tx.next_timer()  # `_arm_tx`, inlined: once per ACK
+            t = tx.next_timer()  # `_arm_tx`, inlined: once per ACK
             if t is not None and (not f.tx_timer or t < f.tx_timer):
                 self._arm_tx(f)
             return

@@ -136,6 +136,10 @@ def test_feedback_record_round_trip(name: str) -> None:
         raw = bytes(tpl.stamp_feedback(4242, fb))
         p = fmt.parse(raw)
         assert p is not None and p.flow == 4242 and p.feedback == fb and p.seq == 0 and p.npkts == 0
+        if tpl._joint:  # the one-pack stamp (RoCEv2) writes what the field-by-field one writes
+            tpl._joint = False
+            assert bytes(tpl.stamp_feedback(4242, fb)) == raw
+            tpl._joint = True
         if name == "roce":
             assert Ether(raw)[RoCEv2BTH].opcode == (0x81 if fb.kind == CNP else 0x11)
             assert Ether(raw)[RoCEv2BTH].psn == fb.cum & 0xFFFFFF

@@ -151,11 +151,13 @@ class RttEstimator:
             return
         if not self.samples:
             self.srtt, self.rttvar = rtt_ns, rtt_ns // 2
-        else:
-            self.rttvar += (abs(self.srtt - rtt_ns) - self.rttvar) // 4
-            self.srtt += (rtt_ns - self.srtt) // 8
+        else:  # (comparisons, not abs/min/max calls: once per ACK)
+            err = self.srtt - rtt_ns
+            self.rttvar += ((err if err >= 0 else -err) - self.rttvar) // 4
+            self.srtt += -err // 8
         self.samples += 1
-        self.rto = min(self.rto_max, max(self.rto_min, self.srtt + 4 * self.rttvar))
+        rto = self.srtt + 4 * self.rttvar
+        self.rto = self.rto_min if rto < self.rto_min else self.rto_max if rto > self.rto_max else rto
 
     def backoff(self, streak: int) -> int:
         """The timeout after `streak` timeouts in a row."""
