@@ -23,7 +23,14 @@ class Unsupported(Exception):
 
 
 HASH_FUNCS = {"crc16": "p4n_crc16", "crc32": "p4n_crc32", "csum16": "p4n_csum16", "cksum16": "p4n_csum16",
-              "xor16": "p4n_xor16", "identity": "p4n_identity"}
+              "xor16": "p4n_xor16", "identity": "p4n_identity",
+              # the generated Python's `_hb_crc16_custom`/`_hb_crc32_custom` run BMv2's default parameters, which
+              # are crc16's and crc32's (p4exec/runtime/hashes.py; tests/native/test_hash_c.py checks it)
+              "crc16_custom": "p4n_crc16", "crc32_custom": "p4n_crc32"}
+# hashes over a field list and then the packet's payload (`*_with_payload`): the two parts streamed in C
+PAYLOAD_HASH_FUNCS = {"csum16": "p4n_csum16_2", "cksum16": "p4n_csum16_2", "crc16": "p4n_crc16_2",
+                      "crc16_custom": "p4n_crc16_2", "crc32": "p4n_crc32_2", "crc32_custom": "p4n_crc32_2",
+                      "xor16": "p4n_xor16_2"}
 
 
 @dataclass
@@ -47,6 +54,7 @@ class CProgram:
     log_msgs: list[str] = field(default_factory=list)
     value_sets: list[str] = field(default_factory=list)     # value set names, by the index C passes back
     meters: list[str] = field(default_factory=list)         # meter names, by the index C passes back
+    uses_payload: bool = False  # job_t.pay must point at the payload before p4n_egress / p4n_finish
     hcap: int = 1024            # bytes the deparser may write before the payload (all headers valid)
 
 
@@ -146,6 +154,7 @@ class CGen:
         self.log_msgs: list[str] = []
         self.value_sets: list[str] = []   # value set names by the index the C code passes back
         self.meters: list[str] = []       # meter names by the index the C code passes back
+        self.uses_payload = False         # a `*_with_payload` hash reads K->pay (Python sets it before egress)
 
     # ------------------------------------------------------------------ types
     def ctype(self, t: T.Type) -> str:
@@ -550,11 +559,23 @@ class CGen:
 
     def e_HashBytes(self, n: tir.HashBytes) -> str:
         algo = n.func.removeprefix("_hb_")
+        if isinstance(n.data, tir.Packed) and n.data.payload:
+            return self.payload_hash(algo, n)
         f = HASH_FUNCS.get(algo)
-        if f is None or not isinstance(n.data, tir.Packed) or n.data.payload:
+        if f is None or not isinstance(n.data, tir.Packed):
             raise Unsupported(f"hash {n.func}")
         t = self.packed(n.data.fields)
         return f"{f}({t}.b, ({t}.bits + 7) >> 3)"
+
+    def payload_hash(self, algo: str, n: tir.HashBytes) -> str:
+        """A hash over the packed field list and then the payload (the frame's bytes after the parser stopped):
+        the job holds where they are (set by C at parse time, by Python before a later egress/compute)."""
+        f = PAYLOAD_HASH_FUNCS.get(algo)
+        if f is None or not isinstance(n.data, tir.Packed):
+            raise Unsupported(f"hash {n.func} with payload")
+        self.uses_payload = True
+        t = self.packed(n.data.fields)
+        return f"{f}({t}.b, ({t}.bits + 7) >> 3, K->pay, K->pay_len)"
 
     def e_Hash(self, n: tir.Hash) -> str:
         w = _width(n.type)
@@ -1408,6 +1429,7 @@ typedef struct {{
     int64_t truncate; int32_t exited; int32_t fault;
     int32_t clone_type; int32_t clone_fl; u64 clone_session;   /* clone_type: 0 none, 1 I2E, 2 E2E */
     int32_t resubmit; int32_t resubmit_fl; int32_t recirc; int32_t recirc_fl;   /* fl: field list, -1 none */
+    const uint8_t *pay; uint32_t pay_len;   /* the payload, for `*_with_payload` hashes */
 }} job_t;
 """
         helpers = """
@@ -1468,7 +1490,7 @@ int64_t p4n_parse(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t
     int off = {e['parser']}(I, K, data, n, &K->hdr, &K->meta, &K->sm);
     if (K->fault) return -1;
     if (K->parser_err > 0) K->sm.parser_error = (u64)K->parser_err;
-    K->payload_off = (uint32_t)off;
+    K->payload_off = (uint32_t)off; K->pay = data + off; K->pay_len = n - (uint32_t)off;
     {e['verify']}(I, K, &K->hdr, &K->meta);
     return K->fault ? -1 : 0;
 }}
@@ -1479,7 +1501,7 @@ int64_t p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32
     int off = {e['parser']}(I, K, data, n, &K->hdr, &K->meta, &K->sm);
     if (K->fault) return -1;
     if (K->parser_err > 0) K->sm.parser_error = (u64)K->parser_err;
-    K->payload_off = (uint32_t)off;
+    K->payload_off = (uint32_t)off; K->pay = data + off; K->pay_len = n - (uint32_t)off;
     {e['verify']}(I, K, &K->hdr, &K->meta);
     if (K->fault) return -1;
     K->exited = 0;
@@ -1546,7 +1568,8 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
                 + 'extern "Python" void p4n_entry_hit(uint64_t, int, uint32_t, uint32_t);\n')
         return CProgram(src, cdef, list(self.regs.values()), list(self.cnts.values()),
                         [(x, rec.tables[f]) for f, x in self.tbls.items()], digests=list(self.digests),
-                        log_msgs=list(self.log_msgs), value_sets=list(self.value_sets), meters=list(self.meters), hcap=hcap)
+                        log_msgs=list(self.log_msgs), value_sets=list(self.value_sets), meters=list(self.meters), hcap=hcap,
+                        uses_payload=self.uses_payload)
 
     def _owner(self, func: str, with_frame: bool = False) -> str | None:
         """The control an action/table belongs to: the compiler gives each control its own prefix, and an

@@ -455,11 +455,13 @@ class NativePipeline:
         K = job.K
         if job.truncate is not None:
             K.truncate = job.truncate
+        keep = self._point_payload(K, job.payload) if self.cprog.uses_payload else None
         if qi is None:
             n = self.lib.p4n_egress(self.I, K, self._out, OUT_CAP, job.egress_port, now_us, 0, 0, 0, 0, 0)
         else:
             n = self.lib.p4n_egress(self.I, K, self._out, OUT_CAP, job.egress_port, now_us, 1, qi.enq_timestamp,
                                     qi.enq_qdepth, qi.deq_timedelta, qi.deq_qdepth)
+        del keep
         if n == -1:
             self.stats["dropped"] += 1
             return
@@ -474,6 +476,14 @@ class NativePipeline:
             pkt = pkt[:trunc]
         out.append((job.egress_port, pkt))
 
+    def _point_payload(self, K: Any, payload: bytes | memoryview) -> Any:
+        """Point the job at its payload for a `*_with_payload` hash in egress/compute (C set it at parse time,
+        into a frame buffer that may be gone now); the caller keeps the returned buffer alive over the call."""
+        buf = self.ffi.from_buffer("uint8_t[]", payload)
+        K.pay = buf
+        K.pay_len = len(payload)
+        return buf
+
     def _egress_tail(self, job: NativeJob, now: int, out: list[tuple[int, bytes]]) -> None:
         """V1Pipeline._egress_pass after the egress control, when it asked for an E2E clone or recirculation."""
         K = job.K
@@ -482,7 +492,9 @@ class NativePipeline:
         if K.sm.egress_spec == DROP_PORT:
             self.stats["dropped"] += 1
             return
+        keep = self._point_payload(K, job.payload) if self.cprog.uses_payload else None
         n = self.lib.p4n_finish(self.I, K, self._out, OUT_CAP)
+        del keep
         if n < 0:
             raise _Fault(K)
         pkt = self._buffer(self._out, n)[:] + job.payload
