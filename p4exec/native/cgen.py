@@ -927,6 +927,8 @@ class CGen:
             return self.rec.controls[p.func].params
         if p.func in self.rec.functions:
             return self.rec.functions[p.func].params
+        if p.func in self.rec.parsers and self.rec.parsers[p.func].sub:
+            return self.rec.parsers[p.func].params
         raise Unsupported(f"call of {p.func}")
 
     def s_CallStmt(self, s: tir.CallStmt, ind: str) -> list[str]:
@@ -1064,6 +1066,23 @@ class CGen:
         out.append(f"{ind}    len += {total // 8};")
         out.append(f"{ind}}}")
         return out
+
+    def s_ParserApply(self, s: tir.ParserApply, ind: str) -> list[str]:
+        """`sub.apply(packet, ...)`: the sub-parser (a C function) continues at `off` and hands back its offset and
+        error; on accept the scalar out values and copied objects go back (call_parts), on reject or an error
+        the parser stops there with that error and offset, without the copy-out (the Python pipeline's raise)."""
+        p = s.plan
+        if p.func not in self.rec.parsers:
+            raise Unsupported(f"apply of parser {p.func}")
+
+        def f() -> list[str]:
+            call, post = self.call_parts(replace(p, prefix_args=""))
+            so, e = self.newtmp(), self.newtmp()
+            call = f"{p.func}(I, K, data, n, &{so}" + call[len(p.func) + len("(I, K"):]
+            return [f"{ind}{{ uint32_t {so} = off;", f"{ind}  int {e} = {call};", f"{ind}  off = {so};",
+                    f"{ind}  if (K->fault) goto done;", f"{ind}  if ({e}) {{ err = {e}; goto done; }}",
+                    *(f"{ind}  {x}" for x in post), f"{ind}}}"]
+        return self.with_pre(ind, f)
 
     def s_Verify(self, s: tir.Verify, ind: str) -> list[str]:
         return self.with_pre(ind, lambda: [f"{ind}if (!({self.e(s.cond)})) {{ err = (int){self.e(s.error)}; goto done; }}"])
@@ -1295,13 +1314,16 @@ class CGen:
         self.out.append("}")
 
     def parser(self, p: ParserRec) -> None:
-        if p.sub:
-            raise Unsupported("sub-parsers")
         types = self.obj_types(p.params)
         self.ctx_types = types
-        params = [f"{types[py]} *{py}" for py, t, _d in p.params if _is_obj(t)]
-        if len(params) != len(p.params):
-            raise Unsupported("scalar parser parameters")
+        self.ptr_params = set()
+        self.cur_frame = None
+        if p.sub:       # a sub-parser's parameters as a P4 function's (scalar out/inout: the caller's temps)
+            params = ["uint32_t *offp"] + [self.param_decl(py, t, d) for py, t, d in p.params]
+        else:
+            params = [f"{types[py]} *{py}" for py, t, _d in p.params if _is_obj(t)]
+            if len(params) != len(p.params):
+                raise Unsupported("scalar parser parameters")
         body: list[str] = []
         idx = {s.name: s.index for s in p.states}
         all_stmts = list(p.locals) + [x for s in p.states for x in s.body]
@@ -1367,11 +1389,15 @@ class CGen:
         proto = (f"static int {p.func}(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, "
                  f"{', '.join(params)})")
         self.out.append(proto + " {")
-        self.out.append("    uint32_t off = 0; int err = 0;")
+        if p.sub:       # returns the error (0 accept, -1 reject, else the parser error), the offset through offp
+            self.protos.append(proto + ";")
+            self.out.append("    uint32_t off = *offp; int err = 0;")
+        else:
+            self.out.append("    uint32_t off = 0; int err = 0;")
         self.out.extend(decls)
         self.out.extend(body)
         self.out.append("done:")
-        self.out.append("    K->parser_err = err; return (int)off;")
+        self.out.append("    *offp = off; return err;" if p.sub else "    K->parser_err = err; return (int)off;")
         self.out.append("}")
 
     # ------------------------------------------------------------------ whole program
