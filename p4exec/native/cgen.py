@@ -229,6 +229,8 @@ class CGen:
                 self.types[key] = cname
                 self.type_src.append(f"typedef struct {{\n    {et} h[{b.size}];\n    u64 nxt;\n}} {cname};")
             return self.types[key]
+        if isinstance(b, T.Varbit):     # a varbit local or control-frame slot
+            return self.varbit_type(b)
         return _vt(t)
 
     def varbit_type(self, t: T.Varbit) -> str:
@@ -761,7 +763,7 @@ class CGen:
         if s.py not in self.locals:
             raise Unsupported(f"local {s.py}")
         if isinstance(s.value, tir.Opaque):
-            if _is_obj(s.value.type):
+            if _is_obj(s.value.type) or isinstance(T.strip_new(s.value.type), T.Varbit):
                 return [f"{ind}memset(&{s.py}, 0, sizeof {s.py});"]
             return [f"{ind}{s.py} = 0;"]
         if _is_obj(s.value.type):
