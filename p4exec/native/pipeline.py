@@ -159,6 +159,7 @@ class NativePipeline:
         self._new = ffi.new
         self._batch_cap = 0
         self._hcap = self.cprog.hcap             # bytes the deparser may write before a frame's payload
+        self._uses_payload = self.cprog.uses_payload   # egress/compute read the payload (`*_with_payload`)
         self._bout: Any = None                  # a batch's output frames, back to back
         self._bout_size = 0
         self._tm: Any = ffi.new("uint32_t[]", 64)   # the switch loop's batch: egress port | priority per frame
@@ -475,7 +476,7 @@ class NativePipeline:
         K = job.K
         if job.truncate is not None:
             K.truncate = job.truncate
-        keep = self._point_payload(K, job.payload) if self.cprog.uses_payload else None
+        keep = self._point_payload(K, job.payload) if self._uses_payload else None
         if qi is None:
             n = self.lib.p4n_egress(self.I, K, self._out, OUT_CAP, job.egress_port, now_us, 0, 0, 0, 0, 0)
         else:
@@ -512,7 +513,7 @@ class NativePipeline:
         if K.sm.egress_spec == DROP_PORT:
             self.stats["dropped"] += 1
             return
-        keep = self._point_payload(K, job.payload) if self.cprog.uses_payload else None
+        keep = self._point_payload(K, job.payload) if self._uses_payload else None
         n = self.lib.p4n_finish(self.I, K, self._out, OUT_CAP)
         del keep
         if n < 0:
