@@ -202,6 +202,9 @@ class NativePipeline:
 
     @staticmethod
     def _check_table(t: Any, trec: cgen.TableRec) -> None:
+        spec = getattr(t.profile, "hash_spec", None)
+        if spec is not None and spec.crc_config is not None:     # C has the custom CRCs' defaults only
+            raise cgen.Unsupported(f"table {t.name}: selector hash {spec.algo} with its own parameters")
         if t.direct_meter is not None:
             raise cgen.Unsupported(f"table {t.name}: direct meter")
         if any(f.bitwidth > 128 or (f.bitwidth > 64 and f.kind is MatchKind.RANGE) for f in t.fields):
