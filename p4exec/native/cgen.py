@@ -1646,6 +1646,9 @@ class CGen:
             self.parser(p)
         head = [self._runtime(), wide.TYPEDEF, *self.type_src]
         nreg, ncnt, ntbl = max(1, len(self.regs)), max(1, len(self.cnts)), max(1, len(self.tbls))
+        # the payload, for `*_with_payload` hashes (only programs that have one carry it)
+        pay_fields = "    const uint8_t *pay; uint32_t pay_len;\n" if self.uses_payload else ""
+        set_pay = " K->pay = data + off; K->pay_len = n - (uint32_t)off;" if self.uses_payload else ""
         inst = f"""
 typedef struct {{
     u64 *reg[{nreg}]; u64 reg_size[{nreg}]; u64 reg_mask[{nreg}];
@@ -1659,8 +1662,7 @@ typedef struct {{
     int64_t truncate; int32_t exited; int32_t fault;
     int32_t clone_type; int32_t clone_fl; u64 clone_session;   /* clone_type: 0 none, 1 I2E, 2 E2E */
     int32_t resubmit; int32_t resubmit_fl; int32_t recirc; int32_t recirc_fl;   /* fl: field list, -1 none */
-    const uint8_t *pay; uint32_t pay_len;   /* the payload, for `*_with_payload` hashes */
-}} job_t;
+{pay_fields}}} job_t;
 """
         helpers = """
 static inline u64 p4n_reg_read(inst_t *I, int r, u64 i) { return i < I->reg_size[r] ? I->reg[r][i] : 0; }
@@ -1720,7 +1722,7 @@ int64_t p4n_parse(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t
     int off = {e['parser']}(I, K, data, n, &K->hdr, &K->meta, &K->sm);
     if (K->fault) return -1;
     if (K->parser_err > 0) K->sm.parser_error = (u64)K->parser_err;
-    K->payload_off = (uint32_t)off; K->pay = data + off; K->pay_len = n - (uint32_t)off;
+    K->payload_off = (uint32_t)off;{set_pay}
     {e['verify']}(I, K, &K->hdr, &K->meta);
     return K->fault ? -1 : 0;
 }}
@@ -1731,7 +1733,7 @@ int64_t p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32
     int off = {e['parser']}(I, K, data, n, &K->hdr, &K->meta, &K->sm);
     if (K->fault) return -1;
     if (K->parser_err > 0) K->sm.parser_error = (u64)K->parser_err;
-    K->payload_off = (uint32_t)off; K->pay = data + off; K->pay_len = n - (uint32_t)off;
+    K->payload_off = (uint32_t)off;{set_pay}
     {e['verify']}(I, K, &K->hdr, &K->meta);
     if (K->fault) return -1;
     K->exited = 0;

@@ -479,13 +479,13 @@ class NativePipeline:
         K = job.K
         if job.truncate is not None:
             K.truncate = job.truncate
-        keep = self._point_payload(K, job.payload) if self._uses_payload else None
+        if self._uses_payload:
+            keep = self._point_payload(K, job.payload)   # noqa: F841 - alive over the C call
         if qi is None:
             n = self.lib.p4n_egress(self.I, K, self._out, OUT_CAP, job.egress_port, now_us, 0, 0, 0, 0, 0)
         else:
             n = self.lib.p4n_egress(self.I, K, self._out, OUT_CAP, job.egress_port, now_us, 1, qi.enq_timestamp,
                                     qi.enq_qdepth, qi.deq_timedelta, qi.deq_qdepth)
-        del keep
         if n == -1:
             self.stats["dropped"] += 1
             return
@@ -516,9 +516,9 @@ class NativePipeline:
         if K.sm.egress_spec == DROP_PORT:
             self.stats["dropped"] += 1
             return
-        keep = self._point_payload(K, job.payload) if self._uses_payload else None
+        if self._uses_payload:
+            keep = self._point_payload(K, job.payload)   # noqa: F841 - alive over the C call
         n = self.lib.p4n_finish(self.I, K, self._out, OUT_CAP)
-        del keep
         if n < 0:
             raise _Fault(K)
         pkt = self._buffer(self._out, n)[:] + job.payload
