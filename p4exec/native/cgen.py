@@ -16,6 +16,7 @@ from p4exec.compiler import tir
 from p4exec.compiler import types as T
 from p4exec.compiler.faults import V1_ERRORS
 from p4exec.compiler.nrecord import ActionRec, ControlRec, FunctionRec, NativeRecord, ParserRec, TableRec
+from p4exec.native import wide
 
 
 class Unsupported(Exception):
@@ -23,7 +24,14 @@ class Unsupported(Exception):
 
 
 HASH_FUNCS = {"crc16": "p4n_crc16", "crc32": "p4n_crc32", "csum16": "p4n_csum16", "cksum16": "p4n_csum16",
-              "xor16": "p4n_xor16", "identity": "p4n_identity"}
+              "xor16": "p4n_xor16", "identity": "p4n_identity",
+              # the generated Python's `_hb_crc16_custom`/`_hb_crc32_custom` run BMv2's default parameters, which
+              # are crc16's and crc32's (p4exec/runtime/hashes.py; tests/native/test_hash_c.py checks it)
+              "crc16_custom": "p4n_crc16", "crc32_custom": "p4n_crc32"}
+# hashes over a field list and then the packet's payload (`*_with_payload`): the two parts streamed in C
+PAYLOAD_HASH_FUNCS = {"csum16": "p4n_csum16_2", "cksum16": "p4n_csum16_2", "crc16": "p4n_crc16_2",
+                      "crc16_custom": "p4n_crc16_2", "crc32": "p4n_crc32_2", "crc32_custom": "p4n_crc32_2",
+                      "xor16": "p4n_xor16_2"}
 
 
 @dataclass
@@ -47,6 +55,8 @@ class CProgram:
     log_msgs: list[str] = field(default_factory=list)
     value_sets: list[str] = field(default_factory=list)     # value set names, by the index C passes back
     meters: list[str] = field(default_factory=list)         # meter names, by the index C passes back
+    uses_payload: bool = False  # job_t.pay must point at the payload before p4n_egress / p4n_finish
+    arg_widths: dict[str, list[int]] = field(default_factory=dict)   # action name -> its data's widths
     hcap: int = 1024            # bytes the deparser may write before the payload (all headers valid)
 
 
@@ -99,6 +109,30 @@ def _is_obj(t: T.Type) -> bool:
     return isinstance(T.strip_new(t), T.HeaderT | T.StructT | T.UnionT | T.StackT)
 
 
+def _ww(t: T.Type) -> int | None:
+    """The width of a wide (64 < W <= 128) unsigned value, None for a narrow one; Unsupported otherwise."""
+    try:
+        return wide.width(t)
+    except wide.WideUnsupported as e:
+        raise Unsupported(str(e)) from None
+
+
+def _vw(t: T.Type) -> int:
+    """The width of a scalar the C holds as u64 or (wide) u128."""
+    return _ww(t) or _width(t)
+
+
+def _vt(t: T.Type) -> str:
+    """The C type of a scalar value: u128 for a wide one, else u64."""
+    if isinstance(T.strip_new(t), T.Varbit):
+        raise Unsupported(f"{t} as a scalar value")
+    return "u128" if _ww(t) else "u64"
+
+
+def _vmask(w: int) -> str:
+    return wide.mask(w) if w > 64 else _mask(w)
+
+
 _PATHS = (tir.Name, tir.Field, tir.StackElem, tir.StackElemDyn, tir.StackLast, tir.StackNext)
 
 
@@ -146,6 +180,8 @@ class CGen:
         self.log_msgs: list[str] = []
         self.value_sets: list[str] = []   # value set names by the index the C code passes back
         self.meters: list[str] = []       # meter names by the index the C code passes back
+        self.uses_payload = False         # a `*_with_payload` hash reads K->pay (Python sets it before egress)
+        self.arg_widths: dict[str, list[int]] = {}   # action name -> widths of its control-plane parameters
 
     # ------------------------------------------------------------------ types
     def ctype(self, t: T.Type) -> str:
@@ -161,12 +197,11 @@ class CGen:
                 for f, ft in b.fields.items():
                     fb = T.strip_new(ft)
                     if isinstance(fb, T.Varbit):
-                        raise Unsupported(f"varbit field {b.name}.{f}")
-                    if _is_obj(ft):
+                        lines.append(f"    {self.varbit_type(fb)} {_cf(f)};")
+                    elif _is_obj(ft):
                         lines.append(f"    {self.ctype(ft)} {_cf(f)};")
                     else:
-                        _width(ft)
-                        lines.append(f"    u64 {_cf(f)};")
+                        lines.append(f"    {_vt(ft)} {_cf(f)};")
                 if len(lines) == 1 or (isinstance(b, T.HeaderT) and len(lines) == 2 and not b.fields):
                     lines.append("    uint8_t _empty;")
                 lines.append(f"}} {cname};")
@@ -194,8 +229,19 @@ class CGen:
                 self.types[key] = cname
                 self.type_src.append(f"typedef struct {{\n    {et} h[{b.size}];\n    u64 nxt;\n}} {cname};")
             return self.types[key]
-        _width(t)
-        return "u64"
+        if isinstance(b, T.Varbit):     # a varbit local or control-frame slot
+            return self.varbit_type(b)
+        return _vt(t)
+
+    def varbit_type(self, t: T.Varbit) -> str:
+        """varbit<N> as C: its current length in bits and the bits MSB first as bytes (extract takes whole
+        bytes, so the length is a multiple of 8)."""
+        key = f"varbit:{t.width}"
+        if key not in self.types:
+            cname = f"V_{t.width}"
+            self.types[key] = cname
+            self.type_src.append(f"typedef struct {{\n    uint32_t len;\n    uint8_t b[{max(1, (t.width + 7) // 8)}];\n}} {cname};")
+        return self.types[key]
 
     # ------------------------------------------------------------------ names
     def name(self, py: str, t: T.Type) -> str:
@@ -203,9 +249,9 @@ class CGen:
             v = int(py, 0)
             if v < 0 and _signed(t):
                 v &= (1 << _width(t)) - 1
-            if v < 0 or v >> 64:
+            if v < 0 or v >> 128 or (v >> 64 and not _ww(t)):
                 raise Unsupported(f"constant {py}")
-            return f"{v}ULL"
+            return wide.const(v)
         if py in ("True", "False"):
             return "1" if py == "True" else "0"
         if py.startswith("L."):
@@ -241,7 +287,7 @@ class CGen:
         for k, v in kids[:last]:
             if isinstance(v, tir.Expr) and not _is_obj(v.type) and not isinstance(v, tir.Const):
                 tv = self.newtmp()
-                self.pre.append(f"u64 {tv} = {self.e(v)};")
+                self.pre.append(f"{_vt(v.type)} {tv} = {self.e(v)};")
                 new[k] = tir.Name(v.type, tv)
         return replace(n, **new) if new else n
 
@@ -262,9 +308,9 @@ class CGen:
         if isinstance(v, int):
             if v < 0 and _signed(n.type):
                 v &= (1 << _width(n.type)) - 1
-            if v < 0 or v >> 64:
+            if v < 0 or v >> 128 or (v >> 64 and not _ww(n.type)):
                 raise Unsupported(f"constant {v}")
-            return f"{v}ULL"
+            return wide.const(v)
         raise Unsupported(f"constant {v!r}")
 
     def e_Name(self, n: tir.Name) -> str:
@@ -279,7 +325,7 @@ class CGen:
     def e_StackElemDyn(self, n: tir.StackElemDyn) -> str:
         size = T.strip_new(n.base.type).size  # type: ignore[attr-defined]
         tv = self.newtmp()
-        self.pre.append(f"u64 {tv} = {self.e(n.index)};")
+        self.pre.append(f"{_vt(n.index.type)} {tv} = {self.e(n.index)};")
         self.pre.append(f"if ({tv} >= {size}) {{ K->fault = 3; {self.fault_ret} }}")
         return f"{self.e(n.base)}.h[{tv}]"
 
@@ -331,25 +377,41 @@ class CGen:
 
     def e_Compare(self, n: tir.Compare) -> str:
         lt = n.left.type
+        if isinstance(T.strip_new(lt), T.Varbit) and n.op in ("==", "!="):
+            a, b = self.e(n.left), self.e(n.right)
+            eq = f"({a}.len == {b}.len && memcmp({a}.b, {b}.b, {a}.len >> 3) == 0)"
+            return eq if n.op == "==" else f"(!{eq})"
         if isinstance(T.strip_new(lt), T.BoolT) or n.op in ("==", "!="):
             return f"({self.e(n.left)} {n.op} {self.e(n.right)})"
+        if _ww(lt):
+            return f"((u128){self.e(n.left)} {n.op} (u128){self.e(n.right)})"
         _width(lt)
         if _signed(lt):
             return f"({_sx(self.e(n.left), lt)} {n.op} {_sx(self.e(n.right), n.right.type)})"
         return f"({self.e(n.left)} {n.op} {self.e(n.right)})"
 
     def e_Arith(self, n: tir.Arith) -> str:
+        ww = _ww(n.type)
+        if ww:
+            r = f"((u128){self.e(n.left)} {n.op} (u128){self.e(n.right)})"
+            return r if ww == 128 else f"({r} & {wide.mask(ww)})"
         w = _width(n.type)
         r = f"({self.e(n.left)} {n.op} {self.e(n.right)})"
         return r if w == 64 else f"({r} & {_mask(w)})"
 
     def e_Bitwise(self, n: tir.Bitwise) -> str:
+        if _ww(n.type):
+            return f"((u128){self.e(n.left)} {n.op} (u128){self.e(n.right)})"
         return f"({self.e(n.left)} {n.op} {self.e(n.right)})"
 
     def e_Complement(self, n: tir.Complement) -> str:
+        if ww := _ww(n.type):
+            return f"((~(u128){self.e(n.operand)}) & {wide.mask(ww)})"
         return f"((~{self.e(n.operand)}) & {_mask(_width(n.type))})"
 
     def e_Neg(self, n: tir.Neg) -> str:
+        if ww := _ww(n.type):
+            return f"(((u128)0 - (u128){self.e(n.operand)}) & {wide.mask(ww)})"
         return f"((0ULL - {self.e(n.operand)}) & {_mask(_width(n.type))})"
 
     def e_Cond(self, n: tir.Cond) -> str:
@@ -358,7 +420,7 @@ class CGen:
         if not pa and not pb:
             return f"({c} ? {a} : {b})"
         tv = self.newtmp()      # only the chosen arm's statements run
-        ct = self.ctype(n.type) if _is_obj(n.type) else "u64"
+        ct = self.ctype(n.type) if _is_obj(n.type) else _vt(n.type)
         self.pre += [f"{ct} {tv};", f"if ({c}) {{", *("    " + x for x in pa), f"    {tv} = {a};", "} else {",
                      *("    " + x for x in pb), f"    {tv} = {b};", "}"]
         return tv
@@ -366,13 +428,15 @@ class CGen:
     def e_Div(self, n: tir.Div) -> str:
         if _signed(n.type):
             raise Unsupported("signed division")
-        _width(n.type)
+        vt = _vt(n.type)
         a, b = self.e(n.left), self.e(n.right)
         op = n.op
+        if vt == "u128":
+            a = f"(u128){a}"
         if not n.checked:
             return f"({a} {op} {b})"
         t = self.newtmp()
-        self.pre.append(f"u64 {t} = {b};")
+        self.pre.append(f"{vt} {t} = {b};")
         self.pre.append(f"if ({t} == 0) {{ K->fault = 2; {self.fault_ret} }}")
         return f"({a} {op} {t})"
 
@@ -387,6 +451,11 @@ class CGen:
         return f"({a} > {b} ? {a} - {b} : 0ULL)"
 
     def e_ShiftRight(self, n: tir.ShiftRight) -> str:
+        if ww := _ww(n.type):
+            a = self.e(n.left)
+            if n.amount is not None:
+                return "((u128)0)" if n.amount >= ww else f"((u128){a} >> {n.amount})"
+            return f"p4n_shr128({a}, {self.e(n.right)}, {ww})"
         w = _width(n.type)
         a = self.e(n.left)
         if _signed(n.type):
@@ -397,6 +466,11 @@ class CGen:
         return f"p4n_shr({a}, {self.e(n.right)}, {w})"
 
     def e_ShiftLeft(self, n: tir.ShiftLeft) -> str:
+        if ww := _ww(n.type):
+            a = self.e(n.left)
+            if n.amount is not None:
+                return "((u128)0)" if n.amount >= ww else f"(((u128){a} << {n.amount}) & {wide.mask(ww)})"
+            return f"p4n_shl128({a}, {self.e(n.right)}, {ww})"
         w = _width(n.type)
         a = self.e(n.left)
         if n.amount is not None:
@@ -404,12 +478,18 @@ class CGen:
         return f"p4n_shl({a}, {self.e(n.right)}, {w}, {_mask(w)})"
 
     def e_Concat(self, n: tir.Concat) -> str:
+        if _ww(n.type):
+            wr = _vw(n.right.type)
+            return f"(((u128){self.e(n.left)} << {wr}) | ((u128){self.e(n.right)} & {_vmask(wr)}))"
         _width(n.type)
         wr = _width(n.right.type)
         return f"(({self.e(n.left)} << {wr}) | ({self.e(n.right)} & {_mask(wr)}))"
 
     def e_Slice(self, n: tir.Slice) -> str:
         w = n.hi - n.lo + 1
+        if _ww(n.base.type):
+            v = f"((u128){self.e(n.base)} >> {n.lo})"
+            return f"({v} & {wide.mask(w)})" if w > 64 else f"((u64){v} & {_mask(w)})"
         return f"(({self.e(n.base)} >> {n.lo}) & {_mask(w)})"
 
     def e_Cast(self, n: tir.Cast) -> str:
@@ -419,6 +499,12 @@ class CGen:
             return f"({v} != 0)"
         if isinstance(frm, T.BoolT):
             return f"(u64)({v} ? 1 : 0)"
+        if ww := _ww(to):
+            if _signed(frm):       # sign-extended to the wide width
+                return f"((u128)(__int128){_sx(v, frm)} & {wide.mask(ww)})"
+            return f"((u128){v} & {wide.mask(ww)})"
+        if _ww(frm):
+            return f"((u64){v} & {_mask(_width(to))})"
         if _signed(frm):
             return f"((u64){_sx(v, frm)} & {_mask(_width(to))})"
         return f"({v} & {_mask(_width(to))})"
@@ -427,7 +513,7 @@ class CGen:
         return self.e(n.operand)
 
     def e_Truncated(self, n: tir.Truncated) -> str:
-        return f"({self.e(n.operand)} & {_mask(_width(n.type))})"
+        return f"({self.e(n.operand)} & {_vmask(_vw(n.type))})"
 
     def e_ApplyResult(self, n: tir.ApplyResult) -> str:
         if not isinstance(n.base, tir.TableApply):
@@ -482,7 +568,9 @@ class CGen:
         nb = (n.width + 7) >> 3
         self.pre.append(f"if (off + {nb} > n) {{ err = {V1_ERRORS.index('PacketTooShort')}; goto done; }}")
         if not n.cls:
-            return f"p4n_get(data + off, 0, {n.width})"
+            if n.width > 128:
+                raise Unsupported(f"lookahead of {n.width} bits")
+            return f"p4n_get{'128' if n.width > 64 else ''}(data + off, 0, {n.width})"
         # a header (valid) or struct: its fields MSB first from the next bits, nothing consumed
         b = T.strip_new(n.type)
         assert isinstance(b, T.HeaderT | T.StructT)
@@ -499,8 +587,8 @@ class CGen:
                     continue
                 if _is_obj(ft) or isinstance(sub, T.Varbit):
                     raise Unsupported("lookahead of a header or struct holding headers or varbit")
-                w = _width(ft)
-                self.pre.append(f"{path}.{_cf(f)} = p4n_get(data + off, {bit}, {w});")
+                w = _vw(ft)
+                self.pre.append(f"{path}.{_cf(f)} = p4n_get{'128' if w > 64 else ''}(data + off, {bit}, {w});")
                 bit += w
         leaves(b, tv)
         if isinstance(b, T.HeaderT):
@@ -521,6 +609,7 @@ class CGen:
         return self.with_pre(ind, f)
 
     def e_Random(self, n: tir.Random) -> str:
+        _width(n.type)
         return f"p4n_random(I, {self.e(n.lo)}, {self.e(n.hi)})"
 
     def packed(self, fields: tuple) -> str:
@@ -528,19 +617,30 @@ class CGen:
         after the last field; csum16 reads an odd last byte as a zero-padded word); returns its name."""
         t = self.newtmp()
         widths = []
-        for _v, w in fields:
+        for v, w in fields:
             if not isinstance(w, int):
-                raise Unsupported("varbit in a field list")
-            if w > 64:
-                raise Unsupported("field wider than 64 bits in a field list")
+                vb = T.strip_new(v.operand.type) if isinstance(v, tir.VarbitValue) else None
+                if not isinstance(vb, T.Varbit):
+                    raise Unsupported("a field list item of run-time width")
+                widths.append(vb.width)      # at most; its bytes are put one by one
+                continue
+            if w > 128:
+                raise Unsupported("field wider than 128 bits in a field list")
             widths.append(w)
         total = sum(widths)
         if total > 2000:
             raise Unsupported("field list longer than 250 bytes")
         self.pre.append(f"p4n_pack {t}; memset({t}.b, 0, {(total + 31) // 8}); {t}.bits = 0;")
         for v, w in fields:
-            self.pre.append(f"p4n_put(&{t}, {self.e(v)}, {w});")
+            if not isinstance(w, int):
+                vv, k = self.e(v.operand), self.newtmp()
+                self.pre.append(f"for (uint32_t {k} = 0; {k} < ({vv}.len >> 3); {k}++) p4n_put(&{t}, {vv}.b[{k}], 8);")
+                continue
+            self.pre.append(f"p4n_put{'128' if w > 64 else ''}(&{t}, {self.e(v)}, {w});")
         return t
+
+    def e_VarbitLength(self, n: tir.VarbitLength) -> str:
+        return f"((u64){self.e(n.operand)}.len)"
 
     def e_Csum16(self, n: tir.Csum16) -> str:
         if not n.fields:
@@ -550,18 +650,33 @@ class CGen:
 
     def e_HashBytes(self, n: tir.HashBytes) -> str:
         algo = n.func.removeprefix("_hb_")
+        if isinstance(n.data, tir.Packed) and n.data.payload:
+            return self.payload_hash(algo, n)
         f = HASH_FUNCS.get(algo)
-        if f is None or not isinstance(n.data, tir.Packed) or n.data.payload:
+        if f is None or not isinstance(n.data, tir.Packed):
             raise Unsupported(f"hash {n.func}")
         t = self.packed(n.data.fields)
         return f"{f}({t}.b, ({t}.bits + 7) >> 3)"
+
+    def payload_hash(self, algo: str, n: tir.HashBytes) -> str:
+        """A hash over the packed field list and then the payload (the frame's bytes after the parser stopped):
+        the job holds where they are (set by C at parse time, by Python before a later egress/compute)."""
+        f = PAYLOAD_HASH_FUNCS.get(algo)
+        if f is None or not isinstance(n.data, tir.Packed):
+            raise Unsupported(f"hash {n.func} with payload")
+        self.uses_payload = True
+        t = self.packed(n.data.fields)
+        return f"{f}({t}.b, ({t}.bits + 7) >> 3, K->pay, K->pay_len)"
 
     def e_Hash(self, n: tir.Hash) -> str:
         w = _width(n.type)
         hv, base = self.e(n.value), self.e(n.base)
         if n.max_const is not None:
+            if n.max_const >> 64:
+                raise Unsupported("hash max wider than 64 bits")
             return f"((({hv} % {n.max_const or 1}ULL) + {base}) & {_mask(w)})"
         m = self.newtmp()
+        _width(n.max.type)
         self.pre.append(f"u64 {m} = {self.e(n.max)};")
         return f"((({hv} % ({m} ? {m} : 1ULL)) + {base}) & {_mask(w)})"
 
@@ -596,12 +711,15 @@ class CGen:
         if isinstance(lv, tir.Slice):
             w = lv.hi - lv.lo + 1
             m = ((1 << w) - 1) << lv.lo
-            bw = _width(lv.base.type)
+            bw = _vw(lv.base.type)
             clear = ((1 << bw) - 1) ^ m
             base = self.e(lv.base)
+            if bw > 64:
+                return self.lvalue_store(
+                    lv.base, f"(({base} & {wide.const(clear)}) | (((u128)({val})) << {lv.lo}))", ind)
             return self.lvalue_store(lv.base, f"(({base} & 0x{clear:X}ULL) | (({val}) << {lv.lo}))", ind)
         if isinstance(lv, tir.Name | tir.Field):
-            _width(lv.type) if not _is_obj(lv.type) else None
+            _vw(lv.type) if not _is_obj(lv.type) and not isinstance(T.strip_new(lv.type), T.Varbit) else None
             return [f"{ind}{self.e(lv)} = {val};"]
         raise Unsupported(f"assignment to {type(lv).__name__}")
 
@@ -630,7 +748,7 @@ class CGen:
                     out.extend(self.set_object(tv, item, ind))
                 else:
                     tv = self.newtmp()
-                    out.append(f"{ind}u64 {tv} = {self.e(item)};")
+                    out.append(f"{ind}{_vt(ft)} {tv} = {self.e(item)};")
                 tmps.append((f, tv))
             out += [f"{ind}{target}.{_cf(f)} = {tv};" for f, tv in tmps]
             if isinstance(b, T.HeaderT):
@@ -645,7 +763,7 @@ class CGen:
         if s.py not in self.locals:
             raise Unsupported(f"local {s.py}")
         if isinstance(s.value, tir.Opaque):
-            if _is_obj(s.value.type):
+            if _is_obj(s.value.type) or isinstance(T.strip_new(s.value.type), T.Varbit):
                 return [f"{ind}memset(&{s.py}, 0, sizeof {s.py});"]
             return [f"{ind}{s.py} = 0;"]
         if _is_obj(s.value.type):
@@ -733,6 +851,7 @@ class CGen:
     def s_ForRange(self, s: tir.ForRange, ind: str) -> list[str]:
         if _signed(s.lo.type):
             raise Unsupported("for over a signed range")
+        _width(s.lo.type)
 
         def f():
             lo, hi, k = self.newtmp(), self.newtmp(), self.newtmp()
@@ -751,6 +870,8 @@ class CGen:
                     + self.stmts(s.body, ind + "    ") + [f"{ind}}}}}"])
         if s.items and _is_obj(s.items[0].type):
             raise Unsupported("for over a list of objects")
+        if s.items:
+            _width(s.items[0].type)
         return self.with_pre(ind, f)
 
     def s_ForStack(self, s: tir.ForStack, ind: str) -> list[str]:
@@ -767,6 +888,7 @@ class CGen:
             t = T.strip_new(v.type)
             if _signed(v.type) or isinstance(t, T.BoolT) or _is_obj(v.type):
                 raise Unsupported(f"{what} of a signed, bool or header/struct value")
+            _width(v.type)
             vals.append(self.e(v))
         arr = self.newtmp()
         self.pre.append(f"u64 {arr}[{max(1, len(vals))}] = {{{', '.join(vals) or '0'}}};")
@@ -871,7 +993,7 @@ class CGen:
             v = self.e(s.value)
             is_action = isinstance(s.value, tir.ApplyResult) and s.value.member == "action_run"
             ids = dict(self.cur_table_actions) if is_action else {}
-            out = [f"{ind}{{ u64 {s.tmp} = {v};"]
+            out = [f"{ind}{{ {_vt(s.value.type) if not is_action else 'u64'} {s.tmp} = {v};"]
             if is_action:
                 out.append(f"{ind}if (K->exited) return;")
             first = True
@@ -906,6 +1028,8 @@ class CGen:
             return self.rec.controls[p.func].params
         if p.func in self.rec.functions:
             return self.rec.functions[p.func].params
+        if p.func in self.rec.parsers and self.rec.parsers[p.func].sub:
+            return self.rec.parsers[p.func].params
         raise Unsupported(f"call of {p.func}")
 
     def s_CallStmt(self, s: tir.CallStmt, ind: str) -> list[str]:
@@ -938,7 +1062,7 @@ class CGen:
             raise Unsupported(f"value of a call of {p.func}")
         call, post = self.call_parts(p)
         tv = self.newtmp()
-        self.pre.append(f"{self.ctype(t) if _is_obj(t) else 'u64'} {tv} = {call};")
+        self.pre.append(f"{self.ctype(t) if _is_obj(t) else _vt(t)} {tv} = {call};")
         self.pre.extend(post)
         self.pre.append(f"if (K->exited | K->fault) {self.fault_ret}")
         return tv
@@ -971,9 +1095,9 @@ class CGen:
             elif d in ("out", "inout"):
                 tv = self.newtmp()
                 if isinstance(a.value, tir.Opaque):
-                    self.pre.append(f"u64 {tv} = 0;")
+                    self.pre.append(f"{_vt(t)} {tv} = 0;")
                 else:
-                    self.pre.append(f"u64 {tv} = {self.e(a.value)};")
+                    self.pre.append(f"{_vt(t)} {tv} = {self.e(a.value)};")
                 args.append(f"&{tv}")
                 lv = p.outs[k] if k < len(p.outs) else None
                 k += 1
@@ -986,11 +1110,11 @@ class CGen:
         return f"{p.func}({', '.join(['I', 'K'] + [x for x in args if x])})", post
 
     def s_Extract(self, s: tir.Extract, ind: str) -> list[str]:
-        if s.length is not None:
-            raise Unsupported("extract of a varbit header")
         h = T.strip_new(s.header.type)
         assert isinstance(h, T.HeaderT)
-        widths = [(f, _width(ft)) for f, ft in h.fields.items()]
+        if T.varbit_field(h) is not None:
+            return self.with_pre(ind, lambda: self.extract_varbit(s, h, ind))
+        widths = [(f, _vw(ft)) for f, ft in h.fields.items()]
         total = sum(w for _, w in widths)
         if total % 8:
             raise Unsupported("header not a whole number of bytes")
@@ -1015,7 +1139,7 @@ class CGen:
         out += [f"{ind}if (off + {nb} > n) {{ err = {V1_ERRORS.index('PacketTooShort')}; goto done; }}"]
         bit = 0
         for f, w in widths:
-            out.append(f"{ind}{hp}.{_cf(f)} = p4n_get(data + off, {bit}, {w});")
+            out.append(f"{ind}{hp}.{_cf(f)} = p4n_get{'128' if w > 64 else ''}(data + off, {bit}, {w});")
             bit += w
         out.append(f"{ind}{hp}._v = 1; off += {nb};")
         return out
@@ -1024,7 +1148,11 @@ class CGen:
         h = T.strip_new(s.header.type)
         if not isinstance(h, T.HeaderT):
             raise Unsupported("emit of a non-path header")
-        widths = [(f, _width(ft)) for f, ft in h.fields.items()]
+        if T.varbit_field(h) is not None:
+            if s.tmp:
+                raise Unsupported("emit of a computed header holding a varbit")
+            return self.emit_varbit(self.e(s.header), h, ind)
+        widths = [(f, _vw(ft)) for f, ft in h.fields.items()]
         total = sum(w for _, w in widths)
         if total % 8:
             raise Unsupported("header not a whole number of bytes")
@@ -1038,11 +1166,96 @@ class CGen:
         out = [f"{ind}if ({hp}._v) {{", f"{ind}    memset(o + len, 0, {total // 8});"]
         bit = 0
         for f, w in widths:
-            out.append(f"{ind}    p4n_set(o + len, {bit}, {w}, {hp}.{_cf(f)});")
+            out.append(f"{ind}    p4n_set{'128' if w > 64 else ''}(o + len, {bit}, {w}, {hp}.{_cf(f)});")
             bit += w
         out.append(f"{ind}    len += {total // 8};")
         out.append(f"{ind}}}")
         return out
+
+    def s_ParserApply(self, s: tir.ParserApply, ind: str) -> list[str]:
+        """`sub.apply(packet, ...)`: the sub-parser (a C function) continues at `off` and hands back its offset and
+        error; on accept the scalar out values and copied objects go back (call_parts), on reject or an error
+        the parser stops there with that error and offset, without the copy-out (the Python pipeline's raise)."""
+        p = s.plan
+        if p.func not in self.rec.parsers:
+            raise Unsupported(f"apply of parser {p.func}")
+
+        def f() -> list[str]:
+            call, post = self.call_parts(replace(p, prefix_args=""))
+            so, e = self.newtmp(), self.newtmp()
+            call = f"{p.func}(I, K, data, n, &{so}" + call[len(p.func) + len("(I, K"):]
+            return [f"{ind}{{ uint32_t {so} = off;", f"{ind}  int {e} = {call};", f"{ind}  off = {so};",
+                    f"{ind}  if (K->fault) goto done;", f"{ind}  if ({e}) {{ err = {e}; goto done; }}",
+                    *(f"{ind}  {x}" for x in post), f"{ind}}}"]
+        return self.with_pre(ind, f)
+
+    def varbit_layout(self, h: T.HeaderT) -> list[tuple[str, int, T.Type]]:
+        """A varbit header's fields with their static bit offsets: fields after the varbit field start its
+        current length later (`+ L` at run time)."""
+        out, bit = [], 0
+        for f, ft in h.fields.items():
+            vb = T.strip_new(ft)
+            w = vb.width if isinstance(vb, T.Varbit) else _vw(ft)
+            out.append((f, bit, ft))
+            if not isinstance(vb, T.Varbit):
+                bit += w
+        if bit % 8:
+            raise Unsupported("header not a whole number of bytes")
+        return out
+
+    def extract_varbit(self, s: tir.Extract, h: T.HeaderT, ind: str) -> list[str]:
+        """extract of a header holding a varbit field, with the Python pipeline's checks in its order: the length
+        above the maximum (HeaderTooShort), not whole bytes (ParserInvalidArgument), a full stack, the packet
+        too short; the varbit's bytes then the fields after it, L bits further."""
+        lay = self.varbit_layout(h)
+        fixed = sum(_vw(ft) for _f, _b, ft in lay if not isinstance(T.strip_new(ft), T.Varbit))
+        L, nb, k = self.newtmp(), self.newtmp(), self.newtmp()
+        out = [f"{ind}{{ u64 {L} = {self.e(s.length) if s.length is not None else '0'};"]
+        if s.length is not None:
+            out += [f"{ind}if ({L} > {s.length_max}) {{ err = {V1_ERRORS.index('HeaderTooShort')}; goto done; }}",
+                    f"{ind}if ({L} & 7) {{ err = {V1_ERRORS.index('ParserInvalidArgument')}; goto done; }}"]
+        if s.stack is not None:
+            if s.member:
+                raise Unsupported("extract of a varbit header into a union stack")
+            size = T.strip_new(s.stack.type).size  # type: ignore[attr-defined]
+            sb, hv = self.e(s.stack), self.newtmp()
+            out += [f"{ind}if ({sb}.nxt >= {size}) {{ err = {V1_ERRORS.index('StackOutOfBounds')}; goto done; }}",
+                    f"{ind}{self.ctype(h)} *{hv} = &{sb}.h[{sb}.nxt]; {sb}.nxt += 1;"]
+            hp = f"(*{hv})"
+        else:
+            hp = self.e(s.header)
+            out += [f"{ind}{self.e(x)}._v = 0;" for x in s.invalidate]
+        out += [f"{ind}u64 {nb} = ({fixed} + {L}) >> 3;",
+                f"{ind}if (off + {nb} > n) {{ err = {V1_ERRORS.index('PacketTooShort')}; goto done; }}"]
+        after = ""
+        for f, bit, ft in lay:
+            if isinstance(T.strip_new(ft), T.Varbit):
+                out += [f"{ind}{hp}.{_cf(f)}.len = (uint32_t){L};",
+                        f"{ind}for (u64 {k} = 0; {k} < ({L} >> 3); {k}++) "
+                        f"{hp}.{_cf(f)}.b[{k}] = (uint8_t)p4n_get(data + off, {bit} + (int)(8 * {k}), 8);"]
+                after = f" + (int){L}"
+                continue
+            w = _vw(ft)
+            out.append(f"{ind}{hp}.{_cf(f)} = p4n_get{'128' if w > 64 else ''}(data + off, {bit}{after}, {w});")
+        return out + [f"{ind}{hp}._v = 1; off += (uint32_t){nb}; }}"]
+
+    def emit_varbit(self, hp: str, h: T.HeaderT, ind: str) -> list[str]:
+        lay = self.varbit_layout(h)
+        fixed = sum(_vw(ft) for _f, _b, ft in lay if not isinstance(T.strip_new(ft), T.Varbit))
+        vf = next(f for f, _b, ft in lay if isinstance(T.strip_new(ft), T.Varbit))
+        nb, k = self.newtmp(), self.newtmp()
+        out = [f"{ind}if ({hp}._v) {{", f"{ind}    int {nb} = (int)(({fixed} + {hp}.{_cf(vf)}.len) >> 3);",
+               f"{ind}    memset(o + len, 0, {nb});"]
+        after = ""
+        for f, bit, ft in lay:
+            if isinstance(T.strip_new(ft), T.Varbit):
+                out.append(f"{ind}    for (uint32_t {k} = 0; {k} < ({hp}.{_cf(f)}.len >> 3); {k}++) "
+                           f"p4n_set(o + len, {bit} + (int)(8 * {k}), 8, {hp}.{_cf(f)}.b[{k}]);")
+                after = f" + (int){hp}.{_cf(f)}.len"
+                continue
+            w = _vw(ft)
+            out.append(f"{ind}    p4n_set{'128' if w > 64 else ''}(o + len, {bit}{after}, {w}, {hp}.{_cf(f)});")
+        return out + [f"{ind}    len += {nb};", f"{ind}}}"]
 
     def s_Verify(self, s: tir.Verify, ind: str) -> list[str]:
         return self.with_pre(ind, lambda: [f"{ind}if (!({self.e(s.cond)})) {{ err = (int){self.e(s.error)}; goto done; }}"])
@@ -1095,7 +1308,7 @@ class CGen:
                 raise Unsupported(f"local {py}")
             ct = self.ctype(t)
             self.locals[py] = ct
-            decls.append(f"    {ct} {py};" if ct != "u64" else f"    u64 {py} = 0;")
+            decls.append(f"    {ct} {py} = 0;" if ct in ("u64", "u128") else f"    {ct} {py};")
         proto = f"static {ret} {func}({', '.join(['inst_t *I', 'job_t *K'] + params)})"
         self.protos.append(proto + ";")
         lines = self.stmts(body, ind)
@@ -1119,8 +1332,7 @@ class CGen:
         elif _is_obj(f.ret):
             ret = self.ctype(f.ret)
         else:
-            _width(f.ret)
-            ret = "u64"
+            ret = _vt(f.ret)
         self.function(f.func, params, f.body, ret=ret,
                       epilogue=() if ret == "void" else (f"    return ({ret}){{0}};",))
 
@@ -1163,7 +1375,7 @@ class CGen:
             elif _is_obj(t):
                 params.append(f"{types[py]} *{py}")
             else:
-                params.append(f"u64 {'*' if py in outs else ''}{py}")
+                params.append(f"{_vt(t)} {'*' if py in outs else ''}{py}")
         self.cur_frame = frame
         self.function(c.func, params, c.body, prologue=prologue)
 
@@ -1185,11 +1397,13 @@ class CGen:
             ct = self.ctype(t)
             self.ctx_types[py] = ct
             return f"{ct} *{py}"
-        _width(t)
+        vt = _vt(t)
+        if vt == "u64":
+            _width(t)
         if d in ("out", "inout"):
             self.ptr_params.add(py)
-            return f"u64 *{py}"
-        return f"u64 {py}"
+            return f"{vt} *{py}"
+        return f"{vt} {py}"
 
     def table_action_ids(self, t: TableRec) -> dict[str, int]:
         return {name: i for i, name in enumerate(t.dispatch)}
@@ -1210,14 +1424,15 @@ class CGen:
         self.pre = []
         match = [k for k in t.keys if k.kind != "selector"]
         sel = [k for k in t.keys if k.kind == "selector"]
-        if len(match) > 8:
-            raise Unsupported("more than 8 key fields")
         keys = []
         for k in match:
             if k.width > 64:
-                raise Unsupported("key field wider than 64 bits")
+                keys += self.wide_key(k)
+                continue
             keys.append(self.e(k.node) if not isinstance(T.strip_new(k.node.type), T.BoolT)
                         else f"(u64)({self.e(k.node)} ? 1 : 0)")
+        if len(keys) > 8:
+            raise Unsupported("more than 8 key words (a field wider than 64 bits takes two)")
         lines = [f"    u64 key[{max(1, len(keys))}] = {{{', '.join(keys) or '0'}}};"]
         lines.append(f"    p4n_table *T = I->tbl[{x.index}];")
         lines.append("    const p4n_entry *e = p4n_find(T, key);")
@@ -1238,7 +1453,9 @@ class CGen:
             pk = self.newtmp()
             lines.append(f"            p4n_pack {pk}; memset({pk}.b, 0, sizeof {pk}.b); {pk}.bits = 0;")
             for k in sel:
-                lines.append(f"            p4n_put(&{pk}, {self.e(k.node)}, {k.width});")
+                if k.width > 128:
+                    raise Unsupported("selector field wider than 128 bits")
+                lines.append(f"            p4n_put{'128' if k.width > 64 else ''}(&{pk}, {self.e(k.node)}, {k.width});")
             info = self.prog.info.tables.get(t.name)
             impl = self.prog.info.externs.get(getattr(info, "implementation", None) or "")
             hf = HASH_FUNCS.get(getattr(impl, "algo", "") or "")
@@ -1260,10 +1477,10 @@ class CGen:
             if arec is None:
                 raise Unsupported(f"action {name}")
             cp = [p for p in arec.params if p[2] == ""]
-            args = (([self.ctx_call(", ".join(t.ctx_args))] if with_ctx and t.ctx_args else [])
-                    + [f"(a[{j}] & {_mask(_width(cp[j][1]))})" for j in range(len(cp))])
-            if len(cp) > 16:
-                raise Unsupported("more than 16 action parameters")
+            data, nwords = self.action_data(name, cp)
+            args = ([self.ctx_call(", ".join(t.ctx_args))] if with_ctx and t.ctx_args else []) + data
+            if nwords > 16:
+                raise Unsupported("more than 16 words of action data (a parameter wider than 64 bits takes two)")
             lines.append(f"    case {i}: {func}({', '.join(['I', 'K'] + args)}); break;")
         lines.append("    default: break;")
         lines.append("    }")
@@ -1273,14 +1490,42 @@ class CGen:
         self.out.extend(lines)
         self.out.append("}")
 
+    def wide_key(self, k: Any) -> list[str]:
+        """A key field wider than 64 bits as two key words, high first (the loader splits entries the same way,
+        wide.split), evaluated once into a temp."""
+        if k.kind == "range" or k.width > 128:
+            raise Unsupported(f"{k.kind} key field of {k.width} bits")
+        tv = self.newtmp()
+        self.pre.append(f"u128 {tv} = {self.e(k.node)};")
+        return [f"(u64)({tv} >> 64)", f"(u64){tv}"]
+
+    def action_data(self, name: str, cp: list) -> tuple[list[str], int]:
+        """The C arguments of an action's control-plane parameters from the entry's data words `a` (a value
+        wider than 64 bits in two words, high first), and how many words; the widths go to the loader."""
+        out, j, widths = [], 0, []
+        for _py, pt, _d in cp:
+            w = _vw(pt)
+            widths.append(w)
+            if w > 64:
+                out.append(f"((((u128)a[{j}] << 64) | a[{j + 1}]) & {wide.mask(w)})")
+                j += 2
+            else:
+                out.append(f"(a[{j}] & {_mask(w)})")
+                j += 1
+        self.arg_widths[name] = widths
+        return out, j
+
     def parser(self, p: ParserRec) -> None:
-        if p.sub:
-            raise Unsupported("sub-parsers")
         types = self.obj_types(p.params)
         self.ctx_types = types
-        params = [f"{types[py]} *{py}" for py, t, _d in p.params if _is_obj(t)]
-        if len(params) != len(p.params):
-            raise Unsupported("scalar parser parameters")
+        self.ptr_params = set()
+        self.cur_frame = None
+        if p.sub:       # a sub-parser's parameters as a P4 function's (scalar out/inout: the caller's temps)
+            params = ["uint32_t *offp"] + [self.param_decl(py, t, d) for py, t, d in p.params]
+        else:
+            params = [f"{types[py]} *{py}" for py, t, _d in p.params if _is_obj(t)]
+            if len(params) != len(p.params):
+                raise Unsupported("scalar parser parameters")
         body: list[str] = []
         idx = {s.name: s.index for s in p.states}
         all_stmts = list(p.locals) + [x for s in p.states for x in s.body]
@@ -1289,7 +1534,7 @@ class CGen:
         for py, t in self.collect_locals(all_stmts).items():
             ct = self.ctype(t)
             self.locals[py] = ct
-            decls.append(f"    {ct} {py};" if ct != "u64" else f"    u64 {py} = 0;")
+            decls.append(f"    {ct} {py} = 0;" if ct in ("u64", "u128") else f"    {ct} {py};")
 
         def goto(target: str) -> str:
             if target == "accept":
@@ -1312,7 +1557,7 @@ class CGen:
             kv: list[str] = []
             for k in s.keys:
                 tv = self.newtmp()
-                self.pre.append(f"u64 {tv} = {self.e(k)};")
+                self.pre.append(f"{_vt(k.type)} {tv} = {self.e(k)};")
                 kv.append(tv)
             body.append("    {")
             body.extend("    " + x for x in self.pre)
@@ -1322,6 +1567,8 @@ class CGen:
                     kind, name = self.bind.get(c.value_set, ("", ""))
                     if kind != "value_set":
                         raise Unsupported(f"value set {c.value_set}")
+                    if any(_ww(k.type) for k in s.keys):
+                        raise Unsupported("value set of a key wider than 64 bits")
                     if name not in self.value_sets:
                         self.value_sets.append(name)
                     arr = self.newtmp()
@@ -1346,11 +1593,15 @@ class CGen:
         proto = (f"static int {p.func}(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, "
                  f"{', '.join(params)})")
         self.out.append(proto + " {")
-        self.out.append("    uint32_t off = 0; int err = 0;")
+        if p.sub:       # returns the error (0 accept, -1 reject, else the parser error), the offset through offp
+            self.protos.append(proto + ";")
+            self.out.append("    uint32_t off = *offp; int err = 0;")
+        else:
+            self.out.append("    uint32_t off = 0; int err = 0;")
         self.out.extend(decls)
         self.out.extend(body)
         self.out.append("done:")
-        self.out.append("    K->parser_err = err; return (int)off;")
+        self.out.append("    *offp = off; return err;" if p.sub else "    K->parser_err = err; return (int)off;")
         self.out.append("}")
 
     # ------------------------------------------------------------------ whole program
@@ -1393,8 +1644,11 @@ class CGen:
             self.table(t, frame, ctx_for(t.func, t.ctx_args))
         for p in rec.parsers.values():
             self.parser(p)
-        head = [self._runtime(), *self.type_src]
+        head = [self._runtime(), wide.TYPEDEF, *self.type_src]
         nreg, ncnt, ntbl = max(1, len(self.regs)), max(1, len(self.cnts)), max(1, len(self.tbls))
+        # the payload, for `*_with_payload` hashes (only programs that have one carry it)
+        pay_fields = "    const uint8_t *pay; uint32_t pay_len;\n" if self.uses_payload else ""
+        set_pay = " K->pay = data + off; K->pay_len = n - (uint32_t)off;" if self.uses_payload else ""
         inst = f"""
 typedef struct {{
     u64 *reg[{nreg}]; u64 reg_size[{nreg}]; u64 reg_mask[{nreg}];
@@ -1408,7 +1662,7 @@ typedef struct {{
     int64_t truncate; int32_t exited; int32_t fault;
     int32_t clone_type; int32_t clone_fl; u64 clone_session;   /* clone_type: 0 none, 1 I2E, 2 E2E */
     int32_t resubmit; int32_t resubmit_fl; int32_t recirc; int32_t recirc_fl;   /* fl: field list, -1 none */
-}} job_t;
+{pay_fields}}} job_t;
 """
         helpers = """
 static inline u64 p4n_reg_read(inst_t *I, int r, u64 i) { return i < I->reg_size[r] ? I->reg[r][i] : 0; }
@@ -1468,7 +1722,7 @@ int64_t p4n_parse(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t
     int off = {e['parser']}(I, K, data, n, &K->hdr, &K->meta, &K->sm);
     if (K->fault) return -1;
     if (K->parser_err > 0) K->sm.parser_error = (u64)K->parser_err;
-    K->payload_off = (uint32_t)off;
+    K->payload_off = (uint32_t)off;{set_pay}
     {e['verify']}(I, K, &K->hdr, &K->meta);
     return K->fault ? -1 : 0;
 }}
@@ -1479,7 +1733,7 @@ int64_t p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32
     int off = {e['parser']}(I, K, data, n, &K->hdr, &K->meta, &K->sm);
     if (K->fault) return -1;
     if (K->parser_err > 0) K->sm.parser_error = (u64)K->parser_err;
-    K->payload_off = (uint32_t)off;
+    K->payload_off = (uint32_t)off;{set_pay}
     {e['verify']}(I, K, &K->hdr, &K->meta);
     if (K->fault) return -1;
     K->exited = 0;
@@ -1536,8 +1790,9 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
                      const uint32_t *lens, const uint32_t *ports, uint64_t now, uint8_t *gate, uint8_t *out,
                      uint32_t outcap, uint32_t *used_io, int64_t *res, uint32_t *tm);
 """
-        src = "\n".join(head) + inst + helpers + "\n".join(self.protos) + "\n" + "\n".join(self.out) + api
-        cdef = ("typedef uint64_t u64;\n" + _CDEF_RUNTIME + "\n".join(self.type_src) + inst + cdef_api
+        src = "\n".join(head) + inst + helpers + wide.HELPERS + "\n".join(self.protos) + "\n" + "\n".join(self.out) + api
+        cdef = ("typedef uint64_t u64;\n" + _CDEF_RUNTIME + "\n".join(wide.cdef_view(x) for x in self.type_src)
+                + inst + cdef_api
                 + 'extern "Python" uint32_t p4n_rand32(uint64_t);\n'
                 + 'extern "Python" void p4n_digest(uint64_t, int, u64 *, int);\n'
                 + 'extern "Python" void p4n_log(uint64_t, int, u64 *, int);\n'
@@ -1546,7 +1801,8 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
                 + 'extern "Python" void p4n_entry_hit(uint64_t, int, uint32_t, uint32_t);\n')
         return CProgram(src, cdef, list(self.regs.values()), list(self.cnts.values()),
                         [(x, rec.tables[f]) for f, x in self.tbls.items()], digests=list(self.digests),
-                        log_msgs=list(self.log_msgs), value_sets=list(self.value_sets), meters=list(self.meters), hcap=hcap)
+                        log_msgs=list(self.log_msgs), value_sets=list(self.value_sets), meters=list(self.meters), hcap=hcap,
+                        uses_payload=self.uses_payload, arg_widths=dict(self.arg_widths))
 
     def _owner(self, func: str, with_frame: bool = False) -> str | None:
         """The control an action/table belongs to: the compiler gives each control its own prefix, and an
@@ -1680,8 +1936,9 @@ void p4n_table_set_selectors(p4n_table *t, int nsel, const int32_t *off, const i
 
 def _header_bytes(t: T.Type) -> int:
     b = T.strip_new(t)
-    if isinstance(b, T.HeaderT):
-        return (b.width + 7) // 8
+    if isinstance(b, T.HeaderT):      # a varbit field at its maximum
+        return (b.width + sum(t.width for t in map(T.strip_new, b.fields.values()) if isinstance(t, T.Varbit))
+                + 7) // 8
     if isinstance(b, T.StructT):
         return sum(_header_bytes(ft) for ft in b.fields.values())
     return 0

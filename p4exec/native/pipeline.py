@@ -14,7 +14,7 @@ import weakref
 from collections import Counter
 from typing import Any
 
-from p4exec.native import cgen
+from p4exec.native import cgen, wide
 from p4exec.native.build import build
 from p4exec.runtime import changes
 from p4exec.runtime.match import Exact, Lpm, MatchKind, Optional_, Range, Ternary
@@ -26,6 +26,11 @@ DROP_PORT = 511
 INGRESS_CLONE, EGRESS_CLONE, RECIRC, REPLICATION, RESUBMIT = 1, 2, 4, 5, 6
 LOOP_CAP = 16   # resubmit/recirculate passes per packet before the packet is dropped (as V1Pipeline)
 _MAXA = 16
+
+
+def _key_words(t: Any) -> int:
+    """The u64 words of a table's key in the C index (a field wider than 64 bits takes two)."""
+    return max(1, sum(wide.words(f.bitwidth) for f in t.fields))
 _rngs: dict[int, random.Random] = {}
 _registered: set[int] = set()
 OUT_CAP = 4096
@@ -144,7 +149,7 @@ class NativePipeline:
         for x, trec in self.cprog.tables:
             t = state.tables[x.name]
             self._check_table(t, trec)
-            ct = ffi.gc(self.lib.p4n_table_new(max(1, len(t.fields)), 1 if t.needs_priority else 0),
+            ct = ffi.gc(self.lib.p4n_table_new(_key_words(t), 1 if t.needs_priority else 0),
                         self.lib.p4n_table_free)
             self.I.tbl[x.index] = ct
             self._tables.append((t, ct, trec, [-1, -1]))
@@ -154,6 +159,7 @@ class NativePipeline:
         self._new = ffi.new
         self._batch_cap = 0
         self._hcap = self.cprog.hcap             # bytes the deparser may write before a frame's payload
+        self._uses_payload = self.cprog.uses_payload   # egress/compute read the payload (`*_with_payload`)
         self._bout: Any = None                  # a batch's output frames, back to back
         self._bout_size = 0
         self._tm: Any = ffi.new("uint32_t[]", 64)   # the switch loop's batch: egress port | priority per frame
@@ -196,10 +202,13 @@ class NativePipeline:
 
     @staticmethod
     def _check_table(t: Any, trec: cgen.TableRec) -> None:
+        spec = getattr(t.profile, "hash_spec", None)
+        if spec is not None and spec.crc_config is not None:     # C has the custom CRCs' defaults only
+            raise cgen.Unsupported(f"table {t.name}: selector hash {spec.algo} with its own parameters")
         if t.direct_meter is not None:
             raise cgen.Unsupported(f"table {t.name}: direct meter")
-        if any(f.bitwidth > 64 for f in t.fields):
-            raise cgen.Unsupported(f"table {t.name}: key wider than 64 bits")
+        if any(f.bitwidth > 128 or (f.bitwidth > 64 and f.kind is MatchKind.RANGE) for f in t.fields):
+            raise cgen.Unsupported(f"table {t.name}: key wider than 128 bits, or a range wider than 64 bits")
 
     def _sync(self) -> None:
         """Rebuild the C index of every table (or selector) written since the last look."""
@@ -215,7 +224,7 @@ class NativePipeline:
         ffi, lib = self.ffi, self.lib
         ids = {name: i for i, name in enumerate(trec.dispatch)}
         lib.p4n_table_clear(ct)
-        nk = max(1, len(t.fields))
+        nk = _key_words(t)
         entries = t.entries()
         lpm = [i for i, f in enumerate(t.fields) if f.kind is MatchKind.LPM]
 
@@ -231,22 +240,26 @@ class NativePipeline:
         prof = t.profile
         for e in entries:
             ranges = []
-            for i, (f, m) in enumerate(zip(t.fields, e.match, strict=True)):
+            i = 0       # key word (a field wider than 64 bits takes two, high first: wide.split)
+            for f, m in zip(t.fields, e.match, strict=True):
                 full = (1 << f.bitwidth) - 1
                 if m is None:
-                    val[i], mask[i] = 0, 0
+                    v, mk = 0, 0
                 elif isinstance(m, Range):
-                    val[i], mask[i] = 0, 0
+                    v, mk = 0, 0
                     ranges.append((i, m.low, m.high))
                 elif isinstance(m, Exact | Optional_):
-                    val[i], mask[i] = m.value, full
+                    v, mk = m.value, full
                 elif isinstance(m, Lpm):
                     pm = ((1 << m.prefix_len) - 1) << (f.bitwidth - m.prefix_len)
-                    val[i], mask[i] = m.value & pm, pm
+                    v, mk = m.value & pm, pm
                 elif isinstance(m, Ternary):
-                    val[i], mask[i] = m.value & m.mask, m.mask
+                    v, mk = m.value & m.mask, m.mask
                 else:
                     raise cgen.Unsupported(f"table {t.name}: match {m!r}")
+                for vw, mw in zip(wide.split(v, f.bitwidth), wide.split(mk, f.bitwidth), strict=True):
+                    val[i], mask[i] = vw, mw
+                    i += 1
             if not t.fields:
                 val[0] = mask[0] = 0
             call = e.action
@@ -259,13 +272,13 @@ class NativePipeline:
                 n = 0
             else:
                 act = ids[call.action] if call is not None else -1
-                n = self._args(args, call.args if call is not None else ())
+                n = self._args(args, call.args if call is not None else (), call.action if call is not None else "")
             lib.p4n_table_add(ct, val, mask, e.priority, e._seq, act, group, args, n)
             for i, lo, hi in ranges:
                 lib.p4n_table_range(ct, i, lo, hi)
         lib.p4n_table_finish(ct)
         d = t.default_action
-        n = self._args(args, d.args if d is not None else ())
+        n = self._args(args, d.args if d is not None else (), d.action if d is not None else "")
         lib.p4n_table_set_default(ct, ids[d.action] if d is not None else -1, args, n)
         if groups:
             assert prof is not None
@@ -281,20 +294,31 @@ class NativePipeline:
                 for mid in exp:
                     c = prof.members[mid]
                     acts.append(ids[c.action])
-                    margs.extend(list(c.args) + [0] * (_MAXA - len(c.args)))
+                    words = self._arg_words(c.args, c.action)
+                    margs.extend(words + [0] * (_MAXA - len(words)))
             lib.p4n_table_set_selectors(ct, len(groups), ffi.new("int32_t[]", off), ffi.new("int32_t[]", ln),
                                         len(acts), ffi.new("int32_t[]", acts or [0]),
                                         ffi.new("u64[]", margs or [0] * _MAXA))
 
-    @staticmethod
-    def _args(buf: Any, vals: tuple[int, ...]) -> int:
-        if len(vals) > _MAXA:
-            raise cgen.Unsupported("more than 16 action arguments")
+    def _args(self, buf: Any, vals: tuple[int, ...], action: str) -> int:
+        words = self._arg_words(vals, action)
+        for i, v in enumerate(words):
+            buf[i] = v
+        return len(words)
+
+    def _arg_words(self, vals: tuple[int, ...], action: str) -> list[int]:
+        """An action's data as the C index's u64 words: a value wider than 64 bits in two, high first, as the
+        generated dispatch reads them (cgen.CGen.action_data)."""
+        widths = self.cprog.arg_widths.get(action, ())
+        words: list[int] = []
         for i, v in enumerate(vals):
-            if v >> 64 or v < -(1 << 63):
-                raise cgen.Unsupported("action argument wider than 64 bits")
-            buf[i] = v & 0xFFFFFFFFFFFFFFFF
-        return len(vals)
+            w = widths[i] if i < len(widths) else 64
+            if v >> max(w, 64) or v < -(1 << 63):
+                raise cgen.Unsupported("action argument wider than its parameter")
+            words += wide.split(v & ((1 << max(w, 64)) - 1), w)
+        if len(words) > _MAXA:
+            raise cgen.Unsupported("more than 16 words of action data")
+        return words
 
     # ------------------------------------------------------------------ hooks (as V1Pipeline)
     def _on_c_digest(self, d: int, vals: tuple) -> None:
@@ -455,6 +479,8 @@ class NativePipeline:
         K = job.K
         if job.truncate is not None:
             K.truncate = job.truncate
+        if self._uses_payload:
+            keep = self._point_payload(K, job.payload)   # noqa: F841 - alive over the C call
         if qi is None:
             n = self.lib.p4n_egress(self.I, K, self._out, OUT_CAP, job.egress_port, now_us, 0, 0, 0, 0, 0)
         else:
@@ -474,6 +500,14 @@ class NativePipeline:
             pkt = pkt[:trunc]
         out.append((job.egress_port, pkt))
 
+    def _point_payload(self, K: Any, payload: bytes | memoryview) -> Any:
+        """Point the job at its payload for a `*_with_payload` hash in egress/compute (C set it at parse time,
+        into a frame buffer that may be gone now); the caller keeps the returned buffer alive over the call."""
+        buf = self.ffi.from_buffer("uint8_t[]", payload)
+        K.pay = buf
+        K.pay_len = len(payload)
+        return buf
+
     def _egress_tail(self, job: NativeJob, now: int, out: list[tuple[int, bytes]]) -> None:
         """V1Pipeline._egress_pass after the egress control, when it asked for an E2E clone or recirculation."""
         K = job.K
@@ -482,6 +516,8 @@ class NativePipeline:
         if K.sm.egress_spec == DROP_PORT:
             self.stats["dropped"] += 1
             return
+        if self._uses_payload:
+            keep = self._point_payload(K, job.payload)   # noqa: F841 - alive over the C call
         n = self.lib.p4n_finish(self.I, K, self._out, OUT_CAP)
         if n < 0:
             raise _Fault(K)

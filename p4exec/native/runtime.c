@@ -247,6 +247,34 @@ static inline u64 p4n_identity(const uint8_t *p, int n) {
     return v;
 }
 
+/* the same hashes over two byte strings one after the other (a packed field list, then the payload) */
+static inline u64 p4n_csum16_2(const uint8_t *a, int na, const uint8_t *b, uint32_t nb) {
+    uint64_t s = 0;
+    uint32_t k = 0;     /* byte position in the joined string: even bytes are the high half of a word */
+    for (int i = 0; i < na; i++, k++) s += (k & 1) ? a[i] : (uint32_t)a[i] << 8;
+    for (uint32_t i = 0; i < nb; i++, k++) s += (k & 1) ? b[i] : (uint32_t)b[i] << 8;
+    while (s >> 16) s = (s & 0xFFFF) + (s >> 16);
+    return (~s) & 0xFFFF;
+}
+static inline u64 p4n_xor16_2(const uint8_t *a, int na, const uint8_t *b, uint32_t nb) {
+    uint32_t s = 0, k = 0;
+    for (int i = 0; i < na; i++, k++) s ^= (k & 1) ? a[i] : (uint32_t)a[i] << 8;
+    for (uint32_t i = 0; i < nb; i++, k++) s ^= (k & 1) ? b[i] : (uint32_t)b[i] << 8;
+    return s & 0xFFFF;
+}
+static inline u64 p4n_crc16_2(const uint8_t *a, int na, const uint8_t *b, uint32_t nb) {
+    uint16_t c = 0;
+    for (int i = 0; i < na; i++) c = (uint16_t)((c >> 8) ^ p4n_crc16_tab[(c ^ a[i]) & 0xFF]);
+    for (uint32_t i = 0; i < nb; i++) c = (uint16_t)((c >> 8) ^ p4n_crc16_tab[(c ^ b[i]) & 0xFF]);
+    return c;
+}
+static inline u64 p4n_crc32_2(const uint8_t *a, int na, const uint8_t *b, uint32_t nb) {
+    uint32_t c = 0xFFFFFFFFu;
+    for (int i = 0; i < na; i++) c = (c >> 8) ^ p4n_crc32_tab[(c ^ a[i]) & 0xFF];
+    for (uint32_t i = 0; i < nb; i++) c = (c >> 8) ^ p4n_crc32_tab[(c ^ b[i]) & 0xFF];
+    return c ^ 0xFFFFFFFFu;
+}
+
 /* field-list packing, BMv2's layout: values MSB first, concatenated, zero padding to a whole byte */
 typedef struct { uint8_t b[256]; int bits; } p4n_pack;
 static inline void p4n_put(p4n_pack *p, u64 x, int w) {
