@@ -338,6 +338,22 @@ class CGen:
             return f"({_sx(self.e(n.left), lt)} {n.op} {_sx(self.e(n.right), n.right.type)})"
         return f"({self.e(n.left)} {n.op} {self.e(n.right)})"
 
+    def e_ObjEq(self, n: tir.ObjEq) -> str:
+        """`==`/`!=` of headers, structs, unions or stacks, field by field as the Python pipeline's `_eq`: an
+        operand that is not a plain path (or a path a call on the right could change) is evaluated once into a
+        temp, left first."""
+        def operand(x: tir.Expr, keep: bool) -> str:
+            v = self.e(x)
+            if keep and isinstance(x, _PATHS):
+                return v
+            tv = self.newtmp()
+            self.pre.append(f"{self.ctype(x.type)} {tv} = {v};")
+            return tv
+        a = operand(n.left, not _has_call(n.right))
+        b = operand(n.right, True)
+        eq = _obj_eq_c(a, b, n.left.type)
+        return f"(!{eq})" if n.negate else eq
+
     def e_Arith(self, n: tir.Arith) -> str:
         w = _width(n.type)
         r = f"({self.e(n.left)} {n.op} {self.e(n.right)})"
@@ -990,7 +1006,7 @@ class CGen:
             raise Unsupported("extract of a varbit header")
         h = T.strip_new(s.header.type)
         assert isinstance(h, T.HeaderT)
-        widths = [(f, _width(ft)) for f, ft in h.fields.items()]
+        widths = _header_leaves(h)
         total = sum(w for _, w in widths)
         if total % 8:
             raise Unsupported("header not a whole number of bytes")
@@ -1024,7 +1040,7 @@ class CGen:
         h = T.strip_new(s.header.type)
         if not isinstance(h, T.HeaderT):
             raise Unsupported("emit of a non-path header")
-        widths = [(f, _width(ft)) for f, ft in h.fields.items()]
+        widths = _header_leaves(h)
         total = sum(w for _, w in widths)
         if total % 8:
             raise Unsupported("header not a whole number of bytes")
@@ -1685,6 +1701,35 @@ def _header_bytes(t: T.Type) -> int:
     if isinstance(b, T.StructT):
         return sum(_header_bytes(ft) for ft in b.fields.values())
     return 0
+
+
+def _header_leaves(h: T.HeaderT | T.StructT, prefix: str = "") -> list[tuple[str, int]]:
+    """A header's scalar leaves in wire order as (C member path, width): a struct-typed field contributes its
+    own fields in order (the path's members already C names, so `_cf` leaves it unchanged)."""
+    out: list[tuple[str, int]] = []
+    for f, ft in h.fields.items():
+        sub = T.strip_new(ft)
+        if isinstance(sub, T.StructT):
+            out += _header_leaves(sub, f"{prefix}{_cf(f)}.")
+        else:
+            out.append((prefix + _cf(f), _width(ft)))
+    return out
+
+
+def _obj_eq_c(a: str, b: str, t: T.Type) -> str:
+    """C testing the objects `a` and `b` of type `t` equal: headers equal when both invalid or both valid with
+    equal fields, unions member by member, stacks element by element (not their next index), structs by fields."""
+    x = T.strip_new(t)
+    if isinstance(x, T.StackT):
+        parts = [_obj_eq_c(f"{a}.h[{i}]", f"{b}.h[{i}]", x.elem) for i in range(x.size)]
+    elif isinstance(x, T.HeaderT | T.StructT | T.UnionT):
+        parts = [_obj_eq_c(f"{a}.{_cf(f)}", f"{b}.{_cf(f)}", ft) if _is_obj(ft) else f"({a}.{_cf(f)} == {b}.{_cf(f)})"
+                 for f, ft in x.fields.items()]
+        if isinstance(x, T.HeaderT):
+            return f"({a}._v == {b}._v && (!{a}._v || {' && '.join(parts) or '1'}))"
+    else:
+        raise Unsupported(f"equality of {t}")
+    return "(" + (" && ".join(parts) or "1") + ")"
 
 
 def generate(prog: Any) -> CProgram:
