@@ -89,4 +89,6 @@ class NativeRecord:
     tables: dict[str, TableRec] = field(default_factory=dict)
     parsers: dict[str, ParserRec] = field(default_factory=dict)
     functions: dict[str, FunctionRec] = field(default_factory=dict)   # plain P4 functions
+    # direct_meter name -> the l-value its read() writes (BMv2 writes it when the meter's table hits an entry)
+    meter_targets: dict[str, tir.Expr] = field(default_factory=dict)
     unsupported: list[str] = field(default_factory=list)  # reasons found while compiling

@@ -1210,11 +1210,29 @@ class CGen:
     def table_action_ids(self, t: TableRec) -> dict[str, int]:
         return {name: i for i, name in enumerate(t.dispatch)}
 
+    def direct_meter_lines(self, t: TableRec, x: Extern) -> list[str]:
+        """A table's direct meter (BMv2): on a hit the runtime's `DirectMeter.execute` runs for the entry (its cell
+        and P4Runtime config stay on the runtime entry; C passes the entry's sequence number back, as for direct
+        counters) and the colour goes to the target of the meter's read(), before the action runs."""
+        if not t.direct_meter:
+            return []
+        info = self.prog.info.tables.get(t.name)
+        target = self.rec.meter_targets.get(getattr(info, "direct_meter", None) or "")
+        if target is None:
+            raise Unsupported(f"table {t.name}: direct meter without a read target")
+        saved, self.pre = self.pre, []
+        try:
+            store = self.lvalue_store(target, "dm_colour", "        ")
+            pre = self.pre
+        finally:
+            self.pre = saved
+        return ["    if (hit) {",
+                f"        u64 dm_colour = p4n_dmeter(I->rng_handle, {x.index}, e->seq, K->pkt_len, K->now);",
+                *("        " + p for p in pre), *store, "    }"]
+
     def table(self, t: TableRec, frame: str | None, ctx_types: dict[str, str]) -> None:
         if t.bound:
             raise Unsupported(f"table {t.name}: actions with bound directional arguments")
-        if t.direct_meter:
-            raise Unsupported(f"table {t.name}: direct meter")
         x = self.tbls.setdefault(t.func, Extern("table", t.name, t.func, len(self.tbls)))
         self.ctx_types = dict(ctx_types)
         self.cur_frame = frame
@@ -1267,6 +1285,7 @@ class CGen:
             lines.append("            act = -1; a = T->def_args;")
         lines.append("        }")
         lines.append("    }")
+        lines += self.direct_meter_lines(t, x)
         lines.append("    switch (act) {")
         for i, (name, (func, with_ctx)) in enumerate(t.dispatch.items()):
             if not func:
@@ -1559,7 +1578,8 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
                 + 'extern "Python" void p4n_log(uint64_t, int, u64 *, int);\n'
                 + 'extern "Python" int p4n_vs_match(uint64_t, int, u64 *, int);\n'
                 + 'extern "Python" u64 p4n_meter(uint64_t, int, u64, uint32_t, uint64_t);\n'
-                + 'extern "Python" void p4n_entry_hit(uint64_t, int, uint32_t, uint32_t);\n')
+                + 'extern "Python" void p4n_entry_hit(uint64_t, int, uint32_t, uint32_t);\n'
+                + 'extern "Python" u64 p4n_dmeter(uint64_t, int, uint32_t, uint32_t, uint64_t);\n')
         return CProgram(src, cdef, list(self.regs.values()), list(self.cnts.values()),
                         [(x, rec.tables[f]) for f, x in self.tbls.items()], digests=list(self.digests),
                         log_msgs=list(self.log_msgs), value_sets=list(self.value_sets), meters=list(self.meters), hcap=hcap)
@@ -1591,7 +1611,8 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
                 "static void p4n_log(uint64_t h, int m, uint64_t *v, int n);\n"
                 "static int p4n_vs_match(uint64_t h, int s, uint64_t *v, int n);\n"
                 "static uint64_t p4n_meter(uint64_t h, int m, uint64_t i, uint32_t nbytes, uint64_t now);\n"
-                "static void p4n_entry_hit(uint64_t h, int t, uint32_t seq, uint32_t nbytes);\n" + src)
+                "static void p4n_entry_hit(uint64_t h, int t, uint32_t seq, uint32_t nbytes);\n"
+                "static uint64_t p4n_dmeter(uint64_t h, int t, uint32_t seq, uint32_t nbytes, uint64_t now);\n" + src)
 
 
 _BATCH = """
