@@ -44,7 +44,10 @@ class TableRec:
     keys: list[KeyRec]
     # action name -> (action function or "" for a no-op, whether it takes the context args)
     dispatch: dict[str, tuple[str, bool]]
-    bound: bool = False                         # an action with directional args bound in the list (unsupported)
+    bound: bool = False                         # an action with directional args bound in the list
+    # action name -> (the call its dispatcher makes with the bound arguments, the Python names of the
+    # control-plane arguments that call reads) for each action of the list with bound directional arguments
+    bound_calls: dict[str, tuple[tir.CallPlan, list[str]]] = field(default_factory=dict)
     direct_meter: bool = False
 
 

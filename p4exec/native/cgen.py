@@ -1230,9 +1230,19 @@ class CGen:
                 f"        u64 dm_colour = p4n_dmeter(I->rng_handle, {x.index}, e->seq, K->pkt_len, K->now);",
                 *("        " + p for p in pre), *store, "    }"]
 
+    def bound_case(self, i: int, bound: tuple[tir.CallPlan, list[str]], cp: list) -> list[str]:
+        """The dispatch case of an action whose directional arguments the table's action list binds: the entry's
+        arguments as the temps the recorded call reads, then that call (its bound arguments evaluated each time,
+        with copy-in/copy-out), as the Python pipeline's bound dispatcher."""
+        plan, names = bound
+        if len(cp) > 16:
+            raise Unsupported("more than 16 action parameters")
+        out = [f"    case {i}: {{"]
+        out += [f"        u64 {py} = (a[{j}] & {_mask(_width(cp[j][1]))});" for j, py in enumerate(names)]
+        out += self.s_CallStmt(tir.CallStmt(plan), "        ")
+        return out + ["        break;", "    }"]
+
     def table(self, t: TableRec, frame: str | None, ctx_types: dict[str, str]) -> None:
-        if t.bound:
-            raise Unsupported(f"table {t.name}: actions with bound directional arguments")
         x = self.tbls.setdefault(t.func, Extern("table", t.name, t.func, len(self.tbls)))
         self.ctx_types = dict(ctx_types)
         self.cur_frame = frame
@@ -1295,6 +1305,9 @@ class CGen:
             if arec is None:
                 raise Unsupported(f"action {name}")
             cp = [p for p in arec.params if p[2] == ""]
+            if name in t.bound_calls:
+                lines += self.bound_case(i, t.bound_calls[name], cp)
+                continue
             args = (([self.ctx_call(", ".join(t.ctx_args))] if with_ctx and t.ctx_args else [])
                     + [f"(a[{j}] & {_mask(_width(cp[j][1]))})" for j in range(len(cp))])
             if len(cp) > 16:
