@@ -263,7 +263,7 @@ ENDLESS = {"77_for_loops": lambda d: (bytes([min(d[0], 254)]) + d[1:]) if d else
 
 
 def feature_programs() -> list[Path]:
-    return sorted([*FEATURES.glob("[0-9][0-9]_*.p4"), *FEATURES.glob("[0-9][0-9][0-9]_*.p4")])
+    return sorted(FEATURES.glob("[0-9]*_*.p4"))
 
 
 def feature_frames(stf: str, seed: int, n: int) -> list[tuple[str, int, bytes]]:

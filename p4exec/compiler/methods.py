@@ -118,6 +118,7 @@ class MethodCompiler:
         self.st.out(f"def _DMW_{inst.pyobj}({inst.read_ctx + ', ' if inst.read_ctx else ''}_c):")
         for line in r.lv.assign("_c"):
             self.st.out("    " + line)
+        self.st.native.meter_targets[inst.name] = r.lv.node
         self.st.dm_reads.append((inst, n))
 
     def union_siblings(self, hdr_node) -> tuple[tir.Expr, ...]:

@@ -44,7 +44,10 @@ class TableRec:
     keys: list[KeyRec]
     # action name -> (action function or "" for a no-op, whether it takes the context args)
     dispatch: dict[str, tuple[str, bool]]
-    bound: bool = False                         # an action with directional args bound in the list (unsupported)
+    bound: bool = False                         # an action with directional args bound in the list
+    # action name -> (the call its dispatcher makes with the bound arguments, the Python names of the
+    # control-plane arguments that call reads) for each action of the list with bound directional arguments
+    bound_calls: dict[str, tuple[tir.CallPlan, list[str]]] = field(default_factory=dict)
     direct_meter: bool = False
 
 
@@ -89,4 +92,6 @@ class NativeRecord:
     tables: dict[str, TableRec] = field(default_factory=dict)
     parsers: dict[str, ParserRec] = field(default_factory=dict)
     functions: dict[str, FunctionRec] = field(default_factory=dict)   # plain P4 functions
+    # direct_meter name -> the l-value its read() writes (BMv2 writes it when the meter's table hits an entry)
+    meter_targets: dict[str, tir.Expr] = field(default_factory=dict)
     unsupported: list[str] = field(default_factory=list)  # reasons found while compiling

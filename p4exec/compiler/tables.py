@@ -304,7 +304,7 @@ class TableCompiler:
                 if len(ref.args or []) != a.n_dir_params:
                     raise self.st.err(f"action '{a.local}' in table {d.name} must bind its {a.n_dir_params} "
                                    "directional parameter(s)", ref)
-                disp[a.name] = self._bound_dispatcher(a, ref, s, ctxa)
+                disp[a.name] = self._bound_dispatcher(a, ref, s, ctxa, trec)
                 trec.bound = True
             elif s.const == "local" or not ctxa:
                 disp[a.name] = a.pyfunc
@@ -356,8 +356,10 @@ class TableCompiler:
         _ = by_local
         return info
 
-    def _bound_dispatcher(self, a: controlplane.ActionInfo, ref, sym: Sym, ctxa: str) -> str:
-        """A function running action `a` with the directional arguments bound in the table's action list."""
+    def _bound_dispatcher(self, a: controlplane.ActionInfo, ref, sym: Sym, ctxa: str,
+                          trec: nrecord.TableRec) -> str:
+        """A function running action `a` with the directional arguments bound in the table's action list (its
+        call plan also goes to the native record)."""
         d = a.decl
         cps = [p for p in d.params if p.direction == ""]
         self.st.push()
@@ -384,6 +386,8 @@ class TableCompiler:
                 raise self.st.err(f"table invocation in an argument of action '{a.local}' in a table's action list",
                                   given.value if given.value is not None else ref)
         lines, _ = exprgen.call(plan)
+        trec.dispatch[a.name] = (a.pyfunc, False)
+        trec.bound_calls[a.name] = (plan, names)
         helpers = [ln for h in self.st.pending_defs[mark:] for ln in exprgen.statement(h)]
         del self.st.pending_defs[mark:]
         self.st.pop()

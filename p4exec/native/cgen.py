@@ -390,6 +390,22 @@ class CGen:
             return f"({_sx(self.e(n.left), lt)} {n.op} {_sx(self.e(n.right), n.right.type)})"
         return f"({self.e(n.left)} {n.op} {self.e(n.right)})"
 
+    def e_ObjEq(self, n: tir.ObjEq) -> str:
+        """`==`/`!=` of headers, structs, unions or stacks, field by field as the Python pipeline's `_eq`: an
+        operand that is not a plain path (or a path a call on the right could change) is evaluated once into a
+        temp, left first."""
+        def operand(x: tir.Expr, keep: bool) -> str:
+            v = self.e(x)
+            if keep and isinstance(x, _PATHS):
+                return v
+            tv = self.newtmp()
+            self.pre.append(f"{self.ctype(x.type)} {tv} = {v};")
+            return tv
+        a = operand(n.left, not _has_call(n.right))
+        b = operand(n.right, True)
+        eq = _obj_eq_c(a, b, n.left.type)
+        return f"(!{eq})" if n.negate else eq
+
     def e_Arith(self, n: tir.Arith) -> str:
         ww = _ww(n.type)
         if ww:
@@ -1114,7 +1130,7 @@ class CGen:
         assert isinstance(h, T.HeaderT)
         if T.varbit_field(h) is not None:
             return self.with_pre(ind, lambda: self.extract_varbit(s, h, ind))
-        widths = [(f, _vw(ft)) for f, ft in h.fields.items()]
+        widths = _header_leaves(h)
         total = sum(w for _, w in widths)
         if total % 8:
             raise Unsupported("header not a whole number of bytes")
@@ -1152,7 +1168,7 @@ class CGen:
             if s.tmp:
                 raise Unsupported("emit of a computed header holding a varbit")
             return self.emit_varbit(self.e(s.header), h, ind)
-        widths = [(f, _vw(ft)) for f, ft in h.fields.items()]
+        widths = _header_leaves(h)
         total = sum(w for _, w in widths)
         if total % 8:
             raise Unsupported("header not a whole number of bytes")
@@ -1408,11 +1424,39 @@ class CGen:
     def table_action_ids(self, t: TableRec) -> dict[str, int]:
         return {name: i for i, name in enumerate(t.dispatch)}
 
+    def direct_meter_lines(self, t: TableRec, x: Extern) -> list[str]:
+        """A table's direct meter (BMv2): on a hit the runtime's `DirectMeter.execute` runs for the entry (its cell
+        and P4Runtime config stay on the runtime entry; C passes the entry's sequence number back, as for direct
+        counters) and the colour goes to the target of the meter's read(), before the action runs."""
+        if not t.direct_meter:
+            return []
+        info = self.prog.info.tables.get(t.name)
+        target = self.rec.meter_targets.get(getattr(info, "direct_meter", None) or "")
+        if target is None:
+            raise Unsupported(f"table {t.name}: direct meter without a read target")
+        saved, self.pre = self.pre, []
+        try:
+            store = self.lvalue_store(target, "dm_colour", "        ")
+            pre = self.pre
+        finally:
+            self.pre = saved
+        return ["    if (hit) {",
+                f"        u64 dm_colour = p4n_dmeter(I->rng_handle, {x.index}, e->seq, K->pkt_len, K->now);",
+                *("        " + p for p in pre), *store, "    }"]
+
+    def bound_case(self, i: int, bound: tuple[tir.CallPlan, list[str]], cp: list) -> list[str]:
+        """The dispatch case of an action whose directional arguments the table's action list binds: the entry's
+        arguments as the temps the recorded call reads, then that call (its bound arguments evaluated each time,
+        with copy-in/copy-out), as the Python pipeline's bound dispatcher."""
+        plan, names = bound
+        if len(cp) > 16:
+            raise Unsupported("more than 16 action parameters")
+        out = [f"    case {i}: {{"]
+        out += [f"        u64 {py} = (a[{j}] & {_mask(_width(cp[j][1]))});" for j, py in enumerate(names)]
+        out += self.s_CallStmt(tir.CallStmt(plan), "        ")
+        return out + ["        break;", "    }"]
+
     def table(self, t: TableRec, frame: str | None, ctx_types: dict[str, str]) -> None:
-        if t.bound:
-            raise Unsupported(f"table {t.name}: actions with bound directional arguments")
-        if t.direct_meter:
-            raise Unsupported(f"table {t.name}: direct meter")
         x = self.tbls.setdefault(t.func, Extern("table", t.name, t.func, len(self.tbls)))
         self.ctx_types = dict(ctx_types)
         self.cur_frame = frame
@@ -1468,6 +1512,7 @@ class CGen:
             lines.append("            act = -1; a = T->def_args;")
         lines.append("        }")
         lines.append("    }")
+        lines += self.direct_meter_lines(t, x)
         lines.append("    switch (act) {")
         for i, (name, (func, with_ctx)) in enumerate(t.dispatch.items()):
             if not func:
@@ -1477,6 +1522,9 @@ class CGen:
             if arec is None:
                 raise Unsupported(f"action {name}")
             cp = [p for p in arec.params if p[2] == ""]
+            if name in t.bound_calls:
+                lines += self.bound_case(i, t.bound_calls[name], cp)
+                continue
             data, nwords = self.action_data(name, cp)
             args = ([self.ctx_call(", ".join(t.ctx_args))] if with_ctx and t.ctx_args else []) + data
             if nwords > 16:
@@ -1798,7 +1846,8 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
                 + 'extern "Python" void p4n_log(uint64_t, int, u64 *, int);\n'
                 + 'extern "Python" int p4n_vs_match(uint64_t, int, u64 *, int);\n'
                 + 'extern "Python" u64 p4n_meter(uint64_t, int, u64, uint32_t, uint64_t);\n'
-                + 'extern "Python" void p4n_entry_hit(uint64_t, int, uint32_t, uint32_t);\n')
+                + 'extern "Python" void p4n_entry_hit(uint64_t, int, uint32_t, uint32_t);\n'
+                + 'extern "Python" u64 p4n_dmeter(uint64_t, int, uint32_t, uint32_t, uint64_t);\n')
         return CProgram(src, cdef, list(self.regs.values()), list(self.cnts.values()),
                         [(x, rec.tables[f]) for f, x in self.tbls.items()], digests=list(self.digests),
                         log_msgs=list(self.log_msgs), value_sets=list(self.value_sets), meters=list(self.meters), hcap=hcap,
@@ -1831,7 +1880,8 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
                 "static void p4n_log(uint64_t h, int m, uint64_t *v, int n);\n"
                 "static int p4n_vs_match(uint64_t h, int s, uint64_t *v, int n);\n"
                 "static uint64_t p4n_meter(uint64_t h, int m, uint64_t i, uint32_t nbytes, uint64_t now);\n"
-                "static void p4n_entry_hit(uint64_t h, int t, uint32_t seq, uint32_t nbytes);\n" + src)
+                "static void p4n_entry_hit(uint64_t h, int t, uint32_t seq, uint32_t nbytes);\n"
+                "static uint64_t p4n_dmeter(uint64_t h, int t, uint32_t seq, uint32_t nbytes, uint64_t now);\n" + src)
 
 
 _BATCH = """
@@ -1942,6 +1992,35 @@ def _header_bytes(t: T.Type) -> int:
     if isinstance(b, T.StructT):
         return sum(_header_bytes(ft) for ft in b.fields.values())
     return 0
+
+
+def _header_leaves(h: T.HeaderT | T.StructT, prefix: str = "") -> list[tuple[str, int]]:
+    """A header's scalar leaves in wire order as (C member path, width): a struct-typed field contributes its
+    own fields in order (the path's members already C names, so `_cf` leaves it unchanged)."""
+    out: list[tuple[str, int]] = []
+    for f, ft in h.fields.items():
+        sub = T.strip_new(ft)
+        if isinstance(sub, T.StructT):
+            out += _header_leaves(sub, f"{prefix}{_cf(f)}.")
+        else:
+            out.append((prefix + _cf(f), _vw(ft)))
+    return out
+
+
+def _obj_eq_c(a: str, b: str, t: T.Type) -> str:
+    """C testing the objects `a` and `b` of type `t` equal: headers equal when both invalid or both valid with
+    equal fields, unions member by member, stacks element by element (not their next index), structs by fields."""
+    x = T.strip_new(t)
+    if isinstance(x, T.StackT):
+        parts = [_obj_eq_c(f"{a}.h[{i}]", f"{b}.h[{i}]", x.elem) for i in range(x.size)]
+    elif isinstance(x, T.HeaderT | T.StructT | T.UnionT):
+        parts = [_obj_eq_c(f"{a}.{_cf(f)}", f"{b}.{_cf(f)}", ft) if _is_obj(ft) else f"({a}.{_cf(f)} == {b}.{_cf(f)})"
+                 for f, ft in x.fields.items()]
+        if isinstance(x, T.HeaderT):
+            return f"({a}._v == {b}._v && (!{a}._v || {' && '.join(parts) or '1'}))"
+    else:
+        raise Unsupported(f"equality of {t}")
+    return "(" + (" && ".join(parts) or "1") + ")"
 
 
 def generate(prog: Any) -> CProgram:

@@ -101,6 +101,13 @@ def _entry_hit(h: int, t: int, seq: int, nbytes: int) -> None:
             e.last_hit_ns = time.monotonic_ns()
 
 
+def _dmeter(h: int, t: int, seq: int, nbytes: int, now: int) -> int:
+    """A hit in C on a table with a direct meter: the runtime's DirectMeter runs on the hit entry's cell (as
+    the Python pipeline's table function does), so P4Runtime meter configs stay on the one entry."""
+    table = _pipes[h]._tables[t][0]
+    return table.direct_meter.execute(_pipes[h]._by_seq[table.name].get(seq), nbytes, now)
+
+
 def _cprog(program: Any) -> cgen.CProgram:
     """The C of a compiled program, generated once and shared by its instances (a vfabric fabric loads one
     program per switch; generating takes 0.1-0.3 s, the build itself is cached by digest)."""
@@ -136,6 +143,7 @@ class NativePipeline:
             self.ffi.def_extern(name="p4n_vs_match")(_vs_match)
             self.ffi.def_extern(name="p4n_meter")(_meter)
             self.ffi.def_extern(name="p4n_entry_hit")(_entry_hit)
+            self.ffi.def_extern(name="p4n_dmeter")(_dmeter)
             _registered.add(id(mod))
         ffi = self.ffi
         self.I = ffi.new("inst_t *")
@@ -205,8 +213,6 @@ class NativePipeline:
         spec = getattr(t.profile, "hash_spec", None)
         if spec is not None and spec.crc_config is not None:     # C has the custom CRCs' defaults only
             raise cgen.Unsupported(f"table {t.name}: selector hash {spec.algo} with its own parameters")
-        if t.direct_meter is not None:
-            raise cgen.Unsupported(f"table {t.name}: direct meter")
         if any(f.bitwidth > 128 or (f.bitwidth > 64 and f.kind is MatchKind.RANGE) for f in t.fields):
             raise cgen.Unsupported(f"table {t.name}: key wider than 128 bits, or a range wider than 64 bits")
 
