@@ -421,20 +421,10 @@ class VirtualRun:
             agree(("done", 0))
             stats = RunStats("done", self.sim.now, 0, 0.0)
         data = partition.collect_group(self, group) if 0 < rank < len(groups) else None
-        if data is not None:
-            data["stats"] = (stats.events, stats.cpu_s)
-        polite_barrier(comm)
-        gathered = comm.gather(data, root=0)
-        events, cpu = stats.events, stats.cpu_s
+        others, events, cpu = self._gather_on_rank0(comm, data, stats)
         if rank == 0:
-            assert gathered is not None
-            for item in gathered[1:]:
-                if item is None:
-                    continue
+            for item in others:
                 partition.merge_group(self, item)
-                events += item["stats"][0]
-                cpu += item["stats"][1]
-                self.worker_pss.append(item["pss"])
             partition.settle_collectives(self)
         return RunStats(stats.reason, stats.now_ns, events, time.perf_counter() - wall0, cpu,
                         min(size, len(groups)))
@@ -457,26 +447,37 @@ class VirtualRun:
     def _run_coupled(self, engine: Any, limit_ns: int, report: Callable[[Any], None], wall0: float,
                      comm: Any) -> RunStats:
         """Every rank simulates its part window by window; rank 0 then merges the others' results."""
-        from vfabric.mpi import polite_barrier
 
         rank = comm.Get_rank()
         stats = engine.simulate(limit_ns, self.limits.wall_limit_s, wall0, report if rank == 0 else None)
         self.window_stats = engine.stats
         data = engine.collect() if rank != 0 else None
-        if data is not None:
-            data["stats"] = (stats.events, stats.cpu_s)
-        polite_barrier(comm)
-        gathered = comm.gather(data, root=0)
-        events, cpu = stats.events, stats.cpu_s
+        others, events, cpu = self._gather_on_rank0(comm, data, stats)
         if rank == 0:
-            assert gathered is not None
-            others = [item for item in gathered[1:] if item is not None]
-            for item in others:
-                events += item["stats"][0]
-                cpu += item["stats"][1]
-                self.worker_pss.append(item["pss"])
             engine.merge(others)
         return RunStats(stats.reason, stats.now_ns, events, time.perf_counter() - wall0, cpu, comm.Get_size())
+
+    def _gather_on_rank0(self, comm: Any, data: dict[str, Any] | None, stats: RunStats
+                         ) -> tuple[list[dict[str, Any]], int, float]:
+        """Every rank's results (`data` with this rank's stats attached; None where a rank has nothing) to
+        rank 0, in rank order: there, the others' results, and the events and CPU time of all ranks (each rank
+        gets its own counts back); each worker's memory is noted."""
+        from vfabric.mpi import polite_barrier
+
+        if data is not None:
+            data["stats"] = (stats.events, stats.cpu_s)
+        polite_barrier(comm)  # the ranks finish at different wall times: wait without spinning
+        gathered = comm.gather(data, root=0)
+        events, cpu = stats.events, stats.cpu_s
+        if comm.Get_rank() != 0:
+            return [], events, cpu
+        assert gathered is not None
+        others = [item for item in gathered[1:] if item is not None]
+        for item in others:
+            events += item["stats"][0]
+            cpu += item["stats"][1]
+            self.worker_pss.append(item["pss"])
+        return others, events, cpu
 
     def _simulate_group(self, group: tuple[list[int], list[str], list[int]], limit_ns: int,
                         report: Callable[[Any], None] | None, wall0: float, up: int | None, down: int | None,
