@@ -460,11 +460,23 @@ def coupled_side(gpus: int, radix: int, algorithm: str, planes: int = 4) -> None
         "frames_exchanged": ws.frames_out if ws else 0, "digest": digest.hexdigest()}), flush=True)
 
 
-def coupled_compare(ranks: int, gpus: int, radix: int, algorithm: str, planes: int = 4) -> None:
-    """`coupled_side` in one process, then on `ranks` MPI ranks, side by side in this run."""
-    import json
+def _run_child(cmd: list[str], tag: str, cwd: Path, env: dict[str, str] | None = None
+               ) -> tuple[list[dict[str, Any]], float, str]:
+    """One side of a side-by-side comparison in its own process: its `tag` lines (JSON after the tag), the
+    command's wall time, and why it failed (empty when it did not: exit 0 and at least one such line)."""
     import subprocess
 
+    t0 = time.perf_counter()
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
+    wall = time.perf_counter() - t0
+    rows = [json.loads(ln[len(tag) + 1:]) for ln in res.stdout.splitlines() if ln.startswith(tag + " ")]
+    if res.returncode != 0 or not rows:
+        return rows, wall, f"failed (exit {res.returncode}): {(res.stderr or res.stdout).strip()[-800:]}"
+    return rows, wall, ""
+
+
+def coupled_compare(ranks: int, gpus: int, radix: int, algorithm: str, planes: int = 4) -> None:
+    """`coupled_side` in one process, then on `ranks` MPI ranks, side by side in this run."""
     from vfabric.mpi import mpiexec, oversubscribe_flags
 
     launcher = mpiexec()
@@ -479,14 +491,11 @@ def coupled_compare(ranks: int, gpus: int, radix: int, algorithm: str, planes: i
             "--upn-algorithm", algorithm, "--coupled-planes", str(planes)]
     got = {}
     for n, cmd in ((1, side), (ranks, [launcher, "-n", str(ranks), *oversubscribe_flags(launcher), *side])):
-        t0 = time.perf_counter()
-        res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
-        total = time.perf_counter() - t0
-        lines = [ln for ln in res.stdout.splitlines() if ln.startswith("COUPLED ")]
-        if res.returncode != 0 or not lines:
-            print(f"  {n} rank(s): failed: {(res.stderr or res.stdout).strip()[-800:]}")
+        rows, total, failed = _run_child(cmd, "COUPLED", ROOT, env)
+        if failed:
+            print(f"  {n} rank(s): {failed}")
             return
-        r = got[n] = json.loads(lines[-1][len("COUPLED "):])
+        r = got[n] = rows[-1]
         r["total_s"] = total
         print(f"  {n} rank(s): {total:.1f} s wall for the command (bring-up {r['bring_up_s']:.1f} s, event loop "
               f"{r['loop_s']:.1f} s; {r['events']:,} events, {r['cpu_s']:.1f} s CPU of all ranks' event loops), {r['stopped']}, {r['delivered']:,} of {r['planned']:,} data frames delivered, "
@@ -598,7 +607,6 @@ def baseline_compare(base: Path, rounds: int) -> int:
     """This tree against `base`, side by side: each round runs the same scale runs (this command's options) once
     per tree, each in a fresh process (`--tree`: the same bench code on that tree's modules), the order
     alternating per round; medians per side."""
-    import subprocess
 
     argv = sys.argv[1:]
     for flag in ("--baseline-tree", "--baseline-rounds"):
@@ -614,13 +622,11 @@ def baseline_compare(base: Path, rounds: int) -> int:
         for side, tree in order:
             cmd = [sys.executable, str(Path(__file__).resolve()), *argv, "--scale-only", "--tree", str(tree),
                    "--child-result"]
-            res = subprocess.run(cmd, capture_output=True, text=True, cwd=tree)
-            lines = [ln for ln in res.stdout.splitlines() if ln.startswith("RESULT ")]
-            if res.returncode != 0 or not lines:
-                print(f"  {side}: failed (exit {res.returncode}): {(res.stderr or res.stdout).strip()[-800:]}")
+            rows, _wall, failed = _run_child(cmd, "RESULT", tree)
+            if failed:
+                print(f"  {side}: {failed}")
                 return 1
-            for ln in lines:
-                r = json.loads(ln[len("RESULT "):])
+            for r in rows:
                 got.setdefault(f"{r['name']}\0{side}", []).append(r)
                 print(f"  round {k + 1} {side:9s}: {r['name']}: {r['wall']:.1f} s wall, {r['cpu']:.1f} s event-loop CPU, "
                       f"{r['executions']:,} pipeline packets, {r['events']:,} events; {load_note()}", flush=True)

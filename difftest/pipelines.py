@@ -274,16 +274,21 @@ def feature_frames(stf: str, seed: int, n: int) -> list[tuple[str, int, bytes]]:
             for h in re.findall(r"^packet\s+\d+\s+([0-9a-fA-F \t*]+)$", stf, re.M)] or [b""]
     out = []
     for _ in range(n):
-        if rng.random() < 0.5:
-            d = bytearray(rng.choice(base))
-            for _ in range(rng.randint(0, 3)):
-                if d:
-                    d[rng.randrange(len(d))] = rng.randrange(256)
-            data, kind = bytes(d[:rng.randint(0, len(d))] if rng.random() < 0.2 else d), "stf-mutated"
-        else:
-            data, kind = rng.randbytes(rng.randint(0, 80)), "random"
+        kind, data = mutate(rng, base)
         out.append((kind, rng.choice([0, 1, 2, 3, 4, 7, 255]), data))
     return out
+
+
+def mutate(rng: random.Random, base: list[bytes]) -> tuple[str, bytes]:
+    """One frame to try: half the time one of `base` with up to three bytes changed (and one in five of
+    those cut short), else up to 80 random bytes; with its kind ("stf-mutated" or "random")."""
+    if rng.random() < 0.5:
+        d = bytearray(rng.choice(base))
+        for _ in range(rng.randint(0, 3)):
+            if d:
+                d[rng.randrange(len(d))] = rng.randrange(256)
+        return "stf-mutated", bytes(d[:rng.randint(0, len(d))] if rng.random() < 0.2 else d)
+    return "random", rng.randbytes(rng.randint(0, 80))
 
 
 def run_feature(path: Path, frames: int, seed: int = 1, batch: int = 0) -> Result | None:

@@ -39,9 +39,14 @@ from __future__ import annotations
 
 import os
 import pickle
+import select
+import signal
 import struct
+import time
 from dataclasses import dataclass, field
 from typing import Any
+
+from vfabric.events import SimError
 
 
 @dataclass
@@ -271,7 +276,75 @@ def settle_collectives(run: Any) -> None:
             c.end_ns = max(ends)
 
 
-# ------------------------------------------------------------------------------------------ pipes
+# ------------------------------------------------------------------------------------------ workers and pipes
+
+START_TIMEOUT_S = 60.0  # fork to the worker's first word: nothing runs in between but the fork itself
+RESULT_GRACE_S = 120.0  # past the run's wall-clock limit, for the worker's collecting and pickling
+HELLO = "started"
+
+
+class WorkerError(SimError):
+    """A partition worker died, or sent nothing in time: which one, and why (never a silent wait)."""
+
+
+@dataclass
+class Worker:
+    """A forked partition worker as the parent sees it: group `index`, its results pipe (read end) and its
+    orders pipe (write end)."""
+
+    index: int
+    pid: int
+    results: int
+    orders: int
+    status: str = ""  # how it ended, once reaped
+
+    def receive(self, deadline: float, waiting_for: str) -> Any:
+        """The worker's next message; a `WorkerError` if it ended without sending it or sent nothing by
+        `deadline` (time.monotonic)."""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.stop()
+                raise WorkerError(f"partition worker {self.index} (pid {self.pid}) sent no {waiting_for} in time "
+                                  f"(stuck; stopped: {self.status})")
+            readable, _w, _x = select.select([self.results], [], [], min(left, 1.0))
+            if readable:
+                break
+        try:
+            return receive(self.results)
+        except EOFError:
+            self.stop()
+            raise WorkerError(f"partition worker {self.index} (pid {self.pid}) ended without sending its "
+                              f"{waiting_for} ({self.status}; its traceback, if any, is on stderr)") from None
+
+    def stop(self, grace_s: float = 2.0) -> None:
+        """Stop and reap it, bounded. SIGTERM first; SIGKILL after `grace_s`, because a worker can be stuck
+        where a SIGTERM handler it inherited never runs (seen once: inside gRPC's after-fork handler, with
+        the caller's Python handler for SIGTERM installed, so the signal only set a flag)."""
+        if self.status:
+            return
+        for sig, wait_s in ((None, 0.2), (signal.SIGTERM, grace_s), (signal.SIGKILL, None)):
+            if sig is not None:
+                try:
+                    os.kill(self.pid, sig)
+                except ProcessLookupError:
+                    pass
+            deadline = None if wait_s is None else time.monotonic() + wait_s
+            while True:
+                done, code = os.waitpid(self.pid, 0 if deadline is None else os.WNOHANG)
+                if done:
+                    self.status = _describe(code)
+                    return
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+                time.sleep(0.01)
+
+
+def _describe(code: int) -> str:
+    if os.WIFSIGNALED(code):
+        return f"killed by {signal.Signals(os.WTERMSIG(code)).name}"
+    return f"exit status {os.waitstatus_to_exitcode(code)}"
+
 
 def send(fd: int, obj: Any) -> None:
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)

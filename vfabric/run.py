@@ -12,12 +12,12 @@ from __future__ import annotations
 import gc
 import math
 import os
-import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import p4exec
 from topologies.faults import Fault, FaultEvent, FaultInjector, events_dicts
 from traffic.inc.jobs import setup_jobs
 from traffic.records import HostConfig, PlannedCollective, RunResult
@@ -296,6 +296,9 @@ class VirtualRun:
             pieces = plan_pieces(self, list(faults), sampling, workers)
         else:
             pieces = Pieces(reason="coupled partitions asked for")
+        if pieces.groups and comm is None and not p4exec.GRPC_FORK_HANDLERS_OFF:
+            pieces = Pieces(reason="grpc was imported with its fork handlers on (GRPC_ENABLE_FORK_SUPPORT): "
+                                   "forking beside the controller's threads could hang")
         engine = None
         if comm is not None and not pieces.groups:
             engine = self._coupled_engine(comm, sampling, pieces.reason)
@@ -343,48 +346,55 @@ class VirtualRun:
     # ---------------------------------------------------------------- independent partitions
     def _run_split(self, pieces: Pieces, limit_ns: int, report: Callable[[Any], None], wall0: float) -> RunStats:
         """Group k > 0 in a forked worker each, group 0 here; then the ending agreed and the records merged
-        (vfabric/partition.py says why this is exact)."""
-        children: list[tuple[int, int, int]] = []  # (pid, results fd, orders fd)
+        (vfabric/partition.py says why this is exact). Forked while the controller's and the in-process
+        servers' gRPC threads run: safe because gRPC's fork handlers are off (p4exec/__init__.py) and a worker
+        never calls gRPC. Every wait for a worker is bounded and names the worker that failed."""
+        workers: list[partition.Worker] = []
         mine = 0
-        for k in range(1, len(pieces.groups)):
-            up_r, up_w = os.pipe()
-            down_r, down_w = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # the worker: simulate group k, answer, never return into the caller
-                code = 1
-                try:
-                    os.close(up_r)
-                    os.close(down_w)
-                    for _pid, r, w in children:
-                        os.close(r)
-                        os.close(w)
-                    stats = self._simulate_group(pieces.groups[k], limit_ns, None, wall0, up_w, down_r)
-                    data = partition.collect_group(self, pieces.groups[k])
-                    data["stats"] = (stats.events, stats.cpu_s)
-                    partition.send(up_w, data)
-                    code = 0
-                except BaseException:  # noqa: BLE001 - say why before the parent sees only a closed pipe
-                    import traceback
-                    traceback.print_exc()
-                finally:
-                    os._exit(code)
-            os.close(up_w)
-            os.close(down_r)
-            children.append((pid, up_r, down_w))
+        deadline = time.monotonic() + self.limits.wall_limit_s + partition.RESULT_GRACE_S
         try:
-            stats = self._simulate_group(pieces.groups[mine], limit_ns, report, wall0, None, None, children)
+            for k in range(1, len(pieces.groups)):
+                up_r, up_w = os.pipe()
+                down_r, down_w = os.pipe()
+                pid = os.fork()
+                if pid == 0:  # the worker: simulate group k, answer, never return into the caller
+                    code = 1
+                    try:
+                        os.close(up_r)
+                        os.close(down_w)
+                        for w in workers:
+                            os.close(w.results)
+                            os.close(w.orders)
+                        partition.send(up_w, partition.HELLO)
+                        stats = self._simulate_group(pieces.groups[k], limit_ns, None, wall0, up_w, down_r)
+                        data = partition.collect_group(self, pieces.groups[k])
+                        data["stats"] = (stats.events, stats.cpu_s)
+                        partition.send(up_w, data)
+                        code = 0
+                    except BaseException:  # noqa: BLE001 - say why before the parent sees only a closed pipe
+                        import traceback
+                        traceback.print_exc()
+                    finally:
+                        os._exit(code)
+                os.close(up_w)
+                os.close(down_r)
+                worker = partition.Worker(k, pid, up_r, down_w)
+                workers.append(worker)
+                worker.receive(time.monotonic() + partition.START_TIMEOUT_S, "start")
+            stats = self._simulate_group(pieces.groups[mine], limit_ns, report, wall0, None, None, workers,
+                                         deadline=deadline)
             events, cpu = stats.events, stats.cpu_s
-            for _pid, r, _w in children:
-                data = partition.receive(r)
+            for worker in workers:
+                data = worker.receive(deadline, "results")
                 partition.merge_group(self, data)
                 events += data["stats"][0]
                 cpu += data["stats"][1]
                 self.worker_pss.append(data["pss"])
         finally:
-            for pid, r, w in children:
-                os.close(r)
-                os.close(w)
-                _end_worker(pid)
+            for worker in workers:
+                os.close(worker.results)
+                os.close(worker.orders)
+                worker.stop()
         partition.settle_collectives(self)
         return RunStats(stats.reason, stats.now_ns, events, time.perf_counter() - wall0, cpu, len(pieces.groups))
 
@@ -411,20 +421,10 @@ class VirtualRun:
             agree(("done", 0))
             stats = RunStats("done", self.sim.now, 0, 0.0)
         data = partition.collect_group(self, group) if 0 < rank < len(groups) else None
-        if data is not None:
-            data["stats"] = (stats.events, stats.cpu_s)
-        polite_barrier(comm)
-        gathered = comm.gather(data, root=0)
-        events, cpu = stats.events, stats.cpu_s
+        others, events, cpu = self._gather_on_rank0(comm, data, stats)
         if rank == 0:
-            assert gathered is not None
-            for item in gathered[1:]:
-                if item is None:
-                    continue
+            for item in others:
                 partition.merge_group(self, item)
-                events += item["stats"][0]
-                cpu += item["stats"][1]
-                self.worker_pss.append(item["pss"])
             partition.settle_collectives(self)
         return RunStats(stats.reason, stats.now_ns, events, time.perf_counter() - wall0, cpu,
                         min(size, len(groups)))
@@ -447,31 +447,43 @@ class VirtualRun:
     def _run_coupled(self, engine: Any, limit_ns: int, report: Callable[[Any], None], wall0: float,
                      comm: Any) -> RunStats:
         """Every rank simulates its part window by window; rank 0 then merges the others' results."""
-        from vfabric.mpi import polite_barrier
 
         rank = comm.Get_rank()
         stats = engine.simulate(limit_ns, self.limits.wall_limit_s, wall0, report if rank == 0 else None)
         self.window_stats = engine.stats
         data = engine.collect() if rank != 0 else None
-        if data is not None:
-            data["stats"] = (stats.events, stats.cpu_s)
-        polite_barrier(comm)
-        gathered = comm.gather(data, root=0)
-        events, cpu = stats.events, stats.cpu_s
+        others, events, cpu = self._gather_on_rank0(comm, data, stats)
         if rank == 0:
-            assert gathered is not None
-            others = [item for item in gathered[1:] if item is not None]
-            for item in others:
-                events += item["stats"][0]
-                cpu += item["stats"][1]
-                self.worker_pss.append(item["pss"])
             engine.merge(others)
         return RunStats(stats.reason, stats.now_ns, events, time.perf_counter() - wall0, cpu, comm.Get_size())
 
+    def _gather_on_rank0(self, comm: Any, data: dict[str, Any] | None, stats: RunStats
+                         ) -> tuple[list[dict[str, Any]], int, float]:
+        """Every rank's results (`data` with this rank's stats attached; None where a rank has nothing) to
+        rank 0, in rank order: there, the others' results, and the events and CPU time of all ranks (each rank
+        gets its own counts back); each worker's memory is noted."""
+        from vfabric.mpi import polite_barrier
+
+        if data is not None:
+            data["stats"] = (stats.events, stats.cpu_s)
+        polite_barrier(comm)  # the ranks finish at different wall times: wait without spinning
+        gathered = comm.gather(data, root=0)
+        events, cpu = stats.events, stats.cpu_s
+        if comm.Get_rank() != 0:
+            return [], events, cpu
+        assert gathered is not None
+        others = [item for item in gathered[1:] if item is not None]
+        for item in others:
+            events += item["stats"][0]
+            cpu += item["stats"][1]
+            self.worker_pss.append(item["pss"])
+        return others, events, cpu
+
     def _simulate_group(self, group: tuple[list[int], list[str], list[int]], limit_ns: int,
                         report: Callable[[Any], None] | None, wall0: float, up: int | None, down: int | None,
-                        children: Sequence[tuple[int, int, int]] = (),
-                        agree: Callable[[tuple[str, int]], list[tuple[str, int]]] | None = None) -> RunStats:
+                        workers: Sequence[partition.Worker] = (),
+                        agree: Callable[[tuple[str, int]], list[tuple[str, int]]] | None = None,
+                        deadline: float = math.inf) -> RunStats:
         """Phase 1: run until this group's flows are settled (or a limit). Then the processes agree when one
         process would have stopped: the latest of their completion checks if all of them finished, else the
         virtual-time limit; phase 2 runs on to it."""
@@ -496,9 +508,9 @@ class VirtualRun:
             partition.send(up, ended)
             target = partition.receive(down)
         else:
-            target = _agreed_end([ended] + [partition.receive(r) for _pid, r, _w in children])
-            for _pid, _r, w in children:
-                partition.send(w, target)
+            target = _agreed_end([ended] + [w.receive(deadline, "ending") for w in workers])
+            for w in workers:
+                partition.send(w.orders, target)
         reason, stop_at = target
         stats = first
         if first.reason == "done" and reason in ("done", "until") and (stop_at is None or sim.now < stop_at):
@@ -520,24 +532,3 @@ def _agreed_end(ends: Sequence[tuple[str, int]]) -> tuple[str, int | None]:
     if reasons & {"wall", "stopped"}:
         return ("wall" if "wall" in reasons else "stopped", None)
     return ("until", None)
-
-
-def _end_worker(pid: int, grace_s: float = 2.0) -> None:
-    """Stop a forked worker and reap it, bounded. SIGTERM first; SIGKILL after `grace_s`, because a worker can
-    be stuck where a SIGTERM handler it inherited never runs (seen once: inside gRPC's after-fork handler, with
-    the caller's Python handler for SIGTERM installed, so the signal only set a flag)."""
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        done, _status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return
-        time.sleep(0.01)
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    os.waitpid(pid, 0)

@@ -757,15 +757,7 @@ STATEMENTS: tuple[type, ...] = typing.get_args(Stmt)
 def python_names(node: Any) -> Iterator[str]:
     """Every Python name or code string the IR below `node` (a node, plan or tuple of them) holds: variable
     names, call contexts, functions. The checker asks it what a body reaches (see tables.action_decl)."""
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, tuple):
-        for x in node:
-            yield from python_names(x)
-    elif dataclasses.is_dataclass(node) and type(node).__module__ == __name__:
-        for f in dataclasses.fields(node):
-            if f.name != "type":
-                yield from python_names(getattr(node, f.name))
+    return (x for x in walk(node) if isinstance(x, str))
 
 
 def walk(node: Any) -> Iterator[Any]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from difftest.pipelines import mutate
 from p4exec.compiler.program import compile_file
 from p4exec.errors import P4Error
 from p4exec.harness import Harness
@@ -38,14 +39,7 @@ def frames_for(stf: str, seed: int, n: int) -> list[tuple[int, bytes]]:
            for p, h in re.findall(r"^packet\s+(\d+)\s+([0-9a-fA-F \t]+)$", stf, re.M)]
     base = [d for _, d in out] or [b""]
     for _ in range(n):
-        if rng.random() < 0.5:
-            d = bytearray(rng.choice(base))
-            for _ in range(rng.randint(0, 3)):
-                if d:
-                    d[rng.randrange(len(d))] = rng.randrange(256)
-            data = bytes(d[:rng.randint(0, len(d))] if rng.random() < 0.2 else d)
-        else:
-            data = rng.randbytes(rng.randint(0, 80))
+        _kind, data = mutate(rng, base)
         out.append((rng.choice([0, 1, 2, 3, 4, 7, 255]), data))
     return out
 
