@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -85,7 +86,10 @@ def run_show(args: argparse.Namespace) -> int:
 
         console.print(f"picture: {draw(topo, args.png)}")
     if args.yaml:
-        with open(args.yaml, "w") as f:
+        out = Path(args.yaml)
+        if out.exists() and not out.is_file():  # a FIFO or device would block or swallow the write
+            raise OSError(f"--yaml {args.yaml}: not a regular file")
+        with open(out, "w") as f:
             f.write(to_yaml(topo))
         console.print(f"yaml: {args.yaml}")
     return 0

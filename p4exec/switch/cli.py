@@ -188,6 +188,12 @@ def run(args: argparse.Namespace) -> int:
         tm.configure(port, rate_pps=pps)
     for port, depth in _pairs(args.queue_depth_port, "--queue-depth-port", MAX_DEPTH):
         tm.configure(port, depth=int(depth))
+    if args.pcap is not None:
+        try:  # here, so a bad directory is an error line rather than a traceback from the data plane
+            Path(args.pcap).mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            print(f"p4exec switch: --pcap {args.pcap}: {err.strerror or err}", file=sys.stderr)
+            return 2
     dp = DataPlane(build_ports(args.interface, args.rx_ring_mb), tm, args.cpu_port, args.pcap)
     if args.link_layer:
         problem = enable_link_layer(dp, args.link_layer, args.link_name, args.seed, args.link_layer_ports)

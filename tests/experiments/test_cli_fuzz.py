@@ -170,12 +170,22 @@ def test_ethlab_subcommands_refuse_generated_input_cleanly(files: dict[str, str]
 
 @pytest.mark.parametrize("argv,kind", [(["report", "FILE"], "fifo"), (["run", "FILE", "--dry-run"], "binary"),
                                        (["compare", "FILE", "FILE"], "dangling"), (["topo", "show", "FILE"], "zero"),
-                                       (["up", "FILE", "--dry-run"], "fifo")])
+                                       (["up", "FILE", "--dry-run"], "fifo"),
+                                       (["topo", "show", "line", "--yaml", "FILE"], "fifo")])
 def test_ethlab_as_a_process_on_odd_files(files: dict[str, str], tmp_path: Path, argv: list[str],
                                           kind: str) -> None:
     argv = [files[kind] if a == "FILE" else a for a in argv]
     done = run(["ethlab.cli", *argv], tmp_path)
     assert done.returncode != 0
+    check(done, argv)
+
+
+def test_switch_pcap_into_a_file_is_an_error_line(files: dict[str, str], tmp_path: Path) -> None:
+    """`--pcap` names a directory; a device or FIFO there was a traceback from mkdir (found by the fuzz below)."""
+    argv = ["p4exec.switch", "--no-p4", "--no-grpc", "--pcap", files["zero"]]
+    done = run(argv, tmp_path)
+    assert done.returncode == 2
+    assert "--pcap /dev/zero" in done.stderr
     check(done, argv)
 
 
