@@ -1535,6 +1535,8 @@ int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_
 int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *data, const uint32_t *offs,
                      const uint32_t *lens, const uint32_t *ports, uint64_t now, uint8_t *gate, uint8_t *out,
                      uint32_t outcap, uint32_t *used_io, int64_t *res, uint32_t *tm);
+int64_t p4n_switch_one(inst_t *I, job_t *jobs, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now,
+                       uint8_t *gate, uint8_t *out, uint32_t outcap, uint32_t *tm);
 """
         src = "\n".join(head) + inst + helpers + "\n".join(self.protos) + "\n" + "\n".join(self.out) + api
         cdef = ("typedef uint64_t u64;\n" + _CDEF_RUNTIME + "\n".join(self.type_src) + inst + cdef_api
@@ -1658,6 +1660,15 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
     }
     *used_io = used;
     return i;
+}
+/* One frame that arrived alone (p4exec/switch/batch.py's run_one): p4n_switch_batch of a batch of one, in `jobs[0]`,
+   its output at the start of `out`; returns that frame's res (a stop code too: the batch had nothing after it). */
+int64_t p4n_switch_one(inst_t *I, job_t *jobs, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now,
+                       uint8_t *gate, uint8_t *out, uint32_t outcap, uint32_t *tm) {
+    uint32_t off = 0, used = 0;
+    int64_t res = 0;
+    p4n_switch_batch(I, jobs, 0, 1, data, &off, &n, &port, now, gate, out, outcap, &used, &res, tm);
+    return res;
 }
 """
 

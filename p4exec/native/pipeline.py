@@ -622,6 +622,27 @@ class NativePipeline:
                 o += r
         return stop, (self._res[stop] if stop < nf else 0), out
 
+    def batch_one(self, port: int, data: bytes, now_us: int, gate: Any) -> tuple[int, int]:
+        """A batch of one frame (`SwitchLoop.ingress` of a frame that arrived alone) in one call into C, without
+        `batch_load`'s lists: (its result code as `batch_run`'s, its tm word). `one_bytes` gives a forwarded
+        frame's bytes; `batch_jobs`/`batch_fault`/`batch_tail` with i = 0 work as after `batch_run`."""
+        if changes.WRITES.n != self._seen:
+            self._sync()
+        if type(data) is not bytes:
+            data = bytes(data)
+        n = len(data)
+        if self._batch_cap < 1 or n + self._hcap > self._bout_size:
+            self._room(1, n)
+        self._bdata = data
+        self._blens, self._boffs, self._bports = [n], [0], [port]
+        r = self.lib.p4n_switch_one(self.I, self._jobs, data, n, port, now_us, gate, self._bout, self._bout_size,
+                                    self._tm)
+        return r, self._tm[0]
+
+    def one_bytes(self, n: int) -> bytes:
+        """The output frame of the last `batch_one` (n bytes, its result)."""
+        return self._buffer(self._bout, n)[:]
+
     def batch_bytes(self, off: int, n: int) -> bytes:
         """Output bytes of a frame of the last `batch_run` (`off` as it returned)."""
         o = off - self._chunk_base

@@ -110,6 +110,101 @@ class Gates:
             timed.discard(port)
 
 
+def gates_for(loop: SwitchLoop, pipe: Any, now: int) -> Gates:
+    """The loop's gate array for `pipe`, brought up to date for a batch at `now`."""
+    gates: Gates | None = getattr(loop, "_gates", None)
+    if gates is None or gates.pipe is not pipe:
+        gates = loop._gates = Gates(pipe, loop)  # type: ignore[attr-defined]
+    gates.start(loop, now)
+    return gates
+
+
+def run_one(loop: SwitchLoop, pipe: Any, port: int, frame: bytes, ctx: Any) -> None:
+    """`SwitchLoop.ingress` of one frame through the pipeline's batch entry, a batch of one: ingress, the traffic
+    manager's shortcut (the port's gate) and egress in one call into C when the copy may leave at once."""
+    tm = loop.tm
+    now = tm.clock.now_ns()
+    now_us = (now - tm.start_ns) // 1000
+    loop.executions += 1
+    gates = gates_for(loop, pipe, now)
+    r, word = pipe.batch_one(port, frame, now_us, gates.cells)
+    if r >= 0:  # forwarded at once (the common case): what run_batch does with such a frame
+        eport = word & 0x1FF
+        loop._touched.add(eport)
+        n = len(frame)
+        tm.pass_through(eport, word >> 16, (n if n > loop.min_frame else loop.min_frame) + loop.wire_overhead, now)
+        loop._forward_one(ctx, eport, pipe.one_bytes(r), tm.ports[eport].departed_ns)
+        return
+    halves = loop._halves
+    assert halves is not None
+    touched: set[int] = set()
+    if r in _STOPS:
+        _stopped(loop, pipe, 0, r, word, len(frame), port, ctx, now, now_us, halves[1], touched)
+    else:
+        _done(loop, pipe, 0, r, word, len(frame), port, ctx, now, now_us, halves[1], touched)
+    loop._touched.update(touched)
+
+
+_STOPS = frozenset((-3, -4, -6, -10))  # p4n_switch_batch's codes of a frame it stopped at
+
+
+def _done(loop: SwitchLoop, pipe: Any, i: int, r: int, word: int, length: int, in_port: int, ctx: Any, now: int,
+          now_us: int, egress: Callable[..., Any], touched: set[int], out: bytes | None = None) -> None:
+    """Frame i's bookkeeping after C went past it (r: its result, word: its tm word; `out`: its output frame when
+    forwarded, r >= 0): drops, the traffic manager and the wire, as `SwitchLoop.ingress` has them."""
+    stats = pipe.stats
+    if r in (-1, -7, -2):
+        if r == -2:
+            malformed = pipe.batch_fault(i, "ingress")  # a fault after a parser error: malformed
+        else:
+            stats["dropped"] += 1
+            malformed = r == -7
+        loop._lost(ctx, MALFORMED if malformed else PIPELINE)
+        return
+    eport, prio = word & 0x1FF, word >> 16
+    touched.add(eport)
+    if r == -9:
+        loop._admit(pipe.batch_jobs(i, r, now_us), ctx, egress, now, now_us, in_port)
+        return
+    min_frame = loop.min_frame
+    tm = loop.tm
+    tm.pass_through(eport, prio, (length if length > min_frame else min_frame) + loop.wire_overhead, now)
+    if r >= 0:
+        assert out is not None
+        loop._forward_one(ctx, eport, out, tm.ports[eport].departed_ns)
+        return
+    fate = loop._copies(ctx, 1)
+    if r == -5:
+        pipe.batch_fault(i, "egress")
+    else:
+        stats["dropped"] += 1
+    loop._dropped(fate, PIPELINE)
+    loop._copy_done(fate, 0, 0)
+
+
+def _stopped(loop: SwitchLoop, pipe: Any, i: int, code: int, word: int, length: int, in_port: int, ctx: Any,
+             now: int, now_us: int, egress: Callable[..., Any], touched: set[int]) -> None:
+    """Frame i, at which C stopped (`code`), finished in Python; the ports it changed go into `touched`."""
+    tm = loop.tm
+    if code == -6:     # egress ran in C and asked for an E2E clone or recirculation
+        eport, prio = word & 0x1FF, word >> 16
+        fate = loop._copies(ctx, 1)
+        min_frame = loop.min_frame
+        qinfo = tm.pass_through(eport, prio, (length if length > min_frame else min_frame) + loop.wire_overhead,
+                                now)
+        tail = pipe.batch_tail(i, now_us)
+        loop._egress(None, lambda _j, _n, _q, out=tail: out, fate, qinfo, tm.ports[eport].departed_ns, now_us)
+        touched.add(eport)
+        touched.update(port for port, _frame in tail)
+        return
+    jobs = pipe.batch_jobs(i, code, now_us)
+    if not jobs:
+        loop._lost(ctx, MALFORMED if pipe.last_malformed else PIPELINE)
+    else:
+        loop._admit(jobs, ctx, egress, now, now_us, in_port)
+    touched.update(j.egress_port for j in jobs)
+
+
 def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) -> None:
     halves = loop._halves
     assert halves is not None
@@ -118,13 +213,9 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
     now = tm.clock.now_ns()
     now_us = (now - tm.start_ns) // 1000
     loop.executions += len(items)
-    gates: Gates | None = getattr(loop, "_gates", None)
-    if gates is None or gates.pipe is not pipe:
-        gates = loop._gates = Gates(pipe, loop)  # type: ignore[attr-defined]
-    gates.start(loop, now)
+    gates = gates_for(loop, pipe, now)
     cells = gates.cells
     pipe.batch_load([it[0] for it in items], [it[1] for it in items])
-    stats = pipe.stats
     min_frame, overhead = loop.min_frame, loop.wire_overhead
     forward_one = loop._forward_one
     n = len(items)
@@ -134,55 +225,21 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
         i = start
         touched: set[int] = set()  # ports whose state Python changes below: judged again before C goes on
         for r, word, off in results:
-            ctx = items[i][2]
-            if r in (-1, -7, -2):
-                if r == -2:
-                    malformed = pipe.batch_fault(i, "ingress")  # a fault after a parser error: malformed
-                else:
-                    stats["dropped"] += 1
-                    malformed = r == -7
-                loop._lost(ctx, MALFORMED if malformed else PIPELINE)
-                i += 1
-                continue
-            eport, prio = word & 0x1FF, word >> 16
-            touched.add(eport)
-            if r == -9:
-                loop._admit(pipe.batch_jobs(i, r, now_us), ctx, egress, now, now_us, items[i][0])
-                i += 1
-                continue
-            length = len(items[i][1])
-            tm.pass_through(eport, prio, (length if length > min_frame else min_frame) + overhead, now)
-            if r >= 0:
-                forward_one(ctx, eport, pipe.batch_bytes(off, r), tm.ports[eport].departed_ns)
+            if r >= 0:  # forwarded at once (the common case), inline
+                eport = word & 0x1FF
+                touched.add(eport)
+                length = len(items[i][1])
+                tm.pass_through(eport, word >> 16, (length if length > min_frame else min_frame) + overhead, now)
+                forward_one(items[i][2], eport, pipe.batch_bytes(off, r), tm.ports[eport].departed_ns)
             else:
-                fate = loop._copies(ctx, 1)
-                if r == -5:
-                    pipe.batch_fault(i, "egress")
-                else:
-                    stats["dropped"] += 1
-                loop._dropped(fate, PIPELINE)
-                loop._copy_done(fate, 0, 0)
+                item = items[i]
+                _done(loop, pipe, i, r, word, len(item[1]), item[0], item[2], now, now_us, egress, touched)
             i += 1
         if stop >= n:
             loop._touched.update(touched)  # what C and Python did to these ports: judged at the next batch
             return
-        ctx = items[stop][2]
-        if code == -6:     # egress ran in C and asked for an E2E clone or recirculation
-            word = pipe._tm[stop]
-            eport, prio = word & 0x1FF, word >> 16
-            fate = loop._copies(ctx, 1)
-            length = len(items[stop][1])
-            qinfo = tm.pass_through(eport, prio, (length if length > min_frame else min_frame) + overhead, now)
-            tail = pipe.batch_tail(stop, now_us)
-            loop._egress(None, lambda _j, _n, _q, out=tail: out, fate, qinfo, tm.ports[eport].departed_ns, now_us)
-            touched.add(eport)
-            touched.update(port for port, _frame in tail)
-        else:
-            jobs = pipe.batch_jobs(stop, code, now_us)
-            if not jobs:
-                loop._lost(ctx, MALFORMED if pipe.last_malformed else PIPELINE)
-            else:
-                loop._admit(jobs, ctx, egress, now, now_us, items[stop][0])
-            touched.update(j.egress_port for j in jobs)
+        item = items[stop]
+        _stopped(loop, pipe, stop, code, pipe._tm[stop], len(item[1]), item[0], item[2], now, now_us, egress,
+                 touched)
         gates.refresh(loop, touched, now)
         start = stop + 1
