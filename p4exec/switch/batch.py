@@ -13,6 +13,7 @@ side's hooks and the wire.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from heapq import heappop, heappush
 from typing import Any, Protocol
 
 from p4exec.switch.stats import MALFORMED, PIPELINE
@@ -52,7 +53,9 @@ class Gates:
     A cell stays right until its port changes: the switch loop notes every port it changes (`_touched`:
     queued, served, kicked, flushed, held by its link layer, carrier changed) and the traffic manager counts
     configuration changes (`generation`); as time passes, only a paced-out port's cell can change (3, then 2
-    once its next departure is due), so those are kept in `timed`. A batch judges these ports alone, not
+    once its next departure is due), so those are kept in `timed`, by when they are due: a batch takes only the
+    ones due by then (on a busy 128-port switch most ports are paced out at any instant, and judging them all
+    again at every frame cost more than the frames' bookkeeping). A batch judges these ports alone, not
     every port it ever judged (on a 128-port UPN switch that cost ~128 judgements per batch, and per stop
     within one). Within a batch, all at one instant, a port changes only by what is done to it there (C's own
     pass-through of a copy, which C accounts itself, or Python finishing a copy for it): after each stop only
@@ -62,7 +65,9 @@ class Gates:
         self.pipe = pipe
         self.cells = pipe.ffi.new("uint8_t[]", GATE_PORTS)
         self.open: set[int] = set()
-        self.timed: set[int] = set()  # cells at 3 only because the port is paced out: 2 once it is due
+        # (due ns, port) of cells at 3 only because the port is paced out: 2 once it is due. An entry may be
+        # stale (the port was judged again since); taking it only judges the port once more, which is harmless
+        self.timed: list[tuple[float, int]] = []
         self.generation = loop.tm.generation
 
     def start(self, loop: SwitchLoop, now: int) -> None:
@@ -72,8 +77,11 @@ class Gates:
         if self.generation != tm.generation:  # a port's configuration changed: judge every port again
             self.generation = tm.generation
             touched.update(self.open)
-        if self.timed:
-            touched.update(self.timed)
+        timed = self.timed
+        if timed:
+            soon = now + 1
+            while timed and timed[0][0] < soon:
+                touched.add(heappop(timed)[1])
         if touched:
             self.refresh(loop, touched, now)
             touched.clear()
@@ -103,11 +111,10 @@ class Gates:
                 else:
                     cells[port] = 3
                     open_.add(port)
-                    timed.add(port)
+                    heappush(timed, (pq.next_tx, port))
                     continue
             cells[port] = g
             open_.add(port)
-            timed.discard(port)
 
 
 def gates_for(loop: SwitchLoop, pipe: Any, now: int) -> Gates:
