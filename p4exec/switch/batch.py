@@ -5,15 +5,14 @@ C runs ingress and, for a unicast copy whose egress port would let it leave at o
 up, nothing queued, not paced past this nanosecond), egress too, frame after frame. A copy for a port that
 cannot take it now (queued, paced out, down: its egress runs later in any case) is left for the traffic
 manager. Where Python must act at once (multicast, clones, a port not judged yet, the CPU port) C stops and that
-frame takes the Python path; then C goes on. The gate per port: 1 an idle unpaced port, 2 an idle paced port
-(open for one frame, then 3), 3 the copy waits for the traffic manager, 0 ask Python. Python then does each
-frame's bookkeeping in order: the traffic manager (`pass_through` returns what C assumed, or `_admit`), the
-side's hooks and the wire.
+frame takes the Python path; then C goes on. The gate per port: 1 an idle unpaced port, 2 an idle paced port, once
+its next departure is due (open for one frame, then 3), 3 the copy waits for the traffic manager, 0 ask Python.
+Python then does each frame's bookkeeping in order: the traffic manager (`pass_through` returns what C assumed,
+or `_admit`), the side's hooks and the wire.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from heapq import heappop, heappush
 from typing import Any, Protocol
 
 from p4exec.switch.stats import MALFORMED, PIPELINE
@@ -52,47 +51,47 @@ class Gates:
 
     A cell stays right until its port changes: the switch loop notes every port it changes (`_touched`:
     queued, served, kicked, flushed, held by its link layer, carrier changed) and the traffic manager counts
-    configuration changes (`generation`); as time passes, only a paced-out port's cell can change (3, then 2
-    once its next departure is due), so those are kept in `timed`, by when they are due: a batch takes only the
-    ones due by then (on a busy 128-port switch most ports are paced out at any instant, and judging them all
-    again at every frame cost more than the frames' bookkeeping). A batch judges these ports alone, not
-    every port it ever judged (on a 128-port UPN switch that cost ~128 judgements per batch, and per stop
-    within one). Within a batch, all at one instant, a port changes only by what is done to it there (C's own
-    pass-through of a copy, which C accounts itself, or Python finishing a copy for it): after each stop only
-    the ports Python touched are judged again."""
+    configuration changes (`generation`); a batch judges these ports alone, not every port it ever judged (on a
+    128-port UPN switch that cost ~128 judgements per batch, and per stop within one). Time passing changes no
+    cell: an idle paced port's cell (2) comes with its next departure (`free_at`, clock ns), which C compares
+    with the batch's instant itself (judging the paced-out ports again as they came due cost more than the
+    frames' bookkeeping on a busy switch, where most ports are paced out at any instant). Within a batch, all
+    at one instant, a port changes only by what is done to it there (C's own pass-through of a copy, which C
+    accounts itself, or Python finishing a copy for it): after each stop only the ports Python touched are
+    judged again; a paced port C let a copy through is open again once Python has accounted it (`passed`)."""
 
     def __init__(self, pipe: Any, loop: SwitchLoop) -> None:
         self.pipe = pipe
         self.cells = pipe.ffi.new("uint8_t[]", GATE_PORTS)
+        self.free_at = pipe.ffi.new("double[]", GATE_PORTS)
         self.open: set[int] = set()
-        # (due ns, port) of cells at 3 only because the port is paced out: 2 once it is due. An entry may be
-        # stale (the port was judged again since); taking it only judges the port once more, which is harmless
-        self.timed: list[tuple[float, int]] = []
         self.generation = loop.tm.generation
 
-    def start(self, loop: SwitchLoop, now: int) -> None:
+    def start(self, loop: SwitchLoop) -> None:
         """Bring the cells up to date at the start of a batch."""
         tm = loop.tm
         touched = loop._touched
         if self.generation != tm.generation:  # a port's configuration changed: judge every port again
             self.generation = tm.generation
             touched.update(self.open)
-        timed = self.timed
-        if timed:
-            soon = now + 1
-            while timed and timed[0][0] < soon:
-                touched.add(heappop(timed)[1])
         if touched:
-            self.refresh(loop, touched, now)
+            self.refresh(loop, touched)
             touched.clear()
 
-    def refresh(self, loop: SwitchLoop, ports: Iterable[int], now: int) -> None:
-        """Judge `ports` now: 1 a copy for the port passes the traffic manager at once now, and so would the
-        next; 2 only this one (a paced port, free); 3 it waits in (or is dropped by) the traffic manager;
-        none (cell 0) the Python path decides."""
-        cells, open_, timed = self.cells, self.open, self.timed
+    def passed(self, pq: Any) -> None:
+        """C let a copy through `pq`'s port and the traffic manager has accounted it (`pass_through`): an
+        unpaced port stays open (1); a paced one (C closed it, 3) is open again from its next departure."""
+        if pq.paced:
+            port = pq.port
+            self.free_at[port] = pq.next_tx
+            self.cells[port] = 2
+
+    def refresh(self, loop: SwitchLoop, ports: Iterable[int]) -> None:
+        """Judge `ports`: 1 a copy for the port passes the traffic manager at once, and so would the next; 2 only
+        one, once the port is free (an idle paced port, `free_at`); 3 it waits in (or is dropped by) the traffic
+        manager; none (cell 0) the Python path decides."""
+        cells, open_, free_at = self.cells, self.open, self.free_at
         cpu, serving, up, tm_ports = loop.cpu_port, loop._serving, loop.up_state, loop.tm.ports
-        soon = now + 1
         for port in ports:
             if not 0 <= port < GATE_PORTS or port == cpu:
                 continue
@@ -106,23 +105,19 @@ class Gates:
                     g = 3
                 elif not pq.paced:
                     g = 1
-                elif pq.next_tx < soon:
-                    g = 2
                 else:
-                    cells[port] = 3
-                    open_.add(port)
-                    heappush(timed, (pq.next_tx, port))
-                    continue
+                    g = 2
+                    free_at[port] = pq.next_tx
             cells[port] = g
             open_.add(port)
 
 
-def gates_for(loop: SwitchLoop, pipe: Any, now: int) -> Gates:
-    """The loop's gate array for `pipe`, brought up to date for a batch at `now`."""
+def gates_for(loop: SwitchLoop, pipe: Any) -> Gates:
+    """The loop's gate array for `pipe`, brought up to date for a batch."""
     gates: Gates | None = getattr(loop, "_gates", None)
     if gates is None or gates.pipe is not pipe:
         gates = loop._gates = Gates(pipe, loop)  # type: ignore[attr-defined]
-    gates.start(loop, now)
+    gates.start(loop)
     return gates
 
 
@@ -133,14 +128,15 @@ def run_one(loop: SwitchLoop, pipe: Any, port: int, frame: bytes, ctx: Any) -> N
     now = tm.clock.now_ns()
     now_us = (now - tm.start_ns) // 1000
     loop.executions += 1
-    gates = gates_for(loop, pipe, now)
-    r, word = pipe.batch_one(port, frame, now_us, gates.cells)
+    gates = gates_for(loop, pipe)
+    r, word = pipe.batch_one(port, frame, now_us, gates.cells, now, gates.free_at)
     if r >= 0:  # forwarded at once (the common case): what run_batch does with such a frame
         eport = word & 0x1FF
-        loop._touched.add(eport)
         n = len(frame)
         tm.pass_through(eport, word >> 16, (n if n > loop.min_frame else loop.min_frame) + loop.wire_overhead, now)
-        loop._forward_one(ctx, eport, pipe.one_bytes(r), tm.ports[eport].departed_ns)
+        pq = tm.ports[eport]
+        gates.passed(pq)
+        loop._forward_one(ctx, eport, pipe.one_bytes(r), pq.departed_ns)
         return
     halves = loop._halves
     assert halves is not None
@@ -220,24 +216,25 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
     now = tm.clock.now_ns()
     now_us = (now - tm.start_ns) // 1000
     loop.executions += len(items)
-    gates = gates_for(loop, pipe, now)
-    cells = gates.cells
+    gates = gates_for(loop, pipe)
+    cells, free_at, passed = gates.cells, gates.free_at, gates.passed
     pipe.batch_load([it[0] for it in items], [it[1] for it in items])
     min_frame, overhead = loop.min_frame, loop.wire_overhead
     forward_one = loop._forward_one
     n = len(items)
     start = 0
     while True:
-        stop, code, results = pipe.batch_run(start, now_us, cells)
+        stop, code, results = pipe.batch_run(start, now_us, cells, now, free_at)
         i = start
         touched: set[int] = set()  # ports whose state Python changes below: judged again before C goes on
         for r, word, off in results:
             if r >= 0:  # forwarded at once (the common case), inline
                 eport = word & 0x1FF
-                touched.add(eport)
                 length = len(items[i][1])
                 tm.pass_through(eport, word >> 16, (length if length > min_frame else min_frame) + overhead, now)
-                forward_one(items[i][2], eport, pipe.batch_bytes(off, r), tm.ports[eport].departed_ns)
+                pq = tm.ports[eport]
+                passed(pq)
+                forward_one(items[i][2], eport, pipe.batch_bytes(off, r), pq.departed_ns)
             else:
                 item = items[i]
                 _done(loop, pipe, i, r, word, len(item[1]), item[0], item[2], now, now_us, egress, touched)
@@ -248,5 +245,5 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
         item = items[stop]
         _stopped(loop, pipe, stop, code, pipe._tm[stop], len(item[1]), item[0], item[2], now, now_us, egress,
                  touched)
-        gates.refresh(loop, touched, now)
+        gates.refresh(loop, touched)
         start = stop + 1
