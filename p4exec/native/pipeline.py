@@ -578,6 +578,7 @@ class NativePipeline:
         if need > self._bout_size:
             self._bout_size = max(need, 2 * self._bout_size)
             self._bout = ffi.new("uint8_t[]", self._bout_size)
+            self._bout_view = ffi.buffer(self._bout)  # slices of it are bytes: a frame out in one step
 
     # ------------------------------------------------------------------ the switch loop's batch
     def batch_load(self, ports: list[int], datas: list[bytes]) -> None:
@@ -644,7 +645,7 @@ class NativePipeline:
 
     def one_bytes(self, n: int) -> bytes:
         """The output frame of the last `batch_one` (n bytes, its result)."""
-        return self._buffer(self._bout, n)[:]
+        return self._bout_view[:n]
 
     def batch_bytes(self, off: int, n: int) -> bytes:
         """Output bytes of a frame of the last `batch_run` (`off` as it returned)."""

@@ -133,8 +133,7 @@ def run_one(loop: SwitchLoop, pipe: Any, port: int, frame: bytes, ctx: Any) -> N
     if r >= 0:  # forwarded at once (the common case): what run_batch does with such a frame
         eport = word & 0x1FF
         n = len(frame)
-        tm.pass_through(eport, word >> 16, (n if n > loop.min_frame else loop.min_frame) + loop.wire_overhead, now)
-        pq = tm.ports[eport]
+        pq = tm.pass_judged(eport, (n if n > loop.min_frame else loop.min_frame) + loop.wire_overhead, now)
         gates.passed(pq)
         loop._forward_one(ctx, eport, pipe.one_bytes(r), pq.departed_ns)
         return
@@ -218,6 +217,7 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
     loop.executions += len(items)
     gates = gates_for(loop, pipe)
     cells, free_at, passed = gates.cells, gates.free_at, gates.passed
+    pass_judged = tm.pass_judged
     pipe.batch_load([it[0] for it in items], [it[1] for it in items])
     min_frame, overhead = loop.min_frame, loop.wire_overhead
     forward_one = loop._forward_one
@@ -231,8 +231,7 @@ def run_batch(loop: SwitchLoop, pipe: Any, items: list[tuple[int, bytes, Any]]) 
             if r >= 0:  # forwarded at once (the common case), inline
                 eport = word & 0x1FF
                 length = len(items[i][1])
-                tm.pass_through(eport, word >> 16, (length if length > min_frame else min_frame) + overhead, now)
-                pq = tm.ports[eport]
+                pq = pass_judged(eport, (length if length > min_frame else min_frame) + overhead, now)
                 passed(pq)
                 forward_one(items[i][2], eport, pipe.batch_bytes(off, r), pq.departed_ns)
             else:
