@@ -19,7 +19,7 @@ from p4exec.device.base import DeviceBase, PortInfo
 from p4exec.device.program import Program
 from p4exec.switch.loop import SwitchLoop
 from p4exec.switch.program import make_live
-from p4exec.switch.stats import LOOP_REASONS
+from p4exec.switch.stats import LOOP_REASONS, TX_ERROR
 from p4exec.switch.tm import QueueConfig, TrafficManager
 from topologies.model import switch_mac
 from vfabric.events import Simulator
@@ -193,6 +193,17 @@ class VirtualSwitch(SwitchLoop, DeviceBase):
         self.ingress(port, frame, None)
 
     # ---------------------------------------------------------------- the switch loop's hooks: one flat tally
+    def _forward_one(self, ctx: Any, port: int, frame: bytes, start: float) -> None:
+        """A packet's one frame out of `port` (the batch path's common case): straight onto an up port's channel
+        (there is no copy to account: `_copies` and `_copy_done` do nothing here); otherwise the generic path."""
+        if port != self.cpu_port and self.up.get(port):
+            ch = self.out.get(port)
+            if ch is not None:
+                if ch.send(frame, start) is False:
+                    self.drops[TX_ERROR] += 1
+                return
+        SwitchLoop._forward_one(self, ctx, port, frame, start)
+
     def _lost(self, ctx: Any, reason: str) -> None:
         self.drops[reason] += 1
 

@@ -1836,7 +1836,11 @@ int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_
               const uint64_t *nows, uint8_t *out, uint32_t outcap, int64_t *res, uint32_t *stats);
 int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *data, const uint32_t *offs,
                      const uint32_t *lens, const uint32_t *ports, uint64_t now, uint8_t *gate, uint8_t *out,
-                     uint32_t outcap, uint32_t *used_io, int64_t *res, uint32_t *tm);
+                     uint32_t outcap, uint32_t *used_io, int64_t *res, uint32_t *tm, uint64_t now_ns,
+                     const double *free_at);
+int64_t p4n_switch_one(inst_t *I, job_t *jobs, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now,
+                       uint8_t *gate, uint8_t *out, uint32_t outcap, uint32_t *tm, uint64_t now_ns,
+                       const double *free_at);
 """
         src = "\n".join(head) + inst + helpers + wide.HELPERS + "\n".join(self.protos) + "\n" + "\n".join(self.out) + api
         cdef = ("typedef uint64_t u64;\n" + _CDEF_RUNTIME + "\n".join(wide.cdef_view(x) for x in self.type_src)
@@ -1923,7 +1927,8 @@ int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_
 }
 /* The switch loop's batch (p4exec/switch/batch.py): frames start.. (at offs[i] in `data`) all at `now`, each through
    ingress and, where the traffic manager lets a unicast copy leave at once (gate[port] 1: an idle unpaced port, stays
-   open; 2: an idle paced port, open for one frame, then 3), egress with the empty queue's metadata; tm[i] = egress
+   open; 2: an idle paced port, open for one frame (then 3) once free, i.e. its next departure free_at[port] (clock ns)
+   falls within now_ns's nanosecond), egress with the empty queue's metadata; tm[i] = egress
    port | priority << 16 of unicast copies. res[i]: >= 0 as p4n_batch, -1 / -7 dropped in ingress (without / with a
    parser error), -2 fault in ingress, -8 dropped in egress, -5 fault in egress, -9 the copy waits in the traffic
    manager (gate 3: a busy, paced-out or down port; jobs[i] holds it; its egress runs later anyway). Stops at the first
@@ -1932,7 +1937,8 @@ int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_
    none). *used: bytes in `out`. */
 int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *data, const uint32_t *offs,
                      const uint32_t *lens, const uint32_t *ports, uint64_t now, uint8_t *gate, uint8_t *out,
-                     uint32_t outcap, uint32_t *used_io, int64_t *res, uint32_t *tm) {
+                     uint32_t outcap, uint32_t *used_io, int64_t *res, uint32_t *tm, uint64_t now_ns,
+                     const double *free_at) {
     uint32_t used = *used_io;
     int i = start;
     for (; i < nf; i++) {
@@ -1947,7 +1953,7 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
         uint32_t port = (uint32_t)K->sm.egress_spec & 0x1FF;
         uint8_t g = gate[port];
         tm[i] = port | ((uint32_t)(K->sm.priority & 7) << 16);
-        if (g == 3) { res[i] = -9; continue; }
+        if (g == 3 || (g == 2 && !(free_at[port] < (double)(now_ns + 1)))) { res[i] = -9; continue; }
         if (g != 1 && g != 2) { res[i] = -10; break; }
         uint32_t pay = n - K->payload_off;
         if (used + P4N_HCAP + pay > outcap) { res[i] = -4; break; }
@@ -1964,6 +1970,16 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
     }
     *used_io = used;
     return i;
+}
+/* One frame that arrived alone (p4exec/switch/batch.py's run_one): p4n_switch_batch of a batch of one, in `jobs[0]`,
+   its output at the start of `out`; returns that frame's res (a stop code too: the batch had nothing after it). */
+int64_t p4n_switch_one(inst_t *I, job_t *jobs, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now,
+                       uint8_t *gate, uint8_t *out, uint32_t outcap, uint32_t *tm, uint64_t now_ns,
+                       const double *free_at) {
+    uint32_t off = 0, used = 0;
+    int64_t res = 0;
+    p4n_switch_batch(I, jobs, 0, 1, data, &off, &n, &port, now, gate, out, outcap, &used, &res, tm, now_ns, free_at);
+    return res;
 }
 """
 

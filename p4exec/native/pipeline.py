@@ -620,6 +620,7 @@ class NativePipeline:
         if need > self._bout_size:
             self._bout_size = max(need, 2 * self._bout_size)
             self._bout = ffi.new("uint8_t[]", self._bout_size)
+            self._bout_view = ffi.buffer(self._bout)  # slices of it are bytes: a frame out in one step
 
     # ------------------------------------------------------------------ the switch loop's batch
     def batch_load(self, ports: list[int], datas: list[bytes]) -> None:
@@ -640,15 +641,17 @@ class NativePipeline:
         self._blens, self._boffs, self._bports = lens, offs, ports
         self._used[0] = 0
 
-    def batch_run(self, start: int, now_us: int, gate: Any) -> tuple[int, int, list[tuple[int, int, int]]]:
+    def batch_run(self, start: int, now_us: int, gate: Any, now_ns: int, free_at: Any
+                  ) -> tuple[int, int, list[tuple[int, int, int]]]:
         """Frames `start`.. of the loaded batch through C up to the first that Python must finish (see
-        p4n_switch_batch): (its index or the batch size, the C result code for it, [(result, tm word,
-        output offset)] of frames start..index-1)."""
+        p4n_switch_batch; `gate` and `free_at`: the ports' gates and paced ports' next departures, at `now_ns`):
+        (its index or the batch size, the C result code for it, [(result, tm word, output offset)] of frames
+        start..index-1)."""
         used0 = self._used[0]
         nf = len(self._blens)
         stop = self.lib.p4n_switch_batch(self.I, self._jobs, start, nf, self._bdata, self._boffs, self._blens,
                                          self._bports, now_us, gate, self._bout, self._bout_size, self._used, self._res,
-                                         self._tm)
+                                         self._tm, now_ns, free_at)
         ffi = self.ffi
         k = stop - start
         codes = ffi.unpack(self._res + start, k) if k else []
@@ -663,6 +666,28 @@ class NativePipeline:
             if r >= 0:
                 o += r
         return stop, (self._res[stop] if stop < nf else 0), out
+
+    def batch_one(self, port: int, data: bytes, now_us: int, gate: Any, now_ns: int, free_at: Any
+                  ) -> tuple[int, int]:
+        """A batch of one frame (`SwitchLoop.ingress` of a frame that arrived alone) in one call into C, without
+        `batch_load`'s lists: (its result code as `batch_run`'s, its tm word). `one_bytes` gives a forwarded
+        frame's bytes; `batch_jobs`/`batch_fault`/`batch_tail` with i = 0 work as after `batch_run`."""
+        if changes.WRITES.n != self._seen:
+            self._sync()
+        if type(data) is not bytes:
+            data = bytes(data)
+        n = len(data)
+        if self._batch_cap < 1 or n + self._hcap > self._bout_size:
+            self._room(1, n)
+        self._bdata = data
+        self._blens, self._boffs, self._bports = [n], [0], [port]
+        r = self.lib.p4n_switch_one(self.I, self._jobs, data, n, port, now_us, gate, self._bout, self._bout_size,
+                                    self._tm, now_ns, free_at)
+        return r, self._tm[0]
+
+    def one_bytes(self, n: int) -> bytes:
+        """The output frame of the last `batch_one` (n bytes, its result)."""
+        return self._bout_view[:n]
 
     def batch_bytes(self, off: int, n: int) -> bytes:
         """Output bytes of a frame of the last `batch_run` (`off` as it returned)."""

@@ -17,7 +17,7 @@ from typing import Any, Protocol, cast
 from linklayer import LinkLayerConfig, LinkPort
 from linklayer.attach import on_link_port
 from linklayer.flow import FlowStats, PortFlow
-from p4exec.switch.batch import run_batch
+from p4exec.switch.batch import run_batch, run_one
 from p4exec.switch.program import Live
 from p4exec.switch.stats import MALFORMED, NO_PORT, PIPELINE, PORT_DOWN, QUEUE_FULL, TX_ERROR
 from p4exec.switch.tm import TrafficManager
@@ -60,6 +60,7 @@ class SwitchLoop:
         self.wire_overhead = wire_overhead
         # (ingress, egress, malformed) of the live pipeline while the switch forwards, else None
         self._halves: tuple[Callable[..., Any], Callable[..., Any], Callable[[], bool]] | None = None
+        self._one: Any = None  # the live pipeline's batch entry when `ingress` may hand it single frames (`run_one`)
         self._serving: set[int] = set()
         # ports whose state (queues, pacing, serving, carrier) changed since the batch path last judged what
         # they would do with a copy (p4exec/switch/batch.py); it judges only these and those paced out then.
@@ -101,6 +102,10 @@ class SwitchLoop:
         live = self.live
         self._halves = (None if self.stopped_loop or live is None or live.ingress is None
                         else (live.ingress, live.egress, live.malformed))
+        # a frame alone goes through the batch entry too (one call into C where it may leave at once), except
+        # under flow control, whose per-copy ingress buffer the batch path's gates do not model
+        self._one = (live.batch if self._halves is not None and live is not None and self.flow_config is None
+                     else None)
 
     def attach_link(self, port: int, link_port: Any) -> None:
         """The link layer on `port` (linklayer/port.py, already this port's `out`): the frames it puts on the
@@ -123,6 +128,7 @@ class SwitchLoop:
         """PFC or CBFC on the ports given to `attach_flow`: the traffic manager accounts its buffer by ingress port
         and priority, and a lossless priority is refused by its ingress buffer, never by a queue's depth."""
         self.flow_config = cfg
+        self._forwarding()
         self.tm.use_buffers(tuple(cfg.flow_control == "cbfc" or p in cfg.pfc.priorities
                                   for p in range(self.tm.nqueues)))
 
@@ -164,6 +170,10 @@ class SwitchLoop:
 
     def ingress(self, port: int, frame: bytes, ctx: Any) -> None:
         """A frame has arrived on `port` (and passed any pipeline latency): ingress, then the queues."""
+        one = self._one
+        if one is not None:
+            run_one(self, one, port, frame, ctx)
+            return
         halves = self._halves
         if halves is None:
             self._lost(ctx, PIPELINE)

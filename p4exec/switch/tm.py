@@ -245,6 +245,23 @@ class TrafficManager:
             qi = pq.passed = QueueInfo(now_us, 0, 0, 0, qid)
         return qi
 
+    def pass_judged(self, port: int, length: int, now: int) -> PortQueue:
+        """`pass_through` of a packet already judged to pass (the batch path's gate: the port idle and free within
+        this nanosecond, no flow control), without its queueing metadata (the caller gave egress an empty
+        queue's): the same pacing, `departed_ns` and `max_depth`. The port's queues."""
+        pq = self.ports[port]
+        if pq.paced:
+            start = pq.next_tx
+            if start < now:
+                start = now  # an idle port saves no credit
+            pq.departed_ns = start
+            pq.next_tx = start + pq.interval_ns(length)
+        else:
+            pq.departed_ns = now
+        if not pq.max_depth:
+            pq.max_depth = 1
+        return pq
+
     def ready_ns(self, port: int) -> int | None:
         """The clock ns at which the head of `port`'s queues may leave (None: nothing waits).
 

@@ -77,8 +77,13 @@ def drive(target: EmbeddedTarget, frames: list, ports: list[int], batched: bool,
     return log, dict(vs.drops), vs.executions
 
 
-@pytest.mark.parametrize(("program", "changes"), [("ethplus", False), ("basic_l3", False), ("ethplus", True)])
-def test_batches_through_the_switch_loop_match_frame_by_frame(program: str, changes: bool, tmp_path) -> None:
+@pytest.mark.parametrize(("program", "changes", "native_batched"),
+                         [("ethplus", False, True), ("basic_l3", False, True), ("ethplus", True, True),
+                          ("ethplus", False, False), ("basic_l3", False, False), ("ethplus", True, False)])
+def test_batches_through_the_switch_loop_match_frame_by_frame(program: str, changes: bool, native_batched: bool,
+                                                              tmp_path) -> None:
+    """native_batched False: the native pipeline frame by frame too, each a batch of one (`run_one`, the path of a
+    frame that arrives alone: ingress, the traffic manager's shortcut and egress in one call into C)."""
     view = small_fabric()
     frames = FrameGen(view.topo, view.switch, view.ports, 5).frames(3000)
     art = build_artifacts(ROOT / "p4src" / f"{program}.p4", "p4exec", tmp_path)
@@ -91,7 +96,7 @@ def test_batches_through_the_switch_loop_match_frame_by_frame(program: str, chan
             install(t, program, view, "ecmp")
         assert type(targets["native"].device.program.loaded.pipeline).__name__ == "NativePipeline"
         py = drive(targets["python"], frames, view.ports, batched=False, changes=changes)
-        nat = drive(targets["native"], frames, view.ports, batched=True, changes=changes)
+        nat = drive(targets["native"], frames, view.ports, batched=native_batched, changes=changes)
         assert len(py[0]) > 100 and py[1]["queue_full"] > 0
         assert py[0] == nat[0]
         assert py[1:] == nat[1:]
