@@ -430,6 +430,15 @@ class DataPlane(PortStateMixin, SwitchLoop):
         else:
             ctx.dropped[TX_ERROR] += 1
 
+    def ingress(self, port: int, frame: bytes, ctx: Any) -> None:
+        """`SwitchLoop.ingress`, then what it queued goes out: a lone frame also runs through the batch entry
+        (`run_one`), whose one-copy frames wait in `_queued` like a batch's."""
+        try:
+            SwitchLoop.ingress(self, port, frame, ctx)
+        finally:
+            if self._queued:
+                self.flush_out()
+
     def ingress_batch(self, items: list[tuple[int, bytes, Any]]) -> None:
         """`SwitchLoop.ingress_batch`, then the batch's queued frames out, one burst per port: when it returns,
         every frame is on the wire (or counted as refused), so counters read between turns are complete."""
