@@ -232,12 +232,7 @@ def recv_ring(args: argparse.Namespace) -> None:
     start = time.monotonic()
     last = None
     unpack = _T2.unpack_from
-    while True:
-        now = time.monotonic()
-        if now - start > args.max_seconds or (args.count and got >= args.count):
-            break
-        if last is not None and args.idle and now - last > args.idle:
-            break
+    while not _recv_done(args, start, last, got):
         r, _, _ = select.select([s], [], [], 0.05)
         if not r:
             continue
@@ -258,6 +253,14 @@ def recv_ring(args: argparse.Namespace) -> None:
     print(f"received {got} {span:.6f}", flush=True)
 
 
+def _recv_done(args: argparse.Namespace, start: float, last: float | None, got: int) -> bool:
+    """A receiver's bounds: its time limit, the count asked for, or idle for `--idle` seconds after a frame."""
+    now = time.monotonic()
+    if now - start > args.max_seconds or (args.count and got >= args.count):
+        return True
+    return last is not None and bool(args.idle) and now - last > args.idle
+
+
 def cmd_recv(args: argparse.Namespace) -> None:
     if args.ring:
         if not args.discard:
@@ -271,12 +274,7 @@ def cmd_recv(args: argparse.Namespace) -> None:
     stamps: list[float] = []
     start = time.monotonic()
     last = None
-    while True:
-        now = time.monotonic()
-        if now - start > args.max_seconds or (args.count and len(frames) >= args.count):
-            break
-        if last is not None and args.idle and now - last > args.idle:
-            break
+    while not _recv_done(args, start, last, len(frames)):
         r, _, _ = select.select([s], [], [], 0.05)
         if not r:
             continue

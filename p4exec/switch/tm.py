@@ -225,18 +225,9 @@ class TrafficManager:
             return None
         if now is None:
             now = self.clock.now_ns()
-        if pq.paced:
-            start = pq.next_tx
-            if start >= now + 1:
-                return None
-            if start < now:
-                start = now  # an idle port saves no credit
-            pq.departed_ns = start
-            pq.next_tx = start + pq.interval_ns(length)
-        else:
-            pq.departed_ns = now
-        if not pq.max_depth:
-            pq.max_depth = 1
+        if pq.paced and pq.next_tx >= now + 1:
+            return None
+        _depart(pq, now, length)
         qid = priority if 0 <= priority < self.nqueues else (self.nqueues - 1 if priority > 0 else 0)
         now_us = (now - self.start_ns) // 1000
         qi = pq.passed
@@ -250,16 +241,7 @@ class TrafficManager:
         this nanosecond, no flow control), without its queueing metadata (the caller gave egress an empty
         queue's): the same pacing, `departed_ns` and `max_depth`. The port's queues."""
         pq = self.ports[port]
-        if pq.paced:
-            start = pq.next_tx
-            if start < now:
-                start = now  # an idle port saves no credit
-            pq.departed_ns = start
-            pq.next_tx = start + pq.interval_ns(length)
-        else:
-            pq.departed_ns = now
-        if not pq.max_depth:
-            pq.max_depth = 1
+        _depart(pq, now, length)
         return pq
 
     def ready_ns(self, port: int) -> int | None:
@@ -396,3 +378,18 @@ class TrafficManager:
             if rx is not None:
                 rx.release(qid, length)
         return out
+
+
+def _depart(pq: PortQueue, now: int, length: int) -> None:
+    """A packet leaves the idle port `pq` at `now` or, paced, at its next slot (which the caller checked falls
+    within this nanosecond): its departure, the pacing credit it uses, and the depth it saw (one)."""
+    if pq.paced:
+        start = pq.next_tx
+        if start < now:
+            start = now  # an idle port saves no credit
+        pq.departed_ns = start
+        pq.next_tx = start + pq.interval_ns(length)
+    else:
+        pq.departed_ns = now
+    if not pq.max_depth:
+        pq.max_depth = 1
