@@ -113,18 +113,21 @@ def p4exec_argv(draw: st.DrawFn, files: dict[str, str]) -> list[str]:
 def _until_ready(proc: subprocess.Popen[str]) -> str:
     """A switch's stderr until it says it is ready (valid flags: it then runs until stopped) or exits."""
     assert proc.stderr is not None
+    # the pipe's fd, not the text wrapper: readline() may pull the ready line into the wrapper's buffer along
+    # with an earlier one (a log line a few ms before it), and select() on the fd then waits for ever
+    fd = proc.stderr.fileno()
     deadline = time.monotonic() + HANG_S
-    err = ""
+    err = b""
     while time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stderr], [], [], max(0.0, deadline - time.monotonic()))
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
         if not ready:
             break
-        line = proc.stderr.readline()
-        err += line
-        if not line or "ready" in line:
-            if not line:
+        chunk = os.read(fd, 65536)
+        err += chunk
+        if not chunk or b"ready" in err:
+            if not chunk:
                 proc.wait(10)
-            return err
+            return err.decode(errors="replace")
     pytest.fail(f"neither ready nor exited within {HANG_S} s: {proc.args}")
 
 
