@@ -40,7 +40,7 @@ from traffic.records import (
     PlannedCollective,
     RunResult,
 )
-from traffic.scheduler import Scheduler
+from traffic.scheduler import Handle, Scheduler
 from traffic.transport import CNP, Receiver, RttEstimator, Sender, make_transport, reliable, transport_params
 
 #: The priorities a NIC's frames travel at, as the fabric's P4 programs classify them (p4src/include/trim.p4):
@@ -90,7 +90,7 @@ class Flow:
 
     __slots__ = ("fid", "rec", "nic", "tpl", "tail", "next_ns", "cc", "rx", "payload", "dst_ep", "src_ep",
                  "last_progress_ns", "wire_bits", "tail_wire_bits", "blocked", "queued", "tx", "trx", "hi",
-                 "fb_tpl", "rx_nic", "tx_timer", "rx_timer", "parked", "plane", "paths", "path_of_plane", "load")
+                 "fb_tpl", "rx_nic", "tx_timer", "tx_handle", "rx_timer", "parked", "plane", "paths", "path_of_plane", "load")
     fid: int
     rec: FlowRecord
     nic: NicPort
@@ -114,6 +114,7 @@ class Flow:
     parked: bool
     hi: int
     tx_timer: int
+    tx_handle: Handle | None  # the pending transport timer event (cancelled when superseded or done)
     rx_timer: int
     # multi-path flows only (plane_policy other than pinned, more than one common plane); `nic`, `tpl`,
     # `tail`, `wire_bits` are then the current path's, `rx_nic`/`fb_tpl` those of the latest arrival
@@ -460,6 +461,7 @@ class Endpoints:
                 f.blocked = f.queued = f.parked = False
                 f.hi = 0
                 f.tx_timer = f.rx_timer = 0
+                f.tx_handle = None
                 pair = (t.src, t.dst)
                 if pair not in rtts:
                     rtts[pair] = RttEstimator(self.tparams)
@@ -626,16 +628,32 @@ class Endpoints:
 
     # ---------------------------------------------------------------- transport timers
     def _arm_tx(self, f: Flow) -> None:
+        """The sender's timer as an event (a cancellable one: it is superseded by an earlier one, or the flow
+        finishes, and most flows finish long before their retransmission timeout). A finished sender's timer
+        would change nothing, so a finished sender has none."""
         t = f.tx.next_timer()
-        if t is not None and (not f.tx_timer or t < f.tx_timer):
+        if t is not None and (not f.tx_timer or t < f.tx_timer) and not f.tx.done:
             f.tx_timer = t = max(t, self.sim.now)
-            self.sim.at(t, self._tx_timer, f.fid, t)
+            old = f.tx_handle
+            if old is not None:
+                old.cancel()
+            f.tx_handle = self.sim.call_at(t, self._tx_timer, f.fid, t)
+
+    @staticmethod
+    def _disarm_tx(f: Flow) -> None:
+        """A finished sender's pending timer: it would change nothing, so it leaves the event heap."""
+        h = f.tx_handle
+        if h is not None:
+            h.cancel()
+            f.tx_handle = None
+        f.tx_timer = 0
 
     def _tx_timer(self, fid: int, t: int) -> None:
         f = self.flows[fid]
         if f.tx_timer != t:
             return  # superseded by an earlier one
         f.tx_timer = 0
+        f.tx_handle = None  # (fired)
         now = self.sim.now
         f.tx.on_timer(now)
         if f.tx.failed:
@@ -845,8 +863,12 @@ class Endpoints:
                 if self.hpcc:
                     for _k in range(newly):
                         self.reaction.on_delivery(f.cc, False, fb.qdepth, now / 1e9)
-            if tx.failed:
-                self._settle(p.flow)
+            if tx.done:
+                if tx.failed:
+                    self._settle(p.flow)
+                if f.tx_handle is not None:
+                    self._disarm_tx(f)
+                return
             if f.parked:
                 self._unpark(f)
             t = tx.next_timer()  # `_arm_tx`, inlined: once per ACK

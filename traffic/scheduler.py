@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from heapq import heappush
+from heapq import heapify, heappush
 from itertools import count
 from typing import Any, Protocol
 
@@ -25,6 +25,9 @@ NO_PLACE = 1 << 62  # later than any place an event can have
 # (vfabric/links.py: a link direction's arrivals, (source << 40) + sequence), which therefore run first
 # within an instant, and in an order no partitioning of the fabric changes.
 SCHEDULER_PLACES = 1 << 60
+# Cancelled events are taken out of the heap once they are at least this many and half of it: a heap inflated
+# by dead timers (every finished flow's retransmission timer) makes every pop dearer (deeper, colder).
+PURGE_MIN = 1024
 
 
 class SchedulerError(ValueError):
@@ -32,20 +35,31 @@ class SchedulerError(ValueError):
 
 
 class Handle:
-    """A cancellable event (`Scheduler.call_at`): cancelled, it still leaves the heap at its time, doing nothing."""
+    """A cancellable event (`Scheduler.call_at`): cancelled, it does nothing when its time comes, and its heap
+    entry is dropped when enough of them have piled up (`EventHeap`)."""
 
-    __slots__ = ("fn", "args", "live")
+    __slots__ = ("fn", "args", "live", "owner")
 
-    def __init__(self, fn: Callable[..., Any], args: tuple) -> None:
-        self.fn, self.args, self.live = fn, args, True
+    def __init__(self, fn: Callable[..., Any], args: tuple, owner: EventHeap | None = None) -> None:
+        self.fn, self.args, self.live, self.owner = fn, args, True, owner
 
     def cancel(self) -> None:
-        self.live = False
+        if self.live:
+            self.live = False
+            if self.owner is not None:
+                self.owner.cancelled()
 
     def fire(self) -> None:
         if self.live:
             self.live = False
             self.fn(*self.args)
+        elif self.owner is not None:
+            self.owner.dead -= 1  # a cancelled entry left the heap by its time
+
+
+def _live(entry: tuple[int, int, Callable[..., Any], tuple]) -> bool:
+    h = getattr(entry[2], "__self__", None)
+    return type(h) is not Handle or h.live
 
 
 class Scheduler(Protocol):
@@ -83,6 +97,7 @@ class EventHeap:
         self._heap: list[tuple[int, int, Callable[..., Any], tuple]] = []
         self.next_place: Callable[[], int] = count(SCHEDULER_PLACES).__next__
         self.push: Callable[[tuple[int, int, Callable[..., Any], tuple]], None] = partial(heappush, self._heap)
+        self.dead = 0  # cancelled events still in the heap
 
     def now_ns(self) -> int:
         return self.now
@@ -105,9 +120,20 @@ class EventHeap:
 
     def call_at(self, t_ns: int, fn: Callable[..., Any], *args: Any) -> Handle:
         """`at`, returning a handle whose `cancel()` makes the event do nothing."""
-        h = Handle(fn, args)
+        h = Handle(fn, args, self)
         self.at(t_ns, h.fire)
         return h
+
+    def cancelled(self) -> None:
+        """One more event in the heap was cancelled (`Handle.cancel`): when they are many, take them out.
+        Pops run in (time, place) order, which no heap layout changes, so this changes no event's turn; the
+        heap list stays the same object (a running loop holds it)."""
+        self.dead += 1
+        heap = self._heap
+        if self.dead >= PURGE_MIN and 2 * self.dead >= len(heap):
+            heap[:] = [e for e in heap if _live(e)]
+            heapify(heap)
+            self.dead = 0
 
     def first_place_now(self) -> int:
         """The place of the first event of the current instant still to run (`NO_PLACE` if none): a batch
