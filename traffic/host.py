@@ -389,6 +389,7 @@ class Endpoints:
         self.receiver = RxAccounting()
         self.packets = 0
         self.limit_hit = False
+        self.max_packets = self.config.max_packets  # (read per frame)
         self.foreign = 0
         self.graph: FlowGraph | None = None
         self.inc: IncEndpoints | None = None  # in-network all-reduce collectives of the plan (traffic/inc)
@@ -701,7 +702,9 @@ class Endpoints:
         transmit-ahead window) and `f` is at the head: send one frame, or say why not (False: the flow is
         waiting for pacing time, window, feedback or a timer, and will be made ready again by it)."""
         rec = f.rec
-        if rec.settle_ns and not self.reliable or f.tx.done:
+        tx = f.tx
+        reliable = self.reliable
+        if tx.done or rec.settle_ns and not reliable:
             return False
         if f.next_ns >= now + 1:
             self.sim.at(int(f.next_ns), self._wake, f.fid)
@@ -709,7 +712,6 @@ class Endpoints:
         cc = f.cc
         assert cc is not None  # set when the flow started
         reaction = self.reaction
-        tx = f.tx
         if self.windowed:
             win = reaction.window(cc)
             if win is not None:
@@ -721,7 +723,7 @@ class Endpoints:
                     f.blocked = True
                     self.sim.at(f.last_progress_ns + self.config.loss_grace_ns, self._wake, f.fid)
                     return False
-        if self.packets >= self.config.max_packets:
+        if self.packets >= self.max_packets:
             self.limit_hit = True
             if not rec.send_done_ns:
                 rec.send_done_ns = now
@@ -730,7 +732,7 @@ class Endpoints:
         psn = tx.take(now)
         if psn is None:  # window full or nothing to (re)send: feedback or a timer wakes the flow
             f.parked = True
-            if self.reliable:
+            if reliable:
                 self._arm_tx(f)
             return False
         npkts = rec.npkts
@@ -749,7 +751,8 @@ class Endpoints:
         frame = bytes(buf) if self.copy_frames else buf
         # Back to back: start where the previous frame ended (fractional ns), not at the whole ns the event
         # was rounded to, or every frame would lose up to 1 ns (0.8 % of a 1.5 kB frame at 400 Gbit/s).
-        if self.catch_up:
+        catch_up = self.catch_up
+        if catch_up:
             start = nic.start_ns(now)
         else:
             busy = nic.busy_until
@@ -767,19 +770,19 @@ class Endpoints:
         self.packets += 1
         bits = f.tail_wire_bits if last else f.wire_bits
         nxt = f.next_ns
-        f.next_ns = (nxt if nxt > start or self.catch_up else start) + bits * 1e9 / (
+        f.next_ns = nxt = (nxt if nxt > start or catch_up else start) + bits * 1e9 / (
             cc.rate_bps if self.rate_fixed else reaction.rate_bps(cc, now / 1e9))
         if not rec.send_done_ns and f.hi >= npkts:
             rec.send_done_ns = now
             rec.rate_cuts = cc.cuts
-        if self.reliable:
+        if reliable:
             t = tx.next_timer()  # `_arm_tx`, inlined: once per frame
             if t is not None and (not f.tx_timer or t < f.tx_timer):
                 self._arm_tx(f)
         if tx.done:
-            if not self.reliable and not f.rx.complete:
+            if not reliable and not f.rx.complete:
                 self.sim.at(now + self.config.loss_grace_ns, self._grace, f.fid)
-        elif f.next_ns < end + 1:
+        elif nxt < end + 1:
             if plane is None:  # `nic.make_ready(f)` without its kick: only `NicPort._transmit` calls send_one
                 if not f.queued:
                     f.queued = True
@@ -787,7 +790,7 @@ class Endpoints:
             else:
                 self._ready(f)
         else:
-            self.sim.at(int(f.next_ns), self._wake, f.fid)
+            self.sim.at(int(nxt), self._wake, f.fid)
         return True
 
     def _wake(self, fid: int) -> None:

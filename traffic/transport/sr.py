@@ -35,7 +35,8 @@ _BIT_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
 
 class SrSender:
     __slots__ = ("npkts", "p", "acked", "queued", "sent_ns", "una", "nxt", "high", "nacked", "rack", "retx",
-                 "rto_at", "probe_at", "last_tx", "probes", "streak", "rtt", "sent", "retransmitted", "timeouts", "naks", "failed")
+                 "rto_at", "probe_at", "last_tx", "probes", "streak", "rtt", "sent", "retransmitted", "timeouts", "naks", "failed",
+                 "done")
 
     def __init__(self, npkts: int, params: TransportParams, rtt: RttEstimator | None = None) -> None:
         self.npkts = npkts
@@ -55,14 +56,12 @@ class SrSender:
         self.streak = 0
         self.sent = self.retransmitted = self.timeouts = self.naks = 0
         self.failed = False
+        # every PSN acknowledged, or given up: an attribute set where `nacked` or `failed` change (read per frame)
+        self.done = npkts <= 0
 
     @property
     def acked_delivered(self) -> int:
         return self.nacked
-
-    @property
-    def done(self) -> bool:
-        return self.nacked >= self.npkts or self.failed
 
     def take(self, now: int) -> int | None:
         if self.failed:
@@ -144,6 +143,8 @@ class SrSender:
         self.una = una
         new = self.nacked - before
         if new:
+            if self.nacked >= self.npkts:
+                self.done = True
             self.streak = 0
             self.rto_at = now + self.rtt.rto if self.nacked < self.high else None
             if self.probe_at is not None:
@@ -180,7 +181,7 @@ class SrSender:
         self.timeouts += 1
         self.streak += 1
         if self.streak > self.p.max_timeouts:
-            self.failed = True
+            self.failed = self.done = True
             self.rto_at = None
             return
         old = now - self.rtt.rto
@@ -244,8 +245,11 @@ class SrReceiver:
                 out.append(Feedback(NAK, self.cum, psn, self.sack(), self.qmax, tx_ns))
             return out
         self.arrivals += 1
-        if self.wire.arrive(psn):
+        seen = self.wire.bits  # (`SeenOnWire.arrive`, inlined: once per data frame)
+        if seen[psn]:
             self.spurious += 1
+        else:
+            seen[psn] = 1
         if self.got[psn]:
             self.discarded += 1
             out.append(self._ack(psn))
