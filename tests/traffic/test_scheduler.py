@@ -10,7 +10,7 @@ import time
 import pytest
 
 from traffic.realtime import RealTimeScheduler
-from traffic.scheduler import NO_PLACE, EventHeap, SchedulerError
+from traffic.scheduler import NO_PLACE, PURGE_MIN, EventHeap, SchedulerError
 from vfabric.events import Simulator
 
 
@@ -52,6 +52,30 @@ def test_a_cancelled_handle_does_nothing_and_bad_times_are_refused() -> None:
         heap.at(1.5, print)  # type: ignore[arg-type]
     with pytest.raises(SchedulerError, match="negative delay"):
         heap.after(-1, print)
+
+
+def test_cancelled_events_leave_the_heap_and_the_rest_keep_their_order() -> None:
+    """Many cancelled timers (finished flows' RTOs) are dropped from the heap once they are half of it; what is
+    left runs in the same (time, place) order as without the purge, including an event cancelled after it ran."""
+    sim = Simulator()
+    ran: list[int] = []
+    live = []
+    n = 2 * PURGE_MIN
+    for k in range(n):
+        h = sim.call_at(1000 + (k * 7919) % 97, ran.append, k)
+        (live if k % 4 == 0 else []).append(k)
+        if k % 4:
+            h.cancel()
+    sim.at(1, ran.append, -1)
+    assert sim.pending() < n // 2 + 2  # purged: the cancelled three quarters are gone
+    assert sim.dead < PURGE_MIN
+    sim.run()
+    assert ran == [-1] + sorted(live, key=lambda k: (1000 + (k * 7919) % 97, k))
+    assert sim.dead == 0
+    done = sim.call_at(sim.now + 5, ran.append, 99)
+    sim.run()
+    done.cancel()  # after it ran: counts nothing
+    assert ran[-1] == 99 and sim.dead == 0
 
 
 def test_real_time_runs_due_events_in_order_and_reads_sockets() -> None:
