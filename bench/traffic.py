@@ -12,6 +12,7 @@ and removes them). Bounded: each measurement stops after a packet count or a few
 
 from __future__ import annotations
 
+import argparse
 import os
 import secrets
 import sys
@@ -79,18 +80,23 @@ def scapy_rate() -> float:
 
 
 def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=ROUNDS, help="interleaved unreliable/rc-gbn rounds (medians)")
+    rounds_n = ap.parse_args().rounds
+    if rounds_n < 1:
+        ap.error("--rounds must be at least 1")
     lab = VethLab(f"ethtr-b{secrets.token_hex(2)}-", 2, bridge=False)
     ports = lab.up()
     try:
         load0 = os.getloadavg()[0]
         raw = raw_rate(ports)
         # interleaved rounds, median of each: the machine is shared, a background burst hits both alike
-        rounds = [(engine_rate(ports), engine_rate(ports, "rc-gbn")) for _ in range(ROUNDS)]
+        rounds = [(engine_rate(ports), engine_rate(ports, "rc-gbn")) for _ in range(rounds_n)]
         load1 = os.getloadavg()[0]
-        eng, delivered, drops, _ = sorted((r[0] for r in rounds), key=lambda x: x[0])[ROUNDS // 2]
-        gbn, gbn_delivered, gbn_drops, _ = sorted((r[1] for r in rounds), key=lambda x: x[0])[ROUNDS // 2]
+        eng, delivered, drops, _ = sorted((r[0] for r in rounds), key=lambda x: x[0])[rounds_n // 2]
+        gbn, gbn_delivered, gbn_drops, _ = sorted((r[1] for r in rounds), key=lambda x: x[0])[rounds_n // 2]
         pair_ratios = sorted(b[0] / a[0] for a, b in rounds)
-        cpu = sorted(r[0][3] for r in rounds)[ROUNDS // 2], sorted(r[1][3] for r in rounds)[ROUNDS // 2]
+        cpu = sorted(r[0][3] for r in rounds)[rounds_n // 2], sorted(r[1][3] for r in rounds)[rounds_n // 2]
     finally:
         lab.down()
     scapy = scapy_rate()
