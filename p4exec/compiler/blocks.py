@@ -200,6 +200,12 @@ class BlockCompiler:
         em("n = len(data)")
         if not sub:
             em("off = 0")
+        for p in d.params if sub else ():
+            if p.direction == "out":
+                for inv in _out_headers_invalid(self.decls.resolve_type(p.type), tir.Name(
+                        self.decls.resolve_type(p.type), "p_" + pyident(p.name))):
+                    prec.locals.append(inv)
+                    self.statements.emit_stmt(inv, em)
         for loc in d.locals:
             if isinstance(loc, A.VarDecl):
                 lnode = self.statements.node(loc)
@@ -250,6 +256,8 @@ class BlockCompiler:
         em("except _ParserErr as e:")
         if sub:
             em("    if e.off is None: e.off = off")
+            if ctx.out_params:      # copied out by the caller even on a reject, as BMv2 does
+                em(f"    e.outs = ({', '.join(ctx.out_params)},)")
             em("    raise")
         else:
             em("    return (off if e.off is None else e.off), e.code")
@@ -543,3 +551,14 @@ class BlockCompiler:
         src(f"NEW_M = {self.pytypes.pyclass(self.st.v1['M'])}")
         src(f"NEW_SM = {self.pytypes.pyclass(self.st.v1['SM'])}")
         return src.text()
+
+
+def _out_headers_invalid(t: T.Type, node: tir.Expr) -> list[tir.Stmt]:
+    """A sub-parser's `out` header (or the headers of an `out` struct or union) starts invalid: p4c's inliner
+    makes it so before the sub-parser's start state (measured with BMv2); scalars stay as the caller left them."""
+    bt = T.strip_new(t)
+    if isinstance(bt, T.HeaderT):
+        return [tir.SetValidity(node, False)]
+    if isinstance(bt, (T.StructT, T.UnionT)):
+        return [s for f, ft in bt.fields.items() for s in _out_headers_invalid(ft, tir.Field(ft, node, f))]
+    return []

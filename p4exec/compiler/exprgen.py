@@ -98,10 +98,18 @@ def statement(s: tir.Stmt) -> list[str]:
     if isinstance(s, tir.StackShift):
         return [f"{code(s.stack)}.{s.op}({s.count})"]
     if isinstance(s, tir.ParserApply):
+        # the sub-parser returns (outs..., offset); on a reject its outs travel on the _ParserErr and are copied
+        # out before it unwinds further (BMv2 keeps a rejecting sub-parser's writes: docs/p4exec-compiler.md).
+        # An error raised by an argument (`st.next` of a full stack) comes before the call: nothing to copy out
         lines, result = call(s.plan)
         if not s.plan.outs:
             return [f"off = {result}"]
-        return lines + [f"off = {result}[-1]"]   # the sub-parser returns (outs..., offset)
+        t = s.plan.result
+        first = lines.index(next(ln for ln in lines if ln.startswith(f"{t} = ")))
+        outs = lines[first + 1:]
+        return lines[:first] + ["try:", "    " + lines[first], "except _ParserErr as _e:",
+                                "    if not hasattr(_e, 'outs'): raise", f"    {t} = _e.outs",
+                                *("    " + ln for ln in outs), "    raise"] + outs + [f"off = {result}[-1]"]
     if isinstance(s, tir.Emit):
         return _emit(s)
     if isinstance(s, tir.OutsOnExit):

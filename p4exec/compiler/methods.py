@@ -80,8 +80,8 @@ class MethodCompiler:
             if len(n.args) != len(params):
                 raise self.st.err(f"apply of {d.name}: expected {len(params)} argument(s), got {len(n.args)}", n)
             rest = A.Call(n.func, n.args[1:], loc=n.loc)
-            # scalar out/inout arguments: the sub-parser returns (outs..., offset); copied out on accept only
-            # (a reject raises, as p4c's inlined parser jumps to reject without the copy-out)
+            # scalar out/inout arguments: the sub-parser returns (outs..., offset); copied out on a reject too
+            # (p4c inlines the sub-parser with the arguments in place of its parameters, so BMv2 keeps its writes)
             plan = self.calls.plan_call(rest, params[1:], base.extra.py, f"apply of {d.name}", "data, off")
             return E(T.VOID, "", extra=tir.ParserApply(plan))
         if isinstance(bt, T.BlockT):

@@ -1190,8 +1190,8 @@ class CGen:
 
     def s_ParserApply(self, s: tir.ParserApply, ind: str) -> list[str]:
         """`sub.apply(packet, ...)`: the sub-parser (a C function) continues at `off` and hands back its offset and
-        error; on accept the scalar out values and copied objects go back (call_parts), on reject or an error
-        the parser stops there with that error and offset, without the copy-out (the Python pipeline's raise)."""
+        error; the scalar out values and copied objects go back (call_parts) on accept and on a reject or an
+        error too (BMv2 keeps a rejecting sub-parser's writes), then the parser stops there with that error."""
         p = s.plan
         if p.func not in self.rec.parsers:
             raise Unsupported(f"apply of parser {p.func}")
@@ -1201,8 +1201,8 @@ class CGen:
             so, e = self.newtmp(), self.newtmp()
             call = f"{p.func}(I, K, data, n, &{so}" + call[len(p.func) + len("(I, K"):]
             return [f"{ind}{{ uint32_t {so} = off;", f"{ind}  int {e} = {call};", f"{ind}  off = {so};",
-                    f"{ind}  if (K->fault) goto done;", f"{ind}  if ({e}) {{ err = {e}; goto done; }}",
-                    *(f"{ind}  {x}" for x in post), f"{ind}}}"]
+                    f"{ind}  if (K->fault) goto done;", *(f"{ind}  {x}" for x in post),
+                    f"{ind}  if ({e}) {{ err = {e}; goto done; }}", f"{ind}}}"]
         return self.with_pre(ind, f)
 
     def varbit_layout(self, h: T.HeaderT) -> list[tuple[str, int, T.Type]]:

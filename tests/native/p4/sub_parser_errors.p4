@@ -62,8 +62,8 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
     apply {
         sm.egress_spec = 9w1;
         hdr.res.setValid();
-        // a sub-parser's out values after a reject or error: p4exec (both pipelines) leaves the caller's, BMv2
-        // shows the sub-parser's writes (docs/p4exec-native.md), so they are not looked at here
+        // a sub-parser's out values after a reject or error (BMv2 keeps its writes) are pinned by
+        // sub_parser_reject_outs.p4; here only the accepted ones are looked at
         if (sm.parser_error == error.NoError && !(hdr.b.isValid() && hdr.b.v == 16w0xFFFF)) {
             hdr.res.seen = meta.seen;
         } else {
