@@ -33,8 +33,24 @@ CASES = [
 
 @pytest.mark.parametrize("pipeline", ["python", "native"])
 @pytest.mark.parametrize(("program", "stf"), CASES, ids=[s for _, s in CASES])
-def test_stf(program: str, stf: str, pipeline: str) -> None:
-    """Each file on both pipelines; the native one must really run (these programs are all in its reach)."""
+def test_stf(program: str, stf: str, pipeline: str, capsys: pytest.CaptureFixture[str],
+             caplog: pytest.LogCaptureFixture) -> None:
+    """Each file on both pipelines through the command's own entry point (`p4exec.cli.main`, what the `p4exec`
+    script calls) in this process, so a program is compiled once per worker and not once per file and pipeline;
+    the native pipeline must really run (these programs are all in its reach)."""
+    from p4exec.cli import main
+
+    returncode = main(["stf", "--pipeline", pipeline, str(ROOT / "p4src" / program), str(HERE / stf)])
+    captured = capsys.readouterr()
+    assert returncode == 0, captured.out + captured.err
+    if pipeline == "native" and compiler_available() is not None:
+        assert "native pipeline not used" not in captured.err + caplog.text, captured.err + caplog.text
+
+
+@pytest.mark.parametrize("pipeline", ["python", "native"])
+def test_the_command_runs_an_stf(pipeline: str) -> None:
+    """The installed `p4exec` command as a process, the way users and CI run it, on one file per pipeline."""
+    program, stf = "ethplus.p4", "ethplus_forwarding.stf"
     run = subprocess.run([str(P4EXEC), "stf", "--pipeline", pipeline, str(ROOT / "p4src" / program), str(HERE / stf)],
                          capture_output=True, text=True, timeout=240, cwd=ROOT)
     assert run.returncode == 0, run.stdout + run.stderr

@@ -5,6 +5,8 @@ reasons, counters and registers. The full run (10,000 frames per program) is `py
 its numbers are in docs/difftest.md."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from difftest.pipelines import FEATURES, P4SRC, feature_programs, run_feature, run_p4src
@@ -17,10 +19,17 @@ FRAMES = 500
 FEATURE_FRAMES = 150  # 94 programs: the whole file stays well under a minute
 
 
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One build folder for the module: a program compiled for one case is reused by the next (build_artifacts
+    keeps outputs newer than their sources), instead of a `p4exec compile` process per case."""
+    return tmp_path_factory.mktemp("p4src-build")
+
+
 @pytest.mark.parametrize("batch", [0, 64], ids=["frame-by-frame", "batches"])
 @pytest.mark.parametrize("program", P4SRC)
-def test_p4src_program_same_on_both(program: str, batch: int, tmp_path) -> None:
-    res = run_p4src(program, FRAMES, seed=7, batch=batch, build_dir=tmp_path)
+def test_p4src_program_same_on_both(program: str, batch: int, build_dir: Path) -> None:
+    res = run_p4src(program, FRAMES, seed=7, batch=batch, build_dir=build_dir)
     assert res.native, f"{program} must run natively: {res.why_python}"
     assert res.details == [] and res.agree
     assert res.outputs > FRAMES // 20 and res.live > 0
@@ -28,7 +37,7 @@ def test_p4src_program_same_on_both(program: str, batch: int, tmp_path) -> None:
         assert res.drops["malformed"] > 0 and res.drops["dropped by the program"] > 0
 
 
-def test_inc_frames_exercise_the_aggregation(tmp_path) -> None:
+def test_inc_frames_exercise_the_aggregation(build_dir: Path) -> None:
     """ethplus_inc.p4's INC frames meet every outcome that matters (absorbed, completed, duplicate, unknown job,
     not a member, bad slot, stale): the random frames reach the aggregation, not only its error paths."""
     from contextlib import ExitStack
@@ -40,7 +49,7 @@ def test_inc_frames_exercise_the_aggregation(tmp_path) -> None:
     view = small_fabric()
     frames = FrameGen(view.topo, SWITCH, view.ports, 7, INC_KINDS, inc_jobs_on_switch()).frames(FRAMES)
     with ExitStack() as stack:
-        nat = stack.enter_context(fabric_switch("ethplus_inc", "native", tmp_path))
+        nat = stack.enter_context(fabric_switch("ethplus_inc", "native", build_dir))
         for i, f in enumerate(frames):
             nat.run(f.port, f.data, i)
         events = dict(zip(EVENTS, nat.state.counters["MyIngress.agg.inc_events"].packets, strict=False))

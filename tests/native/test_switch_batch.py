@@ -6,15 +6,15 @@ batches (the batch path keeps what each port would do with a copy, and must see 
 drop reason, counters and registers."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from controller.artifacts import build_artifacts
-from difftest.fabric_entries import small_fabric
-from difftest.frames import FrameGen
+from controller.artifacts import PipelineArtifacts, build_artifacts
+from difftest.fabric_entries import FabricView, small_fabric
+from difftest.frames import Frame, FrameGen
 from difftest.randomdiff import install, read_state
 from difftest.targets import EmbeddedTarget
 from p4exec.native import select
@@ -77,30 +77,69 @@ def drive(target: EmbeddedTarget, frames: list, ports: list[int], batched: bool,
     return log, dict(vs.drops), vs.executions
 
 
+@pytest.fixture(scope="module")
+def fabric() -> FabricView:
+    return small_fabric()
+
+
+@pytest.fixture(scope="module")
+def frames(fabric: FabricView) -> list[Frame]:
+    """The 3,000 seeded frames, built once (scapy takes seconds): every case reads the same list."""
+    return FrameGen(fabric.topo, fabric.switch, fabric.ports, 5).frames(3000)
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], PipelineArtifacts]:
+    """A program compiled once for the module, not once per case."""
+    made: dict[str, PipelineArtifacts] = {}
+
+    def get(program: str) -> PipelineArtifacts:
+        if program not in made:
+            made[program] = build_artifacts(ROOT / "p4src" / f"{program}.p4", "p4exec",
+                                            tmp_path_factory.mktemp(program))
+        return made[program]
+    return get
+
+
+@pytest.fixture(scope="module")
+def python_runs() -> dict:
+    """The Python pipeline frame by frame is the reference of both native modes: run once per (program, changes)."""
+    return {}
+
+
+def load(art: PipelineArtifacts, kind: str, program: str, view: FabricView) -> EmbeddedTarget:
+    with pipeline_kind(kind):
+        target = EmbeddedTarget(art)
+    install(target, program, view, "ecmp")
+    return target
+
+
 @pytest.mark.parametrize(("program", "changes", "native_batched"),
                          [("ethplus", False, True), ("basic_l3", False, True), ("ethplus", True, True),
                           ("ethplus", False, False), ("basic_l3", False, False), ("ethplus", True, False)])
 def test_batches_through_the_switch_loop_match_frame_by_frame(program: str, changes: bool, native_batched: bool,
-                                                              tmp_path) -> None:
+                                                              fabric: FabricView, frames: list[Frame],
+                                                              artifacts: Callable[[str], PipelineArtifacts],
+                                                              python_runs: dict) -> None:
     """native_batched False: the native pipeline frame by frame too, each a batch of one (`run_one`, the path of a
     frame that arrives alone: ingress, the traffic manager's shortcut and egress in one call into C)."""
-    view = small_fabric()
-    frames = FrameGen(view.topo, view.switch, view.ports, 5).frames(3000)
-    art = build_artifacts(ROOT / "p4src" / f"{program}.p4", "p4exec", tmp_path)
-    targets = {}
-    for kind in ("python", "native"):
-        with pipeline_kind(kind):
-            targets[kind] = EmbeddedTarget(art)
+    view = fabric
+    art = artifacts(program)
+    if (program, changes) not in python_runs:
+        py_target = load(art, "python", program, view)
+        try:
+            python_runs[program, changes] = (drive(py_target, frames, view.ports, batched=False, changes=changes),
+                                             read_state(py_target.conn))
+        finally:
+            py_target.close()
+    py, py_state = python_runs[program, changes]
+    native = load(art, "native", program, view)
     try:
-        for t in targets.values():
-            install(t, program, view, "ecmp")
-        assert type(targets["native"].device.program.loaded.pipeline).__name__ == "NativePipeline"
-        py = drive(targets["python"], frames, view.ports, batched=False, changes=changes)
-        nat = drive(targets["native"], frames, view.ports, batched=native_batched, changes=changes)
+        assert type(native.device.program.loaded.pipeline).__name__ == "NativePipeline"
+        nat = drive(native, frames, view.ports, batched=native_batched, changes=changes)
         assert len(py[0]) > 100 and py[1]["queue_full"] > 0
         assert py[0] == nat[0]
         assert py[1:] == nat[1:]
-        assert read_state(targets["python"].conn) == read_state(targets["native"].conn)
+        assert py_state == read_state(native.conn)
     finally:
-        for t in targets.values():
-            t.close()
+        native.close()

@@ -105,6 +105,7 @@ def test_declared_state_above_the_budget_is_refused_before_allocating(switch: Sw
     assert switch.rss_mb() < before + 50
 
 
+@pytest.mark.slow  # a soak: RSS of a switch process over many rounds (make test runs it, test-fast does not)
 def test_a_replaced_pipeline_frees_its_state(switch: SwitchProcess) -> None:
     """Three commits of a 128 MiB register (within the 256 MiB budget) leave RSS near one copy, not three: one
     copy kept is already above the margin."""
@@ -166,6 +167,7 @@ def _write(client: Client, updates: list) -> grpc.RpcError | None:
     return last
 
 
+@pytest.mark.slow  # a soak: RSS of a switch process over many rounds (make test runs it, test-fast does not)
 def test_failed_updates_leave_nothing_behind(switch: SwitchProcess) -> None:
     """Writes of thousands of duplicate inserts and absent deletes: the switch's RSS stays flat."""
     source, p4info = program("16")
@@ -189,6 +191,7 @@ def test_failed_updates_leave_nothing_behind(switch: SwitchProcess) -> None:
     assert switch.rss_mb() < before + 30, (before, switch.rss_mb())
 
 
+@pytest.mark.slow  # a soak: RSS of a switch process over many rounds (make test runs it, test-fast does not)
 def test_inserted_then_deleted_entries_leave_nothing_behind(switch: SwitchProcess) -> None:
     """Six rounds of 3,000 inserts and deletes: flat RSS (an entry and its cached lookup result referred to
     each other; frozen by the packet loop, every deleted entry stayed: ~470 bytes each)."""

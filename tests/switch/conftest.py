@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import pytest
 
 from p4exec.switch.lab import Lab, switch_env
 from p4exec.switch.nsio import write_frames
-from tests.support.switch import Capture, Switch
+from tests.support.switch import BASIC_L3, Capture, Switch, compiled, table_entry
 
 
 @pytest.fixture
@@ -75,3 +76,23 @@ def send(lab: Lab, tmp_path: Path):
     return do
 
 
+
+
+@pytest.fixture
+def routed_basic_l3() -> Callable[[Switch], AbstractContextManager]:
+    """`with routed_basic_l3(sw) as conn:` basic_l3.p4 loaded over gRPC on a started switch with one route,
+    10.0.2.0/24 out of port 2 to 00:00:00:00:02:02; the connection is closed when the block ends."""
+
+    @contextmanager
+    def routed(sw: Switch) -> Iterator:
+        p4info, config = compiled(BASIC_L3)
+        conn = sw.connect(p4info)
+        try:
+            conn.set_pipeline(device_config=config)
+            conn.insert(table_entry(conn, "MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.2.0/24"},
+                                    "MyIngress.ipv4_forward", {"dstAddr": "00:00:00:00:02:02", "port": 2}))
+            yield conn
+        finally:
+            conn.close()
+
+    return routed

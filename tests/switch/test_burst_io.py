@@ -122,7 +122,7 @@ def test_queued_frames_count_as_lone_sends(lab: Lab, tmp_path: Path, path: str) 
 @pytest.mark.netns
 @pytest.mark.parametrize("kind", ["native", "python-without-a-compiler"])
 def test_a_switch_burst_forwards_and_counts_every_frame(lab: Lab, start_switch, capture, send, tmp_path: Path,
-                                                        monkeypatch, kind: str) -> None:
+                                                        monkeypatch, kind: str, routed_basic_l3) -> None:
     """A stopped switch finds a mixed burst in its ring when it goes on and reads it in bursts (native: C's
     batch and sendmmsg; without a C compiler: the Python pipeline, a frame at a time) and forwards, in
     order, exactly the routed frames; malformed and unrouted ones are counted and dropped."""
@@ -131,8 +131,6 @@ def test_a_switch_burst_forwards_and_counts_every_frame(lab: Lab, start_switch, 
     from scapy.layers.inet import IP, UDP
     from scapy.layers.l2 import Ether
     from scapy.packet import Raw
-
-    from tests.support.switch import BASIC_L3, compiled, table_entry
 
     if kind == "native":
         if compiler_available() is None:
@@ -144,12 +142,7 @@ def test_a_switch_burst_forwards_and_counts_every_frame(lab: Lab, start_switch, 
         monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
         extra = []
     sw = start_switch("--no-p4", "--log-level", "info", *extra)
-    p4info, config = compiled(BASIC_L3)
-    conn = sw.connect(p4info)
-    try:
-        conn.set_pipeline(device_config=config)
-        conn.insert(table_entry(conn, "MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.2.0/24"},
-                                "MyIngress.ipv4_forward", {"dstAddr": "00:00:00:00:02:02", "port": 2}))
+    with routed_basic_l3(sw):
         good = [bytes(Ether(dst="00:00:00:00:00:aa", src="00:00:00:00:01:01")
                       / IP(src="10.0.1.1", dst="10.0.2.2", id=i) / UDP() / Raw(b"x" * (i % 50))) for i in range(60)]
         truncated = good[0][:14 + 8]  # IPv4 ethertype, 8 of the 20 header bytes: the parser fails
@@ -165,8 +158,6 @@ def test_a_switch_burst_forwards_and_counts_every_frame(lab: Lab, start_switch, 
             sw.proc.signal(signal.SIGCONT)
         got, _ = cap.result()
         time.sleep(0.3)
-    finally:
-        conn.close()
     assert sw.stop()
     assert [Ether(raw)[IP].id for raw in got] == list(range(60))  # every routed frame, in order
     p1, p2 = sw.stats()["ports"]["1"], sw.stats()["ports"]["2"]

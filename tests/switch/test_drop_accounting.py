@@ -8,7 +8,7 @@ import time
 import pytest
 from scapy.all import IP, UDP, Ether, Raw
 
-from tests.support.switch import BASIC_L3, compiled, table_entry
+from tests.support.switch import BASIC_L3
 
 pytestmark = pytest.mark.netns
 
@@ -34,22 +34,15 @@ def test_ring_overruns_are_counted_and_kept_in_the_identity(lab, start_switch, s
     assert p1["dropped_by_reason"]["pipeline"] == OFFERED - ring  # no route: the program dropped the rest
 
 
-def test_malformed_frames_count_as_malformed(lab, start_switch, send) -> None:
+def test_malformed_frames_count_as_malformed(lab, start_switch, send, routed_basic_l3) -> None:
     sw = start_switch("--no-p4")
-    p4info, config = compiled(BASIC_L3)
-    conn = sw.connect(p4info)
-    try:
-        conn.set_pipeline(device_config=config)
-        conn.insert(table_entry(conn, "MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.2.0/24"},
-                                "MyIngress.ipv4_forward", {"dstAddr": "00:00:00:00:02:02", "port": 2}))
+    with routed_basic_l3(sw):
         good = bytes(Ether(dst="00:00:00:00:00:aa", src="00:00:00:00:01:01") / IP(src="10.0.1.1", dst="10.0.2.2")
                      / UDP() / Raw(b"x" * 20))
         truncated = good[:14 + 8]  # IPv4 ethertype, 8 of the 20 header bytes: the parser fails
         no_route = bytes(Ether(dst="00:00:00:00:00:aa", src="00:00:00:00:01:01") / IP(dst="10.9.9.9") / UDP())
         assert send(1, [good] * 3 + [truncated] * 4 + [no_route] * 2, rate=1000) == 9
         time.sleep(0.5)
-    finally:
-        conn.close()
     assert sw.stop()
     p1 = sw.stats()["ports"]["1"]
     assert p1["received"] == 9 and p1["forwarded"] == 3, p1

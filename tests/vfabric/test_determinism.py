@@ -33,7 +33,13 @@ def _run(label: str, out: Path) -> dict[str, bytes]:
     return {name: (out / name).read_bytes() for name in FILES}
 
 
-@pytest.mark.parametrize("policy", ["ecmp", "spray", "flowlet", "adaptive", "dlb"])
+# dlb and adaptive draw seeded random() tie-breaks: the fast tier reruns them; the three policies without a draw
+# are whole-experiment reruns that `make test` (CI) runs, with the virtual-record pins of tests/snapshots.
+_DRAWLESS = pytest.mark.slow
+
+
+@pytest.mark.parametrize("policy", [pytest.param("ecmp", marks=_DRAWLESS), pytest.param("spray", marks=_DRAWLESS),
+                                    pytest.param("flowlet", marks=_DRAWLESS), "adaptive", "dlb"])
 def test_reruns_are_byte_identical(policy: str, tmp_path: Path) -> None:
     first = _run(policy, tmp_path / "a")
     second = _run(policy, tmp_path / "b")

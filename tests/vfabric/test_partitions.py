@@ -5,6 +5,7 @@ and says why."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -122,10 +123,21 @@ def test_workers_option_is_checked() -> None:
 # ------------------------------------------------------------------------------------------ failing workers
 # Each patch below is made in the parent and inherited by the forked worker, which alone reaches it.
 
-def _in_worker(parent: int) -> bool:
+def _patched_worker(monkeypatch: pytest.MonkeyPatch, name: str, in_worker: Callable[..., object]) -> None:
+    """vfabric.partition's `name` calls `in_worker` with its arguments first, in a forked worker only (the
+    parent runs the original alone), then the original."""
     import os
 
-    return os.getpid() != parent
+    from vfabric import partition
+
+    parent, original = os.getpid(), getattr(partition, name)
+
+    def patched(*args: object) -> object:
+        if os.getpid() != parent:
+            in_worker(*args)
+        return original(*args)
+
+    monkeypatch.setattr(partition, name, patched)
 
 
 @pytest.mark.timeout(120)
@@ -134,14 +146,7 @@ def test_a_worker_that_dies_before_sending_is_named_not_waited_for(tmp_path: Pat
 
     from vfabric import partition
 
-    parent, collect = os.getpid(), partition.collect_group
-
-    def die_in_worker(run, group):
-        if _in_worker(parent):
-            os._exit(3)
-        return collect(run, group)
-
-    monkeypatch.setattr(partition, "collect_group", die_in_worker)
+    _patched_worker(monkeypatch, "collect_group", lambda run, group: os._exit(3))
     with pytest.raises(partition.WorkerError,
                        match=r"partition worker 1 \(pid \d+\) ended without sending its results \(exit status 3"):
         _run(_spec(), 2, tmp_path / "two")
@@ -154,14 +159,11 @@ def test_a_worker_killed_before_its_ending_is_named(tmp_path: Path, monkeypatch)
 
     from vfabric import partition
 
-    parent, send = os.getpid(), partition.send
-
-    def killed_in_worker(fd, obj):
-        if _in_worker(parent) and obj != partition.HELLO:
+    def killed(fd: int, obj: object) -> None:
+        if obj != partition.HELLO:
             os.kill(os.getpid(), signal.SIGKILL)
-        send(fd, obj)
 
-    monkeypatch.setattr(partition, "send", killed_in_worker)
+    _patched_worker(monkeypatch, "send", killed)
     with pytest.raises(partition.WorkerError, match=r"worker 1 .* without sending its ending \(killed by SIGKILL"):
         _run(_spec(), 2, tmp_path / "two")
 
@@ -169,19 +171,11 @@ def test_a_worker_killed_before_its_ending_is_named(tmp_path: Path, monkeypatch)
 @pytest.mark.timeout(120)
 def test_a_worker_stuck_before_it_starts_is_stopped_and_named(tmp_path: Path, monkeypatch) -> None:
     """What CI once saw (a worker stuck inside gRPC's after-fork handler): bounded, then stopped."""
-    import os
     import time
 
     from vfabric import partition
 
-    parent, send = os.getpid(), partition.send
-
-    def stuck_in_worker(fd, obj):
-        if _in_worker(parent):
-            time.sleep(600)
-        send(fd, obj)
-
-    monkeypatch.setattr(partition, "send", stuck_in_worker)
+    _patched_worker(monkeypatch, "send", lambda fd, obj: time.sleep(600))
     monkeypatch.setattr(partition, "START_TIMEOUT_S", 1.0)
     t0 = time.monotonic()
     # how the stop ends depends on the SIGTERM handler the worker inherited: none (killed by SIGTERM), or the

@@ -38,6 +38,7 @@ def _run(policy: str, transport: str, out: Path) -> dict:
     return summary
 
 
+@pytest.mark.slow  # a whole all-to-all experiment compared across four variants: in make test, not test-fast
 @pytest.mark.timeout(300)
 def test_spray_with_selective_repeat_beats_colliding_ecmp(tmp_path: Path) -> None:
     ecmp = _run("ecmp", "sr", tmp_path / "ecmp-sr")
