@@ -260,12 +260,12 @@ class SwitchLoop:
         """Dequeue the head of `port`, run egress on it and put the result on the wire, then wait for the
         port's next departure (one timer per queued packet)."""
         tm = self.tm
-        got = tm.dequeue(port)
+        now = tm.clock.now_ns()  # one reading for the departure and egress's timestamps
+        got = tm.dequeue(port, now)
         if got is not None:
             item, qinfo = got
             job, egress, fate = cast("tuple[Any, Callable[..., Any], Any]", item)  # what `ingress` queued
-            self._egress(job, egress, fate, qinfo, tm.ports[port].departed_ns,
-                         (tm.clock.now_ns() - tm.start_ns) // 1000)
+            self._egress(job, egress, fate, qinfo, tm.ports[port].departed_ns, (now - tm.start_ns) // 1000)
         ready = tm.ready_ns(port)
         if ready is None:
             self._serving.discard(port)

@@ -262,12 +262,14 @@ class TrafficManager:
             return nxt if nxt > now else now
         return now
 
-    def dequeue(self, port: int) -> tuple[object, QueueInfo] | None:
-        """The next packet of `port` if it may leave now (strict priority), with its queueing metadata."""
+    def dequeue(self, port: int, now: int | None = None) -> tuple[object, QueueInfo] | None:
+        """The next packet of `port` if it may leave now (strict priority), with its queueing metadata. `now`: the
+        clock's reading, where the caller has it at hand."""
         pq = self.ports.get(port)
         if pq is None or not pq.backlog:
             return None
-        now = self.clock.now_ns()
+        if now is None:
+            now = self.clock.now_ns()
         if pq.paced and pq.next_tx >= now + 1:
             return None
         if pq.gate is not None:  # flow control (every port has a gate then)
