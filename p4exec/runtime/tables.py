@@ -330,15 +330,24 @@ class Table:
         return self._resolve_indirect(e, key)
 
     def _resolve_indirect(self, e: TableEntry, key: tuple[int, ...]) -> LookupResult:
+        """An entry without a cached result: an action profile's member or group, or an entry that a
+        writer thread deleted between our index hit and here (delete drops the cache). The lookup then
+        answers as if it had run just before the delete, or misses; it never fails on half a write."""
+        if e.action is not None:
+            return LookupResult(True, e.action, e)
         prof = self.profile
-        assert prof is not None
+        if prof is None:
+            return self._miss
         call: ActionCall | None
-        if e.member_id is not None:
-            call = prof.members[e.member_id]
-        else:
-            call = prof.select_values(e.group_id, self._sel_values(key), self._sel_widths)  # type: ignore[arg-type]
-            if call is None:  # empty group: BMv2 treats the lookup as a miss
-                return self._miss
+        try:
+            if e.member_id is not None:
+                call = prof.members[e.member_id]
+            else:
+                call = prof.select_values(e.group_id, self._sel_values(key), self._sel_widths)  # type: ignore[arg-type]
+        except KeyError:  # the member or group went with a concurrent delete
+            return self._miss
+        if call is None:  # empty group: BMv2 treats the lookup as a miss
+            return self._miss
         return LookupResult(True, call, e)
 
 

@@ -361,6 +361,28 @@ def test_ternary_optional_lookup_equals_reference(entries, keys, data):
         assert t.lookup(key).entry is _reference(t, inserted + more, key)
 
 
+def test_lookup_that_found_an_entry_just_before_its_delete(state):
+    """The interleaving behind a rare failure of the threaded test below, pinned: the data path found an
+    entry in the index, then the P4Runtime thread deleted it (dropping its cached result). The lookup
+    answers with the entry's action as if it had run before the delete."""
+    lpm = state.tables["MyIngress.vrf_lpm"]
+    entry = lpm.insert(TableEntry((Exact(1), Lpm(10 << 24, 8)), action=fwd(3)))
+    found_before_delete = lpm._find
+
+    def find_then_delete(key):
+        hit = found_before_delete(key)
+        lpm.delete(TableEntry(entry.match))
+        return hit
+
+    lpm._find = find_then_delete
+    try:
+        r = lpm.lookup((1, 10 << 24))
+    finally:
+        lpm._find = found_before_delete
+    assert r.hit and r.action == fwd(3) and r.entry is entry
+    assert not lpm.lookup((1, 10 << 24)).hit
+
+
 def test_lookups_during_writes_from_another_thread(state):
     """The P4Runtime server writes from its own thread: lookups must never fail or see half a write."""
     import sys

