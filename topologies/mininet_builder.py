@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -403,6 +404,9 @@ class Fabric:
             self.forkserver = None
             step("forkserver")
         report = clean_run(self.run)
+        if self.socket_dir is not None and Path(self.run.log_dir) not in self.socket_dir.parents:
+            shutil.rmtree(self.socket_dir, ignore_errors=True)  # a /tmp one (long run path): nothing keeps it
+        self.socket_dir = None
         self.stop_timings.update(report.timings)
         self._phase("stop", t0)
         return report

@@ -7,7 +7,6 @@ import os
 import stat
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -28,9 +27,9 @@ def _openssl(*args: str, cwd: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def pki() -> dict[str, Path]:
+def pki(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A throw-away CA, a server certificate for localhost/127.0.0.1 and a client certificate."""
-    d = Path(tempfile.mkdtemp(prefix="p4exec-pki-"))
+    d = tmp_path_factory.mktemp("pki")
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
     _openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=ethlab-test-ca",
              cwd=d)

@@ -55,6 +55,18 @@ def test_fabric_switch_is_reachable_only_by_root() -> None:
             assert st.st_uid == 0 and stat.S_IMODE(st.st_mode) == 0o700
 
 
+@pytest.mark.netns
+def test_socket_directory_outside_a_long_run_directory_goes_at_stop(tmp_path) -> None:
+    """A run directory too deep for Unix socket names puts the sockets in a fresh temporary directory; the
+    run directory stays (its logs are results), that one does not."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    with Fabric(build("line", n=1), FabricOptions(switch_cls=P4ExecSwitch, log_dir=str(deep))) as f:
+        f.start()
+        sockets = f.socket_dir
+        assert sockets is not None and deep not in sockets.parents and sockets.is_dir()
+    assert not sockets.exists() and deep.is_dir()
+
+
 def test_run_directories_are_fresh_private_and_unpredictable(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("ETHLAB_RUNS_DIR", str(tmp_path / "runs"))
     a, b = new_run_dir("abc"), new_run_dir("abc")  # the same run id twice: two different new directories
