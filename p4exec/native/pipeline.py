@@ -171,6 +171,12 @@ class NativePipeline:
         self._bout: Any = None                  # a batch's output frames, back to back
         self._bout_size = 0
         self._tm: Any = ffi.new("uint32_t[]", 64)   # the switch loop's batch: egress port | priority per frame
+        self._slots: Any = ffi.new("int32_t[]", 64)  # ... and the park slot of a copy that waits (-1: none)
+        # copies waiting in the traffic manager, kept in C (their queue entry is the slot); freed with the pipeline
+        self._park = ffi.gc(self.lib.p4n_park_new(), self.lib.p4n_park_free)
+        self._pout_size = 0
+        self._pout: Any = None
+        self._pout_room(OUT_CAP)
         self._used: Any = ffi.new("uint32_t[]", 1)
         self._bstats = ffi.new("uint32_t[]", 4)
         self._buffer = ffi.buffer
@@ -637,6 +643,7 @@ class NativePipeline:
         self._room(nf, o)
         if len(self._tm) < nf:
             self._tm = self.ffi.new("uint32_t[]", max(nf, 64))
+            self._slots = self.ffi.new("int32_t[]", max(nf, 64))
         self._bdata = b"".join(datas)
         self._blens, self._boffs, self._bports = lens, offs, ports
         self._used[0] = 0
@@ -651,7 +658,7 @@ class NativePipeline:
         nf = len(self._blens)
         stop = self.lib.p4n_switch_batch(self.I, self._jobs, start, nf, self._bdata, self._boffs, self._blens,
                                          self._bports, now_us, gate, self._bout, self._bout_size, self._used, self._res,
-                                         self._tm, now_ns, free_at)
+                                         self._tm, now_ns, free_at, self._park, self._slots)
         ffi = self.ffi
         k = stop - start
         codes = ffi.unpack(self._res + start, k) if k else []
@@ -682,8 +689,60 @@ class NativePipeline:
         self._bdata = data
         self._blens, self._boffs, self._bports = [n], [0], [port]
         r = self.lib.p4n_switch_one(self.I, self._jobs, data, n, port, now_us, gate, self._bout, self._bout_size,
-                                    self._tm, now_ns, free_at)
+                                    self._tm, now_ns, free_at, self._park, self._slots)
         return r, self._tm[0]
+
+    # ------------------------------------------------------------------ copies parked in C while they wait
+    def parked_slot(self, i: int) -> int:
+        """Frame i of the last batch (result -9): the park slot C kept its copy in, or -1 (none: `batch_jobs`)."""
+        return self._slots[i]
+
+    def _pout_room(self, n: int) -> None:
+        if n > self._pout_size:
+            self._pout_size = max(n, 2 * self._pout_size)
+            self._pout = self.ffi.new("uint8_t[]", self._pout_size)
+            self._pout_view = self.ffi.buffer(self._pout)
+
+    def egress_parked(self, slot: int, now_us: int, qi: Any) -> list[tuple[int, bytes]]:
+        """`egress` of the copy parked in `slot` (the switch loop queued the slot in its place), leaving its queue
+        with metadata `qi`: one call into C for egress, the deparser and the payload. The slot is free after."""
+        if changes.WRITES.n != self._seen:
+            self._sync()
+        r = self.lib.p4n_park_serve(self.I, self._park, slot, now_us, qi.enq_timestamp, qi.enq_qdepth,
+                                    qi.deq_timedelta, qi.deq_qdepth, self._pout, self._pout_size)
+        if r >= 0:
+            return [(r >> 32, self._pout_view[:r & 0xFFFFFFFF])]
+        if r == -4:     # a payload longer than the output buffer holds (nothing ran): room, then again
+            self._pout_room(self._hcap + len(self._parked_payload(slot)))
+            return self.egress_parked(slot, now_us, qi)
+        if r == -1:
+            self.stats["dropped"] += 1
+            return []
+        # egress ran and faulted (-2) or asked for an E2E clone / recirculation (-3): Python finishes, as `egress`
+        K = self._new("job_t *")
+        self.ffi.memmove(K, self.lib.p4n_park_job(self._park, slot), self.ffi.sizeof("job_t"))
+        payload = self._parked_payload(slot)
+        port = self.lib.p4n_park_port(self._park, slot)
+        self.lib.p4n_park_drop(self._park, slot)
+        out: list[tuple[int, bytes]] = []
+        if r == -2:
+            self._fault(K, "egress")
+            return out
+        job = NativeJob(port, K, payload, K.sm.priority & 7, K.sm.packet_length, None)
+        try:
+            self._egress_tail(job, now_us, out)
+        except _Fault as f:
+            self._fault(f.K, "egress")
+        return out
+
+    def _parked_payload(self, slot: int) -> bytes:
+        n = self.ffi.new("uint32_t *")
+        ptr = self.lib.p4n_park_payload(self._park, slot, n)
+        return self._buffer(ptr, n[0])[:]
+
+    def release_parked(self, slot: int) -> None:
+        """The copy in `slot` will never leave (its queue was flushed, or the traffic manager refused it)."""
+        self.lib.p4n_park_drop(self._park, slot)
 
     def one_bytes(self, n: int) -> bytes:
         """The output frame of the last `batch_one` (n bytes, its result)."""
