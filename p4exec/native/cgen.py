@@ -1847,6 +1847,7 @@ p4n_park_t *p4n_park_new(void);
 void p4n_park_free(p4n_park_t *P);
 void p4n_park_drop(p4n_park_t *P, int32_t s);
 job_t *p4n_park_job(p4n_park_t *P, int32_t s);
+int32_t p4n_park_used(p4n_park_t *P);
 uint32_t p4n_park_port(p4n_park_t *P, int32_t s);
 uint8_t *p4n_park_payload(p4n_park_t *P, int32_t s, uint32_t *n);
 int64_t p4n_park_serve(inst_t *I, p4n_park_t *P, int32_t s, uint64_t now, uint64_t enq_ts,
@@ -2005,6 +2006,7 @@ void p4n_park_drop(p4n_park_t *P, int32_t s) {
 }
 /* the parked job and payload of slot s, for Python to finish it (a fault, an E2E clone or recirculation) */
 job_t *p4n_park_job(p4n_park_t *P, int32_t s) { return &P->jobs[s]; }
+int32_t p4n_park_used(p4n_park_t *P) { return P->used; }
 uint32_t p4n_park_port(p4n_park_t *P, int32_t s) { return P->port[s]; }
 uint8_t *p4n_park_payload(p4n_park_t *P, int32_t s, uint32_t *n) { *n = P->pay_len[s]; return P->pay[s]; }
 /* Slot s leaves its queue: egress at `now` with the queue's metadata, the deparser, its payload after the headers

@@ -174,6 +174,7 @@ class NativePipeline:
         self._slots: Any = ffi.new("int32_t[]", 64)  # ... and the park slot of a copy that waits (-1: none)
         # copies waiting in the traffic manager, kept in C (their queue entry is the slot); freed with the pipeline
         self._park = ffi.gc(self.lib.p4n_park_new(), self.lib.p4n_park_free)
+        self._lone = -1  # the port of the last `batch_one`'s frame; -1: the last batch was `batch_load`'s
         self._pout_size = 0
         self._pout: Any = None
         self._pout_room(OUT_CAP)
@@ -646,6 +647,7 @@ class NativePipeline:
             self._slots = self.ffi.new("int32_t[]", max(nf, 64))
         self._bdata = b"".join(datas)
         self._blens, self._boffs, self._bports = lens, offs, ports
+        self._lone = -1
         self._used[0] = 0
 
     def batch_run(self, start: int, now_us: int, gate: Any, now_ns: int, free_at: Any
@@ -687,7 +689,7 @@ class NativePipeline:
         if self._batch_cap < 1 or n + self._hcap > self._bout_size:
             self._room(1, n)
         self._bdata = data
-        self._blens, self._boffs, self._bports = [n], [0], [port]
+        self._lone = port  # (no per-frame lists for one frame: `_frame` knows)
         r = self.lib.p4n_switch_one(self.I, self._jobs, data, n, port, now_us, gate, self._bout, self._bout_size,
                                     self._tm, now_ns, free_at, self._park, self._slots)
         return r, self._tm[0]
@@ -740,6 +742,10 @@ class NativePipeline:
         ptr = self.lib.p4n_park_payload(self._park, slot, n)
         return self._buffer(ptr, n[0])[:]
 
+    def parked(self) -> int:
+        """How many copies wait parked in C (each is in some traffic manager queue)."""
+        return self.lib.p4n_park_used(self._park)
+
     def release_parked(self, slot: int) -> None:
         """The copy in `slot` will never leave (its queue was flushed, or the traffic manager refused it)."""
         self.lib.p4n_park_drop(self._park, slot)
@@ -762,8 +768,8 @@ class NativePipeline:
         """Frame i after ingress only (r -3, -4, -9, -10): the jobs `ingress` would have returned."""
         K = self._new("job_t *")
         self.ffi.memmove(K, self._jobs + i, self.ffi.sizeof("job_t"))
-        o, n = self._boffs[i], self._blens[i]
-        data = self._bdata[o:o + n]
+        data, port = self._frame(i)
+        n = len(data)
         payload = data[K.payload_off:]
         self.last_malformed = K.parser_err > 0
         if r != -3:
@@ -771,7 +777,7 @@ class NativePipeline:
                               K.truncate if K.truncate >= 0 else None)]
         jobs: list[NativeJob] = []
         try:
-            self._after_ingress(K, self._bports[i], data, now_us, payload, jobs, 0)
+            self._after_ingress(K, port, data, now_us, payload, jobs, 0)
         except _Fault as f:
             self.last_malformed = False
             self._fault(f.K, "ingress")
@@ -780,8 +786,14 @@ class NativePipeline:
 
     def batch_tail(self, i: int, now_us: int) -> list[tuple[int, bytes]]:
         """Frame i stopped after egress (r -6: E2E clone or recirculation): what `egress` gives for it."""
-        o, n = self._boffs[i], self._blens[i]
-        return self._batch_slow(i, -6, self._bdata[o:o + n], now_us)
+        return self._batch_slow(i, -6, self._frame(i)[0], now_us)
+
+    def _frame(self, i: int) -> tuple[bytes, int]:
+        """Frame i of the last batch (`batch_load` or `batch_one`) and the port it came in on."""
+        if self._lone >= 0:
+            return self._bdata, self._lone
+        o = self._boffs[i]
+        return self._bdata[o:o + self._blens[i]], self._bports[i]
 
     def _batch_slow(self, i: int, r: int, data: bytes, now: int) -> list[tuple[int, bytes]]:
         K = self._new("job_t *")

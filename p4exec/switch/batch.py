@@ -137,7 +137,9 @@ def run_one(loop: SwitchLoop, pipe: Any, port: int, frame: bytes, ctx: Any) -> N
     now = tm.clock.now_ns()
     now_us = (now - tm.start_ns) // 1000
     loop.executions += 1
-    gates = gates_for(loop, pipe)
+    gates: Gates | None = getattr(loop, "_gates", None)
+    if gates is None or gates.pipe is not pipe or not gates.fresh(loop):  # (most lone frames find them fresh)
+        gates = gates_for(loop, pipe)
     r, word = pipe.batch_one(port, frame, now_us, gates.cells, now, gates.free_at)
     if r >= 0:  # forwarded at once (the common case): what run_batch does with such a frame
         eport = word & 0x1FF
