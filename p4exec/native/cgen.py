@@ -1938,9 +1938,10 @@ int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_
 }
 /* Parked copies: a unicast copy that waits in the traffic manager (gate 3) stays here, its job and its payload,
    while the Python traffic manager's queue holds only its slot number; `p4n_park_serve` runs its egress when it
-   leaves (no Python job object, one call out of the queue). Slots are reused through a free list. */
+   leaves (no Python job object, one call out of the queue). Slots are reused through a free list; a payload is
+   allocated per copy and freed when it leaves, so a pool holds the memory of what waits now, not of its peak. */
 typedef struct {
-    job_t *jobs; uint8_t **pay; uint32_t *pay_len; uint32_t *pay_cap; int32_t *next; uint32_t *port;
+    job_t *jobs; uint8_t **pay; uint32_t *pay_len; int32_t *next; uint32_t *port;
     int32_t head, cap, used;
 } p4n_park_t;
 p4n_park_t *p4n_park_new(void) {
@@ -1951,7 +1952,7 @@ p4n_park_t *p4n_park_new(void) {
 void p4n_park_free(p4n_park_t *P) {
     if (!P) return;
     for (int32_t i = 0; i < P->cap; i++) free(P->pay[i]);
-    free(P->jobs); free(P->pay); free(P->pay_len); free(P->pay_cap); free(P->next); free(P->port); free(P);
+    free(P->jobs); free(P->pay); free(P->pay_len); free(P->next); free(P->port); free(P);
 }
 static int p4n_park_grow(p4n_park_t *P) {
     int32_t cap = P->cap ? 2 * P->cap : 64;
@@ -1964,9 +1965,6 @@ static int p4n_park_grow(p4n_park_t *P) {
     uint32_t *pl = realloc(P->pay_len, (size_t)cap * sizeof *pl);
     if (!pl) return -1;
     P->pay_len = pl;
-    uint32_t *pc = realloc(P->pay_cap, (size_t)cap * sizeof *pc);
-    if (!pc) return -1;
-    P->pay_cap = pc;
     int32_t *nx = realloc(P->next, (size_t)cap * sizeof *nx);
     if (!nx) return -1;
     P->next = nx;
@@ -1974,7 +1972,7 @@ static int p4n_park_grow(p4n_park_t *P) {
     if (!po) return -1;
     P->port = po;
     for (int32_t i = P->cap; i < cap; i++) {
-        P->pay[i] = NULL; P->pay_len[i] = P->pay_cap[i] = 0;
+        P->pay[i] = NULL; P->pay_len[i] = 0;
         P->next[i] = i + 1 < cap ? i + 1 : P->head;
     }
     P->head = P->cap;
@@ -1985,11 +1983,9 @@ static int p4n_park_grow(p4n_park_t *P) {
 static int32_t p4n_park_put(p4n_park_t *P, const job_t *K, const uint8_t *pay, uint32_t n) {
     if (P->head < 0 && p4n_park_grow(P) < 0) return -1;
     int32_t s = P->head;
-    if (n > P->pay_cap[s]) {
-        uint8_t *b = realloc(P->pay[s], n);
-        if (!b) return -1;
-        P->pay[s] = b; P->pay_cap[s] = n;
-    }
+    uint8_t *b = malloc(n ? n : 1);
+    if (!b) return -1;
+    P->pay[s] = b;
     P->head = P->next[s];
     memcpy(&P->jobs[s], K, sizeof *K);
     if (n) memcpy(P->pay[s], pay, n);
@@ -2000,6 +1996,8 @@ static int32_t p4n_park_put(p4n_park_t *P, const job_t *K, const uint8_t *pay, u
 }
 void p4n_park_drop(p4n_park_t *P, int32_t s) {
     if (s < 0 || s >= P->cap) return;
+    free(P->pay[s]);
+    P->pay[s] = NULL;
     P->next[s] = P->head;
     P->head = s;
     P->used--;
