@@ -17,6 +17,7 @@ from typing import Any
 
 from p4exec.device.base import DeviceBase, PortInfo
 from p4exec.device.program import Program
+from p4exec.switch.batch import run_one
 from p4exec.switch.loop import SwitchLoop
 from p4exec.switch.program import make_live
 from p4exec.switch.stats import LOOP_REASONS, TX_ERROR
@@ -190,7 +191,11 @@ class VirtualSwitch(SwitchLoop, DeviceBase):
         if port != self.cpu_port and not self.up[port]:  # the link went down while the frame was on it
             self.ports[port].link.lost += 1
             return
-        self.ingress(port, frame, None)
+        one = self._one
+        if one is not None:  # what `ingress` would do first, one call sooner
+            run_one(self, one, port, frame, None)
+        else:
+            self.ingress(port, frame, None)
 
     # ---------------------------------------------------------------- the switch loop's hooks: one flat tally
     def _forward_one(self, ctx: Any, port: int, frame: bytes, start: float) -> None:

@@ -1762,6 +1762,7 @@ static inline void p4n_set(uint8_t *p, int bit, int w, u64 x) {
         hcap = max(1024, (hbytes + 63) // 64 * 64)
         api = f"""
 #define P4N_HCAP {hcap}
+#define P4N_USES_PAY {1 if self.uses_payload else 0}
 int p4n_finish(inst_t *I, job_t *K, uint8_t *o, int cap);
 int64_t p4n_parse(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now) {{
     if (!p4n_tabs_ready) p4n_tabs();
@@ -1826,6 +1827,7 @@ int p4n_finish(inst_t *I, job_t *K, uint8_t *o, int cap) {{
         self.out = saved
         api += "\n".join(dep_lines) + "\n    return len;\n}\n" + self.field_list_fn() + _BATCH
         cdef_api = """
+typedef struct { ...; } p4n_park_t;
 int64_t p4n_ingress(inst_t *I, job_t *K, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now);
 int p4n_egress(inst_t *I, job_t *K, uint8_t *o, int cap, uint32_t port, uint64_t now, int qi, uint64_t enq_ts,
                uint64_t enq_qd, uint64_t deq_td, uint64_t deq_qd);
@@ -1837,10 +1839,19 @@ int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_
 int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *data, const uint32_t *offs,
                      const uint32_t *lens, const uint32_t *ports, uint64_t now, uint8_t *gate, uint8_t *out,
                      uint32_t outcap, uint32_t *used_io, int64_t *res, uint32_t *tm, uint64_t now_ns,
-                     const double *free_at);
+                     const double *free_at, p4n_park_t *park, int32_t *slots);
 int64_t p4n_switch_one(inst_t *I, job_t *jobs, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now,
                        uint8_t *gate, uint8_t *out, uint32_t outcap, uint32_t *tm, uint64_t now_ns,
-                       const double *free_at);
+                       const double *free_at, p4n_park_t *park, int32_t *slots);
+p4n_park_t *p4n_park_new(void);
+void p4n_park_free(p4n_park_t *P);
+void p4n_park_drop(p4n_park_t *P, int32_t s);
+job_t *p4n_park_job(p4n_park_t *P, int32_t s);
+int32_t p4n_park_used(p4n_park_t *P);
+uint32_t p4n_park_port(p4n_park_t *P, int32_t s);
+uint8_t *p4n_park_payload(p4n_park_t *P, int32_t s, uint32_t *n);
+int64_t p4n_park_serve(inst_t *I, p4n_park_t *P, int32_t s, uint64_t now, uint64_t enq_ts,
+                       uint64_t enq_qd, uint64_t deq_td, uint64_t deq_qd, uint8_t *out, uint32_t outcap);
 """
         src = "\n".join(head) + inst + helpers + wide.HELPERS + "\n".join(self.protos) + "\n" + "\n".join(self.out) + api
         cdef = ("typedef uint64_t u64;\n" + _CDEF_RUNTIME + "\n".join(wide.cdef_view(x) for x in self.type_src)
@@ -1925,6 +1936,101 @@ int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_
     }
     return (int)used;
 }
+/* Parked copies: a unicast copy that waits in the traffic manager (gate 3) stays here, its job and its payload,
+   while the Python traffic manager's queue holds only its slot number; `p4n_park_serve` runs its egress when it
+   leaves (no Python job object, one call out of the queue). Slots are reused through a free list; a payload is
+   allocated per copy and freed when it leaves, so a pool holds the memory of what waits now, not of its peak. */
+typedef struct {
+    job_t *jobs; uint8_t **pay; uint32_t *pay_len; int32_t *next; uint32_t *port;
+    int32_t head, cap, used;
+} p4n_park_t;
+p4n_park_t *p4n_park_new(void) {
+    p4n_park_t *P = calloc(1, sizeof *P);
+    if (P) P->head = -1;
+    return P;
+}
+void p4n_park_free(p4n_park_t *P) {
+    if (!P) return;
+    for (int32_t i = 0; i < P->cap; i++) free(P->pay[i]);
+    free(P->jobs); free(P->pay); free(P->pay_len); free(P->next); free(P->port); free(P);
+}
+static int p4n_park_grow(p4n_park_t *P) {
+    int32_t cap = P->cap ? 2 * P->cap : 64;
+    job_t *jobs = realloc(P->jobs, (size_t)cap * sizeof *jobs);
+    if (!jobs) return -1;
+    P->jobs = jobs;
+    uint8_t **pay = realloc(P->pay, (size_t)cap * sizeof *pay);
+    if (!pay) return -1;
+    P->pay = pay;
+    uint32_t *pl = realloc(P->pay_len, (size_t)cap * sizeof *pl);
+    if (!pl) return -1;
+    P->pay_len = pl;
+    int32_t *nx = realloc(P->next, (size_t)cap * sizeof *nx);
+    if (!nx) return -1;
+    P->next = nx;
+    uint32_t *po = realloc(P->port, (size_t)cap * sizeof *po);
+    if (!po) return -1;
+    P->port = po;
+    for (int32_t i = P->cap; i < cap; i++) {
+        P->pay[i] = NULL; P->pay_len[i] = 0;
+        P->next[i] = i + 1 < cap ? i + 1 : P->head;
+    }
+    P->head = P->cap;
+    P->cap = cap;
+    return 0;
+}
+/* park job K (its payload: pay[0..n)); the slot, or -1 (no memory: the caller keeps the job in Python) */
+static int32_t p4n_park_put(p4n_park_t *P, const job_t *K, const uint8_t *pay, uint32_t n) {
+    if (P->head < 0 && p4n_park_grow(P) < 0) return -1;
+    int32_t s = P->head;
+    uint8_t *b = malloc(n ? n : 1);
+    if (!b) return -1;
+    P->pay[s] = b;
+    P->head = P->next[s];
+    memcpy(&P->jobs[s], K, sizeof *K);
+    if (n) memcpy(P->pay[s], pay, n);
+    P->pay_len[s] = n;
+    P->port[s] = (uint32_t)K->sm.egress_spec & 0x1FF;
+    P->used++;
+    return s;
+}
+void p4n_park_drop(p4n_park_t *P, int32_t s) {
+    if (s < 0 || s >= P->cap) return;
+    free(P->pay[s]);
+    P->pay[s] = NULL;
+    P->next[s] = P->head;
+    P->head = s;
+    P->used--;
+}
+/* the parked job and payload of slot s, for Python to finish it (a fault, an E2E clone or recirculation) */
+job_t *p4n_park_job(p4n_park_t *P, int32_t s) { return &P->jobs[s]; }
+int32_t p4n_park_used(p4n_park_t *P) { return P->used; }
+uint32_t p4n_park_port(p4n_park_t *P, int32_t s) { return P->port[s]; }
+uint8_t *p4n_park_payload(p4n_park_t *P, int32_t s, uint32_t *n) { *n = P->pay_len[s]; return P->pay[s]; }
+/* Slot s leaves its queue: egress at `now` with the queue's metadata, the deparser, its payload after the headers
+   and truncation, as NativePipeline._egress_pass does: the frame's length in `out` (the slot is free again), or
+   -1 dropped in egress (free), -2 fault and -3 E2E clone / recirculation (the slot still holds the job after
+   egress: Python finishes it and frees it), -4 `out` too small (nothing ran). A length comes with the egress port
+   (ingress's egress_spec) << 32. */
+int64_t p4n_park_serve(inst_t *I, p4n_park_t *P, int32_t s, uint64_t now, uint64_t enq_ts,
+                       uint64_t enq_qd, uint64_t deq_td, uint64_t deq_qd, uint8_t *out, uint32_t outcap) {
+    job_t *K = &P->jobs[s];
+    uint32_t pay = P->pay_len[s];
+    uint32_t port = P->port[s];
+    if ((uint64_t)P4N_HCAP + pay > outcap) return -4;
+#if P4N_USES_PAY
+    K->pay = P->pay[s]; K->pay_len = pay;
+#endif
+    int len = p4n_egress(I, K, out, P4N_HCAP, port, now, 1, enq_ts, enq_qd, deq_td, deq_qd);
+    if (len == -1) { p4n_park_drop(P, s); return -1; }
+    if (len == -3) return -3;
+    if (len < 0) return -2;
+    memcpy(out + len, P->pay[s], pay);
+    int64_t tot = (int64_t)len + pay;
+    if (K->truncate >= 0 && K->truncate < tot) tot = K->truncate;
+    p4n_park_drop(P, s);
+    return tot | ((int64_t)port << 32);
+}
 /* The switch loop's batch (p4exec/switch/batch.py): frames start.. (at offs[i] in `data`) all at `now`, each through
    ingress and, where the traffic manager lets a unicast copy leave at once (gate[port] 1: an idle unpaced port, stays
    open; 2: an idle paced port, open for one frame (then 3) once free, i.e. its next departure free_at[port] (clock ns)
@@ -1938,7 +2044,7 @@ int p4n_batch(inst_t *I, job_t *jobs, int nf, const uint8_t *data, const uint32_
 int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *data, const uint32_t *offs,
                      const uint32_t *lens, const uint32_t *ports, uint64_t now, uint8_t *gate, uint8_t *out,
                      uint32_t outcap, uint32_t *used_io, int64_t *res, uint32_t *tm, uint64_t now_ns,
-                     const double *free_at) {
+                     const double *free_at, p4n_park_t *park, int32_t *slots) {
     uint32_t used = *used_io;
     int i = start;
     for (; i < nf; i++) {
@@ -1953,7 +2059,11 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
         uint32_t port = (uint32_t)K->sm.egress_spec & 0x1FF;
         uint8_t g = gate[port];
         tm[i] = port | ((uint32_t)(K->sm.priority & 7) << 16);
-        if (g == 3 || (g == 2 && !(free_at[port] < (double)(now_ns + 1)))) { res[i] = -9; continue; }
+        if (g == 3 || (g == 2 && !(free_at[port] < (double)(now_ns + 1)))) {
+            res[i] = -9;
+            slots[i] = park ? p4n_park_put(park, K, d + K->payload_off, n - K->payload_off) : -1;
+            continue;
+        }
         if (g != 1 && g != 2) { res[i] = -10; break; }
         uint32_t pay = n - K->payload_off;
         if (used + P4N_HCAP + pay > outcap) { res[i] = -4; break; }
@@ -1975,10 +2085,11 @@ int p4n_switch_batch(inst_t *I, job_t *jobs, int start, int nf, const uint8_t *d
    its output at the start of `out`; returns that frame's res (a stop code too: the batch had nothing after it). */
 int64_t p4n_switch_one(inst_t *I, job_t *jobs, const uint8_t *data, uint32_t n, uint32_t port, uint64_t now,
                        uint8_t *gate, uint8_t *out, uint32_t outcap, uint32_t *tm, uint64_t now_ns,
-                       const double *free_at) {
+                       const double *free_at, p4n_park_t *park, int32_t *slots) {
     uint32_t off = 0, used = 0;
     int64_t res = 0;
-    p4n_switch_batch(I, jobs, 0, 1, data, &off, &n, &port, now, gate, out, outcap, &used, &res, tm, now_ns, free_at);
+    p4n_switch_batch(I, jobs, 0, 1, data, &off, &n, &port, now, gate, out, outcap, &used, &res, tm, now_ns, free_at,
+                     park, slots);
     return res;
 }
 """

@@ -171,6 +171,13 @@ class NativePipeline:
         self._bout: Any = None                  # a batch's output frames, back to back
         self._bout_size = 0
         self._tm: Any = ffi.new("uint32_t[]", 64)   # the switch loop's batch: egress port | priority per frame
+        self._slots: Any = ffi.new("int32_t[]", 64)  # ... and the park slot of a copy that waits (-1: none)
+        # copies waiting in the traffic manager, kept in C (their queue entry is the slot); freed with the pipeline
+        self._park = ffi.gc(self.lib.p4n_park_new(), self.lib.p4n_park_free)
+        self._lone = -1  # the port of the last `batch_one`'s frame; -1: the last batch was `batch_load`'s
+        self._pout_size = 0
+        self._pout: Any = None
+        self._pout_room(OUT_CAP)
         self._used: Any = ffi.new("uint32_t[]", 1)
         self._bstats = ffi.new("uint32_t[]", 4)
         self._buffer = ffi.buffer
@@ -637,8 +644,10 @@ class NativePipeline:
         self._room(nf, o)
         if len(self._tm) < nf:
             self._tm = self.ffi.new("uint32_t[]", max(nf, 64))
+            self._slots = self.ffi.new("int32_t[]", max(nf, 64))
         self._bdata = b"".join(datas)
         self._blens, self._boffs, self._bports = lens, offs, ports
+        self._lone = -1
         self._used[0] = 0
 
     def batch_run(self, start: int, now_us: int, gate: Any, now_ns: int, free_at: Any
@@ -651,7 +660,7 @@ class NativePipeline:
         nf = len(self._blens)
         stop = self.lib.p4n_switch_batch(self.I, self._jobs, start, nf, self._bdata, self._boffs, self._blens,
                                          self._bports, now_us, gate, self._bout, self._bout_size, self._used, self._res,
-                                         self._tm, now_ns, free_at)
+                                         self._tm, now_ns, free_at, self._park, self._slots)
         ffi = self.ffi
         k = stop - start
         codes = ffi.unpack(self._res + start, k) if k else []
@@ -680,10 +689,66 @@ class NativePipeline:
         if self._batch_cap < 1 or n + self._hcap > self._bout_size:
             self._room(1, n)
         self._bdata = data
-        self._blens, self._boffs, self._bports = [n], [0], [port]
+        self._lone = port  # (no per-frame lists for one frame: `_frame` knows)
         r = self.lib.p4n_switch_one(self.I, self._jobs, data, n, port, now_us, gate, self._bout, self._bout_size,
-                                    self._tm, now_ns, free_at)
+                                    self._tm, now_ns, free_at, self._park, self._slots)
         return r, self._tm[0]
+
+    # ------------------------------------------------------------------ copies parked in C while they wait
+    def parked_slot(self, i: int) -> int:
+        """Frame i of the last batch (result -9): the park slot C kept its copy in, or -1 (none: `batch_jobs`)."""
+        return self._slots[i]
+
+    def _pout_room(self, n: int) -> None:
+        if n > self._pout_size:
+            self._pout_size = max(n, 2 * self._pout_size)
+            self._pout = self.ffi.new("uint8_t[]", self._pout_size)
+            self._pout_view = self.ffi.buffer(self._pout)
+
+    def egress_parked(self, slot: int, now_us: int, qi: Any) -> list[tuple[int, bytes]]:
+        """`egress` of the copy parked in `slot` (the switch loop queued the slot in its place), leaving its queue
+        with metadata `qi`: one call into C for egress, the deparser and the payload. The slot is free after."""
+        if changes.WRITES.n != self._seen:
+            self._sync()
+        r = self.lib.p4n_park_serve(self.I, self._park, slot, now_us, qi.enq_timestamp, qi.enq_qdepth,
+                                    qi.deq_timedelta, qi.deq_qdepth, self._pout, self._pout_size)
+        if r >= 0:
+            return [(r >> 32, self._pout_view[:r & 0xFFFFFFFF])]
+        if r == -4:     # a payload longer than the output buffer holds (nothing ran): room, then again
+            self._pout_room(self._hcap + len(self._parked_payload(slot)))
+            return self.egress_parked(slot, now_us, qi)
+        if r == -1:
+            self.stats["dropped"] += 1
+            return []
+        # egress ran and faulted (-2) or asked for an E2E clone / recirculation (-3): Python finishes, as `egress`
+        K = self._new("job_t *")
+        self.ffi.memmove(K, self.lib.p4n_park_job(self._park, slot), self.ffi.sizeof("job_t"))
+        payload = self._parked_payload(slot)
+        port = self.lib.p4n_park_port(self._park, slot)
+        self.lib.p4n_park_drop(self._park, slot)
+        out: list[tuple[int, bytes]] = []
+        if r == -2:
+            self._fault(K, "egress")
+            return out
+        job = NativeJob(port, K, payload, K.sm.priority & 7, K.sm.packet_length, None)
+        try:
+            self._egress_tail(job, now_us, out)
+        except _Fault as f:
+            self._fault(f.K, "egress")
+        return out
+
+    def _parked_payload(self, slot: int) -> bytes:
+        n = self.ffi.new("uint32_t *")
+        ptr = self.lib.p4n_park_payload(self._park, slot, n)
+        return self._buffer(ptr, n[0])[:]
+
+    def parked(self) -> int:
+        """How many copies wait parked in C (each is in some traffic manager queue)."""
+        return self.lib.p4n_park_used(self._park)
+
+    def release_parked(self, slot: int) -> None:
+        """The copy in `slot` will never leave (its queue was flushed, or the traffic manager refused it)."""
+        self.lib.p4n_park_drop(self._park, slot)
 
     def one_bytes(self, n: int) -> bytes:
         """The output frame of the last `batch_one` (n bytes, its result)."""
@@ -703,8 +768,8 @@ class NativePipeline:
         """Frame i after ingress only (r -3, -4, -9, -10): the jobs `ingress` would have returned."""
         K = self._new("job_t *")
         self.ffi.memmove(K, self._jobs + i, self.ffi.sizeof("job_t"))
-        o, n = self._boffs[i], self._blens[i]
-        data = self._bdata[o:o + n]
+        data, port = self._frame(i)
+        n = len(data)
         payload = data[K.payload_off:]
         self.last_malformed = K.parser_err > 0
         if r != -3:
@@ -712,7 +777,7 @@ class NativePipeline:
                               K.truncate if K.truncate >= 0 else None)]
         jobs: list[NativeJob] = []
         try:
-            self._after_ingress(K, self._bports[i], data, now_us, payload, jobs, 0)
+            self._after_ingress(K, port, data, now_us, payload, jobs, 0)
         except _Fault as f:
             self.last_malformed = False
             self._fault(f.K, "ingress")
@@ -721,8 +786,14 @@ class NativePipeline:
 
     def batch_tail(self, i: int, now_us: int) -> list[tuple[int, bytes]]:
         """Frame i stopped after egress (r -6: E2E clone or recirculation): what `egress` gives for it."""
-        o, n = self._boffs[i], self._blens[i]
-        return self._batch_slow(i, -6, self._bdata[o:o + n], now_us)
+        return self._batch_slow(i, -6, self._frame(i)[0], now_us)
+
+    def _frame(self, i: int) -> tuple[bytes, int]:
+        """Frame i of the last batch (`batch_load` or `batch_one`) and the port it came in on."""
+        if self._lone >= 0:
+            return self._bdata, self._lone
+        o = self._boffs[i]
+        return self._bdata[o:o + self._blens[i]], self._bports[i]
 
     def _batch_slow(self, i: int, r: int, data: bytes, now: int) -> list[tuple[int, bytes]]:
         K = self._new("job_t *")

@@ -38,6 +38,8 @@ class SwitchLoop(Protocol):
     def _copy_done(self, fate: Any, fwd: int, cpu: int) -> None: ...
     def _admit(self, jobs: list[Any], ctx: Any, egress: Callable[..., Any], now: int, now_us: int,
                port: int) -> None: ...
+    def _admit_copy(self, job: Any, eport: int, priority: int, length: int, egress: Callable[..., Any], fate: Any,
+                    now: int, now_us: int, port: int) -> bool: ...
     def _egress(self, job: Any, egress: Callable[..., Any], fate: Any, qinfo: Any, start: float,
                 now_us: int) -> None: ...
     def _send_out(self, frames: list[tuple[int, bytes]], fate: Any, start: float) -> None: ...
@@ -66,6 +68,11 @@ class Gates:
         self.free_at = pipe.ffi.new("double[]", GATE_PORTS)
         self.open: set[int] = set()
         self.generation = loop.tm.generation
+
+    def fresh(self, loop: SwitchLoop) -> bool:
+        """The cells are right as they are: no port touched and no configuration change since they were judged
+        (most lone frames find them so, and skip `start`)."""
+        return not loop._touched and self.generation == loop.tm.generation
 
     def start(self, loop: SwitchLoop) -> None:
         """Bring the cells up to date at the start of a batch."""
@@ -117,6 +124,8 @@ def gates_for(loop: SwitchLoop, pipe: Any) -> Gates:
     gates: Gates | None = getattr(loop, "_gates", None)
     if gates is None or gates.pipe is not pipe:
         gates = loop._gates = Gates(pipe, loop)  # type: ignore[attr-defined]
+    elif gates.fresh(loop):
+        return gates
     gates.start(loop)
     return gates
 
@@ -129,8 +138,7 @@ def run_one(loop: SwitchLoop, pipe: Any, port: int, frame: bytes, ctx: Any) -> N
     now_us = (now - tm.start_ns) // 1000
     loop.executions += 1
     gates: Gates | None = getattr(loop, "_gates", None)
-    # cells already right (nothing touched, no configuration change since): skip `gates_for`, most lone frames
-    if gates is None or gates.pipe is not pipe or loop._touched or gates.generation != tm.generation:
+    if gates is None or gates.pipe is not pipe or not gates.fresh(loop):  # (most lone frames find them fresh)
         gates = gates_for(loop, pipe)
     r, word = pipe.batch_one(port, frame, now_us, gates.cells, now, gates.free_at)
     if r >= 0:  # forwarded at once (the common case): what run_batch does with such a frame
@@ -168,8 +176,13 @@ def _done(loop: SwitchLoop, pipe: Any, i: int, r: int, word: int, length: int, i
         return
     eport, prio = word & 0x1FF, word >> 16
     touched.add(eport)
-    if r == -9:
-        loop._admit(pipe.batch_jobs(i, r, now_us), ctx, egress, now, now_us, in_port)
+    if r == -9:  # the copy waits in the traffic manager; C parked it, the queue holds its slot
+        slot = pipe.parked_slot(i)
+        if slot < 0:  # C had no memory to park it: a Python job instead
+            loop._admit(pipe.batch_jobs(i, r, now_us), ctx, egress, now, now_us, in_port)
+        elif not loop._admit_copy(slot, eport, prio, length, pipe.egress_parked, loop._copies(ctx, 1), now, now_us,
+                                  in_port):
+            pipe.release_parked(slot)
         return
     min_frame = loop.min_frame
     tm = loop.tm

@@ -161,7 +161,9 @@ class SwitchLoop:
         self._touched.add(port)
         items = self.tm.flush_port(port)
         for item in items:
-            _job, _egress, fate = item
+            job, egress, fate = item
+            if type(job) is int:  # a copy the native pipeline keeps (p4exec/switch/batch.py): its slot is free
+                egress.__self__.release_parked(job)
             self._dropped(fate, PORT_DOWN)
             self._copy_done(fate, 0, 0)
         return len(items)
@@ -208,43 +210,45 @@ class SwitchLoop:
 
     def _admit(self, jobs: list[Any], ctx: Any, egress: Callable[..., Any], now: int, now_us: int,
                port: int) -> None:
-        """The copies of one packet that came in on `port`, after ingress: the traffic manager (which accounts
-        it to `port`'s ingress buffer under flow control), or straight out of an idle port."""
-        tm = self.tm
+        """The copies of one packet that came in on `port`, after ingress: each to `_admit_copy`."""
         fate = self._copies(ctx, len(jobs))
-        up = self.up_state
-        serving = self._serving
-        cpu_port = self.cpu_port
-        min_frame = self.min_frame
-        touched = self._touched
         for job in jobs:
-            eport = job.egress_port
-            state = up.get(eport)  # True: up, False: down, None: no such port
-            if not state and eport != cpu_port:
-                self._dropped(fate, NO_PORT if state is None else PORT_DOWN)
-                self._copy_done(fate, 0, 0)
-                continue
-            length = job.packet_length
-            wire = (length if length > min_frame else min_frame) + self.wire_overhead
-            if eport not in serving:
-                # (a served port stays what the batch path judged it, busy, whatever is queued: not touched)
-                touched.add(eport)
-                # an idle port: the packet leaves in this same instant if the port is free (no queue, no event)
-                qinfo = tm.pass_through(eport, job.priority, wire, now)
-                if qinfo is not None:
-                    self._egress(job, egress, fate, qinfo, tm.ports[eport].departed_ns, now_us)
-                    continue
-            if not tm.enqueue(eport, job.priority, (job, egress, fate), wire, port):
-                self._dropped(fate, QUEUE_FULL)
-                self._copy_done(fate, 0, 0)
-                continue
-            if eport not in serving:
-                serving.add(eport)
-                ready = tm.ready_ns(eport)
-                if ready is not None:
-                    self.timer.at(ready, self._serve, eport)
-                else:
-                    serving.discard(eport)
+            self._admit_copy(job, job.egress_port, job.priority, job.packet_length, egress, fate, now, now_us, port)
+
+    def _admit_copy(self, job: Any, eport: int, priority: int, length: int, egress: Callable[..., Any], fate: Any,
+                    now: int, now_us: int, port: int) -> bool:
+        """One copy for `eport` (`egress(job, ...)` runs when it leaves): the traffic manager (which accounts it to
+        `port`'s ingress buffer under flow control), or straight out of an idle port. False: it was dropped (its
+        `job` will never reach `egress`)."""
+        state = self.up_state.get(eport)  # True: up, False: down, None: no such port
+        if not state and eport != self.cpu_port:
+            self._dropped(fate, NO_PORT if state is None else PORT_DOWN)
+            self._copy_done(fate, 0, 0)
+            return False
+        min_frame = self.min_frame
+        wire = (length if length > min_frame else min_frame) + self.wire_overhead
+        tm = self.tm
+        serving = self._serving
+        if eport not in serving:
+            # (a served port stays what the batch path judged it, busy, whatever is queued: not touched)
+            self._touched.add(eport)
+            # an idle port: the packet leaves in this same instant if the port is free (no queue, no event)
+            qinfo = tm.pass_through(eport, priority, wire, now)
+            if qinfo is not None:
+                self._egress(job, egress, fate, qinfo, tm.ports[eport].departed_ns, now_us)
+                return True
+        if not tm.enqueue(eport, priority, (job, egress, fate), wire, port):
+            self._dropped(fate, QUEUE_FULL)
+            self._copy_done(fate, 0, 0)
+            return False
+        if eport not in serving:
+            serving.add(eport)
+            ready = tm.ready_ns(eport)
+            if ready is not None:
+                self.timer.at(ready, self._serve, eport)
+            else:
+                serving.discard(eport)
+        return True
 
     def kick(self, port: int) -> None:
         """Serve `port` again if it has something that may leave (flow control let a held priority go)."""

@@ -95,7 +95,7 @@ class PortQueue:
     """The queues of one egress port and its pacing state."""
 
     __slots__ = ("port", "queues", "config", "next_tx", "backlog", "drops", "paced", "max_depth", "departed_ns",
-                 "passed", "bps", "min_gap_ns", "gate", "held")
+                 "passed", "bps", "min_gap_ns", "gate", "held", "top")
 
     def __init__(self, port: int, nqueues: int, config: QueueConfig) -> None:
         self.port = port
@@ -109,6 +109,8 @@ class PortQueue:
         self.passed: QueueInfo | None = None  # the metadata `pass_through` gave last (shared while it is the same)
         self.gate: Any = None  # link-level flow control's transmit gate (linklayer.flow.TxGate), or None
         self.held = False  # the gate held every waiting priority (the port saved no credit meanwhile)
+        # no queue above this one holds a packet: strict priority's scan starts here, not at the highest of 8
+        self.top = 0
         self.retime()
 
     def retime(self) -> None:
@@ -209,6 +211,8 @@ class TrafficManager:
                 pq.next_tx = now  # an idle port saves no credit
             self.active.add(port)
         q.append((item, length, now, depth, qid, in_port))
+        if qid > pq.top:
+            pq.top = qid
         pq.backlog += 1
         if pq.backlog > pq.max_depth:
             pq.max_depth = pq.backlog
@@ -283,9 +287,10 @@ class TrafficManager:
         """Take the head of the highest non-empty queue (or of `head`, flow control's choice)."""
         if head is None:
             queues = pq.queues
-            for qid in range(len(queues) - 1, -1, -1):
+            for qid in range(pq.top, -1, -1):
                 if queues[qid]:
                     q = queues[qid]
+                    pq.top = qid  # (every queue above it is empty)
                     break
         else:
             q = head
@@ -294,7 +299,9 @@ class TrafficManager:
         if pq.paced:
             start = pq.next_tx
             pq.departed_ns = start if start > now else now
-            pq.next_tx = start + pq.interval_ns(length)
+            # pq.interval_ns(length), inline (once per queued packet)
+            gap = length * 8e9 / pq.bps if pq.bps else 0.0
+            pq.next_tx = start + (gap if gap > pq.min_gap_ns else pq.min_gap_ns)
         else:
             pq.departed_ns = now
         start = self.start_ns
@@ -317,6 +324,7 @@ class TrafficManager:
         for q in pq.queues:
             q.clear()
         pq.backlog = 0
+        pq.top = 0
         self.active.discard(port)
         return items
 
@@ -390,7 +398,8 @@ def _depart(pq: PortQueue, now: int, length: int) -> None:
         if start < now:
             start = now  # an idle port saves no credit
         pq.departed_ns = start
-        pq.next_tx = start + pq.interval_ns(length)
+        gap = length * 8e9 / pq.bps if pq.bps else 0.0  # pq.interval_ns(length), inline (once per packet)
+        pq.next_tx = start + (gap if gap > pq.min_gap_ns else pq.min_gap_ns)
     else:
         pq.departed_ns = now
     if not pq.max_depth:
