@@ -1,6 +1,10 @@
 """The `p4exec` commands on the inputs of issue 34 (points 11 and 12): a binary or non-UTF-8 STF file,
 /dev/zero, a FIFO, a directory, files in missing directories, and numbers out of range. Each is one clear
-line and a non-zero exit — no traceback, no hang, no value silently clamped or ignored."""
+line and a non-zero exit — no traceback, no hang, no value silently clamped or ignored.
+
+The cases run `main(argv)` in-process (tests/support/cli.py: same exit code and output, bounded by an alarm);
+`test_each_command_refuses_as_a_process` keeps one case per command through a real interpreter, for what only
+the process boundary shows (the module's entry point, the exit status, nothing on stderr but the line)."""
 
 from __future__ import annotations
 
@@ -11,10 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from p4exec.cli import main as p4exec_main
+from p4exec.switch.cli import main as switch_main
+from tests.support.cli import run_main
+
 PROG = str(Path(__file__).resolve().parents[1] / "p4runtime" / "fuzz.p4")
 
 
-def p4exec(*args: str, module: str = "p4exec.cli") -> subprocess.CompletedProcess[str]:
+def p4exec_process(*args: str, module: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL)
 
@@ -42,9 +50,10 @@ def odd_files(tmp_path: Path) -> dict[str, str]:
 @pytest.mark.parametrize("which,words", [("binary", ("not UTF-8",)), ("latin1", ("not UTF-8",)),
                                          ("fifo", ("not a regular file",)), ("dir", ("a directory",)),
                                          ("zero", ("not a regular file",))])
-def test_stf_and_compile_refuse_odd_files(odd_files: dict[str, str], which: str, words: tuple[str, ...]) -> None:
-    refused(p4exec("stf", PROG, odd_files[which]), *words)
-    refused(p4exec("compile", odd_files[which]), *words)
+def test_stf_and_compile_refuse_odd_files(odd_files: dict[str, str], which: str, words: tuple[str, ...],
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    refused(run_main(p4exec_main, ["stf", PROG, odd_files[which]], capsys), *words)
+    refused(run_main(p4exec_main, ["compile", odd_files[which]], capsys), *words)
 
 
 @pytest.mark.parametrize("args,words", [
@@ -67,16 +76,30 @@ def test_stf_and_compile_refuse_odd_files(odd_files: dict[str, str], which: str,
     (("--stats-file", "/nonexistent-dir/s.json"), ("--stats-file", "does not exist")),
     (("--state-budget-mb", "nan"), ("--state-budget-mb",)),
 ])
-def test_switch_refuses_bad_values(args: tuple[str, ...], words: tuple[str, ...]) -> None:
-    refused(p4exec("--no-p4", "--no-grpc", *args, module="p4exec.switch"), *words)
+def test_switch_refuses_bad_values(args: tuple[str, ...], words: tuple[str, ...],
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    refused(run_main(switch_main, ["--no-p4", "--no-grpc", *args], capsys), *words)
 
 
-def test_switch_refuses_odd_program_files(odd_files: dict[str, str]) -> None:
+def test_switch_refuses_odd_program_files(odd_files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
     for which in ("zero", "fifo", "binary"):
-        refused(p4exec(odd_files[which], "--no-grpc", module="p4exec.switch"), "cannot load")
+        refused(run_main(switch_main, [odd_files[which], "--no-grpc"], capsys), "cannot load")
 
 
 @pytest.mark.parametrize("args", [("--", "-1"), ("1", "--depth", "-3"), ("1", "--rate", "-1"),
                                   ("1", "--grpc-server-addr", "127.0.0.1:70000"), ("1", "--device-id", "-1")])
-def test_queue_refuses_bad_values(args: tuple[str, ...]) -> None:
-    refused(p4exec("queue", *args))
+def test_queue_refuses_bad_values(args: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
+    refused(run_main(p4exec_main, ["queue", *args], capsys))
+
+
+@pytest.mark.parametrize("module,args,words", [
+    ("p4exec.cli", ("stf", PROG, "FIFO"), ("not a regular file",)),
+    ("p4exec.cli", ("compile", "BINARY"), ("not UTF-8",)),
+    ("p4exec.cli", ("queue", "1", "--depth", "-3"), ("--depth",)),
+    ("p4exec.switch", ("--no-p4", "--no-grpc", "-i", "99999999@lo"), ("-i",)),  # a SystemExit("text") refusal
+    ("p4exec.switch", ("FIFO", "--no-grpc"), ("cannot load",)),
+])
+def test_each_command_refuses_as_a_process(odd_files: dict[str, str], module: str, args: tuple[str, ...],
+                                           words: tuple[str, ...]) -> None:
+    argv = [odd_files["fifo"] if a == "FIFO" else odd_files["binary"] if a == "BINARY" else a for a in args]
+    refused(p4exec_process(*argv, module=module), *words)

@@ -15,6 +15,9 @@ from traffic.metrics import summarize
 from traffic.netns import sh
 from traffic.records import ns
 
+# real namespaces and veth pairs (and real-time rates): the full suite, not the fast tier
+pytestmark = pytest.mark.netns
+
 
 def _deps_honoured(result, plan) -> None:
     base = 0

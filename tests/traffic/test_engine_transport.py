@@ -14,6 +14,9 @@ from traffic.metrics import summarize
 from traffic.netns import sh
 from traffic.records import ns
 
+# real namespaces and veth pairs (and real-time rates): the full suite, not the fast tier
+pytestmark = pytest.mark.netns
+
 
 @pytest.mark.parametrize("transport", ["rc-gbn", "sr"])
 def test_clean_ring_all_reduce_acks_and_no_retransmission(bridge_lab, transport: str) -> None:
