@@ -204,7 +204,7 @@ class ActionEncoder:
                 raise ControllerError(f"action {full_name} needs parameter {pname!r}")
             parts.append(_len(_ACTION_PARAM, _PARAM_ID + varint(pid) + _len(_PARAM_VALUE, enc(params[pname], width))))
         if len(params) != len(specs):
-            extra = sorted(set(params) - {s[0] for s in specs})
+            extra = sorted(str(k) for k in set(params) - {s[0] for s in specs})
             raise ControllerError(f"action {full_name} has no parameter(s) {', '.join(extra)}")
         return b"".join(parts)
 

@@ -28,7 +28,7 @@ def _check_keys(what: str, d: Any, allowed: set[str], required: frozenset[str] |
         raise TopologyError(f"{what}: expected a mapping, got {type(d).__name__}")
     unknown = set(d) - allowed
     if unknown:
-        raise TopologyError(f"{what}: unknown key(s) {', '.join(sorted(unknown))} "
+        raise TopologyError(f"{what}: unknown key(s) {', '.join(sorted(map(str, unknown)))} "
                             f"(allowed: {', '.join(sorted(allowed))})")
     missing = set(required) - set(d)
     if missing:

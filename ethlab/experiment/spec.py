@@ -203,7 +203,7 @@ def _need(cond: bool, where: str, msg: str) -> None:
 
 
 def _unknown(d: dict, allowed: set[str], where: str) -> None:
-    extra = sorted(set(d) - allowed)
+    extra = sorted(str(k) for k in set(d) - allowed)  # YAML keys may be null, numbers, booleans
     _need(not extra, where, f"unknown key(s) {', '.join(extra)} (known: {', '.join(sorted(allowed))})")
 
 

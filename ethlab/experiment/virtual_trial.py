@@ -42,7 +42,7 @@ class VirtualOptionError(ValueError):
 def check_options(options: dict[str, Any] | None, where: str = "virtual") -> dict[str, Any]:
     """Validate the spec's `virtual:` mapping up front (each key's type and range)."""
     opts = dict(options or {})
-    extra = sorted(set(opts) - VIRTUAL_KEYS)
+    extra = sorted(str(k) for k in set(opts) - VIRTUAL_KEYS)  # YAML keys may be null or numbers
     if extra:
         raise VirtualOptionError(f"{where}: unknown key(s) {', '.join(extra)} (known: {', '.join(sorted(VIRTUAL_KEYS))})")
 

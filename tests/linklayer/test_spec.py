@@ -29,6 +29,7 @@ BASE = {"name": "ll-spec", "topology": {"name": "erack", "params": {"gpus": 4, "
     ({"link_layer": {"flow_control": "cbfc", "cbfc": {"credits": 2}}}, "link_layer.cbfc.credits"),
     ({"link_layer": {"pfc": {"xoff_bytes": 1000, "xon_bytes": 5000}}}, "link_layer.pfc.xon_bytes"),
     ({"link_layer": {"fer": 0.1}}, "link_layer: unknown key(s) fer"),
+    ({"link_layer": {None: 1, 2: 0}}, "link_layer: unknown key(s) 2, None"),  # YAML `null:` / `2:` keys
     ({"link_layer": [1]}, "link_layer: must be a mapping"),
     ({"policies": [{"name": "ecmp", "link_layer": {"frame_error_rate": 2}}]},
      "policies[ecmp].link_layer.frame_error_rate"),

@@ -83,3 +83,10 @@ def test_file_errors(tmp_path):
 def test_dump_is_plain_yaml():
     doc = yaml.safe_load(to_yaml(build("line", n=2)))
     assert doc["links"][1] == {"a": "s1", "a_port": 2, "b": "s2", "b_port": 1, "rate_gbps": 10.0, "delay_us": 0.0}
+
+
+def test_non_string_keys_are_named_not_a_crash() -> None:
+    """`null:` and `7:` are YAML keys too: the error lists them instead of failing to sort them."""
+    doc = yaml.safe_load("hosts: [h1]\nswitches: [s1]\nlinks: [[h1, s1]]\nnull: 1\n7: 2\n")
+    with pytest.raises(TopologyError, match=r"unknown key\(s\) 7, None"):
+        from_dict(doc)

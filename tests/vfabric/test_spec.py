@@ -22,6 +22,7 @@ BASE = {"name": "vt-spec", "topology": {"name": "leafspine"}, "traffic": {"patte
     ({"clock": "virtual", "virtual": {"wall_limit_s": -3}}, "virtual.wall_limit_s"),
     ({"clock": "virtual", "virtual": {"control_delay_s": "soon"}}, "virtual.control_delay_s"),
     ({"clock": "virtual", "virtual": {"warp": 9}}, "unknown key(s) warp"),
+    ({"clock": "virtual", "virtual": {None: None, 7: 1}}, "unknown key(s) 7, None"),  # YAML `null:` / `7:` keys
     ({"clock": "virtual", "virtual": [1, 2]}, "virtual: must be a mapping"),
     ({"clock": "virtual", "virtual": {"queue_depth": 0}}, "virtual.queue_depth"),
 ])
