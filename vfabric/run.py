@@ -259,60 +259,70 @@ class VirtualRun:
         sim = self.sim
         eps = self.fabric.endpoints
         self.start_ns = sim.now + START_NS
-        eps.load(plan, self.start_ns)
-        if eps.inc is not None:  # in-network all-reduce: its aggregation jobs, over P4Runtime, time frozen
-            ctl = self.control.controller
-            if ctl is None:
-                raise SimError("in-network all-reduce needs the fabric controller")
-            setup_jobs(ctl, eps.inc.jobs())
-        # arrivals at hosts accounted ahead of their instant, in batches, where that changes nothing (no faults:
-        # links stay up; see VirtualEndpoints.defer_arrival)
-        self.fabric.deliver_early(not faults and eps.early_delivery_allowed())
-        self.schedule_faults(list(faults))
-        self.schedule_probes()
-        if sample is not None:
-            self.schedule_samples(sample)
-        limit_ns = self.start_ns + ns(self.limits.time_limit_s)
-        wall0 = time.perf_counter()
+        # The collector is paused while the plan becomes flows, transports and templates: millions of objects
+        # made in one go that all live for the whole run. Its automatic passes over the fabric already built
+        # (UPN 512: 3 GiB) took more than half of the loading time.
+        collect = gc.isenabled()
+        gc.disable()
+        try:
+            eps.load(plan, self.start_ns)
+            if eps.inc is not None:  # in-network all-reduce: its aggregation jobs, over P4Runtime, time frozen
+                ctl = self.control.controller
+                if ctl is None:
+                    raise SimError("in-network all-reduce needs the fabric controller")
+                setup_jobs(ctl, eps.inc.jobs())
+            # arrivals at hosts accounted ahead of their instant, in batches, where that changes nothing (no faults:
+            # links stay up; see VirtualEndpoints.defer_arrival)
+            self.fabric.deliver_early(not faults and eps.early_delivery_allowed())
+            self.schedule_faults(list(faults))
+            self.schedule_probes()
+            if sample is not None:
+                self.schedule_samples(sample)
+            limit_ns = self.start_ns + ns(self.limits.time_limit_s)
+            wall0 = time.perf_counter()
 
-        def done_check() -> None:
-            if self._finished():
-                sim.stop("done")
+            def done_check() -> None:
+                if self._finished():
+                    sim.stop("done")
+                else:
+                    sim.after(10_000, done_check)
+
+            sim.at(self.start_ns, done_check)
+            self._done_check = done_check
+
+            def report(s: Any) -> None:
+                if progress is not None:
+                    progress(Progress(s.now, limit_ns, s.events, eps.packets, self.fabric.executions(),
+                                      time.perf_counter() - wall0))
+
+            comm = self.limits.comm if self.limits.backend == "mpi" else None
+            workers = comm.Get_size() if comm is not None else self.limits.workers
+            sampling = sample is not None and bool(self.limits.sample_interval_s)
+            if self.limits.partition == "auto" or comm is None:
+                pieces = plan_pieces(self, list(faults), sampling, workers)
             else:
-                sim.after(10_000, done_check)
-
-        sim.at(self.start_ns, done_check)
-        self._done_check = done_check
-
-        def report(s: Any) -> None:
-            if progress is not None:
-                progress(Progress(s.now, limit_ns, s.events, eps.packets, self.fabric.executions(),
-                                  time.perf_counter() - wall0))
-
-        comm = self.limits.comm if self.limits.backend == "mpi" else None
-        workers = comm.Get_size() if comm is not None else self.limits.workers
-        sampling = sample is not None and bool(self.limits.sample_interval_s)
-        if self.limits.partition == "auto" or comm is None:
-            pieces = plan_pieces(self, list(faults), sampling, workers)
-        else:
-            pieces = Pieces(reason="coupled partitions asked for")
-        if pieces.groups and comm is None and not p4exec.GRPC_FORK_HANDLERS_OFF:
-            pieces = Pieces(reason="grpc was imported with its fork handlers on (GRPC_ENABLE_FORK_SUPPORT): "
-                                   "forking beside the controller's threads could hang")
-        engine = None
-        if comm is not None and not pieces.groups:
-            engine = self._coupled_engine(comm, sampling, pieces.reason)
-            if isinstance(engine, str):
-                pieces.reason, engine = engine, None
-        if engine is not None:
-            engine.prepare()  # this rank's frame templates
-        elif not pieces.groups:
-            eps.build_templates()
-        # Everything made so far (programs, tables, plan, frames templates) lives for the whole run: keep it
-        # out of the cyclic collector's scans, as the emulated switch does (full collections otherwise cost
-        # more than the packets); partition workers then share it copy-on-write.
-        gc.collect()
-        gc.freeze()
+                pieces = Pieces(reason="coupled partitions asked for")
+            if pieces.groups and comm is None and not p4exec.GRPC_FORK_HANDLERS_OFF:
+                pieces = Pieces(reason="grpc was imported with its fork handlers on (GRPC_ENABLE_FORK_SUPPORT): "
+                                       "forking beside the controller's threads could hang")
+            engine = None
+            if comm is not None and not pieces.groups:
+                engine = self._coupled_engine(comm, sampling, pieces.reason)
+                if isinstance(engine, str):
+                    pieces.reason, engine = engine, None
+            if engine is not None:
+                engine.prepare()  # this rank's frame templates
+            elif not pieces.groups:
+                eps.build_templates()
+            # Everything made so far (programs, tables, plan, frames templates) lives for the whole run: keep it
+            # out of the cyclic collector's scans, as the emulated switch does (full collections otherwise cost
+            # more than the packets); partition workers then share it copy-on-write. One collection here frees
+            # any cycle made while the collector was paused.
+            gc.collect()
+            gc.freeze()
+        finally:
+            if collect:
+                gc.enable()
         interrupted = False
         note = pieces.reason and f"one process ({pieces.reason})"
         try:
