@@ -26,7 +26,6 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
@@ -196,10 +195,10 @@ def roce_for_flow(base: Template, flow: int) -> Template:
     return Template(buf, base.psn_off, base.probe_off, base.entropy_off)
 
 
-class Parsed(NamedTuple):
+@dataclass(slots=True)
+class Parsed:
     """What a receiver needs from a data frame (or, with `feedback` set, what a sender needs from an
-    ACK/NAK/CNP frame: then `seq`, `npkts`, `tx_ns` are 0). A named tuple: the parsers make one per frame
-    received, straight from its fields (`_parsed`), with no Python-level constructor."""
+    ACK/NAK/CNP frame: then `seq`, `npkts`, `tx_ns` are 0)."""
 
     flow: int
     seq: int
@@ -213,7 +212,6 @@ class Parsed(NamedTuple):
 
 
 _feedback = tuple.__new__  # a Feedback from its unpacked fields, without the named tuple's Python-level _make
-_parsed = tuple.__new__  # a Parsed from all its fields, likewise
 
 
 def _parse_feedback(data: bytes, off: int, flow: int) -> Parsed | None:
@@ -221,8 +219,7 @@ def _parse_feedback(data: bytes, off: int, flow: int) -> Parsed | None:
     n = len(data)
     if n < off + FEEDBACK.size:
         return None
-    return _parsed(Parsed, (flow, 0, 0, 0, False, -1, n, False,
-                            _feedback(Feedback, FEEDBACK_BODY.unpack_from(data, off + 8))))
+    return Parsed(flow, 0, 0, 0, False, -1, n, False, _feedback(Feedback, FEEDBACK_BODY.unpack_from(data, off + 8)))
 
 
 #: The fields parse_roce reads from a frame whose IPv4 header has no options (every frame ethlab sends): the
@@ -243,10 +240,9 @@ def parse_roce(data: bytes) -> Parsed | None:
             n = len(data)
             if n < _ROCE_FEEDBACK_END:
                 return None
-            return _parsed(Parsed, (flow, 0, 0, 0, False, -1, n, False,
-                                    _feedback(Feedback, FEEDBACK_BODY.unpack_from(data, _ROCE_FEEDBACK_BODY))))
-        return _parsed(Parsed, (flow, seq, npkts, tx_ns, (tos & 0x03) == 0x03, -1, len(data),
-                                tos >> 2 == DSCP_TRIMMED, None))
+            return Parsed(flow, 0, 0, 0, False, -1, n, False,
+                          _feedback(Feedback, FEEDBACK_BODY.unpack_from(data, _ROCE_FEEDBACK_BODY)))
+        return Parsed(flow, seq, npkts, tx_ns, (tos & 0x03) == 0x03, -1, len(data), tos >> 2 == DSCP_TRIMMED)
     if len(data) < ROCE_HEADERS + PROBE.size or data[12:14] != ETH_IPV4 or data[23] != UDP_PROTO:
         return None
     udp = 14 + (data[14] & 0x0F) * 4
@@ -259,8 +255,7 @@ def parse_roce(data: bytes) -> Parsed | None:
     if flags & FLAG_FEEDBACK:
         return _parse_feedback(data, off, flow)
     tos = data[15]
-    return _parsed(Parsed, (flow, seq, npkts, tx_ns, (tos & 0x03) == 0x03, -1, len(data), tos >> 2 == DSCP_TRIMMED,
-                            None))
+    return Parsed(flow, seq, npkts, tx_ns, (tos & 0x03) == 0x03, -1, len(data), tos >> 2 == DSCP_TRIMMED)
 
 
 # --------------------------------------------------------------------------------------------- ETH+
@@ -320,8 +315,8 @@ def parse_ethplus(data: bytes) -> Parsed | None:
         return _parse_feedback(data, ETHPLUS_HEADERS, flow)
     if ptype != 0:  # data frames only
         return None
-    return _parsed(Parsed, (flow, seq, npkts, tx_ns, bool(data[14] & 0x01), int.from_bytes(data[20:22], "big"),
-                            len(data), bool(data[25] & 0x80), None))
+    return Parsed(flow, seq, npkts, tx_ns, bool(data[14] & 0x01), int.from_bytes(data[20:22], "big"), len(data),
+                  bool(data[25] & 0x80))
 
 
 @dataclass(frozen=True)
