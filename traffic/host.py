@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
+from math import floor
 from typing import Any, Protocol, cast
 
 from linklayer.attach import on_link_port
@@ -264,7 +265,7 @@ class NicPort:
             if busy >= now + 1:
                 if not (ready or ctrl):
                     break
-                nxt = int(busy)
+                nxt = floor(busy)  # (int() of a non-negative float, cheaper)
                 if nxt <= horizon:  # within the transmit-ahead window: the next frame's turn is taken now
                     now = nxt
                     continue
@@ -793,7 +794,7 @@ class Endpoints:
             elif nxt < end + 1:
                 if plane is None:  # `nic.make_ready(f)` without its kick: only `NicPort._transmit` calls send_one
                     if now + 1 <= end < horizon + 1 and not nic.ready and not nic.ctrl:
-                        now = int(end)  # the train's next frame: `f` alone would be popped again right then
+                        now = floor(end)  # the train's next frame: `f` alone would be popped again right then
                         sent = True
                         continue
                     if not f.queued:

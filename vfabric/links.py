@@ -10,6 +10,7 @@ down is lost.
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import floor
 from typing import Any
 
 from traffic.scheduler import SCHEDULER_PLACES
@@ -114,7 +115,7 @@ class Channel:
         # went down meanwhile (`Link.up`, which the switch's port state and the host NIC both follow).
         # Arrival is in the future by construction (end > start >= now), so the event is posted without
         # `Simulator.at`'s checks.
-        arrive = int(end + 0.999999) + self.fixed_ns
+        arrive = floor(end + 0.999999) + self.fixed_ns  # (floor: int() of a float, half the cost; times are >= 0)
         place = self._next
         self._next = place + 1
         early = self.early
