@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
+from math import floor
 from typing import Any, Protocol, cast
 
 from linklayer.attach import on_link_port
@@ -255,7 +256,7 @@ class NicPort:
                 while ready:
                     f = ready.popleft()
                     f.queued = False
-                    if send_one(f, self, now):
+                    if send_one(f, self, now, horizon):
                         sent = True
                         break
                 if not sent:
@@ -264,7 +265,7 @@ class NicPort:
             if busy >= now + 1:
                 if not (ready or ctrl):
                     break
-                nxt = int(busy)
+                nxt = floor(busy)  # (int() of a non-negative float, cheaper)
                 if nxt <= horizon:  # within the transmit-ahead window: the next frame's turn is taken now
                     now = nxt
                     continue
@@ -697,101 +698,113 @@ class Endpoints:
             self.packets += 1
 
     # ---------------------------------------------------------------- send
-    def send_one(self, f: Flow, nic: NicPort, now: int) -> bool:
+    def send_one(self, f: Flow, nic: NicPort, now: int, horizon: int = -1) -> bool:
         """Called by the NIC when the port is free at `now` (the current instant, or one within its
         transmit-ahead window) and `f` is at the head: send one frame, or say why not (False: the flow is
-        waiting for pacing time, window, feedback or a timer, and will be made ready again by it)."""
+        waiting for pacing time, window, feedback or a timer, and will be made ready again by it).
+
+        A train (`horizon`, the end of the NIC's transmit-ahead window): while `f` is the only one waiting at
+        its port and the port frees again by `horizon`, its next frame follows in this call, at the whole ns
+        the port frees — what the NIC's turn would do next with one call per frame (pop `f` again, call this
+        at that instant), so every frame, event and record is the same; only the calls between are saved."""
         rec = f.rec
         tx = f.tx
         reliable = self.reliable
-        if tx.done or rec.settle_ns and not reliable:
-            return False
-        if f.next_ns >= now + 1:
-            self.sim.at(int(f.next_ns), self._wake, f.fid)
-            return False
+        sim = self.sim
         cc = f.cc
-        assert cc is not None  # set when the flow started
         reaction = self.reaction
-        if self.windowed:
-            win = reaction.window(cc)
-            if win is not None:
-                if self.reliable:
-                    if f.hi - tx.acked_delivered >= win:
-                        f.parked = True
-                        return False
-                elif f.hi - f.rx.delivered >= win and now - f.last_progress_ns < self.config.loss_grace_ns:
-                    f.blocked = True
-                    self.sim.at(f.last_progress_ns + self.config.loss_grace_ns, self._wake, f.fid)
-                    return False
-        if self.packets >= self.max_packets:
-            self.limit_hit = True
-            if not rec.send_done_ns:
-                rec.send_done_ns = now
-            self.sim.at(now + self.config.loss_grace_ns, self._grace, f.fid)
-            return False
-        psn = tx.take(now)
-        if psn is None:  # window full or nothing to (re)send: feedback or a timer wakes the flow
-            f.parked = True
-            if reliable:
-                self._arm_tx(f)
-            return False
-        npkts = rec.npkts
-        last = psn == npkts - 1
-        plane = f.plane
-        if plane is not None:  # a retransmission avoids the path its lost copy took: maybe another port
-            retx = psn < f.hi  # only reliable senders retransmit (and have an RTT estimate)
-            srtt = tx.rtt.srtt if retx else 0  # type: ignore[attr-defined]
-            self._use_path(f, plane.taken(psn, retx, now, srtt, f.load))
-            nic = f.nic
-        tpl = f.tail if last else f.tpl
-        buf = tpl.stamp(f.fid, psn, npkts, now)
-        if plane is not None:
-            plane.stamp_entropy(buf, tpl.entropy_off)
-            plane.sent(now)
-        frame = bytes(buf) if self.copy_frames else buf
-        # Back to back: start where the previous frame ended (fractional ns), not at the whole ns the event
-        # was rounded to, or every frame would lose up to 1 ns (0.8 % of a 1.5 kB frame at 400 Gbit/s).
-        catch_up = self.catch_up
-        if catch_up:
-            start = nic.start_ns(now)
-        else:
-            busy = nic.busy_until
-            start = busy if busy > now else float(now)
-        try:
-            end = nic.channel.send(frame, start)
-        except TxRefused:
-            rec.tx_dropped += 1  # counted as sent and lost: a reliable transport repairs it
-            end = start
-        nic.busy_until = end
-        if psn >= f.hi:
-            f.hi = psn + 1
-        rec.sent += 1
-        rec.sent_bytes += len(frame)
-        self.packets += 1
-        bits = f.tail_wire_bits if last else f.wire_bits
-        nxt = f.next_ns
-        f.next_ns = nxt = (nxt if nxt > start or catch_up else start) + bits * 1e9 / (
-            cc.rate_bps if self.rate_fixed else reaction.rate_bps(cc, now / 1e9))
-        if not rec.send_done_ns and f.hi >= npkts:
-            rec.send_done_ns = now
-            rec.rate_cuts = cc.cuts
-        if reliable:
-            t = tx.next_timer()  # `_arm_tx`, inlined: once per frame
-            if t is not None and (not f.tx_timer or t < f.tx_timer):
-                self._arm_tx(f)
-        if tx.done:
-            if not reliable and not f.rx.complete:
-                self.sim.at(now + self.config.loss_grace_ns, self._grace, f.fid)
-        elif nxt < end + 1:
-            if plane is None:  # `nic.make_ready(f)` without its kick: only `NicPort._transmit` calls send_one
-                if not f.queued:
-                    f.queued = True
-                    nic.ready.append(f)
+        windowed, max_packets, copy, catch_up = self.windowed, self.max_packets, self.copy_frames, self.catch_up
+        sent = False
+        while True:
+            if tx.done or rec.settle_ns and not reliable:
+                return sent
+            if f.next_ns >= now + 1:
+                sim.at(int(f.next_ns), self._wake, f.fid)
+                return sent
+            assert cc is not None  # set when the flow started
+            if windowed:
+                win = reaction.window(cc)
+                if win is not None:
+                    if reliable:
+                        if f.hi - tx.acked_delivered >= win:
+                            f.parked = True
+                            return sent
+                    elif f.hi - f.rx.delivered >= win and now - f.last_progress_ns < self.config.loss_grace_ns:
+                        f.blocked = True
+                        sim.at(f.last_progress_ns + self.config.loss_grace_ns, self._wake, f.fid)
+                        return sent
+            if self.packets >= max_packets:
+                self.limit_hit = True
+                if not rec.send_done_ns:
+                    rec.send_done_ns = now
+                sim.at(now + self.config.loss_grace_ns, self._grace, f.fid)
+                return sent
+            psn = tx.take(now)
+            if psn is None:  # window full or nothing to (re)send: feedback or a timer wakes the flow
+                f.parked = True
+                if reliable:
+                    self._arm_tx(f)
+                return sent
+            npkts = rec.npkts
+            last = psn == npkts - 1
+            plane = f.plane
+            if plane is not None:  # a retransmission avoids the path its lost copy took: maybe another port
+                retx = psn < f.hi  # only reliable senders retransmit (and have an RTT estimate)
+                srtt = tx.rtt.srtt if retx else 0  # type: ignore[attr-defined]
+                self._use_path(f, plane.taken(psn, retx, now, srtt, f.load))
+                nic = f.nic
+            tpl = f.tail if last else f.tpl
+            buf = tpl.stamp(f.fid, psn, npkts, now)
+            if plane is not None:
+                plane.stamp_entropy(buf, tpl.entropy_off)
+                plane.sent(now)
+            frame = bytes(buf) if copy else buf
+            # Back to back: start where the previous frame ended (fractional ns), not at the whole ns the event
+            # was rounded to, or every frame would lose up to 1 ns (0.8 % of a 1.5 kB frame at 400 Gbit/s).
+            if catch_up:
+                start = nic.start_ns(now)
             else:
-                self._ready(f)
-        else:
-            self.sim.at(int(nxt), self._wake, f.fid)
-        return True
+                busy = nic.busy_until
+                start = busy if busy > now else float(now)
+            try:
+                end = nic.channel.send(frame, start)
+            except TxRefused:
+                rec.tx_dropped += 1  # counted as sent and lost: a reliable transport repairs it
+                end = start
+            nic.busy_until = end
+            if psn >= f.hi:
+                f.hi = psn + 1
+            rec.sent += 1
+            rec.sent_bytes += len(frame)
+            self.packets += 1
+            bits = f.tail_wire_bits if last else f.wire_bits
+            nxt = f.next_ns
+            f.next_ns = nxt = (nxt if nxt > start or catch_up else start) + bits * 1e9 / (
+                cc.rate_bps if self.rate_fixed else reaction.rate_bps(cc, now / 1e9))
+            if not rec.send_done_ns and f.hi >= npkts:
+                rec.send_done_ns = now
+                rec.rate_cuts = cc.cuts
+            if reliable:
+                t = tx.next_timer()  # `_arm_tx`, inlined: once per frame
+                if t is not None and (not f.tx_timer or t < f.tx_timer):
+                    self._arm_tx(f)
+            if tx.done:
+                if not reliable and not f.rx.complete:
+                    sim.at(now + self.config.loss_grace_ns, self._grace, f.fid)
+            elif nxt < end + 1:
+                if plane is None:  # `nic.make_ready(f)` without its kick: only `NicPort._transmit` calls send_one
+                    if now + 1 <= end < horizon + 1 and not nic.ready and not nic.ctrl:
+                        now = floor(end)  # the train's next frame: `f` alone would be popped again right then
+                        sent = True
+                        continue
+                    if not f.queued:
+                        f.queued = True
+                        nic.ready.append(f)
+                else:
+                    self._ready(f)
+            else:
+                sim.at(int(nxt), self._wake, f.fid)
+            return True
 
     def _wake(self, fid: int) -> None:
         f = self.flows[fid]

@@ -10,7 +10,7 @@ down is lost.
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import count
+from math import floor
 from typing import Any
 
 from traffic.scheduler import SCHEDULER_PLACES
@@ -64,7 +64,7 @@ class Channel:
     (`VirtualFabric.channel_sources`); all channel places lie below the scheduler's own counter
     (`SCHEDULER_PLACES`), so within an instant arrivals run first, then the other events in scheduling order."""
 
-    __slots__ = ("link", "deliver", "port", "fixed_ns", "tx_packets", "tx_bytes", "early", "_push", "_place")
+    __slots__ = ("link", "deliver", "port", "fixed_ns", "tx_bytes", "early", "_push", "_next", "_first")
 
     def __init__(self, link: Link, deliver: Callable[[Any, Any], None], port: Any, extra_ns: int = 0,
                  source: int = 1) -> None:
@@ -72,7 +72,6 @@ class Channel:
         self.deliver = deliver
         self.port = port
         self.fixed_ns = link.delay_ns + extra_ns  # what every frame adds to its serialisation (both are fixed)
-        self.tx_packets = 0
         self.tx_bytes = 0
         # `early(port, frame, arrival_ns, place)`: the far node takes the frame now and accounts it for its
         # arrival instant by then, in the place its arrival event would have had, returning True — or False,
@@ -81,7 +80,18 @@ class Channel:
         if not 1 <= source < MAX_SOURCES:
             raise SimError(f"link {link.name}: channel source id must be in 1..{MAX_SOURCES - 1} (got {source})")
         self._push = link.sim.push  # the scheduler's unchecked `at`, bound once
-        self._place = count(source << SOURCE_SHIFT).__next__
+        # the place of the next frame's arrival; every frame put on the wire takes one, so the frames sent
+        # are counted by the places taken since `_first` (`tx_packets`), not by a counter of their own
+        self._first = self._next = source << SOURCE_SHIFT
+
+    @property
+    def tx_packets(self) -> int:
+        """Frames put on the wire (one arrival place each)."""
+        return self._next - self._first
+
+    @tx_packets.setter
+    def tx_packets(self, n: int) -> None:  # counters merged from partition workers (vfabric/partition.py)
+        self._first = self._next - n
 
     @property
     def rate_bps(self) -> float:
@@ -100,14 +110,14 @@ class Channel:
         if not link.up:
             link.lost += 1
             return end
-        self.tx_packets += 1
         self.tx_bytes += n
         # The receiver is called directly at arrival (no wrapper per hop); it drops the frame if the link
         # went down meanwhile (`Link.up`, which the switch's port state and the host NIC both follow).
         # Arrival is in the future by construction (end > start >= now), so the event is posted without
         # `Simulator.at`'s checks.
-        arrive = int(end + 0.999999) + self.fixed_ns
-        place = self._place()
+        arrive = floor(end + 0.999999) + self.fixed_ns  # (floor: int() of a float, half the cost; times are >= 0)
+        place = self._next
+        self._next = place + 1
         early = self.early
         if early is not None and early(self.port, frame, arrive, place):
             return end

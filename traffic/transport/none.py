@@ -8,29 +8,31 @@ from traffic.transport.base import Feedback, RttEstimator, SeenOnWire, Transport
 
 
 class UnreliableSender:
-    __slots__ = ("npkts", "nxt", "sent", "retransmitted", "timeouts", "naks", "failed", "rtt")
+    __slots__ = ("npkts", "nxt", "retransmitted", "timeouts", "naks", "failed", "rtt", "done")
 
     def __init__(self, npkts: int, params: TransportParams | None = None, rtt: RttEstimator | None = None) -> None:
         self.npkts = npkts
         self.rtt = rtt or RttEstimator(params or TransportParams())  # never sampled: nothing is acknowledged
-        self.nxt = 0
-        self.sent = self.retransmitted = self.timeouts = self.naks = 0
+        self.nxt = 0  # the next PSN; every one below was sent once (`sent`)
+        self.retransmitted = self.timeouts = self.naks = 0
         self.failed = False
+        self.done = npkts <= 0  # every PSN sent (an attribute, set where `nxt` moves: read twice per frame)
 
     @property
     def acked_delivered(self) -> int:
         return 0
 
     @property
-    def done(self) -> bool:
-        return self.nxt >= self.npkts
+    def sent(self) -> int:
+        return self.nxt  # each PSN is handed out once
 
     def take(self, now: int) -> int | None:
         psn = self.nxt
         if psn >= self.npkts:
             return None
-        self.nxt = psn + 1
-        self.sent += 1
+        self.nxt = nxt = psn + 1
+        if nxt >= self.npkts:
+            self.done = True
         return psn
 
     def on_feedback(self, fb: Feedback, now: int) -> int:
