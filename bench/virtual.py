@@ -133,9 +133,35 @@ def run_plan(fab, control, plan, limit_s: float = 1.0, wall_s: float = 1800.0, s
         print(f"  simulated by {out.partitions}" + (
             f"; memory of all processes (proportional set size, shared pages counted once): "
             f"{(pss + pss_bytes()) / (1 << 30):.2f} GiB (this process's RSS {rss_gib():.2f} GiB)" if pss else ""))
+        note = split_note(run.split)
+        if note:
+            print(note)
     # the event loop alone: loading the plan (flows, frame templates) and the collection before it are set-up,
     # as the in-process reference's set-up is not timed either
     return out, out.stats.wall_s, out.stats.cpu_s
+
+
+def split_note(split) -> str:
+    """The balance of a forked split, side by side per process (parent first): templates, phase 1 wall and
+    CPU, the wait for the others' phase 1, phase 2; a worker's results collected and pickled; then how long the
+    parent waited for its workers (the cost of an imbalance) and merged."""
+    if len(split.marks) < 2:
+        return ""
+    lines = []
+    for k in range(len(split.marks)):
+        who = "parent  " if k == 0 else f"worker {k}"
+        line = (f"    {who}: templates {split.span(k, 'start', 'templates'):5.1f} s, phase 1 "
+                f"{split.span(k, 'templates', 'phase1'):6.1f} s wall / {split.span(k, 'templates', 'phase1', True):6.1f}"
+                f" s CPU, waits {split.span(k, 'phase1', 'agreed'):5.1f} s, phase 2 {split.span(k, 'agreed', 'loop'):4.1f} s")
+        if k:
+            line += (f", results {split.marks[k]['collected'][0] - split.marks[k]['loop'][0]:4.1f} s collected + "
+                     f"{split.marks[0]['results'][0] - split.marks[k]['collected'][0]:4.1f} s pickled")
+        lines.append(line)
+    end = max(m["loop"][0] for m in split.marks)
+    return ("  split balance (wall, CPU of the loop):\n" + "\n".join(lines)
+            + f"\n  parent waited for the workers {split.span(0, 'phase1', 'agreed'):.1f} s (their phase 1) + "
+              f"{split.span(0, 'loop', 'results'):.1f} s (their results, of which {end - split.marks[0]['loop'][0]:.1f} s "
+              f"their loop); merge {split.span(0, 'results', 'merged'):.1f} s")
 
 
 def pipeline_round(size: int) -> tuple[int, int, float, float, float, float, int, float]:

@@ -186,9 +186,9 @@ def collect_group(run: Any, group: tuple[list[int], list[str], list[int]]) -> di
         rk, xk = tuple(rec), tuple(rx)
         flows.append((fid, keys.setdefault(rk, rk), tuple(rec.values()), keys.setdefault(xk, xk),
                       tuple(rx.values())))
-    # a reliable flow's transport ends: what `finish_records` reads of them (slotted objects, pickled whole;
-    # flows of one endpoint pair share their RTT estimator, which one pickle keeps shared)
-    transports = [(fid, eps.flows[fid].tx, eps.flows[fid].trx) for fid in fids] if eps.reliable else []
+    # a reliable flow's transport ends: only what `finish_records` reads of them, as flat values (pickling the
+    # slotted objects whole — PSN bitmaps, send times, RTT estimators — took most of a UPN 512 worker's results)
+    transports = [(fid, *transport_end(eps.flows[fid].tx, eps.flows[fid].trx)) for fid in fids] if eps.reliable else []
     switches = {}
     for name in sws:
         sw = fab.switches[name]
@@ -208,6 +208,37 @@ def collect_group(run: Any, group: tuple[list[int], list[str], list[int]]) -> di
     return {"flows": flows, "transports": transports, "switches": switches, "links": chans, "packets": eps.packets,
             "foreign": eps.foreign, "rx_foreign": eps.receiver.foreign, "limit_hit": eps.limit_hit,
             "pss": pss_bytes()}
+
+
+@dataclass(slots=True)
+class SenderEnd:
+    """A reliable flow's sender once the run is over, as traffic/progress.py `finish_records` reads it: what
+    a worker sends back in place of the whole transport."""
+
+    retransmitted: int
+    timeouts: int
+    naks: int
+    failed: bool
+
+
+@dataclass(slots=True)
+class ReceiverEnd:
+    """A reliable flow's receiver once the run is over, as `finish_records` reads it (`got`: the last cell of
+    the receiver's PSN map, the one thing it reads of it; 0 when the transport keeps none)."""
+
+    delivered: int
+    complete: bool
+    spurious: int
+    discarded: int
+    trimmed: int
+    got: tuple[int]
+
+
+def transport_end(tx: Any, trx: Any) -> tuple[Any, ...]:
+    """The flat values of `SenderEnd` and `ReceiverEnd` (their fields in order, `got`'s last cell last)."""
+    got = getattr(trx, "got", None)
+    return (tx.retransmitted, tx.timeouts, tx.naks, tx.failed, trx.delivered, trx.complete, trx.spurious,
+            trx.discarded, trx.trimmed, got[-1] if got else 0)
 
 
 def _channels(fab: Any, index: int) -> list[Any]:
@@ -234,9 +265,9 @@ def merge_group(run: Any, data: dict[str, Any]) -> None:
         f = eps.flows[fid]  # never started here: its reaction state stays None, the record has its rate cuts
         vars(f.rec).update(zip(rec_keys, rec_values, strict=True))
         vars(f.rx).update(zip(rx_keys, rx_values, strict=True))
-    for fid, tx, trx in data["transports"]:
+    for fid, *end in data["transports"]:
         f = eps.flows[fid]
-        f.tx, f.trx = tx, trx
+        f.tx, f.trx = SenderEnd(*end[:4]), ReceiverEnd(*end[4:9], (end[9],))
     for name, (regs, ctrs, meters, queues, drops, received, executions) in data["switches"].items():
         sw = fab.switches[name]
         state = sw.program.state if sw.program is not None else None
@@ -301,6 +332,16 @@ class Worker:
     def receive(self, deadline: float, waiting_for: str) -> Any:
         """The worker's next message; a `WorkerError` if it ended without sending it or sent nothing by
         `deadline` (time.monotonic)."""
+        self.wait(deadline, waiting_for)
+        try:
+            return receive(self.results)
+        except EOFError:
+            self.stop()
+            raise WorkerError(f"partition worker {self.index} (pid {self.pid}) ended without sending its "
+                              f"{waiting_for} ({self.status}; its traceback, if any, is on stderr)") from None
+
+    def wait(self, deadline: float, waiting_for: str) -> None:
+        """Until the worker's next message (or its end) can be read; a `WorkerError` past `deadline`."""
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -309,13 +350,7 @@ class Worker:
                                   f"(stuck; stopped: {self.status})")
             readable, _w, _x = select.select([self.results], [], [], min(left, 1.0))
             if readable:
-                break
-        try:
-            return receive(self.results)
-        except EOFError:
-            self.stop()
-            raise WorkerError(f"partition worker {self.index} (pid {self.pid}) ended without sending its "
-                              f"{waiting_for} ({self.status}; its traceback, if any, is on stderr)") from None
+                return
 
     def stop(self, grace_s: float = 2.0) -> None:
         """Stop and reap it, bounded. SIGTERM first; SIGKILL after `grace_s`, because a worker can be stuck

@@ -101,6 +101,25 @@ def ns(seconds: float) -> int:
     return int(round(seconds * 1e9))
 
 
+@dataclass
+class SplitTimes:
+    """Instants of a forked split, per process (index 0 the parent, k the worker of group k): name ->
+    (wall clock, this thread's CPU clock). What shows whether the groups were balanced: the parent's waits for
+    its workers. Marks in order: start, templates, phase1, agreed, loop; a worker's collected and sent; the
+    parent's results (all readable) and merged."""
+
+    marks: list[dict[str, tuple[float, float]]] = field(default_factory=list)
+
+    def mark(self, name: str) -> None:
+        if not self.marks:
+            self.marks.append({})
+        self.marks[0][name] = (time.perf_counter(), time.thread_time())
+
+    def span(self, k: int, a: str, b: str, cpu: bool = False) -> float:
+        m = self.marks[k]
+        return m[b][cpu] - m[a][cpu] if a in m and b in m else 0.0
+
+
 class SimClock:
     """Virtual time for the fault plan: 'at t do X' is an event `t` after the run's traffic start."""
 
@@ -140,6 +159,7 @@ class VirtualRun:
         self.start_ns = 0
         self.window_stats: Any = None  # coupled partitions: windows run, frames exchanged, sync time
         self.worker_pss: list[int] = []  # proportional set size of each partition worker at its end (bytes)
+        self.split = SplitTimes()  # independent partitions (fork backend): where each process's wall time went
         self._finished: Callable[[], bool] = lambda: self.fabric.endpoints.unsettled == 0
 
     # ---------------------------------------------------------------- faults
@@ -380,6 +400,8 @@ class VirtualRun:
                         gc.disable()  # the results are made, pickled and sent, then the worker ends (see below)
                         data = partition.collect_group(self, pieces.groups[k])
                         data["stats"] = (stats.events, stats.cpu_s)
+                        self.split.mark("collected")
+                        data["split"] = self.split.marks[0]
                         partition.send(up_w, data)
                         code = 0
                     except BaseException:  # noqa: BLE001 - say why before the parent sees only a closed pipe
@@ -403,11 +425,16 @@ class VirtualRun:
             gc.disable()
             try:
                 for worker in workers:
+                    worker.wait(deadline, "results")
+                self.split.mark("results")
+                for worker in workers:
                     data = worker.receive(deadline, "results")
                     partition.merge_group(self, data)
                     events += data["stats"][0]
                     cpu += data["stats"][1]
                     self.worker_pss.append(data["pss"])
+                    self.split.marks.append(data["split"])
+                self.split.mark("merged")
             finally:
                 if collect:
                     gc.enable()
@@ -514,7 +541,9 @@ class VirtualRun:
         for fid in group[0]:
             only[fid] = 1
         eps.only = only
+        self.split.mark("start")
         eps.build_templates(group[0])
+        self.split.mark("templates")
         others = len(eps.flows) - len(group[0])  # never started here, so never settled here
         graph = eps.graph
         assert graph is not None
@@ -522,6 +551,7 @@ class VirtualRun:
         cpu0 = time.thread_time()
         wall_left = max(1e-3, self.limits.wall_limit_s - (time.perf_counter() - wall0))
         first = sim.run(until_ns=limit_ns, wall_limit_s=wall_left, progress=report, progress_every=5000)
+        self.split.mark("phase1")
         ended = (first.reason, first.now_ns)
         if agree is not None:  # MPI ranks: every rank decides the same from everyone's ending
             target = _agreed_end(agree(ended))
@@ -532,6 +562,7 @@ class VirtualRun:
             target = _agreed_end([ended] + [w.receive(deadline, "ending") for w in workers])
             for w in workers:
                 partition.send(w.orders, target)
+        self.split.mark("agreed")
         reason, stop_at = target
         stats = first
         if first.reason == "done" and reason in ("done", "until") and (stop_at is None or sim.now < stop_at):
@@ -541,6 +572,7 @@ class VirtualRun:
             wall_left = max(1e-3, self.limits.wall_limit_s - (time.perf_counter() - wall0))
             stats = sim.run(until_ns=limit_ns, wall_limit_s=wall_left, progress=report, progress_every=5000)
         final = reason if reason != "done" or stats.reason == "done" else stats.reason
+        self.split.mark("loop")
         return RunStats(final, sim.now, sim.events, stats.wall_s, time.thread_time() - cpu0)
 
 
