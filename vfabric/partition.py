@@ -265,9 +265,11 @@ def merge_group(run: Any, data: dict[str, Any]) -> None:
         f = eps.flows[fid]  # never started here: its reaction state stays None, the record has its rate cuts
         vars(f.rec).update(zip(rec_keys, rec_values, strict=True))
         vars(f.rx).update(zip(rx_keys, rx_values, strict=True))
-    for fid, *end in data["transports"]:
+    for fid, retransmitted, timeouts, naks, failed, delivered, complete, spurious, discarded, trimmed, got in \
+            data["transports"]:
         f = eps.flows[fid]
-        f.tx, f.trx = SenderEnd(*end[:4]), ReceiverEnd(*end[4:9], (end[9],))
+        f.tx = SenderEnd(retransmitted, timeouts, naks, failed)
+        f.trx = ReceiverEnd(delivered, complete, spurious, discarded, trimmed, (got,))
     for name, (regs, ctrs, meters, queues, drops, received, executions) in data["switches"].items():
         sw = fab.switches[name]
         state = sw.program.state if sw.program is not None else None

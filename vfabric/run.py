@@ -23,7 +23,7 @@ from traffic.inc.jobs import setup_jobs
 from traffic.records import HostConfig, PlannedCollective, RunResult
 from vfabric import partition
 from vfabric.control import ControlPlane
-from vfabric.events import RunStats, SimError
+from vfabric.events import RunStats, SimError, paused_collector
 from vfabric.fabric import VirtualFabric
 from vfabric.partition import Pieces, plan_pieces
 
@@ -118,6 +118,19 @@ class SplitTimes:
     def span(self, k: int, a: str, b: str, cpu: bool = False) -> float:
         m = self.marks[k]
         return m[b][cpu] - m[a][cpu] if a in m and b in m else 0.0
+
+
+@dataclass
+class _Prepared:
+    """How a prepared run goes on: its pieces or coupled engine, the MPI communicator, the virtual-time limit,
+    the progress hook and the wall-clock instant its timing starts from."""
+
+    pieces: Pieces
+    engine: Any
+    comm: Any
+    limit_ns: int
+    report: Callable[[Any], None]
+    wall0: float
 
 
 class SimClock:
@@ -282,67 +295,16 @@ class VirtualRun:
         # The collector is paused while the plan becomes flows, transports and templates: millions of objects
         # made in one go that all live for the whole run. Its automatic passes over the fabric already built
         # (UPN 512: 3 GiB) took more than half of the loading time.
-        collect = gc.isenabled()
-        gc.disable()
-        try:
-            eps.load(plan, self.start_ns)
-            if eps.inc is not None:  # in-network all-reduce: its aggregation jobs, over P4Runtime, time frozen
-                ctl = self.control.controller
-                if ctl is None:
-                    raise SimError("in-network all-reduce needs the fabric controller")
-                setup_jobs(ctl, eps.inc.jobs())
-            # arrivals at hosts accounted ahead of their instant, in batches, where that changes nothing (no faults:
-            # links stay up; see VirtualEndpoints.defer_arrival)
-            self.fabric.deliver_early(not faults and eps.early_delivery_allowed())
-            self.schedule_faults(list(faults))
-            self.schedule_probes()
-            if sample is not None:
-                self.schedule_samples(sample)
-            limit_ns = self.start_ns + ns(self.limits.time_limit_s)
-            wall0 = time.perf_counter()
-
-            def done_check() -> None:
-                if self._finished():
-                    sim.stop("done")
-                else:
-                    sim.after(10_000, done_check)
-
-            sim.at(self.start_ns, done_check)
-            self._done_check = done_check
-
-            def report(s: Any) -> None:
-                if progress is not None:
-                    progress(Progress(s.now, limit_ns, s.events, eps.packets, self.fabric.executions(),
-                                      time.perf_counter() - wall0))
-
-            comm = self.limits.comm if self.limits.backend == "mpi" else None
-            workers = comm.Get_size() if comm is not None else self.limits.workers
-            sampling = sample is not None and bool(self.limits.sample_interval_s)
-            if self.limits.partition == "auto" or comm is None:
-                pieces = plan_pieces(self, list(faults), sampling, workers)
-            else:
-                pieces = Pieces(reason="coupled partitions asked for")
-            if pieces.groups and comm is None and not p4exec.GRPC_FORK_HANDLERS_OFF:
-                pieces = Pieces(reason="grpc was imported with its fork handlers on (GRPC_ENABLE_FORK_SUPPORT): "
-                                       "forking beside the controller's threads could hang")
-            engine = None
-            if comm is not None and not pieces.groups:
-                engine = self._coupled_engine(comm, sampling, pieces.reason)
-                if isinstance(engine, str):
-                    pieces.reason, engine = engine, None
-            if engine is not None:
-                engine.prepare()  # this rank's frame templates
-            elif not pieces.groups:
-                eps.build_templates()
+        with paused_collector():
+            ready = self._prepare(plan, faults, sample, progress)
             # Everything made so far (programs, tables, plan, frames templates) lives for the whole run: keep it
             # out of the cyclic collector's scans, as the emulated switch does (full collections otherwise cost
             # more than the packets); partition workers then share it copy-on-write. One collection here frees
             # any cycle made while the collector was paused.
             gc.collect()
             gc.freeze()
-        finally:
-            if collect:
-                gc.enable()
+        pieces, engine, comm = ready.pieces, ready.engine, ready.comm
+        limit_ns, report, wall0 = ready.limit_ns, ready.report, ready.wall0
         interrupted = False
         note = pieces.reason and f"one process ({pieces.reason})"
         try:
@@ -372,6 +334,63 @@ class VirtualRun:
         timed_out = eps.unsettled > 0
         result = eps.result(max(0, end_ns - self.start_ns), timed_out, config)
         return VirtualOutcome(result, stats, self.events, interrupted=interrupted, partitions=note)
+
+    def _prepare(self, plan: list[PlannedCollective], faults: Sequence[Fault],
+                 sample: Callable[[float], None] | None, progress: Callable[[Progress], None] | None) -> _Prepared:
+        """The plan loaded, faults, probes and samples scheduled, the completion check set, and how the run will
+        be simulated (independent pieces, coupled partitions, or one process with its frame templates)."""
+        sim = self.sim
+        eps = self.fabric.endpoints
+        eps.load(plan, self.start_ns)
+        if eps.inc is not None:  # in-network all-reduce: its aggregation jobs, over P4Runtime, time frozen
+            ctl = self.control.controller
+            if ctl is None:
+                raise SimError("in-network all-reduce needs the fabric controller")
+            setup_jobs(ctl, eps.inc.jobs())
+        # arrivals at hosts accounted ahead of their instant, in batches, where that changes nothing (no faults:
+        # links stay up; see VirtualEndpoints.defer_arrival)
+        self.fabric.deliver_early(not faults and eps.early_delivery_allowed())
+        self.schedule_faults(list(faults))
+        self.schedule_probes()
+        if sample is not None:
+            self.schedule_samples(sample)
+        limit_ns = self.start_ns + ns(self.limits.time_limit_s)
+        wall0 = time.perf_counter()
+
+        def done_check() -> None:
+            if self._finished():
+                sim.stop("done")
+            else:
+                sim.after(10_000, done_check)
+
+        sim.at(self.start_ns, done_check)
+        self._done_check = done_check
+
+        def report(s: Any) -> None:
+            if progress is not None:
+                progress(Progress(s.now, limit_ns, s.events, eps.packets, self.fabric.executions(),
+                                  time.perf_counter() - wall0))
+
+        comm = self.limits.comm if self.limits.backend == "mpi" else None
+        workers = comm.Get_size() if comm is not None else self.limits.workers
+        sampling = sample is not None and bool(self.limits.sample_interval_s)
+        if self.limits.partition == "auto" or comm is None:
+            pieces = plan_pieces(self, list(faults), sampling, workers)
+        else:
+            pieces = Pieces(reason="coupled partitions asked for")
+        if pieces.groups and comm is None and not p4exec.GRPC_FORK_HANDLERS_OFF:
+            pieces = Pieces(reason="grpc was imported with its fork handlers on (GRPC_ENABLE_FORK_SUPPORT): "
+                                   "forking beside the controller's threads could hang")
+        engine = None
+        if comm is not None and not pieces.groups:
+            engine = self._coupled_engine(comm, sampling, pieces.reason)
+            if isinstance(engine, str):
+                pieces.reason, engine = engine, None
+        if engine is not None:
+            engine.prepare()  # this rank's frame templates
+        elif not pieces.groups:
+            eps.build_templates()
+        return _Prepared(pieces, engine, comm, limit_ns, report, wall0)
 
     # ---------------------------------------------------------------- independent partitions
     def _run_split(self, pieces: Pieces, limit_ns: int, report: Callable[[Any], None], wall0: float) -> RunStats:
@@ -421,9 +440,7 @@ class VirtualRun:
             # they are gathered and pickled): a UPN 512 group's are ~130k flows' records and transport ends,
             # and the automatic passes those allocations set off took half of the 12 s from the loops' end to
             # the merged results.
-            collect = gc.isenabled()
-            gc.disable()
-            try:
+            with paused_collector():
                 for worker in workers:
                     worker.wait(deadline, "results")
                 self.split.mark("results")
@@ -435,9 +452,6 @@ class VirtualRun:
                     self.worker_pss.append(data["pss"])
                     self.split.marks.append(data["split"])
                 self.split.mark("merged")
-            finally:
-                if collect:
-                    gc.enable()
         finally:
             for worker in workers:
                 os.close(worker.results)
