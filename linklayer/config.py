@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from topologies.keys import unknown_keys
-
 FLOW_CONTROLS = ("none", "pfc", "cbfc")
 PRIORITIES = 8
 
@@ -47,8 +45,10 @@ def _rate(raw: dict, key: str, where: str) -> float:
 
 def _known(raw: dict, cls: type, where: str, extra: tuple[str, ...] = ()) -> None:
     allowed = {f.name for f in fields(cls)} | set(extra)
-    unknown = unknown_keys(raw, allowed)
-    _need(unknown is None, where, unknown or "")
+    # topologies.keys.unknown_keys's wording; linklayer imports no other package of the project (it sits below
+    # them all), so the one sentence is written out here
+    unknown = sorted(str(k) for k in raw if k not in allowed)  # YAML keys may be null or numbers
+    _need(not unknown, where, f"unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(allowed))})")
 
 
 @dataclass(frozen=True)
