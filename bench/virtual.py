@@ -117,10 +117,16 @@ def run_plan(fab, control, plan, limit_s: float = 1.0, wall_s: float = 1800.0, s
     def progress(p) -> None:
         if show and p.wall_s - last[0] >= 5.0:  # a line every 5 s of wall clock, not every few thousand events
             last[0] = p.wall_s
+            # Data frames of the flows this process simulates (a partition worker runs the others): `p.packets`
+            # also counts acknowledgements and in-network frames, which no plan counts.
+            eps = fab.endpoints
+            only = eps.only
+            mine = [f.rec for f in eps.flows if only is None or only[f.fid]]
             if not planned[0]:
-                planned[0] = sum(f.rec.npkts for f in fab.endpoints.flows)
-            print(f"\r  virtual {p.now_ns / 1e3:10.1f} µs, {p.packets:>11,} of {planned[0]:,} frames sent "
-                  f"({p.packets / max(planned[0], 1):5.1%}), {p.executions:>11,} pipeline packets, "
+                planned[0] = sum(rec.npkts for rec in mine)
+            sent = sum(rec.sent for rec in mine)
+            print(f"\r  virtual {p.now_ns / 1e3:10.1f} µs, {sent:>11,} of {planned[0]:,} data frames sent{'' if only is None else ' here'} "
+                  f"({sent / max(planned[0], 1):5.1%}), {p.executions:>11,} pipeline packets, "
                   f"{p.executions / max(p.wall_s, 1e-9):7,.0f} pkt/s wall, {p.wall_s:6.0f} s, RSS {rss_gib():.2f} GiB",
                   end="", flush=True)
 

@@ -13,6 +13,7 @@ import yaml
 
 from p4exec.textfile import InputFileError, read_user_text
 from topologies.catalog import build, names
+from topologies.keys import unknown_keys
 from topologies.model import MAX_SWITCH_PORT, Topology, TopologyError
 from topologies.validate import validate
 
@@ -26,10 +27,9 @@ _DEFAULT_KEYS = {"rate_gbps", "delay_us", "radix"}
 def _check_keys(what: str, d: Any, allowed: set[str], required: frozenset[str] | set[str] = frozenset()) -> dict:
     if not isinstance(d, dict):
         raise TopologyError(f"{what}: expected a mapping, got {type(d).__name__}")
-    unknown = set(d) - allowed
+    unknown = unknown_keys(d, allowed)
     if unknown:
-        raise TopologyError(f"{what}: unknown key(s) {', '.join(sorted(map(str, unknown)))} "
-                            f"(allowed: {', '.join(sorted(allowed))})")
+        raise TopologyError(f"{what}: {unknown}")
     missing = set(required) - set(d)
     if missing:
         raise TopologyError(f"{what}: missing key(s) {', '.join(sorted(missing))}")

@@ -36,6 +36,7 @@ from ethlab.checks import UsageError, check_engine, check_fabric, check_plan, ch
 from ethlab.experiment.faults import Fault
 from linklayer import LinkLayerConfig, LinkLayerError
 from p4exec.textfile import InputFileError, read_user_text
+from topologies.keys import unknown_keys
 from topologies.model import Topology
 from topologies.yaml_loader import load as load_topology
 from traffic.records import DEFAULT_BURST, HostConfig, PlannedCollective, ns
@@ -203,8 +204,8 @@ def _need(cond: bool, where: str, msg: str) -> None:
 
 
 def _unknown(d: dict, allowed: set[str], where: str) -> None:
-    extra = sorted(str(k) for k in set(d) - allowed)  # YAML keys may be null, numbers, booleans
-    _need(not extra, where, f"unknown key(s) {', '.join(extra)} (known: {', '.join(sorted(allowed))})")
+    extra = unknown_keys(d, allowed)
+    _need(extra is None, where, extra or "")
 
 
 def _variant(i: int, raw: Any) -> Variant:

@@ -21,6 +21,7 @@ from controller.artifacts import build_artifacts
 from controller.client import SwitchConnection
 from ethlab.experiment import collect
 from ethlab.experiment.trial import Replayed, TrialResult, TrialSetup, run_trial
+from topologies.keys import unknown_keys
 from traffic.inc.jobs import INC_PROGRAM, needs_inc
 from traffic.metrics import write_all
 from vfabric.control import ControlPlane
@@ -42,9 +43,9 @@ class VirtualOptionError(ValueError):
 def check_options(options: dict[str, Any] | None, where: str = "virtual") -> dict[str, Any]:
     """Validate the spec's `virtual:` mapping up front (each key's type and range)."""
     opts = dict(options or {})
-    extra = sorted(str(k) for k in set(opts) - VIRTUAL_KEYS)  # YAML keys may be null or numbers
+    extra = unknown_keys(opts, VIRTUAL_KEYS)
     if extra:
-        raise VirtualOptionError(f"{where}: unknown key(s) {', '.join(extra)} (known: {', '.join(sorted(VIRTUAL_KEYS))})")
+        raise VirtualOptionError(f"{where}: {extra}")
 
     def positive(key: str, allow_zero: bool = False) -> None:
         if key not in opts:

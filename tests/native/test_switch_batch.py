@@ -21,6 +21,7 @@ from p4exec.native import select
 from p4exec.native.build import compiler_available
 from p4exec.switch.program import make_live
 from p4exec.switch.tm import QueueConfig
+from tests.support.wire import Wire
 from vfabric.events import Simulator
 from vfabric.switch import VirtualSwitch
 
@@ -38,16 +39,6 @@ def pipeline_kind(kind: str) -> Iterator[None]:
     finally:
         select.default_pipeline = saved  # type: ignore[assignment]
 
-
-class Wire:
-    """A port out that records what goes on the wire."""
-
-    def __init__(self, port: int, log: list, rate_bps: float) -> None:
-        self.port, self.log = port, log
-        self.link = type("L", (), {"rate_bps": rate_bps, "lost": 0})()
-
-    def send(self, frame: bytes, start_ns: float) -> None:
-        self.log.append((self.port, frame, start_ns))
 
 
 def drive(target: EmbeddedTarget, frames: list, ports: list[int], batched: bool,

@@ -22,6 +22,7 @@ from p4exec.stf.runner import StfRunner
 from p4exec.switch.program import make_live
 from p4exec.switch.tm import QueueConfig
 from p4exec.v1model.loader import load
+from tests.support.wire import Wire
 from vfabric.events import Simulator
 from vfabric.switch import VirtualSwitch
 
@@ -34,16 +35,6 @@ SETUP = (S.AddEntry, S.SetDefault, S.MirroringAdd, S.MirroringAddMc, S.McMgrpCre
          S.McNodeUpdate, S.McNodeAssociate, S.RegisterWrite, S.CounterWrite)
 PORTS = range(8)
 
-
-class Wire:
-    """A port out that records what goes on the wire."""
-
-    def __init__(self, port: int, log: list, rate_bps: float) -> None:
-        self.port, self.log = port, log
-        self.link = type("L", (), {"rate_bps": rate_bps, "lost": 0})()
-
-    def send(self, frame: bytes, start_ns: float) -> None:
-        self.log.append((self.port, bytes(frame), start_ns))
 
 
 def loaded(path: Path, kind: str) -> Any:

@@ -17,6 +17,7 @@ from p4exec.native.build import compiler_available
 from p4exec.switch.program import make_live
 from p4exec.switch.tm import QueueConfig
 from p4exec.v1model.loader import load
+from tests.support.wire import Wire
 from vfabric.events import Simulator
 from vfabric.switch import VirtualSwitch
 
@@ -51,14 +52,6 @@ control D(packet_out pkt, in H h) { apply { pkt.emit(h.eth); pkt.emit(h.q); } }
 V1Switch(P(), V(), I(), E(), C(), D()) main;
 """
 
-
-class Wire:
-    def __init__(self, port: int, log: list, rate_bps: float) -> None:
-        self.port, self.log = port, log
-        self.link = type("L", (), {"rate_bps": rate_bps, "lost": 0})()
-
-    def send(self, frame: bytes, start_ns: float) -> None:
-        self.log.append((self.port, bytes(frame), start_ns))
 
 
 def frame(k: int, port: int, prio: int, size: int) -> bytes:
