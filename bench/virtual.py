@@ -160,8 +160,11 @@ def split_note(split) -> str:
                 f"{split.span(k, 'templates', 'phase1'):6.1f} s wall / {split.span(k, 'templates', 'phase1', True):6.1f}"
                 f" s CPU, waits {split.span(k, 'phase1', 'agreed'):5.1f} s, phase 2 {split.span(k, 'agreed', 'loop'):4.1f} s")
         if k:
-            line += (f", results {split.marks[k]['collected'][0] - split.marks[k]['loop'][0]:4.1f} s collected + "
-                     f"{split.marks[0]['results'][0] - split.marks[k]['collected'][0]:4.1f} s pickled")
+            m = split.marks[k]
+            ahead = (f"made ahead in {split.span(k, 'phase1', 'early'):.1f} s, kept" if "reused" in m else
+                     "made ahead, then again" if "early" in m else "made")
+            line += (f", results {ahead}: {m['collected'][0] - m['loop'][0]:4.1f} s after its loop, sent "
+                     f"{split.marks[0]['results'][0] - m['collected'][0]:4.1f} s")
         lines.append(line)
     end = max(m["loop"][0] for m in split.marks)
     return ("  split balance (wall, CPU of the loop):\n" + "\n".join(lines)

@@ -383,8 +383,21 @@ def _describe(code: int) -> str:
     return f"exit status {os.waitstatus_to_exitcode(code)}"
 
 
+def dumps(obj: Any) -> bytes:
+    return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+
+
 def send(fd: int, obj: Any) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    send_pickled(fd, dumps(obj))
+
+
+def readable(fd: int) -> bool:
+    """Whether a message (or the end of the pipe) is waiting on `fd`, without waiting."""
+    return bool(select.select([fd], [], [], 0)[0])
+
+
+def send_pickled(fd: int, data: bytes) -> None:
+    """One message already pickled (`dumps`): its length, then its bytes."""
     os.write(fd, struct.pack("<Q", len(data)))
     view = memoryview(data)
     while view:

@@ -21,6 +21,7 @@ import p4exec
 from topologies.faults import Fault, FaultEvent, FaultInjector, events_dicts
 from traffic.inc.jobs import setup_jobs
 from traffic.records import HostConfig, PlannedCollective, RunResult
+from traffic.scheduler import Handle
 from vfabric import partition
 from vfabric.control import ControlPlane
 from vfabric.events import RunStats, SimError, paused_collector
@@ -174,6 +175,7 @@ class VirtualRun:
         self.worker_pss: list[int] = []  # proportional set size of each partition worker at its end (bytes)
         self.split = SplitTimes()  # independent partitions (fork backend): where each process's wall time went
         self._finished: Callable[[], bool] = lambda: self.fabric.endpoints.unsettled == 0
+        self.still_after_phase1 = True  # a split group: nothing but completion checks ran after its phase 1
 
     # ---------------------------------------------------------------- faults
     def schedule_faults(self, faults: list[Fault]) -> None:
@@ -415,13 +417,26 @@ class VirtualRun:
                             os.close(w.results)
                             os.close(w.orders)
                         partition.send(up_w, partition.HELLO)
-                        stats = self._simulate_group(pieces.groups[k], limit_ns, None, wall0, up_w, down_r)
+                        group = pieces.groups[k]
+                        early: list[bytes] = []
+
+                        def speculate(group: Any = group, early: list[bytes] = early) -> None:
+                            with paused_collector():
+                                early.append(partition.dumps(partition.collect_group(self, group)))
+                            self.split.mark("early")
+
+                        stats = self._simulate_group(group, limit_ns, None, wall0, up_w, down_r,
+                                                     speculate=speculate)
                         gc.disable()  # the results are made, pickled and sent, then the worker ends (see below)
-                        data = partition.collect_group(self, pieces.groups[k])
-                        data["stats"] = (stats.events, stats.cpu_s)
+                        if early and self.still_after_phase1:
+                            results = early[0]  # nothing ran since they were made but completion checks
+                            self.split.mark("reused")
+                        else:
+                            results = partition.dumps(partition.collect_group(self, group))
                         self.split.mark("collected")
-                        data["split"] = self.split.marks[0]
-                        partition.send(up_w, data)
+                        partition.send_pickled(up_w, results)
+                        partition.send(up_w, {"stats": (stats.events, stats.cpu_s), "split": self.split.marks[0],
+                                              "pss": partition.pss_bytes()})
                         code = 0
                     except BaseException:  # noqa: BLE001 - say why before the parent sees only a closed pipe
                         import traceback
@@ -446,6 +461,7 @@ class VirtualRun:
                 self.split.mark("results")
                 for worker in workers:
                     data = worker.receive(deadline, "results")
+                    data.update(worker.receive(deadline, "results"))  # its stats, timings and memory
                     partition.merge_group(self, data)
                     events += data["stats"][0]
                     cpu += data["stats"][1]
@@ -545,10 +561,12 @@ class VirtualRun:
                         report: Callable[[Any], None] | None, wall0: float, up: int | None, down: int | None,
                         workers: Sequence[partition.Worker] = (),
                         agree: Callable[[tuple[str, int]], list[tuple[str, int]]] | None = None,
-                        deadline: float = math.inf) -> RunStats:
+                        deadline: float = math.inf, speculate: Callable[[], None] | None = None) -> RunStats:
         """Phase 1: run until this group's flows are settled (or a limit). Then the processes agree when one
         process would have stopped: the latest of their completion checks if all of them finished, else the
-        virtual-time limit; phase 2 runs on to it."""
+        virtual-time limit; phase 2 runs on to it. A worker whose phase 1 ends before the parent's calls
+        `speculate` while it waits (to make its results ahead); `still_after_phase1` then says whether they
+        still hold: nothing but completion checks ran in phase 2."""
         sim = self.sim
         eps = self.fabric.endpoints
         only = bytearray(len(eps.flows))
@@ -571,6 +589,8 @@ class VirtualRun:
             target = _agreed_end(agree(ended))
         elif up is not None and down is not None:  # a worker: tell, then be told
             partition.send(up, ended)
+            if speculate is not None and not partition.readable(down):
+                speculate()
             target = partition.receive(down)
         else:
             target = _agreed_end([ended] + [w.receive(deadline, "ending") for w in workers])
@@ -579,7 +599,11 @@ class VirtualRun:
         self.split.mark("agreed")
         reason, stop_at = target
         stats = first
+        self.still_after_phase1 = True
         if first.reason == "done" and reason in ("done", "until") and (stop_at is None or sim.now < stop_at):
+            # the last completion check of phase 2 is at most one interval past stop_at; what is due by then runs
+            self.still_after_phase1 = _only_checks_due(sim, self._done_check,
+                                                       limit_ns if stop_at is None else stop_at + 10_000)
             # the completion check that stopped phase 1 would have scheduled the next one as its last act
             self._finished = (lambda: sim.now >= stop_at) if stop_at is not None else (lambda: False)
             sim.after(10_000, self._done_check)
@@ -588,6 +612,17 @@ class VirtualRun:
         final = reason if reason != "done" or stats.reason == "done" else stats.reason
         self.split.mark("loop")
         return RunStats(final, sim.now, sim.events, stats.wall_s, time.thread_time() - cpu0)
+
+
+def _only_checks_due(sim: Any, check: Callable[[], None], by_ns: int) -> bool:
+    """Whether nothing but completion checks (and cancelled timers) is due by `by_ns`: then running to it
+    changes no state but the clock, and checks schedule only checks."""
+    for t, _seq, fn, _args in sim._heap:
+        if t <= by_ns and fn is not check:
+            handle = getattr(fn, "__self__", None)
+            if type(handle) is not Handle or handle.live:
+                return False
+    return True
 
 
 def _agreed_end(ends: Sequence[tuple[str, int]]) -> tuple[str, int | None]:

@@ -242,3 +242,54 @@ def test_forks_beside_a_live_in_process_grpc_server_do_not_hang() -> None:
     out = subprocess.run([sys.executable, "-c", _FORK_BESIDE_GRPC, "40"], capture_output=True, text=True,
                          timeout=150, env=env, cwd=Path(__file__).resolve().parents[2])
     assert out.returncode == 0 and "forks ok" in out.stdout, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize(("transport", "kept"), [("sr", "1"), ("none", "0")])
+def test_results_made_ahead_by_a_worker_are_identical(tmp_path: Path, monkeypatch, transport: str,
+                                                      kept: str) -> None:
+    """A worker whose phase 1 ends first makes its results while the parent still runs; it sends them only
+    if nothing but completion checks ran after (else it makes them again). Forced here for every worker:
+    under sr the worker's phase 2 has only a cancelled timer due (results kept), under transport none a
+    loss-grace timer (results made again)."""
+    from vfabric import partition
+    from vfabric import run as vrun
+
+    answers = tmp_path / "answers"
+    only_checks = vrun._only_checks_due
+
+    def noted(sim, check, by_ns: int) -> bool:
+        answer = only_checks(sim, check, by_ns)
+        with answers.open("a") as fh:
+            fh.write(f"{int(answer)}")
+        return answer
+
+    raw = _spec(engine={"transport": transport, "transport_params": {
+        "rto_s": 20e-6, "rto_init_s": 20e-6, "ack_delay_s": 1e-6, "reorder_s": 4e-6}})
+    one, _v1 = _run(raw, 1, tmp_path / "one")
+    monkeypatch.setattr(partition, "readable", lambda fd: False)  # the parent's orders never already there
+    monkeypatch.setattr(vrun, "_only_checks_due", noted)
+    three, v3 = _run(raw, 3, tmp_path / "three")
+    assert v3["simulated_by"] == "3 processes (independent partitions)"
+    for name in FILES:
+        assert one[name] == three[name], name
+    assert answers.read_text() == kept  # one worker's phase 2 ran (the others ended last)
+
+
+def test_only_completion_checks_due() -> None:
+    from vfabric.events import Simulator
+    from vfabric.run import _only_checks_due
+
+    sim = Simulator()
+
+    def check() -> None:
+        pass
+
+    def other() -> None:
+        pass
+
+    sim.at(100, check)
+    sim.at(300, other)
+    assert _only_checks_due(sim, check, 299)
+    assert not _only_checks_due(sim, check, 300)
+    sim.at(50, other)
+    assert not _only_checks_due(sim, check, 60)
