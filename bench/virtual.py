@@ -113,6 +113,7 @@ def run_plan(fab, control, plan, limit_s: float = 1.0, wall_s: float = 1800.0, s
 
     last = [0.0]
     planned = [0]
+    mine: list = []  # the records of the flows this process simulates, found once (the parent's loop is the longer)
 
     def progress(p) -> None:
         if show and p.wall_s - last[0] >= 5.0:  # a line every 5 s of wall clock, not every few thousand events
@@ -121,8 +122,8 @@ def run_plan(fab, control, plan, limit_s: float = 1.0, wall_s: float = 1800.0, s
             # also counts acknowledgements and in-network frames, which no plan counts.
             eps = fab.endpoints
             only = eps.only
-            mine = [f.rec for f in eps.flows if only is None or only[f.fid]]
             if not planned[0]:
+                mine.extend(f.rec for f in eps.flows if only is None or only[f.fid])
                 planned[0] = sum(rec.npkts for rec in mine)
             sent = sum(rec.sent for rec in mine)
             print(f"\r  virtual {p.now_ns / 1e3:10.1f} µs, {sent:>11,} of {planned[0]:,} data frames sent{'' if only is None else ' here'} "
