@@ -157,7 +157,7 @@ def split_note(split) -> str:
     lines = []
     for k in range(len(split.marks)):
         who = "parent  " if k == 0 else f"worker {k}"
-        line = (f"    {who}: templates {split.span(k, 'start', 'templates'):5.1f} s, phase 1 "
+        line = (f"    {who}: {split.events[k]:,} events, templates {split.span(k, 'start', 'templates'):5.1f} s, phase 1 "
                 f"{split.span(k, 'templates', 'phase1'):6.1f} s wall / {split.span(k, 'templates', 'phase1', True):6.1f}"
                 f" s CPU, waits {split.span(k, 'phase1', 'agreed'):5.1f} s, phase 2 {split.span(k, 'agreed', 'loop'):4.1f} s")
         if k:

@@ -110,6 +110,7 @@ class SplitTimes:
     parent's results (all readable) and merged."""
 
     marks: list[dict[str, tuple[float, float]]] = field(default_factory=list)
+    events: list[int] = field(default_factory=list)  # events each process ran (the work of its group)
 
     def mark(self, name: str) -> None:
         if not self.marks:
@@ -451,6 +452,7 @@ class VirtualRun:
             stats = self._simulate_group(pieces.groups[mine], limit_ns, report, wall0, None, None, workers,
                                          deadline=deadline)
             events, cpu = stats.events, stats.cpu_s
+            self.split.events.append(events)
             # The collector is paused while the workers' results are unpickled and merged (and in a worker while
             # they are gathered and pickled): a UPN 512 group's are ~130k flows' records and transport ends,
             # and the automatic passes those allocations set off took half of the 12 s from the loops' end to
@@ -467,6 +469,7 @@ class VirtualRun:
                     cpu += data["stats"][1]
                     self.worker_pss.append(data["pss"])
                     self.split.marks.append(data["split"])
+                    self.split.events.append(data["stats"][0])
                 self.split.mark("merged")
         finally:
             for worker in workers:
