@@ -342,6 +342,14 @@ class Worker:
             raise WorkerError(f"partition worker {self.index} (pid {self.pid}) ended without sending its "
                               f"{waiting_for} ({self.status}; its traceback, if any, is on stderr)") from None
 
+    def order(self, obj: Any) -> None:
+        """Send the worker an order. A worker that has already ended (it can end while making its results
+        early, before the parent's order) is not an error here: the parent's next `receive` names it."""
+        try:
+            send(self.orders, obj)
+        except BrokenPipeError:
+            pass
+
     def wait(self, deadline: float, waiting_for: str) -> None:
         """Until the worker's next message (or its end) can be read; a `WorkerError` past `deadline`."""
         while True:

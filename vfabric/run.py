@@ -598,7 +598,7 @@ class VirtualRun:
         else:
             target = _agreed_end([ended] + [w.receive(deadline, "ending") for w in workers])
             for w in workers:
-                partition.send(w.orders, target)
+                w.order(target)
         self.split.mark("agreed")
         reason, stop_at = target
         stats = first

@@ -293,3 +293,21 @@ def test_only_completion_checks_due() -> None:
     assert not _only_checks_due(sim, check, 300)
     sim.at(50, other)
     assert not _only_checks_due(sim, check, 60)
+
+
+def test_an_order_to_a_worker_that_has_ended_is_not_an_error() -> None:
+    """A worker can end while making its results early, before the parent's order: sending the order must not
+    raise (BrokenPipeError), so that the parent's next receive names the worker and how it ended."""
+    import os
+
+    from vfabric import partition
+
+    r, w = os.pipe()
+    os.close(r)  # the worker's end of its orders pipe is gone
+    try:
+        worker = partition.Worker(1, os.getpid(), -1, w)
+        worker.order(("done", 5))
+        with pytest.raises(BrokenPipeError):
+            partition.send(w, ("done", 5))
+    finally:
+        os.close(w)
