@@ -194,6 +194,33 @@ class SwitchLoop:
         if not jobs:
             self._lost(ctx, MALFORMED if malformed() else PIPELINE)
             return
+        if len(jobs) == 1:
+            # the common case, flat: `_admit`, `_admit_copy` and `_egress` of one copy for an idle port that is
+            # up, in this frame (Python calls are most of the switch's own cost per frame)
+            job = jobs[0]
+            eport = job.egress_port
+            if self.up_state.get(eport):
+                length = job.packet_length
+                min_frame = self.min_frame
+                wire = (length if length > min_frame else min_frame) + self.wire_overhead
+                if eport not in self._serving:
+                    self._touched.add(eport)
+                    qinfo = tm.pass_through(eport, job.priority, wire, now)
+                    if qinfo is not None:
+                        start = tm.ports[eport].departed_ns
+                        try:
+                            frames = egress(job, now_us, qinfo)
+                        except Exception as exc:  # noqa: BLE001
+                            self._egress_failed(job, self._copies(ctx, 1), exc)
+                            return
+                        if len(frames) == 1:  # one frame out: the side's one-step send (`_forward_one`)
+                            oport, data = frames[0]
+                            self._forward_one(ctx, oport, data, start)
+                        else:
+                            self._egress_out(frames, self._copies(ctx, 1), start)
+                        return
+                self._enqueue(job, eport, job.priority, wire, egress, self._copies(ctx, 1), port)
+                return
         self._admit(jobs, ctx, egress, now, now_us, port)
 
     def ingress_batch(self, items: list[tuple[int, bytes, Any]]) -> None:
@@ -237,6 +264,14 @@ class SwitchLoop:
             if qinfo is not None:
                 self._egress(job, egress, fate, qinfo, tm.ports[eport].departed_ns, now_us)
                 return True
+        return self._enqueue(job, eport, priority, wire, egress, fate, port)
+
+    def _enqueue(self, job: Any, eport: int, priority: int, wire: int, egress: Callable[..., Any], fate: Any,
+                 port: int) -> bool:
+        """A copy that cannot leave `eport` at once into the traffic manager (`wire`: the bytes it holds the port),
+        and the port served from when it may leave. False: the queue (or `port`'s ingress buffer) refused it."""
+        tm = self.tm
+        serving = self._serving
         if not tm.enqueue(eport, priority, (job, egress, fate), wire, port):
             self._dropped(fate, QUEUE_FULL)
             self._copy_done(fate, 0, 0)
@@ -284,10 +319,18 @@ class SwitchLoop:
         try:
             frames = egress(job, now_us, qinfo)
         except Exception as exc:  # noqa: BLE001
-            self._bad_packet("egress", job.egress_port, exc)
-            self._dropped(fate, MALFORMED)
-            self._copy_done(fate, 0, 0)
+            self._egress_failed(job, fate, exc)
             return
+        self._egress_out(frames, fate, start)
+
+    def _egress_failed(self, job: Any, fate: Any, exc: Exception) -> None:
+        """Egress raised on a copy: it counts as malformed."""
+        self._bad_packet("egress", job.egress_port, exc)
+        self._dropped(fate, MALFORMED)
+        self._copy_done(fate, 0, 0)
+
+    def _egress_out(self, frames: list[tuple[int, bytes]], fate: Any, start: float) -> None:
+        """What egress made of a copy onto the wire at `start`; none: the pipeline dropped it."""
         if not frames:
             self._dropped(fate, PIPELINE)
             self._copy_done(fate, 0, 0)
