@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from math import floor
 from dataclasses import dataclass
+from math import floor
 from typing import Any, Protocol
 
 DEFAULT_DEPTH = 64  # packets, BMv2's default queue capacity
