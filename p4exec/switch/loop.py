@@ -200,12 +200,12 @@ class SwitchLoop:
             job = jobs[0]
             eport = job.egress_port
             if self.up_state.get(eport):
-                length = job.packet_length
-                min_frame = self.min_frame
-                wire = (length if length > min_frame else min_frame) + self.wire_overhead
                 if eport not in self._serving:
                     self._touched.add(eport)
-                    qinfo = tm.pass_through(eport, job.priority, wire, now)
+                    length = job.packet_length
+                    min_frame = self.min_frame
+                    qinfo = tm.pass_through(eport, job.priority,
+                                            (length if length > min_frame else min_frame) + self.wire_overhead, now)
                     if qinfo is not None:
                         start = tm.ports[eport].departed_ns
                         try:
@@ -216,10 +216,14 @@ class SwitchLoop:
                         if len(frames) == 1:  # one frame out: the side's one-step send (`_forward_one`)
                             oport, data = frames[0]
                             self._forward_one(ctx, oport, data, start)
+                        elif frames:
+                            self._send_out(frames, self._copies(ctx, 1), start)
                         else:
-                            self._egress_out(frames, self._copies(ctx, 1), start)
+                            self._egress_dropped(self._copies(ctx, 1))
                         return
-                self._enqueue(job, eport, job.priority, wire, egress, self._copies(ctx, 1), port)
+                # a busy port (being served, or paced out): the copy waits in the traffic manager
+                self._admit_copy(job, eport, job.priority, job.packet_length, egress, self._copies(ctx, 1), now,
+                                 now_us, port)
                 return
         self._admit(jobs, ctx, egress, now, now_us, port)
 
@@ -264,14 +268,6 @@ class SwitchLoop:
             if qinfo is not None:
                 self._egress(job, egress, fate, qinfo, tm.ports[eport].departed_ns, now_us)
                 return True
-        return self._enqueue(job, eport, priority, wire, egress, fate, port)
-
-    def _enqueue(self, job: Any, eport: int, priority: int, wire: int, egress: Callable[..., Any], fate: Any,
-                 port: int) -> bool:
-        """A copy that cannot leave `eport` at once into the traffic manager (`wire`: the bytes it holds the port),
-        and the port served from when it may leave. False: the queue (or `port`'s ingress buffer) refused it."""
-        tm = self.tm
-        serving = self._serving
         if not tm.enqueue(eport, priority, (job, egress, fate), wire, port):
             self._dropped(fate, QUEUE_FULL)
             self._copy_done(fate, 0, 0)
@@ -321,7 +317,10 @@ class SwitchLoop:
         except Exception as exc:  # noqa: BLE001
             self._egress_failed(job, fate, exc)
             return
-        self._egress_out(frames, fate, start)
+        if frames:
+            self._send_out(frames, fate, start)
+        else:
+            self._egress_dropped(fate)
 
     def _egress_failed(self, job: Any, fate: Any, exc: Exception) -> None:
         """Egress raised on a copy: it counts as malformed."""
@@ -329,13 +328,10 @@ class SwitchLoop:
         self._dropped(fate, MALFORMED)
         self._copy_done(fate, 0, 0)
 
-    def _egress_out(self, frames: list[tuple[int, bytes]], fate: Any, start: float) -> None:
-        """What egress made of a copy onto the wire at `start`; none: the pipeline dropped it."""
-        if not frames:
-            self._dropped(fate, PIPELINE)
-            self._copy_done(fate, 0, 0)
-            return
-        self._send_out(frames, fate, start)
+    def _egress_dropped(self, fate: Any) -> None:
+        """Egress made no frame of a copy: the pipeline dropped it."""
+        self._dropped(fate, PIPELINE)
+        self._copy_done(fate, 0, 0)
 
     def _forward_one(self, ctx: Any, port: int, frame: bytes, start: float) -> None:
         """A packet whose one copy left egress as one frame for `port` (the batch path's common case): exactly
