@@ -194,6 +194,37 @@ class SwitchLoop:
         if not jobs:
             self._lost(ctx, MALFORMED if malformed() else PIPELINE)
             return
+        if len(jobs) == 1:
+            # the common case, flat: `_admit`, `_admit_copy` and `_egress` of one copy for an idle port that is
+            # up, in this frame (Python calls are most of the switch's own cost per frame)
+            job = jobs[0]
+            eport = job.egress_port
+            if self.up_state.get(eport):
+                if eport not in self._serving:
+                    self._touched.add(eport)
+                    length = job.packet_length
+                    min_frame = self.min_frame
+                    qinfo = tm.pass_through(eport, job.priority,
+                                            (length if length > min_frame else min_frame) + self.wire_overhead, now)
+                    if qinfo is not None:
+                        start = tm.ports[eport].departed_ns
+                        try:
+                            frames = egress(job, now_us, qinfo)
+                        except Exception as exc:  # noqa: BLE001
+                            self._egress_failed(job, self._copies(ctx, 1), exc)
+                            return
+                        if len(frames) == 1:  # one frame out: the side's one-step send (`_forward_one`)
+                            oport, data = frames[0]
+                            self._forward_one(ctx, oport, data, start)
+                        elif frames:
+                            self._send_out(frames, self._copies(ctx, 1), start)
+                        else:
+                            self._egress_dropped(self._copies(ctx, 1))
+                        return
+                # a busy port (being served, or paced out): the copy waits in the traffic manager
+                self._admit_copy(job, eport, job.priority, job.packet_length, egress, self._copies(ctx, 1), now,
+                                 now_us, port)
+                return
         self._admit(jobs, ctx, egress, now, now_us, port)
 
     def ingress_batch(self, items: list[tuple[int, bytes, Any]]) -> None:
@@ -284,15 +315,23 @@ class SwitchLoop:
         try:
             frames = egress(job, now_us, qinfo)
         except Exception as exc:  # noqa: BLE001
-            self._bad_packet("egress", job.egress_port, exc)
-            self._dropped(fate, MALFORMED)
-            self._copy_done(fate, 0, 0)
+            self._egress_failed(job, fate, exc)
             return
-        if not frames:
-            self._dropped(fate, PIPELINE)
-            self._copy_done(fate, 0, 0)
-            return
-        self._send_out(frames, fate, start)
+        if frames:
+            self._send_out(frames, fate, start)
+        else:
+            self._egress_dropped(fate)
+
+    def _egress_failed(self, job: Any, fate: Any, exc: Exception) -> None:
+        """Egress raised on a copy: it counts as malformed."""
+        self._bad_packet("egress", job.egress_port, exc)
+        self._dropped(fate, MALFORMED)
+        self._copy_done(fate, 0, 0)
+
+    def _egress_dropped(self, fate: Any) -> None:
+        """Egress made no frame of a copy: the pipeline dropped it."""
+        self._dropped(fate, PIPELINE)
+        self._copy_done(fate, 0, 0)
 
     def _forward_one(self, ctx: Any, port: int, frame: bytes, start: float) -> None:
         """A packet whose one copy left egress as one frame for `port` (the batch path's common case): exactly

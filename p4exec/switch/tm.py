@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass
+from math import floor
 from typing import Any, Protocol
 
 DEFAULT_DEPTH = 64  # packets, BMv2's default queue capacity
@@ -262,7 +263,7 @@ class TrafficManager:
             return None  # every waiting priority is held: the gate wakes the port when one may go
         now = self.clock.now_ns()
         if pq.paced:
-            nxt = int(pq.next_tx)
+            nxt = floor(pq.next_tx)  # (non-negative: int()'s truncation, without its argument parsing)
             return nxt if nxt > now else now
         return now
 
