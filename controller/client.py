@@ -58,6 +58,24 @@ __all__ = ["SwitchConnection", "as_entity", "parse_write_error"]
 CLOSING_STREAM_GRACE_S = 2.0  # how long a switch may take to tear down a closed client's stream
 
 
+# grpc's blocking waits (a stream's next response, a future's result) wake every `MAXIMUM_WAIT_TIMEOUT` (0.1 s)
+# only so that a main thread blocked there can take a signal. A controller keeps one reader thread blocked in
+# such a wait per switch; with the 48 in-process switches of UPN 512 their wake-ups took the interpreter lock from
+# the simulator's loop hundreds of times a second (bench/grpc_waits.py measures it). Once a second keeps Ctrl-C
+# prompt enough. The constant is grpc's own, read at each wait; an older or newer grpc without it is left alone.
+STREAM_WAIT_S = 1.0
+
+
+def _quiet_grpc_waits() -> None:
+    from grpc import _common
+
+    if getattr(_common, "MAXIMUM_WAIT_TIMEOUT", STREAM_WAIT_S) < STREAM_WAIT_S:
+        _common.MAXIMUM_WAIT_TIMEOUT = STREAM_WAIT_S
+
+
+_quiet_grpc_waits()
+
+
 class SwitchConnection(PreMixin, DeviceMixin):
     """One P4Runtime session with one switch."""
 

@@ -44,6 +44,12 @@ ATOMICITIES = frozenset(p4runtime_pb2.WriteRequest.Atomicity.values())
 GET = p4runtime_pb2.GetForwardingPipelineConfigRequest
 
 
+# A stream's writer waits for its next message this long before it checks that the RPC is still alive. The
+# session is woken at once when it ends (reader done, RPC callback, `close`), so this is only a safety net; a
+# short period made every idle stream of an in-process fabric take the interpreter lock twice a second, from
+# the simulator's loop too (the cost bench/grpc_waits.py measures for grpc's own waits).
+STREAM_CHECK_S = 5.0
+
 class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
     """One device behind the P4Runtime service; all control-plane changes under one lock."""
 
@@ -380,7 +386,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         try:
             while not self._closing.is_set():
                 try:
-                    msg = session.out.get(timeout=0.5)
+                    msg = session.out.get(timeout=STREAM_CHECK_S)
                 except queue.Empty:
                     if not context.is_active():
                         break
