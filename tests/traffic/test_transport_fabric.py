@@ -30,12 +30,18 @@ def _linkfail(tmp_path, transport: str):
 
 
 def test_link_failure_during_all_reduce(tmp_path):
-    gbn = _linkfail(tmp_path, "rc-gbn")
-    s = gbn.metrics.summary
-    assert s["complete"] and not s["timed_out"] and s["failed_flows"] == 0
-    assert all(r["complete"] and r["bytes_delivered"] == r["bytes_scheduled"] for r in gbn.metrics.records)
-    hit = [r for r in gbn.metrics.records if r["retransmitted"]]
-    assert hit, "the failure should have cost some packets"
+    # In wall-clock emulation the failure instant can fall where no frame is queued for the failed port (seen
+    # under `rc-gbn` too, in a full-suite run beside another: nothing retransmitted, run complete). Such a run
+    # must still be complete and whole; it is repeated, at most three times, until the failure hits traffic.
+    for attempt in range(3):
+        gbn = _linkfail(tmp_path / f"gbn{attempt}", "rc-gbn")
+        s = gbn.metrics.summary
+        assert s["complete"] and not s["timed_out"] and s["failed_flows"] == 0
+        assert all(r["complete"] and r["bytes_delivered"] == r["bytes_scheduled"] for r in gbn.metrics.records)
+        hit = [r for r in gbn.metrics.records if r["retransmitted"]]
+        if hit:
+            break
+    assert hit, "the link failure never cost a packet in three emulated runs"
     assert all(r["recovery_s"] > 0 and r["timeouts"] + r["naks"] > 0 for r in hit)
     assert gbn.switch["faults"][0]["error"] is None
 
