@@ -567,30 +567,48 @@ class VirtualRun:
                         deadline: float = math.inf, speculate: Callable[[], None] | None = None) -> RunStats:
         """Phase 1: run until this group's flows are settled (or a limit). Then the processes agree when one
         process would have stopped: the latest of their completion checks if all of them finished, else the
-        virtual-time limit; phase 2 runs on to it. A worker whose phase 1 ends before the parent's calls
-        `speculate` while it waits (to make its results ahead); `still_after_phase1` then says whether they
-        still hold: nothing but completion checks ran in phase 2."""
+        virtual-time limit; phase 2 runs on to it."""
+        first, cpu0 = self._phase1(group[0], limit_ns, report, wall0)
+        target = self._agree(first, up, down, workers, agree, deadline, speculate)
+        reason, _stop_at = target
+        stats = self._phase2(first, target, limit_ns, report, wall0)
+        final = reason if reason != "done" or stats.reason == "done" else stats.reason
+        self.split.mark("loop")
         sim = self.sim
+        return RunStats(final, sim.now, sim.events, stats.wall_s, time.thread_time() - cpu0)
+
+    def _phase1(self, fids: list[int], limit_ns: int, report: Callable[[Any], None] | None,
+                wall0: float) -> tuple[RunStats, float]:
+        """Run only this group's flows until all of them are settled here (the others never start here); also
+        the thread's CPU clock when the loop began (templates are not the loop's cost)."""
         eps = self.fabric.endpoints
         only = bytearray(len(eps.flows))
-        for fid in group[0]:
+        for fid in fids:
             only[fid] = 1
         eps.only = only
         self.split.mark("start")
-        eps.build_templates(group[0])
+        eps.build_templates(fids)
         self.split.mark("templates")
-        others = len(eps.flows) - len(group[0])  # never started here, so never settled here
+        others = len(eps.flows) - len(fids)  # never started here, so never settled here
         graph = eps.graph
         assert graph is not None
         self._finished = lambda: graph.unsettled == others
         cpu0 = time.thread_time()
         wall_left = max(1e-3, self.limits.wall_limit_s - (time.perf_counter() - wall0))
-        first = sim.run(until_ns=limit_ns, wall_limit_s=wall_left, progress=report, progress_every=5000)
+        first = self.sim.run(until_ns=limit_ns, wall_limit_s=wall_left, progress=report, progress_every=5000)
         self.split.mark("phase1")
+        return first, cpu0
+
+    def _agree(self, first: RunStats, up: int | None, down: int | None, workers: Sequence[partition.Worker],
+               agree: Callable[[tuple[str, int]], list[tuple[str, int]]] | None, deadline: float,
+               speculate: Callable[[], None] | None) -> tuple[str, int | None]:
+        """When every process stops, from each one's phase-1 ending. MPI ranks all decide the same from
+        everyone's ending; a forked worker tells the parent, then is told (and calls `speculate` to make its
+        results ahead if the answer is not there yet); the parent hears every worker, then tells them."""
         ended = (first.reason, first.now_ns)
-        if agree is not None:  # MPI ranks: every rank decides the same from everyone's ending
+        if agree is not None:
             target = _agreed_end(agree(ended))
-        elif up is not None and down is not None:  # a worker: tell, then be told
+        elif up is not None and down is not None:
             partition.send(up, ended)
             if speculate is not None and not partition.readable(down):
                 speculate()
@@ -600,21 +618,25 @@ class VirtualRun:
             for w in workers:
                 w.order(target)
         self.split.mark("agreed")
+        return target
+
+    def _phase2(self, first: RunStats, target: tuple[str, int | None], limit_ns: int,
+                report: Callable[[Any], None] | None, wall0: float) -> RunStats:
+        """Run on to the agreed end when this process finished before it; say in `still_after_phase1` whether
+        results made at the end of phase 1 still hold (nothing but completion checks ran since)."""
+        sim = self.sim
         reason, stop_at = target
-        stats = first
         self.still_after_phase1 = True
-        if first.reason == "done" and reason in ("done", "until") and (stop_at is None or sim.now < stop_at):
-            # the last completion check of phase 2 is at most one interval past stop_at; what is due by then runs
-            self.still_after_phase1 = _only_checks_due(sim, self._done_check,
-                                                       limit_ns if stop_at is None else stop_at + 10_000)
-            # the completion check that stopped phase 1 would have scheduled the next one as its last act
-            self._finished = (lambda: sim.now >= stop_at) if stop_at is not None else (lambda: False)
-            sim.after(10_000, self._done_check)
-            wall_left = max(1e-3, self.limits.wall_limit_s - (time.perf_counter() - wall0))
-            stats = sim.run(until_ns=limit_ns, wall_limit_s=wall_left, progress=report, progress_every=5000)
-        final = reason if reason != "done" or stats.reason == "done" else stats.reason
-        self.split.mark("loop")
-        return RunStats(final, sim.now, sim.events, stats.wall_s, time.thread_time() - cpu0)
+        if not (first.reason == "done" and reason in ("done", "until") and (stop_at is None or sim.now < stop_at)):
+            return first
+        # the last completion check of phase 2 is at most one interval past stop_at; what is due by then runs
+        self.still_after_phase1 = _only_checks_due(sim, self._done_check,
+                                                   limit_ns if stop_at is None else stop_at + 10_000)
+        # the completion check that stopped phase 1 would have scheduled the next one as its last act
+        self._finished = (lambda: sim.now >= stop_at) if stop_at is not None else (lambda: False)
+        sim.after(10_000, self._done_check)
+        wall_left = max(1e-3, self.limits.wall_limit_s - (time.perf_counter() - wall0))
+        return sim.run(until_ns=limit_ns, wall_limit_s=wall_left, progress=report, progress_every=5000)
 
 
 def _only_checks_due(sim: Any, check: Callable[[], None], by_ns: int) -> bool:
