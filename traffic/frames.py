@@ -159,15 +159,27 @@ def roce_feedback_template(src: Addr, dst: Addr, flow: int, dst_mac: str | None 
 
 
 def _mac(text: str) -> bytes:
-    return bytes.fromhex(text.replace(":", ""))
+    got = _MACS.get(text)
+    if got is None:
+        got = _MACS[text] = bytes.fromhex(text.replace(":", ""))
+    return got
 
 
 def _ip(text: str) -> bytes:
-    return bytes(int(x) for x in text.split("."))
+    got = _IPS.get(text)
+    if got is None:
+        got = _IPS[text] = bytes(int(x) for x in text.split("."))
+    return got
+
+
+# A fabric has a few hundred addresses but a template per flow (UPN 512: 261,632 readdressed): each address's
+# bytes are worked out once.
+_MACS: dict[str, bytes] = {}
+_IPS: dict[str, bytes] = {}
 
 
 def _ip_checksum(header: bytes) -> int:
-    total = sum(int.from_bytes(header[i:i + 2], "big") for i in range(0, len(header), 2))
+    total = sum(struct.unpack(f"!{len(header) // 2}H", header))
     while total >> 16:
         total = (total & 0xFFFF) + (total >> 16)
     return ~total & 0xFFFF
