@@ -302,9 +302,9 @@ class VirtualRun:
             ready = self._prepare(plan, faults, sample, progress)
             # Everything made so far (programs, tables, plan, frames templates) lives for the whole run: keep it
             # out of the cyclic collector's scans, as the emulated switch does (full collections otherwise cost
-            # more than the packets); partition workers then share it copy-on-write. One collection here frees
-            # any cycle made while the collector was paused.
-            gc.collect()
+            # more than the packets); partition workers then share it copy-on-write. No collection first: loading
+            # makes no garbage cycles (UPN 512: a full collection here found 0 unreachable objects in 1.4 s of
+            # a serial stage); one made anyway would only stay until the process ends.
             gc.freeze()
         pieces, engine, comm = ready.pieces, ready.engine, ready.comm
         limit_ns, report, wall0 = ready.limit_ns, ready.report, ready.wall0
