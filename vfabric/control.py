@@ -17,6 +17,7 @@ from controller.artifacts import DEFAULT_PROGRAM, PipelineArtifacts, build_artif
 from controller.fabric import FabricController
 from controller.policies import Policy
 from p4exec.p4runtime.server import P4RuntimeServer
+from vfabric.events import paused_collector
 from vfabric.fabric import VirtualFabric
 
 
@@ -34,6 +35,12 @@ class ControlPlane:
         self.down = False  # controller stopped by a fault: no reactions until it restarts
 
     def start(self) -> FabricController:
+        # The collector is paused for the bring-up: the servers' tables fill with entries that live for the
+        # whole run, and its automatic passes over the fabric already built took 1.6 s of UPN 512's 7.9 s.
+        with paused_collector():
+            return self._start()
+
+    def _start(self) -> FabricController:
         t0 = time.perf_counter()
         if self.artifacts is None:
             self.artifacts = build_artifacts(DEFAULT_PROGRAM, "p4exec")
