@@ -10,31 +10,17 @@ from __future__ import annotations
 import gc
 import heapq
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from p4exec.runtime import gcpause
 from traffic.scheduler import EventHeap, SchedulerError
 
 GC_EVERY_S = 30.0  # wall-clock seconds between the event loop's own full garbage collections
 
 
 SimError = SchedulerError  # a mistake in how the simulation was driven (bad time, delay or rate)
-
-
-@contextmanager
-def paused_collector() -> Iterator[bool]:
-    """The cyclic collector off for the block, back on after it if it was on before (yields whether it was):
-    for phases that make or free millions of long-lived objects in one go, where its automatic passes cost
-    more than the work. Nested pauses leave it off until the outermost ends."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield was_on
-    finally:
-        if was_on:
-            gc.enable()
 
 
 @dataclass
@@ -89,7 +75,7 @@ class Simulator(EventHeap):
         # The cyclic garbage collector is paused while events run: the event loop makes no reference cycles, but
         # with millions of long-lived objects (a UPN 512 fabric's flows, tables and frames) its automatic passes
         # took ~15 % of the loop. A full collection every GC_EVERY_S of wall clock still frees any cycle.
-        with paused_collector() as collect:
+        with gcpause.paused() as collect:
             reason = self._loop(heap, pop, chunk, progress_every, limit, wall_end, progress, collect,
                                 start + GC_EVERY_S)
         return RunStats(reason, self.now, self.events, time.perf_counter() - start, time.thread_time() - cpu0)

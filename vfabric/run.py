@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import p4exec
+from p4exec.runtime import gcpause
 from topologies.faults import Fault, FaultEvent, FaultInjector, events_dicts
 from traffic.inc.jobs import setup_jobs
 from traffic.records import HostConfig, PlannedCollective, RunResult
 from traffic.scheduler import Handle
 from vfabric import partition
 from vfabric.control import ControlPlane
-from vfabric.events import RunStats, SimError, paused_collector
+from vfabric.events import RunStats, SimError
 from vfabric.fabric import VirtualFabric
 from vfabric.partition import Pieces, plan_pieces
 
@@ -298,7 +299,7 @@ class VirtualRun:
         # The collector is paused while the plan becomes flows, transports and templates: millions of objects
         # made in one go that all live for the whole run. Its automatic passes over the fabric already built
         # (UPN 512: 3 GiB) took more than half of the loading time.
-        with paused_collector():
+        with gcpause.paused():
             ready = self._prepare(plan, faults, sample, progress)
             # Everything made so far (programs, tables, plan, frames templates) lives for the whole run: keep it
             # out of the cyclic collector's scans, as the emulated switch does (full collections otherwise cost
@@ -422,7 +423,7 @@ class VirtualRun:
                         early: list[bytes] = []
 
                         def speculate(group: Any = group, early: list[bytes] = early) -> None:
-                            with paused_collector():
+                            with gcpause.paused():
                                 early.append(partition.dumps(partition.collect_group(self, group)))
                             self.split.mark("early")
 
@@ -457,7 +458,7 @@ class VirtualRun:
             # they are gathered and pickled): a UPN 512 group's are ~130k flows' records and transport ends,
             # and the automatic passes those allocations set off took half of the 12 s from the loops' end to
             # the merged results.
-            with paused_collector():
+            with gcpause.paused():
                 for worker in workers:
                     worker.wait(deadline, "results")
                 self.split.mark("results")

@@ -10,7 +10,7 @@ from google.protobuf.message import DecodeError
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 from p4exec.device.base import P4RuntimeDevice
-from p4exec.p4runtime import atomic, dispatch, fastpath, gcpause, idle, release, sdn_translation, wire
+from p4exec.p4runtime import atomic, dispatch, fastpath, idle, release, sdn_translation, wire
 from p4exec.p4runtime.arbitration import Arbitrator, Session, election_int
 from p4exec.p4runtime.context import Context
 from p4exec.p4runtime.digests import DigestEngine, digest_shapes
@@ -27,6 +27,7 @@ from p4exec.p4runtime.errors import (
 )
 from p4exec.p4runtime.packetio import packet_in_message, packet_out_frame
 from p4exec.p4runtime.runtime_binding import call
+from p4exec.runtime import gcpause
 
 log = logging.getLogger(__name__)
 
