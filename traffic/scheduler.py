@@ -14,7 +14,7 @@ run before any of its frames that reserved a later place.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from heapq import heapify, heappush
 from itertools import count
@@ -134,6 +134,13 @@ class EventHeap:
             heap[:] = [e for e in heap if _live(e)]
             heapify(heap)
             self.dead = 0
+
+    def due_by(self, t_ns: int) -> Iterator[Callable[..., Any]]:
+        """What the live events due at or before `t_ns` will call, in no particular order (a cancelled event is
+        not due): lets a driver ask what is left to happen without reading the heap."""
+        for entry in self._heap:
+            if entry[0] <= t_ns and _live(entry):
+                yield entry[2]
 
     def first_place_now(self) -> int:
         """The place of the first event of the current instant still to run (`NO_PLACE` if none): a batch

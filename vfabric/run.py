@@ -22,7 +22,6 @@ from p4exec.runtime import gcpause
 from topologies.faults import Fault, FaultEvent, FaultInjector, events_dicts
 from traffic.inc.jobs import setup_jobs
 from traffic.records import HostConfig, PlannedCollective, RunResult
-from traffic.scheduler import Handle
 from vfabric import partition
 from vfabric.control import ControlPlane
 from vfabric.events import RunStats, SimError
@@ -643,12 +642,7 @@ class VirtualRun:
 def _only_checks_due(sim: Any, check: Callable[[], None], by_ns: int) -> bool:
     """Whether nothing but completion checks (and cancelled timers) is due by `by_ns`: then running to it
     changes no state but the clock, and checks schedule only checks."""
-    for t, _seq, fn, _args in sim._heap:
-        if t <= by_ns and fn is not check:
-            handle = getattr(fn, "__self__", None)
-            if type(handle) is not Handle or handle.live:
-                return False
-    return True
+    return all(fn is check for fn in sim.due_by(by_ns))
 
 
 def _agreed_end(ends: Sequence[tuple[str, int]]) -> tuple[str, int | None]:

@@ -78,6 +78,23 @@ def test_cancelled_events_leave_the_heap_and_the_rest_keep_their_order() -> None
     assert ran[-1] == 99 and sim.dead == 0
 
 
+def test_due_by_names_what_live_events_will_call_up_to_a_time() -> None:
+    """A driver asks what is left to happen (vfabric's split: only completion checks?) without the heap."""
+    sim = Simulator()
+
+    def early() -> None: ...
+    def cancelled() -> None: ...
+    def late() -> None: ...
+
+    sim.at(10, early)
+    sim.call_at(20, cancelled).cancel()
+    sim.at(20, early)
+    sim.at(30, late)
+    assert sorted(fn.__name__ for fn in sim.due_by(25)) == ["early", "early"]
+    assert sorted(fn.__name__ for fn in sim.due_by(30)) == ["early", "early", "late"]
+    assert list(sim.due_by(5)) == []
+
+
 def test_real_time_runs_due_events_in_order_and_reads_sockets() -> None:
     a, b = socket.socketpair()
     a.setblocking(False)
