@@ -587,7 +587,8 @@ class VirtualRun:
             only[fid] = 1
         eps.only = only
         self.split.mark("start")
-        eps.build_templates(fids)
+        with gcpause.paused():  # a frame template per flow, all kept for the run (as `_prepare` builds them)
+            eps.build_templates(fids)
         self.split.mark("templates")
         others = len(eps.flows) - len(fids)  # never started here, so never settled here
         graph = eps.graph
