@@ -105,18 +105,24 @@ def plan_pieces(run: Any, faults: list[Any], sampling: bool, workers: int) -> Pi
     topo = fab.topo
     eid_of = {ep.host: ep.eid for ep in topo.endpoints.values()}
     nodes = _Union()
+    # a NIC port's node is a small int (its (eid, plane) numbered once), the rest tuples: the flows' loop below
+    # runs once per flow (UPN 512: 261,632) and built two tuples per flow to name their ports
+    nic_node: dict[tuple[int, int], int] = {}
 
     def node(owner: str, plane: int) -> Any:
-        return ("sw", owner) if owner in fab.switches else ("nic", eid_of[owner], plane)
+        if owner in fab.switches:
+            return ("sw", owner)
+        return nic_node.setdefault((eid_of[owner], plane), len(nic_node))
 
     for index, ln in enumerate(topo.links):
         nodes.join(("link", index), node(ln.a.owner, ln.plane))
         nodes.join(("link", index), node(ln.b.owner, ln.plane))
-    nic_key = {id(nic): key for key, nic in eps.nics.items()}
+    node_of_nic = {id(nic): nic_node.setdefault(key, len(nic_node)) for key, nic in eps.nics.items()}
     flow_root: list[Any] = []
+    join = nodes.join
     for f in eps.flows:
-        a, b = ("nic", *nic_key[id(f.nic)]), ("nic", *nic_key[id(f.rx_nic)])
-        nodes.join(a, b)
+        a = node_of_nic[id(f.nic)]
+        join(a, node_of_nic[id(f.rx_nic)])
         flow_root.append(a)
     graph = eps.graph
     for fid, deps in enumerate(graph.dependents):
