@@ -505,6 +505,11 @@ class Endpoints:
             for spec in inc.jobs():  # every member's port of the job's plane listens
                 for eid in spec.members:
                     self._nic(self._port_key(eid, spec.plane))
+        # flows of one endpoint pair one after another, for `build_templates`: `_template` keeps the readdressed
+        # frames of one pair only (all-to-all at UPN 512 has 262,144 pairs of one flow each, each frame 4 KiB).
+        # Sorted here, before a split forks, rather than in each process (where touching every entry costs
+        # copy-on-write faults: 0.36 s per process against 0.15 s once).
+        self._unbuilt.sort(key=lambda u: (u[1].endpoint, u[1].plane, u[2].endpoint, u[2].plane, u[0]))
         if start_ns is not None:
             self.graph.begin(start_ns)
 
@@ -519,9 +524,6 @@ class Endpoints:
         at UPN 512 they are most of the load time and memory (a 4-KiB frame per flow)."""
         want = None if fids is None else set(fids)
         templates, payload, frame_bytes = self._templates, self.payload, self.frame_bytes
-        # flows of one endpoint pair one after another: `_template` keeps the readdressed frames of one pair
-        # only (all-to-all at UPN 512 has 262,144 pairs of one flow each, each frame 4 KiB)
-        self._unbuilt.sort(key=lambda u: (u[1].endpoint, u[1].plane, u[2].endpoint, u[2].plane, u[0]))
         for fid, a_src, a_dst, tail_len, gw_src, gw_dst in self._unbuilt:
             if want is not None and fid not in want:
                 continue
