@@ -46,6 +46,13 @@ def loop_cpu(n: int) -> float:
     return time.thread_time() - t
 
 
+def loop_wall(n: int) -> float:
+    """Wall seconds of the same loop: also the time it waited for the interpreter lock."""
+    t = time.perf_counter()
+    loop_cpu(n)
+    return time.perf_counter() - t
+
+
 def wakeups() -> int:
     """Voluntary context switches of every thread of this process so far (each is a wake-up)."""
     total = 0
@@ -75,12 +82,13 @@ class Layout:
             s.stop(grace=0.2)
 
 
-def compare_layouts(fab, control, loop: int, rounds: int, alone: float) -> None:
+def compare_layouts(fab, control, loop: int, rounds: int, alone: float, alone_wall: float) -> None:
     switches = [sw for _n, sw in sorted(fab.switches.items())]
     shared = next(iter(control.servers.values()))
     p4info = control.artifacts.p4info
     control.controller.close()  # its streams are the shared layout's; each layout below opens its own
-    stats: dict[bool, dict[str, list[float]]] = {k: {"cpu": [], "threads": [], "wakeups": []} for k in (True, False)}
+    stats: dict[bool, dict[str, list[float]]] = {k: {"cpu": [], "wall": [], "threads": [], "wakeups": []}
+                                                for k in (True, False)}
     for rnd in range(rounds):
         for per_switch in (True, False) if rnd % 2 == 0 else (False, True):
             layout = Layout(switches, shared.address, p4info, per_switch, election=100 + rnd)
@@ -88,6 +96,7 @@ def compare_layouts(fab, control, loop: int, rounds: int, alone: float) -> None:
                 time.sleep(STREAM_WAIT_S + 0.2)  # every thread is in its idle wait
                 w0, t0 = wakeups(), time.monotonic()
                 stats[per_switch]["cpu"].append(loop_cpu(loop))
+                stats[per_switch]["wall"].append(loop_wall(loop))
                 time.sleep(1.0)
                 stats[per_switch]["wakeups"].append((wakeups() - w0) / (time.monotonic() - t0))
                 stats[per_switch]["threads"].append(len(os.listdir("/proc/self/task")))
@@ -97,10 +106,12 @@ def compare_layouts(fab, control, loop: int, rounds: int, alone: float) -> None:
     for per_switch, label in ((True, "a server and a channel per switch"), (False, "one server, one channel")):
         m = {k: statistics.median(v) for k, v in stats[per_switch].items()}
         print(f"    {label:34s}: {m['cpu']:.4f} s CPU, {m['cpu'] / alone:.3f}x the loop alone; "
+              f"{m['wall']:.4f} s wall, {m['wall'] / alone_wall:.3f}x; "
               f"{m['threads']:.0f} threads, {m['wakeups']:.0f} wake-ups/s")
     gain = statistics.median(stats[True]["cpu"]) / statistics.median(stats[False]["cpu"])
-    print(f"  one server and channel run the loop {gain:.3f}x as fast as one per switch; "
-          f"threads of the Python side now: {threading.active_count()}")
+    wall = statistics.median(stats[True]["wall"]) / statistics.median(stats[False]["wall"])
+    print(f"  one server and channel run the loop {gain:.3f}x as fast (CPU), {wall:.3f}x (wall) as one per switch; "
+          f"Python threads after both closed: {threading.active_count()}")
 
 
 def main() -> None:
@@ -113,6 +124,7 @@ def main() -> None:
                     help="skip the comparison of a server per switch with one server for all")
     args = ap.parse_args()
     alone = statistics.median(loop_cpu(args.loop) for _ in range(args.rounds))
+    alone_wall = statistics.median(loop_wall(args.loop) for _ in range(args.rounds))
     fab, control = V.build(upn(gpus=args.gpus, planes=4, radix=args.radix, rate_gbps=200, delay_us=0.0),
                            mtu=4140, queue_depth=V.UPN_QUEUE_DEPTH, transport="sr")
     settings = (GRPC_DEFAULT_S, STREAM_WAIT_S)
@@ -124,12 +136,16 @@ def main() -> None:
                 time.sleep(max(settings) + 0.1)  # every waiting thread has taken the new period
                 times[s].append(loop_cpu(args.loop))
         _common.MAXIMUM_WAIT_TIMEOUT = STREAM_WAIT_S
+        report(args, alone, times, settings)
         if args.layouts:
-            compare_layouts(fab, control, args.loop, args.rounds, alone)
+            compare_layouts(fab, control, args.loop, args.rounds, alone, alone_wall)
     finally:
         _common.MAXIMUM_WAIT_TIMEOUT = STREAM_WAIT_S
         control.close()
-    print(f"UPN {args.gpus}: {len(fab.switches)} in-process switches with idle P4Runtime streams; "
+
+
+def report(args, alone: float, times: dict[float, list[float]], settings: tuple[float, ...]) -> None:
+    print(f"UPN {args.gpus}: in-process switches with idle P4Runtime streams; "
           f"loop of {args.loop:,} iterations, median of {args.rounds} rounds per setting, alternated")
     print(f"  no streams (before the fabric): {alone:.4f} s CPU")
     for s in settings:
