@@ -139,14 +139,18 @@ class SwitchConnection(PreMixin, DeviceMixin):
         self._arbitration = queue.Queue()
         # shared with the sessions of the other devices behind the same server (controller/channels.py)
         self._channel = CHANNELS.take(self.address, _CHANNEL_OPTIONS)
-        try:
-            grpc.channel_ready_future(self._channel).result(timeout=self.timeout)
-        except grpc.FutureTimeoutError:
-            CHANNELS.give_back(self._channel)
-            self._channel = None
-            raise ControllerError(f"{self.name}: no P4Runtime server at {self.address} "
-                                  f"within {self.timeout:g}s", grpc.StatusCode.UNAVAILABLE) from None
         self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
+        try:
+            # a call that waits for the connection, not grpc.channel_ready_future: its polling thread outlived
+            # the wait by up to 0.2 s and failed ("Channel closed!") when the channel closed meanwhile
+            self._stub.Capabilities(pb.CapabilitiesRequest(), timeout=self.timeout, wait_for_ready=True)
+        except grpc.RpcError as err:
+            if err.code() in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE):
+                CHANNELS.give_back(self._channel)
+                self._channel = self._stub = None
+                raise ControllerError(f"{self.name}: no P4Runtime server at {self.address} "
+                                      f"within {self.timeout:g}s", grpc.StatusCode.UNAVAILABLE) from None
+            # any other answer (a target without Capabilities): a server is there
         self._write_bytes = self._channel.unary_unary(
             "/p4.v1.P4Runtime/Write", request_serializer=None,  # a WriteRequest already serialized
             response_deserializer=pb.WriteResponse.FromString)
