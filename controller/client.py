@@ -24,6 +24,7 @@ from p4.v1 import p4runtime_pb2 as pb
 from p4.v1 import p4runtime_pb2_grpc
 
 from controller.bmv2 import Bmv2SideChannel
+from controller.channels import CHANNELS
 from controller.codec import Value, decode, encode, parse_prefix
 from controller.device import DeviceMixin
 from controller.errors import ControllerError
@@ -98,6 +99,7 @@ class SwitchConnection(PreMixin, DeviceMixin):
         self._stub: p4runtime_pb2_grpc.P4RuntimeStub | None = None
         self._write_bytes: grpc.UnaryUnaryMultiCallable | None = None
         self._reader: threading.Thread | None = None
+        self._stream_call: Any = None  # the StreamChannel call: cancelled on close (the channel may be shared)
         self._stream_done = threading.Event()
         self._stream_end = "stream ended"  # how the switch ended the stream (status code and details)
         self._stream_code: grpc.StatusCode | None = None
@@ -135,19 +137,25 @@ class SwitchConnection(PreMixin, DeviceMixin):
         self._stream_end, self._stream_code = "stream ended", None
         self._requests = queue.Queue()
         self._arbitration = queue.Queue()
-        self._channel = grpc.insecure_channel(self.address, options=_CHANNEL_OPTIONS)
-        try:
-            grpc.channel_ready_future(self._channel).result(timeout=self.timeout)
-        except grpc.FutureTimeoutError:
-            self._channel.close()
-            self._channel = None
-            raise ControllerError(f"{self.name}: no P4Runtime server at {self.address} "
-                                  f"within {self.timeout:g}s", grpc.StatusCode.UNAVAILABLE) from None
+        # shared with the sessions of the other devices behind the same server (controller/channels.py)
+        self._channel = CHANNELS.take(self.address, _CHANNEL_OPTIONS)
         self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
+        try:
+            # a call that waits for the connection, not grpc.channel_ready_future: its polling thread outlived
+            # the wait by up to 0.2 s and failed ("Channel closed!") when the channel closed meanwhile
+            self._stub.Capabilities(pb.CapabilitiesRequest(), timeout=self.timeout, wait_for_ready=True)
+        except grpc.RpcError as err:
+            if err.code() in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE):
+                CHANNELS.give_back(self._channel)
+                self._channel = self._stub = None
+                raise ControllerError(f"{self.name}: no P4Runtime server at {self.address} "
+                                      f"within {self.timeout:g}s", grpc.StatusCode.UNAVAILABLE) from None
+            # any other answer (a target without Capabilities): a server is there
         self._write_bytes = self._channel.unary_unary(
             "/p4.v1.P4Runtime/Write", request_serializer=None,  # a WriteRequest already serialized
             response_deserializer=pb.WriteResponse.FromString)
         responses = self._stub.StreamChannel(self._request_iter(self._requests))
+        self._stream_call = responses
         self._reader = threading.Thread(target=self._read_stream, args=(responses,), daemon=True,
                                         name=f"p4rt-stream-{self.name}")
         self._reader.start()
@@ -223,8 +231,11 @@ class SwitchConnection(PreMixin, DeviceMixin):
     def close(self) -> None:
         self._closing = True
         self._requests.put(_STOP)
+        if self._stream_call is not None:
+            self._stream_call.cancel()  # ends this session's stream only; the channel may serve other devices
+            self._stream_call = None
         if self._channel is not None:
-            self._channel.close()
+            CHANNELS.give_back(self._channel)
         if self._reader is not None and self._reader is not threading.current_thread():
             self._reader.join(timeout=2)
         self._channel = self._stub = self._write_bytes = None

@@ -1,5 +1,6 @@
-"""The control plane of a virtual fabric: one in-process P4Runtime gRPC server per simulated switch, and the
-unchanged fabric controller talking to them over loopback gRPC.
+"""The control plane of a virtual fabric: one in-process P4Runtime gRPC server for all simulated switches (each
+request goes to the switch its `device_id` names), and the unchanged fabric controller talking to it over
+loopback gRPC (one channel, shared by the switches' sessions).
 
 Virtual time is frozen whenever the controller works: bring-up happens before the first event, and every
 later controller action (a reaction to a fault, adaptive-policy probes, counter reads) runs inside one event
@@ -28,7 +29,7 @@ class ControlPlane:
         self.fabric = fabric
         self.policy = policy
         self.artifacts = artifacts
-        self.servers: dict[str, P4RuntimeServer] = {}
+        self.servers: dict[str, P4RuntimeServer] = {}  # switch name -> the server it is behind (one for all)
         self.controller: FabricController | None = None
         self.entries = 0
         self.timings: dict[str, float] = {}
@@ -46,10 +47,14 @@ class ControlPlane:
             self.artifacts = build_artifacts(DEFAULT_PROGRAM, "p4exec")
         self.timings["compile"] = round(time.perf_counter() - t0, 3)
         t1 = time.perf_counter()
-        for name, sw in sorted(self.fabric.switches.items()):
-            # no wall-clock ticker per server (48 of them took a quarter of a core from the event loop at UPN
-            # 512): digests and idle timeouts are polled at the control barriers, in virtual time
-            self.servers[name] = P4RuntimeServer(sw, "127.0.0.1:0", max_workers=4, ticker=False).start()
+        switches = sorted(self.fabric.switches.items())
+        if switches:
+            # One server for all: a server per switch was a gRPC polling thread per switch (and a channel with
+            # its own polling thread in the controller), 48 at UPN 512, each waking the interpreter several times
+            # a second beside the simulator. No wall-clock ticker either: digests and idle timeouts are polled
+            # at the control barriers, in virtual time.
+            server = P4RuntimeServer.shared([sw for _name, sw in switches], "127.0.0.1:0", ticker=False).start()
+            self.servers = {name: server for name, _sw in switches}
         self.timings["servers"] = round(time.perf_counter() - t1, 3)
         addresses = {name: srv.address for name, srv in self.servers.items()}
         # No background watchers: nothing may touch a switch while virtual time runs. Port changes reach the
@@ -87,8 +92,9 @@ class ControlPlane:
             if sum(len(sw.packet_out_inbox) for sw in switches.values()) >= expect_packet_outs:
                 break
             time.sleep(0.001)
-        for _name, srv in sorted(self.servers.items()):
-            srv.service.poll()  # what the data plane sent the controller (digests), at this instant
+        for name, sw in sorted(switches.items()):
+            # what the data plane sent the controller (digests), at this instant; switch by switch, by name
+            self.servers[name].services[sw.device_id].poll()
         return sum(sw.drain_packet_outs() for _name, sw in sorted(switches.items()))
 
     def close(self) -> None:
@@ -97,7 +103,7 @@ class ControlPlane:
                 self.controller.close()
             except Exception:  # noqa: BLE001 - teardown goes on
                 pass
-        for srv in self.servers.values():
+        for srv in {id(s): s for s in self.servers.values()}.values():
             srv.stop(grace=0.2)
         self.servers.clear()
 

@@ -14,6 +14,7 @@ import grpc
 from google.protobuf.message import DecodeError
 from p4.v1 import p4runtime_pb2 as pb
 
+from p4exec.p4runtime.mux import DeviceMux
 from p4exec.p4runtime.service import P4RuntimeService
 
 MALFORMED = (DecodeError, RecursionError, UnicodeDecodeError, ValueError)
@@ -57,7 +58,8 @@ def _bidi(fn: Callable, cls) -> Callable:
     return handle
 
 
-def add_to_server(service: P4RuntimeService, server: grpc.Server) -> None:
+def add_to_server(service: P4RuntimeService | DeviceMux, server: grpc.Server) -> None:
+    """One device's service, or a `DeviceMux` of several (one server for all devices of a process)."""
     handlers = {
         "Write": grpc.unary_unary_rpc_method_handler(
             service.WriteRaw, request_deserializer=None,  # bytes as they came

@@ -1,4 +1,4 @@
-"""P4RuntimeServer: serve one device over gRPC, with bounded stop.
+"""P4RuntimeServer: serve one device (or several, by `device_id`: `P4RuntimeServer.shared`) over gRPC, with bounded stop.
 
 Transport (the security model is docs/security.md): inside a fabric the address is a Unix-domain socket
 (``unix:/path``) in a directory only root can enter, so only ethlab's own processes can drive the switch; the
@@ -19,6 +19,7 @@ from pathlib import Path
 import grpc
 
 from p4exec.p4runtime.handlers import add_to_server
+from p4exec.p4runtime.mux import DeviceMux
 from p4exec.p4runtime.service import P4RuntimeService
 
 TICK_S = 0.002  # digest timeout resolution (digests configured, or idle-timeout tables)
@@ -83,12 +84,21 @@ class P4RuntimeServer:
     """`P4RuntimeServer(device, "127.0.0.1:9559").start()` ... `.stop()`; also `"unix:/run/x/sw.sock"`."""
 
     def __init__(self, device, address: str = "127.0.0.1:9559", max_workers: int | None = None,
-                 tls: TlsConfig | None = None, max_streams: int = MAX_STREAMS, ticker: bool = True) -> None:
+                 tls: TlsConfig | None = None, max_streams: int = MAX_STREAMS, ticker: bool = True,
+                 more_devices: list | None = None) -> None:
         """`ticker=False`: no wall-clock thread polls the service (digests, idle timeouts); the owner calls
-        `service.poll()` itself — a simulated fabric does so at its control instants, in virtual time."""
+        `service.poll()` itself — a simulated fabric does so at its control instants, in virtual time.
+        `more_devices`: served too, each request going to the device its `device_id` names (see `shared`)."""
         self.device = device
         self.address = address
         self.service = P4RuntimeService(device)
+        self.services: dict[int, P4RuntimeService] = {device.device_id: self.service}
+        served: P4RuntimeService | DeviceMux = self.service
+        if more_devices:
+            mux = DeviceMux([self.service, *(P4RuntimeService(d) for d in more_devices)])
+            self.services = mux.services
+            served = mux
+        self._served = served
         self._server = grpc.server(
             futures.ThreadPoolExecutor(max_workers=max_workers or max_streams + UNARY_WORKERS,
                                        thread_name_prefix="p4rt"),
@@ -97,7 +107,7 @@ class P4RuntimeServer:
             options=[("grpc.max_receive_message_length", MAX_MESSAGE),
                      ("grpc.max_send_message_length", MAX_MESSAGE)],
         )
-        add_to_server(self.service, self._server)  # Write reads its bytes itself (handlers.py)
+        add_to_server(served, self._server)  # Write reads its bytes itself (handlers.py)
         sock = unix_path(address)
         if sock is not None and tls is not None:
             raise ValueError("TLS is for TCP addresses; a Unix socket is protected by its directory")
@@ -112,6 +122,17 @@ class P4RuntimeServer:
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._tick, name="p4rt-digest", daemon=True) if ticker else None
 
+    @classmethod
+    def shared(cls, devices: list, address: str = "127.0.0.1:0", ticker: bool = False,
+               unary_workers: int = 4) -> P4RuntimeServer:
+        """One server for every device of a process (an in-process fabric): one gRPC polling thread instead
+        of one per device. Each device may hold `MAX_STREAMS` streams; the pool has a thread for each of them
+        plus `unary_workers` (idle pool threads block without waking)."""
+        first, *rest = devices
+        streams = MAX_STREAMS * len(devices)
+        return cls(first, address, max_workers=streams + unary_workers, max_streams=streams, ticker=ticker,
+                   more_devices=rest)
+
     def start(self) -> P4RuntimeServer:
         self._server.start()
         if self._ticker is not None:
@@ -119,13 +140,13 @@ class P4RuntimeServer:
         return self
 
     def _tick(self) -> None:
-        while not self._stop.wait(TICK_S if self.service.needs_fast_poll() else IDLE_TICK_S):
-            self.service.poll()
+        while not self._stop.wait(TICK_S if self._served.needs_fast_poll() else IDLE_TICK_S):
+            self._served.poll()
 
     def stop(self, grace: float = 1.0) -> None:
         """Stop within about `grace` seconds: streams are woken, RPCs cancelled after grace."""
         self._stop.set()
-        self.service.close()
+        self._served.close()
         self._server.stop(grace).wait(grace + 1.0)
         if self._ticker is not None and self._ticker.is_alive():
             self._ticker.join(timeout=1.0)

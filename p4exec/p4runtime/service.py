@@ -375,7 +375,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                         if msg.WhichOneof("update") == "arbitration":
                             failure.append(err)
                             return
-                        session.send(_stream_error(err, msg))
+                        session.send(stream_error(err, msg))
             except Exception:  # noqa: BLE001 - a vanished client ends its own stream only
                 pass
             finally:
@@ -522,7 +522,7 @@ def _unexpected(exc: Exception) -> P4RuntimeError:
     return P4RuntimeError("INTERNAL", f"{type(exc).__name__}: {exc}")
 
 
-def _stream_error(err: P4RuntimeError, msg) -> p4runtime_pb2.StreamMessageResponse:
+def stream_error(err: P4RuntimeError, msg) -> p4runtime_pb2.StreamMessageResponse:
     out = p4runtime_pb2.StreamMessageResponse()
     out.error.canonical_code = canonical_code(err.code)
     out.error.message = err.message
