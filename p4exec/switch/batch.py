@@ -150,12 +150,11 @@ def run_one(loop: SwitchLoop, pipe: Any, port: int, frame: bytes, ctx: Any) -> N
         return
     halves = loop._halves
     assert halves is not None
-    touched: set[int] = set()
+    touched = loop._touched  # (the ports it changes go straight into the loop's set: no set per frame)
     if r in _STOPS:
         _stopped(loop, pipe, 0, r, word, len(frame), port, ctx, now, now_us, halves[1], touched)
     else:
         _done(loop, pipe, 0, r, word, len(frame), port, ctx, now, now_us, halves[1], touched)
-    loop._touched.update(touched)
 
 
 _STOPS = frozenset((-3, -4, -6, -10))  # p4n_switch_batch's codes of a frame it stopped at

@@ -268,13 +268,13 @@ class SwitchLoop:
             if qinfo is not None:
                 self._egress(job, egress, fate, qinfo, tm.ports[eport].departed_ns, now_us)
                 return True
-        if not tm.enqueue(eport, priority, (job, egress, fate), wire, port):
+        if not tm.enqueue(eport, priority, (job, egress, fate), wire, port, now):
             self._dropped(fate, QUEUE_FULL)
             self._copy_done(fate, 0, 0)
             return False
         if eport not in serving:
             serving.add(eport)
-            ready = tm.ready_ns(eport)
+            ready = tm.ready_ns(eport, now)
             if ready is not None:
                 self.timer.at(ready, self._serve, eport)
             else:
@@ -301,7 +301,7 @@ class SwitchLoop:
             item, qinfo = got
             job, egress, fate = cast("tuple[Any, Callable[..., Any], Any]", item)  # what `ingress` queued
             self._egress(job, egress, fate, qinfo, tm.ports[port].departed_ns, (now - tm.start_ns) // 1000)
-        ready = tm.ready_ns(port)
+        ready = tm.ready_ns(port, now)  # (the reading egress ran at: a paced port's own time decides)
         if ready is None:
             self._serving.discard(port)
             self._touched.add(port)  # no longer busy: the batch path judges it again

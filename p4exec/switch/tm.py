@@ -192,10 +192,13 @@ class TrafficManager:
         self.generation += 1
         return cfg
 
-    def enqueue(self, port: int, priority: int, item: object, length: int, in_port: int = -1) -> bool:
+    def enqueue(self, port: int, priority: int, item: object, length: int, in_port: int = -1,
+                now: int | None = None) -> bool:
         """Queue `item` for `port` now (it came in on `in_port`); False (tail drop) when that queue is full, or
-        when flow control's ingress buffer of `in_port` refuses it."""
-        now = self.clock.now_ns()
+        when flow control's ingress buffer of `in_port` refuses it. `now`: the clock's reading, where the caller
+        has it at hand (one reading per packet, not one per call)."""
+        if now is None:
+            now = self.clock.now_ns()
         pq = self.ports.get(port) or self.port(port)
         qid = priority if 0 <= priority < self.nqueues else (self.nqueues - 1 if priority > 0 else 0)
         q = pq.queues[qid]
@@ -249,19 +252,20 @@ class TrafficManager:
         _depart(pq, now, length)
         return pq
 
-    def ready_ns(self, port: int) -> int | None:
+    def ready_ns(self, port: int, now: int | None = None) -> int | None:
         """The clock ns at which the head of `port`'s queues may leave (None: nothing waits).
 
         A packet may leave in the nanosecond its (fractional) departure time falls in: `dequeue` at the
         returned time always succeeds (no event loop can spin on float noise), and `departed_ns` then says
-        exactly when within that nanosecond it started."""
+        exactly when within that nanosecond it started. `now`: the clock's reading, where the caller has it."""
         pq = self.ports.get(port)
         if pq is None or not pq.backlog:
             return None
         if pq.gate is not None and self._eligible(pq) is None:
             pq.held = True
             return None  # every waiting priority is held: the gate wakes the port when one may go
-        now = self.clock.now_ns()
+        if now is None:
+            now = self.clock.now_ns()
         if pq.paced:
             nxt = floor(pq.next_tx)  # (non-negative: int()'s truncation, without its argument parsing)
             return nxt if nxt > now else now
