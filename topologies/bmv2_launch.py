@@ -3,10 +3,15 @@
 Fabric switches (topologies/switches.py `Bmv2Switch`), the test switch on a Lab's veths
 (tests/support/bmv2.py), the benchmark (bench/switch.py) and difftest's reference switch (difftest/bmv2.py)
 all start BMv2 from a `Bmv2Command`, so an option every BMv2 switch needs (`--priority-queues`) is given
-in one place. Generic bmv2 options come before `--`, simple_switch_grpc's own after it."""
+in one place. Generic bmv2 options come before `--`, simple_switch_grpc's own after it.
+
+`--priority-queues` exists from BMv2 1.15.1 on; 1.15.0 has the queue count compiled in (8 when built with
+SSWITCH_PRIORITY_QUEUEING_ON) and refuses the option, so it is given only to a build whose `--help` lists it."""
 
 from __future__ import annotations
 
+import functools
+import shutil
 import socket
 import subprocess
 import time
@@ -21,6 +26,25 @@ SWITCH = "simple_switch_grpc"
 # ethplus.p4 queues transport feedback and trimmed packets at priority 7; simple_switch drops a packet whose
 # priority is not below its number of queues (1 by default) and counts it nowhere.
 PRIORITY_QUEUES = 8
+
+
+@functools.cache
+def accepts_priority_queues(executable: str) -> bool:
+    """Whether this simple_switch_grpc takes `--priority-queues` (asked once per executable and process).
+
+    A build that cannot be run here is assumed current (it takes the option): starting it reports why it
+    does not run. Only a build that runs and does not list the option is started without it; a 1.15.0 build
+    with priority queueing compiled in then has its 8 queues, one without it a single FIFO per port."""
+    path = shutil.which(executable)
+    if path is None:
+        return True
+    try:
+        done = subprocess.run([path, "--help"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return True
+    # its target options are listed (with --grpc-server-addr) and this one is not among them: a 1.15.0 build
+    return b"--priority-queues" in done.stdout or b"--grpc-server-addr" not in done.stdout
 
 
 class Bmv2StartError(RuntimeError):
@@ -59,7 +83,9 @@ class Bmv2Command:
         if self.pcap_dir:
             cmd.append(f"--pcap={self.pcap_dir}")  # an implicit-value option: a separate word is not taken
         cmd += list(self.extra_args)
-        cmd += ["--", "--grpc-server-addr", self.grpc_addr, "--priority-queues", str(self.priority_queues)]
+        cmd += ["--", "--grpc-server-addr", self.grpc_addr]
+        if accepts_priority_queues(self.executable):
+            cmd += ["--priority-queues", str(self.priority_queues)]
         if self.cpu_port is not None:
             cmd += ["--cpu-port", str(self.cpu_port)]
         return cmd

@@ -3,7 +3,9 @@
 simple_switch drops a packet whose standard_metadata.priority is not below its number of priority queues.
 ethplus.p4 sends ETH+ acks at priority 7: with BMv2's default of one queue every ack vanishes, and
 rx_port_counter counts it while tx_port_counter and the drop counters do not. With --priority-queues 8
-(what difftest uses) the acks get through, as on p4exec.
+(what difftest uses) the acks get through, as on p4exec. BMv2 1.15.0 takes no --priority-queues: its queue
+count is compiled in (8 with SSWITCH_PRIORITY_QUEUEING_ON; without it the priority is ignored), so there every
+ack gets through whatever is asked.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from difftest.randomdiff import ROOT, read_state
 from difftest.targets import Bmv2Target, EmbeddedTarget
 from difftest.toolchain import skip_reason
 from p4src.wire import ETHERTYPE_ETHPLUS, PKT_ACK
+from topologies.bmv2_launch import SWITCH, accepts_priority_queues
 from traffic.layers import EthPlus
 
 needs_bmv2 = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
@@ -51,6 +54,8 @@ def test_priority_beyond_the_queues_is_dropped_silently(queues: int, delivered: 
         got, state = _acks_through(target, view)
     finally:
         target.close()
+    if not accepts_priority_queues(SWITCH):  # a 1.15.0 build: its queue count is not ours to set
+        delivered = ACKS
     assert got == delivered
     assert state["counter MyIngress.rx_port_counter"] == {1: (ACKS, ACKS * len(_ack_to_h2(view)))}
     assert state["counter MyIngress.drop_port_counter"] == {}  # no drop the program knows of

@@ -8,22 +8,54 @@ from pathlib import Path
 
 import pytest
 
-from topologies.bmv2_launch import PRIORITY_QUEUES, Bmv2Command, Bmv2Process, Bmv2StartError
+from topologies.bmv2_launch import (
+    PRIORITY_QUEUES,
+    Bmv2Command,
+    Bmv2Process,
+    Bmv2StartError,
+    accepts_priority_queues,
+)
+
+# what simple_switch_grpc --help lists among its target options, from 1.15.1 on and in 1.15.0
+_HELP_CURRENT = "Target options:\n  --grpc-server-addr arg\n  --priority-queues arg\n  --cpu-port arg\n"
+_HELP_1_15_0 = "Target options:\n  --grpc-server-addr arg\n  --cpu-port arg\n"
 
 
-def test_interfaces_and_target_options_are_placed_around_the_separator() -> None:
+def _fake_switch(tmp_path: Path, name: str, help_text: str) -> str:
+    """An executable that answers --help as a BMv2 build would (and does nothing else)."""
+    script = tmp_path / name
+    script.write_text(f"#!/bin/sh\ncat <<'EOF'\n{help_text}EOF\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_interfaces_and_target_options_are_placed_around_the_separator(tmp_path: Path) -> None:
+    exe = _fake_switch(tmp_path, "simple_switch_grpc", _HELP_CURRENT)
     cmd = Bmv2Command(grpc_addr="127.0.0.1:5000", thrift_port=5001, device_id=3, interfaces={2: "b", 1: "a"},
-                      log_level="warn").argv()
-    assert cmd[:6] == ["simple_switch_grpc", "--no-p4", "-i", "1@a", "-i", "2@b"]
+                      log_level="warn", executable=exe).argv()
+    assert cmd[:6] == [exe, "--no-p4", "-i", "1@a", "-i", "2@b"]
     assert cmd[cmd.index("--device-id") + 1] == "3" and cmd[cmd.index("--thrift-port") + 1] == "5001"
     assert cmd.index("--log-console") < cmd.index("--")
     assert cmd[cmd.index("--"):] == ["--", "--grpc-server-addr", "127.0.0.1:5000", "--priority-queues",
                                      str(PRIORITY_QUEUES), "--cpu-port", "255"]
 
 
-def test_packet_channel_form_has_no_interfaces_and_no_cpu_port() -> None:
+def test_a_build_without_the_priority_queues_option_is_started_without_it(tmp_path: Path) -> None:
+    """BMv2 1.15.0 compiles its queue count in and exits on --priority-queues; a build that lists the option,
+    or that cannot be asked, gets it."""
+    old = _fake_switch(tmp_path, "ss_1_15_0", _HELP_1_15_0)
+    assert accepts_priority_queues(old) is False
+    cmd = Bmv2Command(grpc_addr="127.0.0.1:5000", thrift_port=5001, executable=old).argv()
+    assert "--priority-queues" not in cmd
+    assert cmd[cmd.index("--"):] == ["--", "--grpc-server-addr", "127.0.0.1:5000", "--cpu-port", "255"]
+    assert accepts_priority_queues(_fake_switch(tmp_path, "ss_current", _HELP_CURRENT)) is True
+    assert accepts_priority_queues(str(tmp_path / "not_installed")) is True
+
+
+def test_packet_channel_form_has_no_interfaces_and_no_cpu_port(tmp_path: Path) -> None:
     command = Bmv2Command(grpc_addr="127.0.0.1:5000", thrift_port=5001, json_path="/x/p.json", cpu_port=None,
-                          packet_in="ipc:///d/packets.ipc", notifications_addr="ipc:///d/n.ipc", priority_queues=2)
+                          packet_in="ipc:///d/packets.ipc", notifications_addr="ipc:///d/n.ipc", priority_queues=2,
+                          executable=_fake_switch(tmp_path, "simple_switch_grpc", _HELP_CURRENT))
     cmd = command.argv()
     assert cmd[1] == "/x/p.json" and "-i" not in cmd and "--cpu-port" not in cmd and "--log-console" not in cmd
     assert cmd[cmd.index("--packet-in") + 1] == "ipc:///d/packets.ipc"
