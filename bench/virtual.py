@@ -437,7 +437,7 @@ def scale_upn(wall_s: float, mtu: int, workers: int, algorithm: str, queue_depth
           f"{out.stats.processes} process(es), this process + reaped workers {cpu_seconds() - c0:.0f} s in the run")
     print(f"  virtual: collective time {rec['time_s'] or 0:.6f} s, {out.stats.now_ns / 1e9:.6f} s reached; "
           f"{fab.executions():,} pipeline packets ({fab.executions() / loop_wall:,.0f}/s wall, "
-          f"{fab.executions() / max(cpu, 1e-9):,.0f}/s CPU)")
+          f"{fab.executions() / max(cpu, 1e-9):,.0f}/s CPU), {out.stats.events:,} events")
     print(f"  memory: this process's RSS {rss_gib():.2f} GiB (goal ≤ 8 GiB of all processes; the PSS line above "
           f"counts all); {load_note()}")
     return {"wall": total, "cpu": cpu, "records": m.records, "summary": m.summary, "executions": fab.executions(),

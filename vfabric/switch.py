@@ -209,6 +209,16 @@ class VirtualSwitch(SwitchLoop, DeviceBase):
                 return
         SwitchLoop._forward_one(self, ctx, port, frame, start)
 
+    def _send_copy(self, fate: Any, port: int, frame: bytes, start: float) -> None:
+        """A queued copy's one frame out of `port`: as `_forward_one` (nothing to account per copy here)."""
+        if port != self.cpu_port and self.up.get(port):
+            ch = self.out.get(port)
+            if ch is not None:
+                if ch.send(frame, start) is False:
+                    self.drops[TX_ERROR] += 1
+                return
+        SwitchLoop._send_copy(self, fate, port, frame, start)
+
     def _lost(self, ctx: Any, reason: str) -> None:
         self.drops[reason] += 1
 

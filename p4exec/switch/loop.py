@@ -300,7 +300,21 @@ class SwitchLoop:
         if got is not None:
             item, qinfo = got
             job, egress, fate = cast("tuple[Any, Callable[..., Any], Any]", item)  # what `ingress` queued
-            self._egress(job, egress, fate, qinfo, tm.ports[port].departed_ns, (now - tm.start_ns) // 1000)
+            start = tm.ports[port].departed_ns
+            # `_egress`, inlined (once per queued packet)
+            try:
+                frames = egress(job, (now - tm.start_ns) // 1000, qinfo)
+            except Exception as exc:  # noqa: BLE001
+                self._egress_failed(job, fate, exc)
+                frames = None
+            if frames:
+                if len(frames) == 1:
+                    oport, data = frames[0]
+                    self._send_copy(fate, oport, data, start)
+                else:
+                    self._send_out(frames, fate, start)
+            elif frames is not None:
+                self._egress_dropped(fate)
         ready = tm.ready_ns(port, now)  # (the reading egress ran at: a paced port's own time decides)
         if ready is None:
             self._serving.discard(port)
@@ -317,7 +331,10 @@ class SwitchLoop:
         except Exception as exc:  # noqa: BLE001
             self._egress_failed(job, fate, exc)
             return
-        if frames:
+        if len(frames) == 1:
+            oport, data = frames[0]
+            self._send_copy(fate, oport, data, start)
+        elif frames:
             self._send_out(frames, fate, start)
         else:
             self._egress_dropped(fate)
@@ -337,6 +354,11 @@ class SwitchLoop:
         """A packet whose one copy left egress as one frame for `port` (the batch path's common case): exactly
         `_copies`, `_send_out` and `_copy_done`; a side may do the same in one step."""
         self._send_out([(port, frame)], self._copies(ctx, 1), start)
+
+    def _send_copy(self, fate: Any, port: int, frame: bytes, start: float) -> None:
+        """A copy whose egress made one frame, for `port` (the common case): exactly `_send_out` of that one
+        frame; a side may do the same in one step."""
+        self._send_out([(port, frame)], fate, start)
 
     def _send_out(self, frames: list[tuple[int, bytes]], fate: Any, start: float) -> None:
         """A copy's egress output onto the wire at `start` (or to the CPU)."""

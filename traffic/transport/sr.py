@@ -26,11 +26,11 @@ from traffic.transport.base import (
     CnpGenerator,
     Feedback,
     RttEstimator,
-    SeenOnWire,
     TransportParams,
 )
 
 _BIT_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
+_NOTHING: list[Feedback] = []  # returned (never changed) when an arrival needs no feedback
 
 
 class SrSender:
@@ -123,9 +123,23 @@ class SrSender:
         if fb.echo_ns:
             self.rtt.sample(now - fb.echo_ns)
         before = self.nacked
-        for psn in range(self.una, min(fb.cum, self.high)):
-            self._ack(psn)
-        bits, psn = fb.sack, fb.cum + 1
+        acked = self.acked
+        high = self.high
+        cum = fb.cum
+        if cum > self.una:  # `_ack` of every PSN below cum, inlined (once per ACK, ack_every PSNs)
+            sent_ns = self.sent_ns
+            rack = self.rack
+            nacked = before
+            for psn in range(self.una, cum if cum < high else high):
+                if not acked[psn]:
+                    acked[psn] = 1
+                    nacked += 1
+                    t = sent_ns[psn]
+                    if t > rack:
+                        rack = t
+            self.nacked = nacked
+            self.rack = rack
+        bits, psn = fb.sack, cum + 1
         while bits:
             if bits & 1:
                 self._ack(psn)
@@ -133,10 +147,9 @@ class SrSender:
             psn += 1
         if fb.kind == ACK and 0 <= fb.psn:
             self._ack(fb.psn)
-        elif fb.kind == NAK and 0 <= fb.psn < self.high:
+        elif fb.kind == NAK and 0 <= fb.psn < high:
             self.naks += 1
             self._queue(fb.psn)
-        acked = self.acked
         una = self.una
         while una < self.high and acked[una]:
             una += 1
@@ -192,23 +205,33 @@ class SrSender:
 
 
 class SrReceiver:
-    __slots__ = ("npkts", "p", "got", "cum", "unacked", "ack_due", "last", "qmax", "wire", "cnp", "delivered",
-                 "arrivals", "spurious", "discarded", "trimmed", "acks", "naks", "echo")
+    """Every whole arrival of a new PSN is delivered, so the PSNs seen on the wire are the delivered ones
+    (`got`): a second arrival of one is both discarded and spurious, and no separate record of arrivals is
+    kept (`SeenOnWire`, which go-back-N needs because it throws away PSNs that did arrive)."""
+
+    __slots__ = ("npkts", "p", "ack_every", "ack_delay_ns", "got", "cum", "unacked", "ack_due", "last", "qmax",
+                 "cnp", "delivered", "arrivals", "discarded", "trimmed", "acks", "naks", "echo")
 
     def __init__(self, npkts: int, params: TransportParams) -> None:
         self.npkts = npkts
         self.p = params
+        self.ack_every = params.ack_every  # both read for every arrival
+        self.ack_delay_ns = params.ack_delay_ns
         self.got = bytearray(npkts)
         self.cum = 0
         self.unacked = 0
         self.ack_due: int | None = None
         self.last = 0
         self.qmax = -1
-        self.wire = SeenOnWire(npkts)
         self.cnp = CnpGenerator(params.cnp_interval_ns)
-        self.delivered = self.arrivals = self.spurious = self.discarded = self.trimmed = 0
+        self.delivered = self.arrivals = self.discarded = self.trimmed = 0
         self.acks = self.naks = 0
         self.echo = 0  # send time of the latest data packet, echoed in feedback
+
+    @property
+    def spurious(self) -> int:
+        """Arrivals of a PSN that had arrived before: exactly the discarded ones (see the class)."""
+        return self.discarded
 
     @property
     def complete(self) -> bool:
@@ -231,43 +254,60 @@ class SrReceiver:
     def on_data(self, psn: int, now: int, trimmed: bool = False, ce: bool = False,
                 qdepth: int = -1, tx_ns: int = 0) -> list[Feedback]:
         self.echo = tx_ns
+        got = self.got
+        npkts = self.npkts
+        if not trimmed and not ce and 0 <= psn < npkts and not got[psn]:
+            # the common case first: a new PSN, whole and unmarked (the general path below, minus its tests)
+            self.arrivals += 1
+            got[psn] = 1
+            self.delivered += 1
+            cum = self.cum
+            if psn == cum:
+                cum += 1
+                while cum < npkts and got[cum]:
+                    cum += 1
+                self.cum = cum
+            unacked = self.unacked + 1
+            if qdepth > self.qmax:
+                self.qmax = qdepth
+            self.last = psn
+            if unacked >= self.ack_every or self.delivered >= npkts:
+                return [self._ack(psn)]
+            self.unacked = unacked
+            if self.ack_due is None:
+                self.ack_due = now + self.ack_delay_ns
+            return _NOTHING
         out: list[Feedback] = []
         if ce:
             c = self.cnp.on_ce(now, self.cum)
             if c is not None:
                 out.append(c)
-        if psn >= self.npkts or psn < 0:
+        if psn >= npkts or psn < 0:
             return out
         if trimmed:
             self.trimmed += 1
-            if not self.got[psn]:
+            if not got[psn]:
                 self.naks += 1
                 out.append(Feedback(NAK, self.cum, psn, self.sack(), self.qmax, tx_ns))
             return out
         self.arrivals += 1
-        seen = self.wire.bits  # (`SeenOnWire.arrive`, inlined: once per data frame)
-        if seen[psn]:
-            self.spurious += 1
-        else:
-            seen[psn] = 1
-        if self.got[psn]:
+        if got[psn]:
             self.discarded += 1
             out.append(self._ack(psn))
             return out
-        self.got[psn] = 1
+        got[psn] = 1
         self.delivered += 1
         cum = self.cum
-        got = self.got
-        while cum < self.npkts and got[cum]:
+        while cum < npkts and got[cum]:
             cum += 1
         self.cum = cum
         self.unacked += 1
         if qdepth > self.qmax:
             self.qmax = qdepth
-        if self.unacked >= self.p.ack_every or self.delivered >= self.npkts:
+        if self.unacked >= self.ack_every or self.delivered >= npkts:
             out.append(self._ack(psn))
         elif self.ack_due is None:
-            self.ack_due = now + self.p.ack_delay_ns
+            self.ack_due = now + self.ack_delay_ns
         self.last = psn
         return out
 
