@@ -198,19 +198,9 @@ class VirtualSwitch(SwitchLoop, DeviceBase):
             self.ingress(port, frame, None)
 
     # ---------------------------------------------------------------- the switch loop's hooks: one flat tally
-    def _forward_one(self, ctx: Any, port: int, frame: bytes, start: float) -> None:
-        """A packet's one frame out of `port` (the batch path's common case): straight onto an up port's channel
-        (there is no copy to account: `_copies` and `_copy_done` do nothing here); otherwise the generic path."""
-        if port != self.cpu_port and self.up.get(port):
-            ch = self.out.get(port)
-            if ch is not None:
-                if ch.send(frame, start) is False:
-                    self.drops[TX_ERROR] += 1
-                return
-        SwitchLoop._forward_one(self, ctx, port, frame, start)
-
-    def _send_copy(self, fate: Any, port: int, frame: bytes, start: float) -> None:
-        """A queued copy's one frame out of `port`: as `_forward_one` (nothing to account per copy here)."""
+    def _send_copy(self, fate: Any, port: int, frame: bytes, start: float, /) -> None:
+        """A copy's one frame out of `port` (the common case): straight onto an up port's channel; otherwise the
+        generic path."""
         if port != self.cpu_port and self.up.get(port):
             ch = self.out.get(port)
             if ch is not None:
@@ -218,6 +208,10 @@ class VirtualSwitch(SwitchLoop, DeviceBase):
                     self.drops[TX_ERROR] += 1
                 return
         SwitchLoop._send_copy(self, fate, port, frame, start)
+
+    # A packet's one frame out (the batch path's common case) is the same here: there is no copy to account
+    # (`_copies` gives no token, `_copy_done` does nothing), so the packet's context stands in for the token.
+    _forward_one = _send_copy
 
     def _lost(self, ctx: Any, reason: str) -> None:
         self.drops[reason] += 1

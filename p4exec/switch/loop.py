@@ -350,12 +350,12 @@ class SwitchLoop:
         self._dropped(fate, PIPELINE)
         self._copy_done(fate, 0, 0)
 
-    def _forward_one(self, ctx: Any, port: int, frame: bytes, start: float) -> None:
+    def _forward_one(self, ctx: Any, port: int, frame: bytes, start: float, /) -> None:
         """A packet whose one copy left egress as one frame for `port` (the batch path's common case): exactly
         `_copies`, `_send_out` and `_copy_done`; a side may do the same in one step."""
         self._send_out([(port, frame)], self._copies(ctx, 1), start)
 
-    def _send_copy(self, fate: Any, port: int, frame: bytes, start: float) -> None:
+    def _send_copy(self, fate: Any, port: int, frame: bytes, start: float, /) -> None:
         """A copy whose egress made one frame, for `port` (the common case): exactly `_send_out` of that one
         frame; a side may do the same in one step."""
         self._send_out([(port, frame)], fate, start)
