@@ -14,7 +14,7 @@ from pathlib import Path
 
 from difftest.nanomsg import PacketChannel
 from difftest.toolchain import SWITCH
-from topologies.bmv2_launch import PRIORITY_QUEUES, Bmv2Command, Bmv2Process, Bmv2StartError
+from topologies.bmv2_launch import PRIORITY_QUEUES, Bmv2Command, Bmv2Process, Bmv2StartError, free_ports
 
 __all__ = ["PRIORITY_QUEUES", "Bmv2StartError", "ReferenceSwitch", "free_port"]
 
@@ -34,8 +34,8 @@ class ReferenceSwitch:
         if exe is None:
             raise Bmv2StartError(f"{SWITCH} not on PATH")
         self.dir = Path(tempfile.mkdtemp(prefix="ethlab-difftest-"))
-        self.thrift_port = free_port()
-        self.grpc_addr = f"127.0.0.1:{free_port()}"
+        self.thrift_port, grpc_port = free_ports(2)  # distinct: two separate picks may coincide
+        self.grpc_addr = f"127.0.0.1:{grpc_port}"
         self.packet_addr = f"ipc://{self.dir}/packets.ipc"
         self.log_path = self.dir / "switch.log"
         command = Bmv2Command(grpc_addr=self.grpc_addr, thrift_port=self.thrift_port, device_id=device_id,

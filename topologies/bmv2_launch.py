@@ -47,6 +47,19 @@ def accepts_priority_queues(executable: str) -> bool:
     return b"--priority-queues" in done.stdout or b"--grpc-server-addr" not in done.stdout
 
 
+def free_ports(n: int, host: str = "127.0.0.1") -> list[int]:
+    """`n` distinct TCP ports free now. The sockets are held open together while the kernel picks, because two
+    pick-and-close calls in a row may get the same port back: BMv2's gRPC and Thrift servers then collide."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind((host, 0))
+        return [int(s.getsockname()[1]) for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
 class Bmv2StartError(RuntimeError):
     """simple_switch_grpc missing, exited early, or never opened its ports; the message quotes its log."""
 

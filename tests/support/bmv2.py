@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from p4exec.switch.lab import Lab
-from tests.support.controller import free_port
-from topologies.bmv2_launch import SWITCH, Bmv2Command, Bmv2Process
+from topologies.bmv2_launch import SWITCH, Bmv2Command, Bmv2Process, free_ports
 
 TOOLS = (SWITCH, "p4c-bm2-ss")
 MISSING = [tool for tool in TOOLS if shutil.which(tool) is None]
@@ -25,7 +24,7 @@ class Bmv2LabSwitch:
 
     def __init__(self, lab: Lab, device_id: int = 1, timeout: float = 60.0) -> None:
         self.device_id = device_id
-        self.grpc_port, self.thrift_port = free_port(), free_port()
+        self.grpc_port, self.thrift_port = free_ports(2)
         self.addr = f"127.0.0.1:{self.grpc_port}"
         command = Bmv2Command(grpc_addr=self.addr, thrift_port=self.thrift_port, device_id=device_id,
                               interfaces={i: lab.sw_if(i) for i in range(1, lab.nhosts + 1)}, cpu_port=255,

@@ -14,6 +14,7 @@ from topologies.bmv2_launch import (
     Bmv2Process,
     Bmv2StartError,
     accepts_priority_queues,
+    free_ports,
 )
 
 # what simple_switch_grpc --help lists among its target options, from 1.15.1 on and in 1.15.0
@@ -95,3 +96,14 @@ def test_a_switch_without_a_thrift_server_is_named_as_such(tmp_path: Path) -> No
             proc.wait_ready(timeout=20, thrift_grace=0.5)
     finally:
         proc.stop()
+
+
+def test_free_ports_are_distinct_and_bindable() -> None:
+    """BMv2's gRPC and Thrift ports come from one call: two picks in a row once gave the same port to both."""
+    for _ in range(50):
+        ports = free_ports(3)
+        assert len(set(ports)) == 3
+    with socket.socket() as a, socket.socket() as b:
+        pa, pb = free_ports(2)
+        a.bind(("127.0.0.1", pa))
+        b.bind(("127.0.0.1", pb))
