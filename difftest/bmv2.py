@@ -8,7 +8,6 @@ a private temporary directory, so several runs can share the machine. `stop()` e
 from __future__ import annotations
 
 import shutil
-import socket
 import tempfile
 from pathlib import Path
 
@@ -20,9 +19,7 @@ __all__ = ["PRIORITY_QUEUES", "Bmv2StartError", "ReferenceSwitch", "free_port"]
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return free_ports(1)[0]
 
 
 class ReferenceSwitch:

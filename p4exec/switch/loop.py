@@ -300,21 +300,7 @@ class SwitchLoop:
         if got is not None:
             item, qinfo = got
             job, egress, fate = cast("tuple[Any, Callable[..., Any], Any]", item)  # what `ingress` queued
-            start = tm.ports[port].departed_ns
-            # `_egress`, inlined (once per queued packet)
-            try:
-                frames = egress(job, (now - tm.start_ns) // 1000, qinfo)
-            except Exception as exc:  # noqa: BLE001
-                self._egress_failed(job, fate, exc)
-                frames = None
-            if frames:
-                if len(frames) == 1:
-                    oport, data = frames[0]
-                    self._send_copy(fate, oport, data, start)
-                else:
-                    self._send_out(frames, fate, start)
-            elif frames is not None:
-                self._egress_dropped(fate)
+            self._egress(job, egress, fate, qinfo, tm.ports[port].departed_ns, (now - tm.start_ns) // 1000)
         ready = tm.ready_ns(port, now)  # (the reading egress ran at: a paced port's own time decides)
         if ready is None:
             self._serving.discard(port)

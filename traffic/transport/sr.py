@@ -256,59 +256,49 @@ class SrReceiver:
         self.echo = tx_ns
         got = self.got
         npkts = self.npkts
-        if not trimmed and not ce and 0 <= psn < npkts and not got[psn]:
-            # the common case first: a new PSN, whole and unmarked (the general path below, minus its tests)
-            self.arrivals += 1
-            got[psn] = 1
-            self.delivered += 1
-            cum = self.cum
-            if psn == cum:
-                cum += 1
-                while cum < npkts and got[cum]:
-                    cum += 1
-                self.cum = cum
-            unacked = self.unacked + 1
-            if qdepth > self.qmax:
-                self.qmax = qdepth
-            self.last = psn
-            if unacked >= self.ack_every or self.delivered >= npkts:
-                return [self._ack(psn)]
-            self.unacked = unacked
-            if self.ack_due is None:
-                self.ack_due = now + self.ack_delay_ns
-            return _NOTHING
-        out: list[Feedback] = []
-        if ce:
-            c = self.cnp.on_ce(now, self.cum)
-            if c is not None:
-                out.append(c)
-        if psn >= npkts or psn < 0:
-            return out
-        if trimmed:
-            self.trimmed += 1
-            if not got[psn]:
-                self.naks += 1
-                out.append(Feedback(NAK, self.cum, psn, self.sack(), self.qmax, tx_ns))
-            return out
+        out = _NOTHING
+        if trimmed or ce or not 0 <= psn < npkts or got[psn]:
+            # the uncommon cases: a CNP to send, a PSN out of range, a trimmed header, a duplicate
+            out = []
+            if ce:
+                c = self.cnp.on_ce(now, self.cum)
+                if c is not None:
+                    out.append(c)
+            if psn >= npkts or psn < 0:
+                return out
+            if trimmed:
+                self.trimmed += 1
+                if not got[psn]:
+                    self.naks += 1
+                    out.append(Feedback(NAK, self.cum, psn, self.sack(), self.qmax, tx_ns))
+                return out
+            if got[psn]:
+                self.arrivals += 1
+                self.discarded += 1
+                out.append(self._ack(psn))
+                return out
+        # a new PSN, whole (ECN-marked or not): delivered
         self.arrivals += 1
-        if got[psn]:
-            self.discarded += 1
-            out.append(self._ack(psn))
-            return out
         got[psn] = 1
         self.delivered += 1
         cum = self.cum
-        while cum < npkts and got[cum]:
+        if psn == cum:
             cum += 1
-        self.cum = cum
-        self.unacked += 1
+            while cum < npkts and got[cum]:
+                cum += 1
+            self.cum = cum
+        unacked = self.unacked + 1
         if qdepth > self.qmax:
             self.qmax = qdepth
-        if self.unacked >= self.ack_every or self.delivered >= npkts:
-            out.append(self._ack(psn))
-        elif self.ack_due is None:
-            self.ack_due = now + self.ack_delay_ns
         self.last = psn
+        if unacked >= self.ack_every or self.delivered >= npkts:
+            if out is _NOTHING:
+                return [self._ack(psn)]
+            out.append(self._ack(psn))
+            return out
+        self.unacked = unacked
+        if self.ack_due is None:
+            self.ack_due = now + self.ack_delay_ns
         return out
 
     def next_timer(self) -> int | None:
